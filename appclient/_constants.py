@@ -1,0 +1,81 @@
+"""Every default appclient uses, in one place.
+
+Modules import their defaults from here so that a reader can see every tunable value at
+once and tests can refer to the same numbers the code uses. Sections are grouped by the
+part of the package that reads them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+# --- protocol -------------------------------------------------------------------------
+
+#: Base URL of the hosted AppBuilder service; the official SDKs use the same default.
+DEFAULT_BASE_URL: Final = "https://qianfan.baidubce.com"
+#: Environment variable holding the token (same name as the official SDKs).
+ENV_TOKEN: Final = "APPBUILDER_TOKEN"
+#: Environment variable holding the base URL (same name as the official SDKs).
+ENV_BASE_URL: Final = "GATEWAY_URL_V2"
+#: Environment variable the examples read for the app id of a hosted app.
+ENV_APP_ID: Final = "APPBUILDER_APP_ID"
+
+PATH_CONVERSATION: Final = "/v2/app/conversation"
+PATH_RUNS: Final = "/v2/app/conversation/runs"
+PATH_FILE_UPLOAD: Final = "/v2/app/conversation/file/upload"
+PATH_FEEDBACK: Final = "/v2/app/conversation/feedback"
+
+HEADER_REQUEST_ID: Final = "X-Appbuilder-Request-Id"
+HEADER_IDEMPOTENCY_KEY: Final = "Idempotency-Key"
+
+#: The rule for tool names, shared by the manifest builder, the dispatcher and the server.
+TOOL_NAME_RULE: Final = "1 to 64 characters from A-Z, a-z, 0-9, '_' and '-'"
+TOOL_NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+#: Event statuses that end a run (PROTOCOL section 6).
+TERMINAL_EVENT_STATUSES: Final = frozenset({"success", "interrupt", "error"})
+
+# --- client ---------------------------------------------------------------------------
+
+#: Seconds to wait for a TCP connection.
+DEFAULT_CONNECT_TIMEOUT: Final = 10.0
+#: Seconds to wait for a non-stream response, or between two reads of a stream.
+DEFAULT_READ_TIMEOUT: Final = 120.0
+#: Retries after the first attempt (so at most 1 + this many requests).
+DEFAULT_MAX_RETRIES: Final = 2
+#: First backoff delay in seconds; doubles per attempt, with full jitter.
+DEFAULT_BACKOFF_INITIAL: Final = 0.5
+#: Longest backoff delay in seconds between two attempts.
+DEFAULT_BACKOFF_MAX: Final = 8.0
+#: Longest wait a server's Retry-After may impose before we give up instead.
+DEFAULT_RETRY_AFTER_CAP: Final = 60.0
+#: HTTP statuses that are safe to retry (with the same Idempotency-Key).
+RETRYABLE_STATUS_CODES: Final = frozenset({408, 429, 500, 502, 503, 504})
+#: Largest single SSE line the client accepts before declaring the stream broken.
+MAX_SSE_LINE_BYTES: Final = 16 * 1024 * 1024
+#: Bytes read from the socket per chunk while streaming.
+STREAM_CHUNK_BYTES: Final = 16 * 1024
+
+# --- server ---------------------------------------------------------------------------
+
+DEFAULT_SERVER_HOST: Final = "127.0.0.1"
+#: Largest request body the reference server reads (uploads included).
+DEFAULT_MAX_BODY_BYTES: Final = 10 * 1024 * 1024
+#: Largest file the reference server stores from an upload.
+DEFAULT_MAX_UPLOAD_BYTES: Final = 8 * 1024 * 1024
+#: Cloud-component steps the reference server runs inside one run before it stops planning.
+DEFAULT_MAX_AGENT_STEPS: Final = 8
+#: How many Idempotency-Key replays the server keeps per store.
+DEFAULT_IDEMPOTENCY_CACHE_SIZE: Final = 10_000
+#: The app id `ReferenceServer` and `appclient serve` accept when none is configured.
+DEFAULT_APP_ID: Final = "appclient-demo-app"
+
+# --- dispatcher and loop ----------------------------------------------------------------
+
+#: Seconds one local tool call may take before its output becomes a timeout message.
+DEFAULT_TOOL_TIMEOUT: Final = 60.0
+#: Rounds the automatic loop runs before raising MaxRoundsExceededError.
+DEFAULT_MAX_ROUNDS: Final = 8
+#: Threads used to run independent tool calls of one round in parallel.
+DEFAULT_TOOL_WORKERS: Final = 8

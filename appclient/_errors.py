@@ -1,0 +1,311 @@
+"""The one exception tree of appclient.
+
+Everything appclient raises on purpose derives from :class:`AppClientError`, so
+``except appclient.AppClientError`` catches all of it. Errors that describe bad input given
+by the caller also derive from :class:`ValueError`, so code that already guards against
+``ValueError`` keeps working::
+
+    AppClientError
+    ├── InvalidRequestError (ValueError)    bad arguments, caught before anything is sent
+    │   └── ManifestError                   a callable cannot become a tool (name, decorators)
+    ├── TransportError                      the HTTP exchange itself failed
+    │   ├── ConnectError                    no connection (refused, DNS, TLS)
+    │   └── RequestTimeoutError             connect or read timeout
+    ├── APIStatusError                      the server answered 4xx/5xx
+    │   ├── BadRequestError                 400
+    │   ├── AuthenticationError             401
+    │   ├── PermissionDeniedError           403
+    │   ├── NotFoundError                   404
+    │   ├── ConflictError                   409
+    │   ├── PayloadTooLargeError            413
+    │   ├── UnprocessableEntityError        422
+    │   ├── RateLimitError                  429
+    │   └── ServerError                     5xx
+    ├── ResponseDecodeError                 a 200 body that is not the protocol's JSON
+    ├── RunError                            HTTP 200 with a top-level error, or an error event
+    │   └── StreamInterruptedError          a stream closed before its final event
+    ├── ToolError                           dispatching a local tool call failed (raise mode)
+    │   ├── ToolNotFoundError               no tool of that name is registered
+    │   ├── ToolArgumentsError (ValueError) the arguments do not fit the tool's schema
+    │   ├── ToolExecutionError              the tool raised; the cause is chained
+    │   ├── ToolTimeoutError                the tool ran past its timeout
+    │   └── ToolApprovalDeniedError         the approval callback refused the call
+    └── MaxRoundsExceededError              the automatic loop hit its max_rounds guard
+
+No exception carries a token: messages are built from status, code, message and request id
+only, and :func:`redact` scrubs known secrets from any text that must be shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+
+class AppClientError(Exception):
+    """Base class of every error appclient raises on purpose."""
+
+
+class InvalidRequestError(AppClientError, ValueError):
+    """The caller's arguments are invalid; nothing was sent."""
+
+
+class ManifestError(InvalidRequestError):
+    """A callable, decorator or tool definition cannot become a valid tool."""
+
+
+class TransportError(AppClientError):
+    """The HTTP exchange failed before a response arrived.
+
+    Attributes:
+        method: The HTTP method of the failed request.
+        url: The URL of the failed request (never contains credentials).
+    """
+
+    def __init__(self, message: str, *, method: str = "", url: str = "") -> None:
+        super().__init__(message)
+        self.method = method
+        self.url = url
+
+
+class ConnectError(TransportError):
+    """No connection could be made (refused, unreachable, DNS or TLS failure)."""
+
+
+class RequestTimeoutError(TransportError):
+    """The server did not connect or answer within the configured timeout."""
+
+
+class APIStatusError(AppClientError):
+    """The server answered with an HTTP error status.
+
+    Attributes:
+        status_code: The HTTP status.
+        code: The protocol error code from the body (for example ``"InvalidParameter"``).
+        message: The human-readable message from the body.
+        request_id: The server's request id, for support tickets and logs.
+        body: The decoded JSON body, or the raw text when it was not JSON.
+    """
+
+    def __init__(
+        self,
+        *,
+        status_code: int,
+        code: str = "",
+        message: str = "",
+        request_id: str = "",
+        body: Any = None,
+    ) -> None:
+        self.status_code = status_code
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+        self.body = body
+        super().__init__(self._describe())
+
+    def _describe(self) -> str:
+        parts = [f"HTTP {self.status_code}"]
+        if self.code:
+            parts.append(self.code)
+        text = ": ".join(parts)
+        if self.message:
+            text += f": {self.message}"
+        if self.request_id:
+            text += f" (request_id={self.request_id})"
+        return text
+
+
+class BadRequestError(APIStatusError):
+    """HTTP 400: the server rejected the request's content."""
+
+
+class AuthenticationError(APIStatusError):
+    """HTTP 401: the token is missing or wrong."""
+
+
+class PermissionDeniedError(APIStatusError):
+    """HTTP 403: the token may not use this app or resource."""
+
+
+class NotFoundError(APIStatusError):
+    """HTTP 404: unknown path, app or conversation (or one owned by another token)."""
+
+
+class ConflictError(APIStatusError):
+    """HTTP 409: another run on the same conversation is still in progress."""
+
+
+class PayloadTooLargeError(APIStatusError):
+    """HTTP 413: the request body or uploaded file is over the server's limit."""
+
+
+class UnprocessableEntityError(APIStatusError):
+    """HTTP 422: the request is well-formed but cannot be processed."""
+
+
+class RateLimitError(APIStatusError):
+    """HTTP 429: too many requests; retried automatically up to ``max_retries``."""
+
+
+class ServerError(APIStatusError):
+    """HTTP 5xx: the server failed; retried automatically up to ``max_retries``."""
+
+
+_STATUS_CLASSES: dict[int, type[APIStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    413: PayloadTooLargeError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+}
+
+
+def status_error_class(status_code: int) -> type[APIStatusError]:
+    """Return the exception class for an HTTP error status.
+
+    Args:
+        status_code: An HTTP status of 400 or more.
+
+    Returns:
+        The most specific subclass of :class:`APIStatusError` for that status.
+    """
+    if status_code >= 500:
+        return ServerError
+    return _STATUS_CLASSES.get(status_code, APIStatusError)
+
+
+class ResponseDecodeError(AppClientError):
+    """A successful response whose body is not the protocol's JSON."""
+
+
+class RunError(AppClientError):
+    """The run failed inside an HTTP 200 response.
+
+    Raised for a top-level ``code``/``message`` body (which the official client silently
+    turns into an empty answer) and for an event with ``event_status == "error"``.
+
+    Attributes:
+        code: The error code (a string; event codes are converted with ``str``).
+        message: The error message.
+        request_id: The server's request id, when known.
+        conversation_id: The conversation the run belonged to, when known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str = "",
+        request_id: str = "",
+        conversation_id: str = "",
+    ) -> None:
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+        self.conversation_id = conversation_id
+        text = f"run failed: {code}: {message}" if code else f"run failed: {message}"
+        if request_id:
+            text += f" (request_id={request_id})"
+        super().__init__(text)
+
+
+class StreamInterruptedError(RunError):
+    """The event stream closed (or broke) before a ``success``, ``interrupt`` or ``error``."""
+
+
+class ToolError(AppClientError):
+    """Dispatching a local tool call failed (raised only when asked to raise).
+
+    Attributes:
+        tool_name: The name of the tool the agent called.
+        tool_call_id: The id of the tool call, when known.
+    """
+
+    def __init__(self, message: str, *, tool_name: str = "", tool_call_id: str = "") -> None:
+        super().__init__(message)
+        self.tool_name = tool_name
+        self.tool_call_id = tool_call_id
+
+
+class ToolNotFoundError(ToolError):
+    """The agent called a tool that is not registered."""
+
+
+class ToolArgumentsError(ToolError, ValueError):
+    """The arguments of a tool call do not fit the tool's parameters.
+
+    Attributes:
+        problems: ``(field, problem)`` pairs, one per invalid argument.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        tool_name: str = "",
+        tool_call_id: str = "",
+        problems: Iterable[tuple[str, str]] = (),
+    ) -> None:
+        super().__init__(message, tool_name=tool_name, tool_call_id=tool_call_id)
+        self.problems = tuple(problems)
+
+
+class ToolExecutionError(ToolError):
+    """The tool function raised; the original exception is the ``__cause__``."""
+
+
+class ToolTimeoutError(ToolError):
+    """The tool function did not finish within its timeout."""
+
+
+class ToolApprovalDeniedError(ToolError):
+    """The approval callback refused to let the tool run."""
+
+
+class MaxRoundsExceededError(AppClientError):
+    """The automatic loop reached ``max_rounds`` without a final answer.
+
+    Attributes:
+        max_rounds: The limit that was reached.
+        result: The partial result so far (tool calls made, rounds run).
+    """
+
+    def __init__(self, message: str, *, max_rounds: int, result: Any = None) -> None:
+        super().__init__(message)
+        self.max_rounds = max_rounds
+        self.result = result
+
+
+_REDACTED = "***"
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """Replace every occurrence of each secret in ``text`` with ``***``.
+
+    Args:
+        text: Text that may contain secrets (a message, a repr, a log line).
+        secrets: Values that must never be shown; empty values are ignored.
+
+    Returns:
+        The text with secrets replaced, longest secret first so overlaps are covered.
+    """
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        text = text.replace(secret, _REDACTED)
+    return text
+
+
+def redact_mapping(values: Mapping[str, Any], secret_keys: Iterable[str]) -> dict[str, Any]:
+    """Return a copy of ``values`` with the values of ``secret_keys`` replaced by ``***``.
+
+    Args:
+        values: A mapping such as headers or bound tool arguments.
+        secret_keys: Keys (compared case-insensitively) whose values must be hidden.
+
+    Returns:
+        A new dict, safe to log or show.
+    """
+    hidden = {key.lower() for key in secret_keys}
+    return {k: (_REDACTED if k.lower() in hidden else v) for k, v in values.items()}

@@ -1,0 +1,388 @@
+"""Wire models of the AppBuilder conversation protocol (PROTOCOL.md sections 2-7).
+
+These pydantic models are the one source of truth for the shapes that cross the wire: the
+client builds requests and decodes responses with them, the reference server validates
+requests and builds responses with them, and the manifest builder and dispatcher produce and
+consume :class:`Tool`, :class:`ToolCall` and :class:`ToolOutput`. This module imports no other
+part of appclient except constants.
+
+Decoding is lenient, as the protocol asks of every client: unknown fields are kept (readable
+through ``model_extra``), a ``null`` where the protocol promises a value becomes the field's
+default, and tool-call ``arguments`` sent as a JSON string (OpenAI style) are parsed.
+
+Response field names are the wire names (``event_status``, ``outputs``). The official Python
+SDK renames some of them; :class:`Event` offers those names too (``status``, ``detail``,
+``code``, ``message``) so code written for it keeps working, and :class:`RunAnswer` exposes
+the wire's ``content`` list as ``events``, as the official ``msg.content.events[-1]`` does.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from types import UnionType
+from typing import Any, ClassVar, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ._constants import TERMINAL_EVENT_STATUSES
+
+__all__ = [
+    "ConversationCreated",
+    "CreateConversationRequest",
+    "ErrorBody",
+    "Event",
+    "FeedbackRequest",
+    "FeedbackType",
+    "FileUploaded",
+    "Function",
+    "FunctionCall",
+    "Message",
+    "RunAnswer",
+    "RunRequest",
+    "Tool",
+    "ToolCall",
+    "ToolChoice",
+    "ToolChoiceFunction",
+    "ToolOutput",
+    "Usage",
+    "WireModel",
+]
+
+FeedbackType = Literal["upvote", "downvote", "cancel"]
+
+
+def _admits_none(annotation: Any) -> bool:
+    if annotation is None or annotation is Any or annotation is type(None):
+        return True
+    return any(_admits_none(arg) for arg in get_args(annotation)) if get_origin(annotation) in (
+        Union,
+        UnionType,
+    ) else False
+
+
+class WireModel(BaseModel):
+    """Base of every wire model: keeps unknown fields and reads ``null`` as "use the default".
+
+    A field whose annotation does not admit ``None`` but whose value arrives as ``null`` is
+    treated as absent, so its default applies. Fields that admit ``None`` keep it.
+    """
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    _non_nullable_with_default: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        names: set[str] = set()
+        for name, field in cls.model_fields.items():
+            if field.is_required():
+                continue
+            if not _admits_none(field.annotation):
+                names.add(name)
+                if field.alias:
+                    names.add(field.alias)
+        cls._non_nullable_with_default = frozenset(names)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_nulls_that_mean_default(cls, data: Any) -> Any:
+        if isinstance(data, dict) and cls._non_nullable_with_default:
+            dropped = [k for k, v in data.items() if v is None and k in cls._non_nullable_with_default]
+            if dropped:
+                data = {k: v for k, v in data.items() if k not in dropped}
+        return data
+
+
+# --- requests ----------------------------------------------------------------------------
+
+
+class Function(WireModel):
+    """A local tool's description: name, what it does, and its JSON Schema parameters."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "object", "properties": {}}
+    )
+
+
+class Tool(WireModel):
+    """A local tool the agent may call: ``{"type": "function", "function": {...}}``."""
+
+    type: str = "function"
+    function: Function | None = None
+
+    @model_validator(mode="after")
+    def _function_tools_need_a_function(self) -> Tool:
+        if self.type == "function" and self.function is None:
+            raise ValueError("a tool of type 'function' needs a 'function' object")
+        return self
+
+
+class ToolOutput(WireModel):
+    """The result of one tool call, sent back to the agent as text.
+
+    ``output`` must be text; a dict or list given here is serialised as JSON (non-ASCII kept),
+    which is what the protocol recommends for structured results.
+    """
+
+    tool_call_id: str
+    output: str
+
+    @field_validator("output", mode="before")
+    @classmethod
+    def _structured_output_as_json(cls, value: Any) -> Any:
+        if isinstance(value, (dict, list)):
+            return json.dumps(value, ensure_ascii=False)
+        return value
+
+
+class ToolChoiceFunction(WireModel):
+    """The tool a :class:`ToolChoice` forces, with the arguments to call it with."""
+
+    name: str = ""
+    input: dict[str, Any] | None = None
+
+
+class ToolChoice(WireModel):
+    """Let the agent choose (``auto``) or force one tool (``function``)."""
+
+    type: Literal["auto", "function"] = "auto"
+    function: ToolChoiceFunction | None = None
+
+    @model_validator(mode="after")
+    def _forced_choice_names_a_tool(self) -> ToolChoice:
+        if self.type == "function" and (self.function is None or not self.function.name):
+            raise ValueError("tool_choice of type 'function' needs function.name")
+        return self
+
+
+class RunRequest(WireModel):
+    """The body of ``POST /v2/app/conversation/runs`` (PROTOCOL section 3)."""
+
+    app_id: str
+    conversation_id: str
+    query: str = ""
+    stream: bool = False
+    file_ids: list[str] | None = None
+    tools: list[Tool] | None = None
+    tool_outputs: list[ToolOutput] | None = None
+    tool_choice: ToolChoice | None = None
+    end_user_id: str | None = None
+    action: dict[str, Any] | None = None
+    parameters: dict[str, Any] | None = None
+    custom_metadata: dict[str, Any] | None = None
+    mcp_authorization: Any = None
+
+
+class CreateConversationRequest(WireModel):
+    """The body of ``POST /v2/app/conversation``."""
+
+    app_id: str
+
+
+class FeedbackRequest(WireModel):
+    """The body of ``POST /v2/app/conversation/feedback``."""
+
+    app_id: str
+    conversation_id: str
+    message_id: str
+    type: FeedbackType
+    flag: list[str] | None = None
+    reason: str | None = None
+
+
+# --- responses ---------------------------------------------------------------------------
+
+
+class ConversationCreated(WireModel):
+    """The answer to create conversation."""
+
+    request_id: str = ""
+    conversation_id: str
+
+
+class FileUploaded(WireModel):
+    """The answer to a file upload; ``id`` is the file id to pass in ``file_ids``."""
+
+    request_id: str = ""
+    id: str
+    conversation_id: str = ""
+
+
+class ErrorBody(WireModel):
+    """The body of an HTTP error response (PROTOCOL section 8)."""
+
+    request_id: str = ""
+    code: str = ""
+    message: str = ""
+
+    @field_validator("code", "message", mode="before")
+    @classmethod
+    def _anything_as_text(cls, value: Any) -> Any:
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+class FunctionCall(WireModel):
+    """The function part of a tool call: the tool's name and the arguments to call it with.
+
+    ``arguments`` is always a dict. A JSON string is parsed; ``null`` or ``""`` mean no
+    arguments. Text that is not a JSON object leaves ``arguments`` empty and keeps the text
+    in ``arguments_error`` so a dispatcher can tell the agent what was wrong.
+    """
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments_error: str | None = Field(default=None, exclude=True, repr=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _parse_arguments_text(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        raw = data.get("arguments")
+        if raw is None or raw == "":
+            return {**data, "arguments": {}}
+        if not isinstance(raw, str):
+            return data
+        try:
+            parsed = json.loads(raw)
+        except ValueError as exc:
+            return {**data, "arguments": {}, "arguments_error": f"not valid JSON ({exc}): {raw!r}"}
+        if parsed is None:
+            return {**data, "arguments": {}}
+        if not isinstance(parsed, dict):
+            found = type(parsed).__name__
+            return {
+                **data,
+                "arguments": {},
+                "arguments_error": f"expected a JSON object, got {found}: {raw!r}",
+            }
+        return {**data, "arguments": parsed}
+
+
+class ToolCall(WireModel):
+    """One call of a local tool the agent asks the program to make."""
+
+    id: str
+    type: str = "function"
+    function: FunctionCall
+
+
+class Usage(WireModel):
+    """Token usage reported with an event."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    name: str = ""
+
+
+class Event(WireModel):
+    """One event of a run: a status change, a text delta, a component call or an interrupt.
+
+    The wire names are the fields; ``code``, ``message``, ``status`` and ``detail`` are the
+    official Python SDK's names for the same values.
+    """
+
+    event_code: int = 0
+    event_message: str = ""
+    event_type: str = ""
+    event_id: str = ""
+    event_status: str = ""
+    content_type: str = ""
+    outputs: dict[str, Any] = Field(default_factory=dict)
+    usage: Usage | None = None
+    tool_calls: list[ToolCall] | None = None
+
+    @property
+    def code(self) -> int:
+        """The event code (0 means ok); the official SDK's name for ``event_code``."""
+        return self.event_code
+
+    @property
+    def message(self) -> str:
+        """The event message; the official SDK's name for ``event_message``."""
+        return self.event_message
+
+    @property
+    def status(self) -> str:
+        """The event status; the official SDK's name for ``event_status``."""
+        return self.event_status
+
+    @property
+    def detail(self) -> dict[str, Any]:
+        """The event outputs; the official SDK's name for ``outputs``."""
+        return self.outputs
+
+    @property
+    def text(self) -> str:
+        """The text of a ``text`` event (``outputs.text``), or ``""`` for other events."""
+        value = self.outputs.get("text")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def is_terminal(self) -> bool:
+        """Whether this event ends a run: ``success``, ``interrupt`` or ``error``."""
+        return self.event_status in TERMINAL_EVENT_STATUSES
+
+    @property
+    def is_error(self) -> bool:
+        """Whether this event reports an in-run failure."""
+        return self.event_status == "error"
+
+
+class RunAnswer(WireModel):
+    """One run response: the whole non-stream body, or one SSE message of a stream.
+
+    ``events`` is the wire's ``content`` list (``model_dump(by_alias=True)`` writes it back as
+    ``content``). In a stream ``answer`` is the delta of that message; in a non-stream body it
+    is the whole answer.
+    """
+
+    request_id: str = ""
+    date: str = ""
+    answer: str = ""
+    conversation_id: str = ""
+    message_id: str = ""
+    is_completion: bool = False
+    events: list[Event] = Field(default_factory=list, alias="content")
+
+    @property
+    def last_event(self) -> Event | None:
+        """The last event, which carries the interrupt or the final status."""
+        return self.events[-1] if self.events else None
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """The tool calls the agent asks for: those of the last event that has any."""
+        for event in reversed(self.events):
+            if event.tool_calls:
+                return list(event.tool_calls)
+        return []
+
+    @property
+    def error_event(self) -> Event | None:
+        """The first ``error`` event, if the run failed."""
+        return next((event for event in self.events if event.is_error), None)
+
+    def to_wire(self) -> dict[str, Any]:
+        """Return the JSON-ready wire form (``content`` for ``events``, no ``None`` for lists)."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class Message(BaseModel):
+    """What a non-stream run returns, shaped like the official SDK's ``Message``.
+
+    ``msg.content`` is the :class:`RunAnswer`, so the seed code
+    ``msg.content.events[-1].tool_calls[-1].id`` and ``msg.content.answer`` work unchanged.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    content: RunAnswer
+    name: str = "msg"
+    mtype: str = "AppBuilderClientAnswer"
+    id: str = Field(default_factory=lambda: str(uuid.uuid4()))

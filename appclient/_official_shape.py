@@ -1,0 +1,242 @@
+"""Turn the official SDK's ``Manifest`` shape into real JSON Schema (pure, no I/O).
+
+The official ``appbuilder.Manifest.from_function`` sends tools whose property ``type`` is a
+Python type name (``"str"``, ``"Optional[int]"``, ``"List[int]"``, ``"Literal[a, b]"``), with
+extra ``name`` and ``required`` keys inside each property, ``description: null``, and the raw,
+indented docstring as the tool description (PROTOCOL section 3, fixtures ``04_*``/``05_*``).
+The reference server and the tool-file loader both pass every tool through
+:func:`normalize_tool`, which is idempotent on tools that are already JSON Schema.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from typing import Any
+
+import docstring_parser
+
+__all__ = ["JSON_SCHEMA_TYPES", "normalize_parameters", "normalize_tool", "python_type_to_schema"]
+
+#: The type names JSON Schema itself defines.
+JSON_SCHEMA_TYPES = frozenset(
+    {"string", "number", "integer", "boolean", "array", "object", "null"}
+)
+
+_SCALARS: dict[str, dict[str, Any]] = {
+    "str": {"type": "string"},
+    "string": {"type": "string"},
+    "int": {"type": "integer"},
+    "integer": {"type": "integer"},
+    "float": {"type": "number"},
+    "number": {"type": "number"},
+    "decimal": {"type": "number"},
+    "bool": {"type": "boolean"},
+    "boolean": {"type": "boolean"},
+    "none": {"type": "null"},
+    "nonetype": {"type": "null"},
+    "null": {"type": "null"},
+    "any": {},
+    "object": {},
+    "bytes": {"type": "string"},
+    "datetime": {"type": "string", "format": "date-time"},
+    "date": {"type": "string", "format": "date"},
+    "time": {"type": "string", "format": "time"},
+    "uuid": {"type": "string", "format": "uuid"},
+    "path": {"type": "string"},
+}
+_ARRAYS = frozenset({"list", "set", "frozenset", "sequence", "iterable", "tuple"})
+_OBJECTS = frozenset({"dict", "mapping"})
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts: list[str] = []
+    depth = 0
+    current: list[str] = []
+    for char in text:
+        if char in "[(":
+            depth += 1
+        elif char in "])":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    tail = "".join(current).strip()
+    if tail:
+        parts.append(tail)
+    return parts
+
+
+def _literal_value(token: str) -> Any:
+    token = token.strip()
+    if len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"":
+        return token[1:-1]
+    for cast in (int, float):
+        try:
+            return cast(token)
+        except ValueError:
+            pass
+    lowered = token.lower()
+    if lowered in {"true", "false"}:
+        return lowered == "true"
+    if lowered == "none":
+        return None
+    return token
+
+
+def _any_of(options: list[dict[str, Any]]) -> dict[str, Any]:
+    if any(option == {} for option in options):
+        return {}
+    return options[0] if len(options) == 1 else {"anyOf": options}
+
+
+def python_type_to_schema(type_name: str) -> dict[str, Any]:
+    """Translate a Python type name, as the official SDK writes it, into JSON Schema.
+
+    Args:
+        type_name: For example ``"str"``, ``"Optional[int]"``, ``"Dict[str, Any]"``,
+            ``"Literal[celsius, fahrenheit]"`` or a class name.
+
+    Returns:
+        A JSON Schema fragment. An unknown class name becomes ``{"type": "object"}``.
+    """
+    text = type_name.strip().removeprefix("typing.")
+    if "[" in text and text.endswith("]"):
+        head, inner = text.split("[", 1)
+        args = _split_top_level(inner[:-1])
+        head = head.strip().removeprefix("typing.").lower()
+        if head == "optional" and args:
+            return _any_of([python_type_to_schema(args[0]), {"type": "null"}])
+        if head == "union":
+            return _any_of([python_type_to_schema(arg) for arg in args])
+        if head == "literal":
+            values = [_literal_value(arg) for arg in args]
+            return {"enum": values}
+        if head in _ARRAYS:
+            items = [a for a in args if a != "..."]
+            schema: dict[str, Any] = {"type": "array"}
+            if len(items) == 1:
+                schema["items"] = python_type_to_schema(items[0])
+            return schema
+        if head in _OBJECTS:
+            schema = {"type": "object"}
+            if len(args) == 2:
+                value_schema = python_type_to_schema(args[1])
+                if value_schema:
+                    schema["additionalProperties"] = value_schema
+            return schema
+        return python_type_to_schema(head)
+    if "|" in text:
+        return _any_of([python_type_to_schema(part) for part in text.split("|")])
+    key = text.lower()
+    if key in _SCALARS:
+        return dict(_SCALARS[key])
+    if key in _ARRAYS:
+        return {"type": "array"}
+    if key in _OBJECTS:
+        return {"type": "object"}
+    return {"type": "object"}
+
+
+def _normalize_property(prop: Any, doc_description: str | None) -> tuple[dict[str, Any], bool]:
+    """Return the JSON Schema of one property and whether it declared itself required."""
+    if not isinstance(prop, dict):
+        return {}, False
+    result = copy.deepcopy(prop)
+    declared_required = result.pop("required", None) is True
+    result.pop("name", None)
+    type_value = result.get("type")
+    if isinstance(type_value, str) and type_value not in JSON_SCHEMA_TYPES:
+        del result["type"]
+        result = {**python_type_to_schema(type_value), **result}
+    if result.get("description") is None:
+        result.pop("description", None)
+        if doc_description:
+            result["description"] = doc_description
+    if result.get("default", 0) is None and "default" in prop and "type" in result:
+        # The official shape writes "default": null for "no default", not "defaults to null".
+        del result["default"]
+    return result, declared_required
+
+
+def normalize_parameters(
+    parameters: Any, *, param_docs: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Return a JSON Schema object for a tool's ``parameters``, whatever shape it came in.
+
+    Args:
+        parameters: A JSON Schema object, the official Manifest shape, or ``None``.
+        param_docs: Parameter descriptions to use where a property has none.
+
+    Returns:
+        A new ``{"type": "object", "properties": ..., "required": [...]}`` dict.
+    """
+    if not isinstance(parameters, dict):
+        return {"type": "object", "properties": {}}
+    result = copy.deepcopy(parameters)
+    result.setdefault("type", "object")
+    properties = result.get("properties")
+    if not isinstance(properties, dict):
+        if "properties" in result:
+            result["properties"] = {}
+        return result
+    docs = param_docs or {}
+    required = [r for r in result.get("required") or [] if isinstance(r, str)]
+    normalized: dict[str, Any] = {}
+    for name, prop in properties.items():
+        schema, declared_required = _normalize_property(prop, docs.get(name))
+        normalized[name] = schema
+        if declared_required and name not in required:
+            required.append(name)
+    result["properties"] = normalized
+    if required or "required" in result:
+        result["required"] = required
+    return result
+
+
+def _docstring_parts(text: str) -> tuple[str, dict[str, str]]:
+    """Split a docstring into its prose (without sections) and parameter descriptions."""
+    cleaned = inspect.cleandoc(text)
+    try:
+        parsed = docstring_parser.parse(cleaned)
+    except docstring_parser.ParseError:
+        return cleaned, {}
+    prose = "\n\n".join(
+        part for part in (parsed.short_description, parsed.long_description) if part
+    )
+    docs = {p.arg_name: p.description for p in parsed.params if p.description}
+    if parsed.returns and parsed.returns.description:
+        prose = f"{prose}\n\nReturns: {parsed.returns.description}" if prose else prose
+    return (prose or cleaned), docs
+
+
+def normalize_tool(tool: Any) -> Any:
+    """Return ``tool`` with its parameters as JSON Schema and its description cleaned.
+
+    A description that is a raw docstring (it has an ``Args:``-style section) is reduced to
+    its prose, and the section's parameter descriptions fill properties that have none.
+    Anything that is not a function tool is returned unchanged (a copy).
+
+    Args:
+        tool: A tool as a dict (``{"type": "function", "function": {...}}``).
+
+    Returns:
+        A normalised deep copy.
+    """
+    if not isinstance(tool, dict) or not isinstance(tool.get("function"), dict):
+        return copy.deepcopy(tool)
+    result = copy.deepcopy(tool)
+    function = result["function"]
+    description = function.get("description")
+    param_docs: dict[str, str] = {}
+    if isinstance(description, str) and description.strip():
+        prose, param_docs = _docstring_parts(description)
+        function["description"] = prose if param_docs else inspect.cleandoc(description)
+    elif description is None:
+        function["description"] = ""
+    function["parameters"] = normalize_parameters(
+        function.get("parameters"), param_docs=param_docs
+    )
+    return result

@@ -1,0 +1,59 @@
+"""The ``appclient`` command: ``serve``, ``demo`` and ``manifest``.
+
+Each subcommand lives with the code it drives and offers ``add_arguments(parser)`` and
+``run(args) -> int``; this module only wires them into one argument parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from ._version import __version__
+
+#: subcommand name -> (module that implements it, one-line help)
+_SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("appclient._demo", "run the weather round trip against an embedded server"),
+    "manifest": ("appclient.manifest._command", "print or write tool JSON for Python functions"),
+    "serve": ("appclient.server._serve_command", "run the reference agent server"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="appclient",
+        description="Use a hosted AI agent app together with functions on your own machine.",
+    )
+    parser.add_argument("--version", action="version", version=f"appclient {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (module_name, help_text) in sorted(_SUBCOMMANDS.items()):
+        module = importlib.import_module(module_name)
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        module.add_arguments(sub)
+        sub.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``appclient`` command line and return its exit status.
+
+    Args:
+        argv: The arguments after the program name; ``sys.argv[1:]`` when ``None``.
+
+    Returns:
+        The process exit status (0 on success).
+    """
+    args = build_parser().parse_args(argv)
+    try:
+        status: int = args._run(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return status
+
+
+if __name__ == "__main__":  # pragma: no cover - exercised through the console script
+    sys.exit(main())

@@ -1,0 +1,30 @@
+"""Shared test fixtures: where the protocol fixtures live, and a fresh environment."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+#: ../shared beside the repository, as in CI; APPCLIENT_SHARED_DIR overrides it.
+SHARED_DIR = Path(os.environ.get("APPCLIENT_SHARED_DIR", REPO_ROOT.parent / "shared"))
+OFFICIAL_FIXTURES = SHARED_DIR / "fixtures" / "official-sdk"
+REQUEST_FIXTURES = OFFICIAL_FIXTURES / "requests"
+RESPONSE_FIXTURES = OFFICIAL_FIXTURES / "responses"
+
+
+def load_request_fixture(name: str) -> dict[str, Any]:
+    """Return one recorded scenario from ``fixtures/official-sdk/requests`` by file stem."""
+    data: dict[str, Any] = json.loads((REQUEST_FIXTURES / f"{name}.json").read_text("utf-8"))
+    return data
+
+
+@pytest.fixture(autouse=True)
+def _no_appbuilder_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep a developer's real token or gateway out of every test."""
+    for name in ("APPBUILDER_TOKEN", "GATEWAY_URL_V2", "APPBUILDER_APP_ID"):
+        monkeypatch.delenv(name, raising=False)
