@@ -15,7 +15,7 @@ from typing import Final
 #: Base URL of the hosted AppBuilder service; the official SDKs use the same default.
 DEFAULT_BASE_URL: Final = "https://qianfan.baidubce.com"
 #: Environment variable holding the token (same name as the official SDKs).
-ENV_TOKEN: Final = "APPBUILDER_TOKEN"
+ENV_TOKEN: Final = "APPBUILDER_TOKEN"  # noqa: S105 - the variable's name, not a secret
 #: Environment variable holding the base URL (same name as the official SDKs).
 ENV_BASE_URL: Final = "GATEWAY_URL_V2"
 #: Environment variable the examples read for the app id of a hosted app.

@@ -55,10 +55,9 @@ FeedbackType = Literal["upvote", "downvote", "cancel"]
 def _admits_none(annotation: Any) -> bool:
     if annotation is None or annotation is Any or annotation is type(None):
         return True
-    return any(_admits_none(arg) for arg in get_args(annotation)) if get_origin(annotation) in (
-        Union,
-        UnionType,
-    ) else False
+    if get_origin(annotation) not in (Union, UnionType):
+        return False
+    return any(_admits_none(arg) for arg in get_args(annotation))
 
 
 class WireModel(BaseModel):
@@ -89,9 +88,9 @@ class WireModel(BaseModel):
     @classmethod
     def _drop_nulls_that_mean_default(cls, data: Any) -> Any:
         if isinstance(data, dict) and cls._non_nullable_with_default:
-            dropped = [k for k, v in data.items() if v is None and k in cls._non_nullable_with_default]
-            if dropped:
-                data = {k: v for k, v in data.items() if k not in dropped}
+            defaults = cls._non_nullable_with_default
+            if any(v is None and k in defaults for k, v in data.items()):
+                data = {k: v for k, v in data.items() if v is not None or k not in defaults}
         return data
 
 
@@ -103,9 +102,7 @@ class Function(WireModel):
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = Field(
-        default_factory=lambda: {"type": "object", "properties": {}}
-    )
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
 
 
 class Tool(WireModel):

@@ -19,9 +19,7 @@ import docstring_parser
 __all__ = ["JSON_SCHEMA_TYPES", "normalize_parameters", "normalize_tool", "python_type_to_schema"]
 
 #: The type names JSON Schema itself defines.
-JSON_SCHEMA_TYPES = frozenset(
-    {"string", "number", "integer", "boolean", "array", "object", "null"}
-)
+JSON_SCHEMA_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
 
 _SCALARS: dict[str, dict[str, Any]] = {
     "str": {"type": "string"},
@@ -236,7 +234,5 @@ def normalize_tool(tool: Any) -> Any:
         function["description"] = prose if param_docs else inspect.cleandoc(description)
     elif description is None:
         function["description"] = ""
-    function["parameters"] = normalize_parameters(
-        function.get("parameters"), param_docs=param_docs
-    )
+    function["parameters"] = normalize_parameters(function.get("parameters"), param_docs=param_docs)
     return result

@@ -39,7 +39,8 @@ def test_public_names_are_all_listed(name: str) -> None:
     public = {
         attr
         for attr, value in vars(module).items()
-        if not attr.startswith("_") and not isinstance(value, type(importlib))
+        if not attr.startswith("_")
+        and not isinstance(value, type(importlib))
         and attr not in {"annotations"}
     }
     assert public - set(module.__all__) == set()

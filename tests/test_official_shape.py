@@ -45,7 +45,8 @@ def test_docstring_manifest_is_normalised() -> None:
     """Fixture 04: types become JSON Schema, Args descriptions fill the properties."""
     tool = normalize_tool(_fixture_tool("04_run_tools_manifest_from_function"))
     params = tool["function"]["parameters"]
-    assert params["properties"]["location"] == {"type": "string", "description": '城市名，例如："北京"。'}
+    location = params["properties"]["location"]
+    assert location == {"type": "string", "description": '城市名，例如："北京"。'}
     assert params["required"] == ["location", "unit"]
     assert "Args:" not in tool["function"]["description"]
 

@@ -1,0 +1,85 @@
+"""The exception tree: status mapping, messages, and secret redaction."""
+
+from __future__ import annotations
+
+import pytest
+
+import appclient
+from appclient._errors import redact, redact_mapping, status_error_class
+
+
+@pytest.mark.parametrize(
+    ("status", "cls"),
+    [
+        (400, appclient.BadRequestError),
+        (401, appclient.AuthenticationError),
+        (403, appclient.PermissionDeniedError),
+        (404, appclient.NotFoundError),
+        (409, appclient.ConflictError),
+        (413, appclient.PayloadTooLargeError),
+        (422, appclient.UnprocessableEntityError),
+        (429, appclient.RateLimitError),
+        (500, appclient.ServerError),
+        (503, appclient.ServerError),
+        (418, appclient.APIStatusError),
+    ],
+)
+def test_status_maps_to_its_class(status: int, cls: type) -> None:
+    """Each HTTP error status has its own exception class."""
+    assert status_error_class(status) is cls
+
+
+def test_status_error_message_names_everything_useful() -> None:
+    """The message carries status, code, message and request id."""
+    error = appclient.BadRequestError(
+        status_code=400, code="InvalidParameter", message="query", request_id="r-1"
+    )
+    assert str(error) == "HTTP 400: InvalidParameter: query (request_id=r-1)"
+
+
+def test_every_error_is_an_appclient_error() -> None:
+    """Every exported exception class derives from AppClientError."""
+    errors = [
+        getattr(appclient, name)
+        for name in appclient.__all__
+        if isinstance(getattr(appclient, name), type)
+        and issubclass(getattr(appclient, name), Exception)
+    ]
+    assert errors
+    assert all(issubclass(cls, appclient.AppClientError) for cls in errors)
+
+
+def test_caller_mistakes_are_value_errors() -> None:
+    """Invalid input errors can be caught as ValueError."""
+    assert issubclass(appclient.InvalidRequestError, ValueError)
+    assert issubclass(appclient.ManifestError, ValueError)
+    assert issubclass(appclient.ToolArgumentsError, ValueError)
+
+
+def test_stream_interruption_is_a_run_error() -> None:
+    """An interrupted stream can be handled as a failed run."""
+    assert issubclass(appclient.StreamInterruptedError, appclient.RunError)
+
+
+def test_run_error_message() -> None:
+    """RunError names code, message and request id."""
+    error = appclient.RunError("quota", code="7", request_id="r")
+    assert str(error) == "run failed: 7: quota (request_id=r)"
+
+
+def test_redact_hides_every_secret_longest_first() -> None:
+    """Overlapping secrets are hidden completely."""
+    assert redact("key=abc123 and abc", ["abc", "abc123"]) == "key=*** and ***"
+
+
+def test_redact_ignores_empty_secrets() -> None:
+    """An empty secret does not blank the text."""
+    assert redact("text", [""]) == "text"
+
+
+def test_redact_mapping_is_case_insensitive() -> None:
+    """Header-like keys are matched without regard to case."""
+    assert redact_mapping({"Authorization": "Bearer x", "A": 1}, ["authorization"]) == {
+        "Authorization": "***",
+        "A": 1,
+    }
