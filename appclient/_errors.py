@@ -85,6 +85,8 @@ class APIStatusError(AppClientError):
         message: The human-readable message from the body.
         request_id: The server's request id, for support tickets and logs.
         body: The decoded JSON body, or the raw text when it was not JSON.
+        retry_after: Seconds the server asked the client to wait before trying again
+            (from ``Retry-After`` or ``retry-after-ms``), or ``None`` when it did not say.
     """
 
     def __init__(
@@ -95,12 +97,14 @@ class APIStatusError(AppClientError):
         message: str = "",
         request_id: str = "",
         body: Any = None,
+        retry_after: float | None = None,
     ) -> None:
         self.status_code = status_code
         self.code = code
         self.message = message
         self.request_id = request_id
         self.body = body
+        self.retry_after = retry_after
         super().__init__(self._describe())
 
     def _describe(self) -> str:
