@@ -79,3 +79,12 @@ DEFAULT_TOOL_TIMEOUT: Final = 60.0
 DEFAULT_MAX_ROUNDS: Final = 8
 #: Threads used to run independent tool calls of one round in parallel.
 DEFAULT_TOOL_WORKERS: Final = 8
+#: Seconds an idle tool worker thread waits for new work before it exits.
+DEFAULT_WORKER_IDLE_SECONDS: Final = 30.0
+#: Bound string values shorter than this are not redacted from outputs (a bound "3" or
+#: "en" is a setting, not a secret, and hiding every "3" would garble results).
+MIN_REDACTED_SECRET_LENGTH: Final = 4
+#: Separator between a toolkit's name and its method's tool name ("Weather__forecast").
+TOOLKIT_NAME_SEPARATOR: Final = "__"
+#: How many close matches an unknown-tool message suggests.
+DID_YOU_MEAN_LIMIT: Final = 3

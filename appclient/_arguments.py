@@ -1,0 +1,120 @@
+"""Raw tool-call arguments to a dict: the decoding step before validation.
+
+Agents and model APIs send arguments in several forms: the AppBuilder protocol sends a JSON
+object, OpenAI-style APIs send the object as a JSON string, and text-completion models wrap
+that string in a fenced code block. :func:`decode_arguments` turns each of them into a plain
+``dict`` (or says precisely why it cannot), so validation against the tool's schema only ever
+sees one shape. Pure logic, no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["ArgumentsDecodeError", "decode_arguments"]
+
+#: How much of an undecodable text an error message quotes.
+_QUOTE_LIMIT = 120
+
+# A whole text that is one fenced block: ```json\n{...}\n``` (the language tag is optional).
+_FENCE = re.compile(r"\A```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n?(.*?)\r?\n?[ \t]*```\Z", re.DOTALL)
+
+
+class ArgumentsDecodeError(ValueError):
+    """The raw arguments are not a JSON object; the message says what they were instead."""
+
+
+def _quote(text: str) -> str:
+    if len(text) <= _QUOTE_LIMIT:
+        return repr(text)
+    return repr(text[:_QUOTE_LIMIT]) + f" (+{len(text) - _QUOTE_LIMIT} more characters)"
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__
+
+
+def unwrap_fence(text: str) -> str:
+    """Return the inside of ``text`` when the whole text is one fenced code block.
+
+    Args:
+        text: Text that may be ```` ```json ... ``` ````.
+
+    Returns:
+        The fenced content, or ``text`` unchanged when it is not a single fenced block.
+    """
+    match = _FENCE.match(text.strip())
+    return match.group(2).strip() if match else text
+
+
+def _from_mapping(raw: Mapping[Any, Any]) -> dict[str, Any]:
+    bad = [key for key in raw if not isinstance(key, str)]
+    if bad:
+        raise ArgumentsDecodeError(
+            f"argument names must be strings, got {', '.join(repr(k) for k in bad[:5])}"
+        )
+    return dict(raw)
+
+
+def _from_text(raw: str) -> dict[str, Any]:
+    text = unwrap_fence(raw.strip())
+    if not text:
+        return {}
+    try:
+        parsed = json.loads(text)
+    except ValueError as exc:
+        raise ArgumentsDecodeError(f"not valid JSON ({exc}): {_quote(raw)}") from None
+    # Some models encode the object twice ("{\"city\": ...}" inside a string): undo one level.
+    if isinstance(parsed, str) and parsed.strip()[:1] in ("{", "`"):
+        return _from_text(parsed)
+    if parsed is None:
+        return {}
+    if not isinstance(parsed, dict):
+        raise ArgumentsDecodeError(
+            f"expected a JSON object of named arguments, got {_json_type(parsed)}: {_quote(raw)}"
+        )
+    return parsed
+
+
+def decode_arguments(raw: Any) -> dict[str, Any]:
+    """Turn raw tool-call arguments into a dict of named arguments.
+
+    Accepted forms: a mapping with string keys; a JSON object as text (``str``, ``bytes``),
+    optionally inside one fenced code block (```` ```json ... ``` ````) or encoded twice.
+    ``None``, ``""``, whitespace and ``"null"`` mean "no arguments".
+
+    Args:
+        raw: The arguments as the agent or model sent them.
+
+    Returns:
+        A new dict (the input is never modified).
+
+    Raises:
+        ArgumentsDecodeError: The value is not a JSON object (invalid JSON, an array, a number,
+            non-string keys, an unsupported type); the message names what was found.
+    """
+    if raw is None:
+        return {}
+    if isinstance(raw, Mapping):
+        return _from_mapping(raw)
+    if isinstance(raw, (bytes, bytearray)):
+        try:
+            raw = bytes(raw).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ArgumentsDecodeError("arguments are bytes that are not UTF-8 text") from None
+    if isinstance(raw, str):
+        return _from_text(raw)
+    raise ArgumentsDecodeError(
+        f"expected a JSON object or its text, got {_json_type(raw)}: {_quote(repr(raw))}"
+    )

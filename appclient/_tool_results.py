@@ -1,0 +1,110 @@
+r"""A tool's return value as the text of a tool output.
+
+The protocol's ``ToolOutput.output`` is text: natural language or a JSON dump. Strings are
+sent as they are; structured values (dicts, lists, tuples, sets, pydantic models,
+dataclasses, enums, dates, UUIDs, paths, decimals) become JSON with non-ASCII characters kept,
+so the agent reads ``{"city": "北京"}`` and never ``{'city': '\u5317\u4eac'}`` or a Python
+repr such as ``Weather(city='北京')``. Pure logic, no I/O.
+"""
+
+from __future__ import annotations
+
+import base64
+import inspect
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from pydantic_core import PydanticSerializationError, to_jsonable_python
+
+__all__ = ["ResultSerializationError", "collect_async_iterator", "serialize_result"]
+
+
+class ResultSerializationError(TypeError):
+    """The tool returned a value that has no faithful text or JSON form."""
+
+
+def _has_own_str(value: object) -> bool:
+    # A class that defines __str__ meant it as the readable form; object.__str__ is a repr.
+    return type(value).__str__ is not object.__str__
+
+
+def _fallback(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray)):
+        return _bytes_text(bytes(value))
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    if _has_own_str(value) and not isinstance(value, BaseException):
+        return str(value)
+    raise ResultSerializationError(
+        f"the tool returned a {type(value).__qualname__}, which has no JSON form; return a "
+        "str, a dict, a list, a dataclass or a pydantic model instead"
+    )
+
+
+def _bytes_text(value: bytes) -> str:
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return "base64:" + base64.b64encode(value).decode("ascii")
+
+
+def _join_chunks(items: list[Any]) -> Any:
+    # A generator of text chunks is streamed text: join it; anything else is a list of values.
+    if items and all(isinstance(item, str) for item in items):
+        return "".join(items)
+    return items
+
+
+async def collect_async_iterator(iterator: AsyncIterator[Any]) -> Any:
+    """Consume an async generator a tool returned; text chunks are joined.
+
+    Args:
+        iterator: The async iterator.
+
+    Returns:
+        The joined text when every item is a ``str``, else the list of items.
+    """
+    return _join_chunks([item async for item in iterator])
+
+
+def serialize_result(value: Any) -> str:
+    """Return the output text for a tool's return value.
+
+    ``str`` is returned as is; ``bytes`` as UTF-8 text (base64 with a ``base64:`` prefix
+    when not UTF-8); a generator is consumed first (text chunks joined, other items as a
+    JSON list); everything else becomes JSON with ``ensure_ascii=False`` (``None`` is
+    ``null``, ``True`` is ``true``). A value whose JSON form is a lone string (an enum
+    member, a date, an object with its own ``__str__``) is sent as that plain text.
+
+    Args:
+        value: What the tool function returned.
+
+    Returns:
+        The text to send as ``ToolOutput.output``.
+
+    Raises:
+        ResultSerializationError: The value is an object with no JSON form and no ``__str__``
+            of its own (its repr would tell the agent nothing).
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return _bytes_text(bytes(value))
+    if inspect.isgenerator(value) or isinstance(value, Iterator):
+        value = _join_chunks(list(value))
+        if isinstance(value, str):
+            return value
+    try:
+        data = to_jsonable_python(value, fallback=_fallback, serialize_unknown=False)
+    except PydanticSerializationError as exc:
+        if isinstance(exc.__cause__, ResultSerializationError):
+            raise exc.__cause__ from None
+        raise ResultSerializationError(
+            f"the tool's result cannot be written as JSON: {exc}"
+        ) from None
+    if isinstance(data, str):
+        # A lone enum value, date or object with its own __str__ reads best as plain text.
+        return data
+    return json.dumps(data, ensure_ascii=False)
