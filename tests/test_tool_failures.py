@@ -1,0 +1,133 @@
+"""Failure messages for the agent name the tool, the field and the problem."""
+
+from __future__ import annotations
+
+import pytest
+
+from appclient import (
+    ToolApprovalDeniedError,
+    ToolArgumentsError,
+    ToolError,
+    ToolExecutionError,
+    ToolNotFoundError,
+    ToolTimeoutError,
+)
+from appclient._tool_failures import (
+    approval_declined,
+    call_failed,
+    describe_exception,
+    failure_output,
+    invalid_arguments,
+    invalid_call,
+    suggest_names,
+    timed_out,
+    unknown_tool,
+    unserializable_result,
+)
+
+NAMES = ["get_weather", "get_forecast", "Weather__alerts", "calculator"]
+
+CASES: list[tuple[str, ToolError, type[ToolError], list[str]]] = [
+    (
+        "unknown tool",
+        unknown_tool("get_wether", NAMES),
+        ToolNotFoundError,
+        ["'get_wether'", "Did you mean 'get_weather'", "available tools: get_weather"],
+    ),
+    (
+        "invalid arguments",
+        invalid_arguments("get_weather", [("city", "field required"), ("days", "not an int")]),
+        ToolArgumentsError,
+        ["'get_weather'", "'city': field required", "'days': not an int", "again"],
+    ),
+    (
+        "invalid call",
+        invalid_call("the tool call has no tool name"),
+        ToolArgumentsError,
+        ["invalid tool call", "no tool name"],
+    ),
+    (
+        "tool raised",
+        call_failed("get_weather", "ValueError: unknown city"),
+        ToolExecutionError,
+        ["'get_weather' failed", "ValueError: unknown city"],
+    ),
+    (
+        "timeout",
+        timed_out("slow", 2.5),
+        ToolTimeoutError,
+        ["'slow'", "2.5 seconds"],
+    ),
+    (
+        "declined",
+        approval_declined("delete_file", "not today"),
+        ToolApprovalDeniedError,
+        ["user declined", "'delete_file'", "not today"],
+    ),
+    (
+        "unserializable",
+        unserializable_result("f", "no JSON form"),
+        ToolExecutionError,
+        ["'f'", "no JSON form"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "error", "kind", "needles"), CASES, ids=[c[0] for c in CASES])
+def test_failure_messages(case: str, error: ToolError, kind: type, needles: list[str]) -> None:
+    """Each failure is the right ToolError subclass and its output names what went wrong."""
+    assert isinstance(error, kind)
+    text = failure_output(error)
+    assert text.startswith("Error: ")
+    for needle in needles:
+        assert needle in text
+
+
+def test_problems_are_kept_on_the_error() -> None:
+    """Argument problems stay available as data."""
+    error = invalid_arguments("t", [("a", "bad")])
+    assert isinstance(error, ToolArgumentsError)
+    assert error.problems == (("a", "bad"),)
+    assert error.tool_name == "t"
+
+
+def test_whole_argument_problem_has_no_field_prefix() -> None:
+    """A problem with the arguments as a whole is stated without a field name."""
+    text = str(invalid_arguments("t", [("<arguments>", "not valid JSON")]))
+    assert "'<arguments>'" not in text
+    assert "not valid JSON" in text
+
+
+def test_unknown_tool_with_no_tools() -> None:
+    """With nothing registered, the message says so."""
+    assert "no tools are registered" in str(unknown_tool("x", []))
+
+
+def test_unknown_tool_long_listing_is_summarised() -> None:
+    """Only the first names are listed when there are many."""
+    names = [f"tool_{i}" for i in range(30)]
+    assert "and 10 more" in str(unknown_tool("zzz", names))
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("GET_WEATHER", "get_weather"),
+        ("Weather.alerts", "Weather__alerts"),
+        ("calculater", "calculator"),
+    ],
+)
+def test_suggestions(name: str, expected: str) -> None:
+    """Case slips, Lagent-style dots and typos suggest the registered name."""
+    assert suggest_names(name, NAMES)[0] == expected
+
+
+def test_no_suggestion_for_unrelated_name() -> None:
+    """An unrelated name suggests nothing."""
+    assert suggest_names("zzzzzz", NAMES) == []
+
+
+def test_describe_exception_without_message() -> None:
+    """An exception without a message is described by its type."""
+    assert describe_exception(KeyError()) == "KeyError"
+    assert describe_exception(ValueError("bad")) == "ValueError: bad"
