@@ -18,26 +18,34 @@ from appclient._tool_results import ResultSerializationError, serialize_result
 
 @dataclasses.dataclass
 class Weather:
+    """A dataclass result."""
+
     city: str
     temperature: float
 
 
 class Forecast(BaseModel):
+    """A pydantic result holding dataclasses."""
+
     city: str
     days: list[Weather]
 
 
 class Unit(enum.Enum):
+    """An enum result."""
+
     CELSIUS = "celsius"
 
 
 class Readable:
+    """An object whose own __str__ is its readable form."""
+
     def __str__(self) -> str:
         return "晴，25度"
 
 
 class Opaque:
-    pass
+    """An object with no text form but its repr."""
 
 
 def _chunks() -> Any:
@@ -71,7 +79,7 @@ CASES: list[tuple[str, Any, str]] = [
         '{"at": "2024-01-02T03:04:00"}',
     ),
     ("uuid", uuid.UUID(int=1), "00000000-0000-0000-0000-000000000001"),
-    ("path", PurePosixPath("/tmp/a"), "/tmp/a"),
+    ("path", PurePosixPath("/srv/a"), "/srv/a"),
     ("decimal", {"price": decimal.Decimal("1.50")}, '{"price": "1.50"}'),
     ("utf-8 bytes", "北京".encode(), "北京"),
     ("binary bytes", b"\xff\x00", "base64:/wA="),
