@@ -1,0 +1,113 @@
+package dev.appclient;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParseException;
+
+/**
+ * Reads answer bodies into models or typed errors (package-private, pure: no I/O).
+ *
+ * <p>Kept apart from {@link AppClient} so every mapping can be tested on plain strings.
+ */
+final class Responses {
+    private Responses() {}
+
+    /**
+     * Maps an HTTP error answer to its typed error (PROTOCOL section 8).
+     *
+     * @param status the HTTP status (not 200)
+     * @param body the body text, ideally {@code {"request_id", "code", "message"}}
+     * @param headerRequestId the {@code X-Appbuilder-Request-Id} header, or {@code ""}
+     * @param retryAfterSeconds the {@code Retry-After} header in seconds, or -1
+     * @return the error to throw
+     */
+    static ApiStatusException statusError(
+            int status, String body, String headerRequestId, long retryAfterSeconds) {
+        String code = "";
+        String message;
+        String requestId = headerRequestId;
+        try {
+            JsonObject json = Json.parseObject(body);
+            code = Json.string(json, "code", "");
+            message = Json.string(json, "message", "");
+            if (requestId.isEmpty()) {
+                requestId = Json.string(json, "request_id", "");
+            }
+            if (message.isEmpty() && code.isEmpty()) {
+                message = Json.preview(body);
+            }
+        } catch (JsonParseException | IllegalStateException notJson) {
+            message = body.isBlank() ? "(empty body)" : Json.preview(body);
+        }
+        return ApiStatusException.of(status, code, message, requestId, retryAfterSeconds);
+    }
+
+    /**
+     * Reads a 200 run body (or one SSE payload) into an answer.
+     *
+     * @param body the JSON text
+     * @param requestId the exchange's request id, used when the body names none
+     * @return the answer
+     * @throws ResponseDecodeException when the text is not a JSON object
+     * @throws RunException for a top-level {@code code}/{@code message} error or an error event
+     */
+    static RunAnswer runAnswer(String body, String requestId) {
+        JsonObject json = object(body, requestId);
+        raiseTopLevelError(json, requestId);
+        RunAnswer answer = RunAnswer.fromJson(json);
+        Event error = answer.errorEvent().orElse(null);
+        if (error != null) {
+            String id = answer.requestId().isEmpty() ? requestId : answer.requestId();
+            throw new RunException(
+                    String.valueOf(error.eventCode()),
+                    error.eventMessage().isEmpty()
+                            ? "the run failed at event " + error.eventType()
+                            : error.eventMessage(),
+                    id);
+        }
+        return answer;
+    }
+
+    /**
+     * Reads a 200 body that must hold one string field, e.g. {@code conversation_id}.
+     *
+     * @param body the JSON text
+     * @param field the field to read
+     * @param requestId the exchange's request id
+     * @return the field's value
+     * @throws ResponseDecodeException when the body or the field is missing
+     */
+    static String requiredString(String body, String field, String requestId) {
+        JsonObject json = object(body, requestId);
+        raiseTopLevelError(json, requestId);
+        String value = Json.string(json, field, "");
+        if (value.isEmpty()) {
+            throw new ResponseDecodeException(
+                    "the answer has no \"" + field + "\": " + Json.preview(body), requestId, null);
+        }
+        return value;
+    }
+
+    private static JsonObject object(String body, String requestId) {
+        try {
+            return Json.parseObject(body);
+        } catch (JsonParseException | IllegalStateException notJson) {
+            throw new ResponseDecodeException(
+                    "the answer is not a JSON object: " + Json.preview(body), requestId, notJson);
+        }
+    }
+
+    /**
+     * The hosted service can answer HTTP 200 with {@code {"code", "message"}} and no
+     * {@code content}; the official client then shows an empty answer, this one raises.
+     */
+    private static void raiseTopLevelError(JsonObject json, String requestId) {
+        if (json.has("content")) {
+            return;
+        }
+        String code = Json.string(json, "code", "");
+        String message = Json.string(json, "message", "");
+        if ((!code.isEmpty() && !"0".equals(code)) || !message.isEmpty()) {
+            throw new RunException(code, message, Json.string(json, "request_id", requestId));
+        }
+    }
+}

@@ -1,0 +1,233 @@
+package dev.appclient;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The client's HTTP behaviour against a scripted loopback stub. */
+class AppClientTransportTest {
+    private static final String TOKEN = "secret-token-123";
+    private static final String SUCCESS = "{\"answer\":\"\",\"is_completion\":true,\"content\":"
+            + "[{\"event_status\":\"success\",\"content_type\":\"status\",\"outputs\":{}}]}";
+
+    private StubServer stub;
+    private AppClient client;
+
+    @BeforeEach
+    void start() throws IOException {
+        stub = new StubServer();
+        client = stub.client(TOKEN);
+    }
+
+    @AfterEach
+    void stop() {
+        stub.close();
+    }
+
+    private static String sse(String json) {
+        return "data: " + json + "\n\n";
+    }
+
+    private static RunRequest query(String text) {
+        return RunRequest.builder("conv").query(text).build();
+    }
+
+    /** Create conversation posts the app id with the bearer token and returns the id. */
+    @Test
+    void createConversationSendsAppIdAndToken() {
+        stub.handle(exchange -> StubServer.respond(exchange, 200,
+                "{\"request_id\":\"r\",\"conversation_id\":\"conv-1\"}"));
+        assertEquals("conv-1", client.createConversation());
+        StubServer.Recorded request = stub.requests().get(0);
+        assertEquals("POST", request.method());
+        assertEquals("/v2/app/conversation", request.path());
+        assertEquals("Bearer " + TOKEN, request.authorization());
+        assertEquals(JsonParser.parseString("{\"app_id\":\"stub-app\"}"), JsonParser.parseString(request.body()));
+    }
+
+    /** A 401 becomes AuthenticationException with code, message and the header's request id; no token in it. */
+    @Test
+    void maps401ToAuthenticationException() {
+        stub.handle(exchange -> {
+            exchange.getResponseHeaders().set("X-Appbuilder-Request-Id", "req-401");
+            StubServer.respond(exchange, 401, "{\"request_id\":\"req-401\",\"code\":\"Unauthorized\","
+                    + "\"message\":\"bad token\"}");
+        });
+        AuthenticationException error =
+                assertThrows(AuthenticationException.class, () -> client.createConversation());
+        assertEquals(401, error.status());
+        assertEquals("Unauthorized", error.code());
+        assertEquals("bad token", error.serverMessage());
+        assertEquals("req-401", error.requestId());
+        assertFalse(error.getMessage().contains(TOKEN));
+        assertFalse(client.toString().contains(TOKEN));
+    }
+
+    /** A 503 is raised at once, never retried, with its Retry-After. */
+    @Test
+    void doesNotRetryServerErrors() {
+        stub.handle(exchange -> {
+            exchange.getResponseHeaders().set("Retry-After", "7");
+            StubServer.respond(exchange, 503, "{\"code\":\"Unavailable\",\"message\":\"busy\"}");
+        });
+        ServerException error = assertThrows(ServerException.class, () -> client.run(query("hi")));
+        assertEquals(503, error.status());
+        assertEquals(7, error.retryAfterSeconds());
+        assertEquals(1, stub.requests().size());
+    }
+
+    /** A stream delivered one byte at a time, CRLF-framed, gives every message and the joined answer. */
+    @Test
+    void streamsAnyChunkingAndCrLf() {
+        String body = sse("{\"answer\":\"北京\",\"message_id\":\"m\",\"content\":[{\"event_status\":\"running\"}]}")
+                .replace("\n", "\r\n")
+                + sse("{\"answer\":\"今天25度\",\"content\":[{\"event_status\":\"running\"}]}")
+                + sse(SUCCESS);
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        stub.handle(exchange -> {
+            List<String> pieces = new ArrayList<>();
+            for (byte b : bytes) {
+                pieces.add(new String(new byte[] {b}, StandardCharsets.ISO_8859_1));
+            }
+            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+            exchange.sendResponseHeaders(200, 0);
+            for (String piece : pieces) {
+                exchange.getResponseBody().write(piece.getBytes(StandardCharsets.ISO_8859_1));
+                exchange.getResponseBody().flush();
+            }
+        });
+        try (RunStream stream = client.runStream(query("weather"))) {
+            RunAnswer whole = stream.collect();
+            assertEquals("北京今天25度", whole.answer());
+            assertEquals(3, stream.messageCount());
+            assertEquals(3, whole.events().size());
+            assertTrue(whole.isCompletion());
+        }
+        assertTrue(stub.requests().get(0).body().contains("\"stream\":true"));
+    }
+
+    /** A stream that closes before its final event raises StreamInterruptedException after the messages it had. */
+    @Test
+    void raisesWhenTheStreamIsCut() {
+        stub.handle(exchange -> StubServer.stream(exchange,
+                List.of(sse("{\"answer\":\"part\",\"content\":[{\"event_status\":\"running\"}]}"))));
+        RunStream stream = client.runStream(query("hi"));
+        assertEquals("part", stream.next().answer());
+        StreamInterruptedException error = assertThrows(StreamInterruptedException.class, stream::hasNext);
+        assertTrue(error.getMessage().contains("after 1 message"), error.getMessage());
+    }
+
+    /** An error event in a stream raises RunException with its code and message. */
+    @Test
+    void raisesOnStreamErrorEvent() {
+        stub.handle(exchange -> StubServer.stream(exchange, List.of(
+                sse("{\"content\":[{\"event_code\":42,\"event_status\":\"error\",\"event_message\":\"boom\"}]}"))));
+        try (RunStream stream = client.runStream(query("hi"))) {
+            RunException error = assertThrows(RunException.class, stream::collect);
+            assertEquals("42", error.code());
+            assertEquals("boom", error.serverMessage());
+        }
+    }
+
+    /** A JSON answer to a stream request (e.g. a gateway error with status 200) is read, not lost. */
+    @Test
+    void readsAJsonAnswerToAStreamRequest() {
+        stub.handle(exchange -> StubServer.respond(exchange, 200, "{\"code\":\"Quota\",\"message\":\"no quota\"}"));
+        try (RunStream stream = client.runStream(query("hi"))) {
+            RunException error = assertThrows(RunException.class, stream::collect);
+            assertEquals("Quota", error.code());
+        }
+    }
+
+    /** A stream whose server goes silent raises RequestTimeoutException after the read timeout. */
+    @Test
+    void timesOutASilentStream() {
+        stub.handle(exchange -> {
+            StubServer.stream(exchange, List.of(sse("{\"answer\":\"a\",\"content\":[]}")));
+            stub.stall();
+        });
+        AppClient impatient = AppClient.builder().baseUrl(stub.url()).token(TOKEN).appId("a")
+                .readTimeout(Duration.ofMillis(300)).build();
+        try (RunStream stream = impatient.runStream(query("hi"))) {
+            assertThrows(RequestTimeoutException.class, stream::collect);
+        }
+    }
+
+    /** A server that never answers raises RequestTimeoutException for a non-stream run. */
+    @Test
+    void timesOutASilentServer() {
+        stub.handle(exchange -> stub.stall());
+        AppClient impatient = AppClient.builder().baseUrl(stub.url()).token(TOKEN).appId("a")
+                .readTimeout(Duration.ofMillis(300)).build();
+        assertThrows(RequestTimeoutException.class, () -> impatient.run(query("hi")));
+    }
+
+    /** Nothing listening is a TransportException, not a hang. */
+    @Test
+    void reportsRefusedConnections() {
+        String url = stub.url();
+        stub.close();
+        AppClient nowhere = AppClient.builder().baseUrl(url).token(TOKEN).appId("a").build();
+        TransportException error = assertThrows(TransportException.class, nowhere::createConversation);
+        assertFalse(error.getMessage().contains(TOKEN));
+    }
+
+    /** An upload sends a multipart form with the app, the conversation and the file. */
+    @Test
+    void uploadsAFileAsMultipart(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("报告.txt"), "hello", StandardCharsets.UTF_8);
+        stub.handle(exchange -> StubServer.respond(exchange, 200, "{\"id\":\"file-1\",\"conversation_id\":\"c\"}"));
+        assertEquals("file-1", client.uploadFile("conv", file));
+        String body = stub.requests().get(0).body();
+        assertTrue(body.contains("name=\"conversation_id\"\r\n\r\nconv\r\n"), body);
+        assertTrue(body.contains("filename=\"报告.txt\""), body);
+        assertTrue(body.contains("\r\n\r\nhello\r\n"), body);
+    }
+
+    /** Settings are checked when the client is built, naming the bad one. */
+    @Test
+    void rejectsBadSettings() {
+        assertThrows(InvalidRequestException.class,
+                () -> AppClient.builder().baseUrl("ftp://x").token("t").appId("a").build());
+        assertThrows(InvalidRequestException.class,
+                () -> AppClient.builder().baseUrl(stub.url()).token("t").appId("").build());
+        assertThrows(InvalidRequestException.class,
+                () -> AppClient.builder().baseUrl(stub.url()).token(" ").appId("a").build());
+        assertThrows(InvalidRequestException.class,
+                () -> AppClient.builder().baseUrl(stub.url()).token("t").appId("a").readTimeout(Duration.ZERO));
+    }
+
+    /** A token already starting with "Bearer" is sent as is. */
+    @Test
+    void keepsAnExplicitBearerPrefix() {
+        stub.handle(exchange -> StubServer.respond(exchange, 200, "{\"conversation_id\":\"c\"}"));
+        AppClient bearer = AppClient.builder().baseUrl(stub.url()).token("Bearer abc").appId("a").build();
+        bearer.createConversation();
+        assertEquals("Bearer abc", stub.requests().get(0).authorization());
+    }
+
+    /** A non-stream run answers the whole RunAnswer with its events. */
+    @Test
+    void runReturnsTheWholeAnswer() {
+        stub.handle(exchange -> StubServer.respond(exchange, 200, ResponsesTest.TOOL_CALL_BODY));
+        RunAnswer answer = client.run(query("weather"));
+        assertEquals("get_current_weather", answer.toolCalls().get(0).name());
+        JsonObject sent = JsonParser.parseString(stub.requests().get(0).body()).getAsJsonObject();
+        assertFalse(sent.get("stream").getAsBoolean());
+    }
+}

@@ -1,0 +1,81 @@
+package dev.appclient;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The JSON body a run sends. */
+class RunRequestTest {
+    private static Tool weather() {
+        JsonObject parameters = JsonParser.parseString(
+                "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}")
+                .getAsJsonObject();
+        return Tool.function("get_weather", "Weather of a city", parameters);
+    }
+
+    /** A first run sends query, tools and stream; unset options are left out. */
+    @Test
+    void firstRunBody() {
+        RunRequest request = RunRequest.builder("conv").query("天气?").tools(List.of(weather())).build();
+        JsonObject body = request.toJson("app", true);
+        assertEquals("app", body.get("app_id").getAsString());
+        assertEquals("conv", body.get("conversation_id").getAsString());
+        assertEquals("天气?", body.get("query").getAsString());
+        assertEquals(true, body.get("stream").getAsBoolean());
+        assertEquals("get_weather",
+                body.getAsJsonArray("tools").get(0).getAsJsonObject()
+                        .getAsJsonObject("function").get("name").getAsString());
+        assertFalse(body.has("tool_outputs") || body.has("tool_choice") || body.has("end_user_id"));
+    }
+
+    /** A tool-output run sends all outputs, an empty query, and no tools. */
+    @Test
+    void toolOutputRunBody() {
+        RunRequest request = RunRequest.builder("conv")
+                .toolOutput("call-1", "25 degrees")
+                .toolOutputs(List.of(new ToolOutput("call-2", "{\"t\": 18}")))
+                .build();
+        JsonObject body = request.toJson("app", false);
+        assertEquals("", body.get("query").getAsString());
+        assertEquals(
+                JsonParser.parseString("[{\"tool_call_id\":\"call-1\",\"output\":\"25 degrees\"},"
+                        + "{\"tool_call_id\":\"call-2\",\"output\":\"{\\\"t\\\": 18}\"}]"),
+                body.get("tool_outputs"));
+        assertFalse(body.has("tools"));
+    }
+
+    /** Tool choice, end user and file ids take the protocol's shape. */
+    @Test
+    void optionsBody() {
+        RunRequest request = RunRequest.builder("conv")
+                .toolChoice(ToolChoice.function("get_weather", Map.of("city", "Paris")))
+                .endUserId("user-1")
+                .fileIds(List.of("file-1"))
+                .build();
+        JsonObject body = request.toJson("app", false);
+        assertEquals(
+                JsonParser.parseString("{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+                        + "\"input\":{\"city\":\"Paris\"}}}"),
+                body.get("tool_choice"));
+        assertEquals("user-1", body.get("end_user_id").getAsString());
+        assertEquals("file-1", body.getAsJsonArray("file_ids").get(0).getAsString());
+        assertEquals(JsonParser.parseString("{\"type\":\"auto\"}"), ToolChoice.auto().toJson());
+    }
+
+    /** Bad arguments fail before anything is sent, naming what was wrong. */
+    @Test
+    void rejectsBadArguments() {
+        assertThrows(InvalidRequestException.class, () -> RunRequest.builder(""));
+        assertThrows(InvalidRequestException.class, () -> new ToolOutput("", "x"));
+        assertThrows(InvalidRequestException.class, () -> new ToolOutput("id", null));
+        assertThrows(InvalidRequestException.class, () -> ToolChoice.function("", Map.of()));
+        assertThrows(InvalidRequestException.class,
+                () -> RunRequest.builder("c").tools(List.of(weather(), weather())).build());
+    }
+}
