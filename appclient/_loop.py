@@ -1,10 +1,346 @@
 """The automatic round trip: query, tool calls, tool outputs, again, until the answer.
 
-Placeholder so the client can inherit the mixin while the loop is being written.
+:class:`RoundTripMixin` gives :class:`~appclient.AppClient` two methods built only on its
+``create_conversation()`` and ``run(...)``:
+
+- :meth:`~RoundTripMixin.run_until_answer` returns a :class:`RoundTripResult` (and passes
+  progress events to ``on_event``);
+- :meth:`~RoundTripMixin.iter_until_answer` yields the progress events, ending with
+  :class:`AnswerDone`.
+
+The protocol rules it keeps (PROTOCOL.md section 6): the query, tools, files and
+``tool_choice`` go with the first run only; each later run carries all outputs of one round
+in one request; the loop stops at the answer, raises :class:`~appclient.RunError` on an
+``error`` event, :class:`~appclient.StreamInterruptedError` on a stream that ends without a
+final event, and :class:`~appclient.MaxRoundsExceededError` (holding the partial result)
+when the agent keeps asking for tools past ``max_rounds``.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from ._constants import DEFAULT_MAX_ROUNDS
+from ._dispatch import ApprovalCallback, ToolCallRecord
+from ._errors import InvalidRequestError, MaxRoundsExceededError, RunError, StreamInterruptedError
+from ._loop_events import (
+    AnswerDone,
+    LoopEvent,
+    RoundFinished,
+    RoundRecord,
+    RoundTripResult,
+    ServerEvent,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from ._models import Event, RunAnswer, ToolCall, ToolChoice
+
+if TYPE_CHECKING:
+    from ._registry import ToolRegistry
+
+__all__ = ["RoundTripMixin", "as_registry"]
+
+
+class _Conversations(Protocol):
+    def create_conversation(self) -> str: ...
+
+    def run(self, conversation_id: str, query: str = "", **kwargs: Any) -> Any: ...
+
+
+def as_registry(tools: ToolRegistry | Iterable[Any] | None) -> ToolRegistry:
+    """Return ``tools`` as a registry: a registry as is, else a new one holding the items.
+
+    Args:
+        tools: A :class:`ToolRegistry`, or functions, toolkit objects and groups.
+
+    Returns:
+        The registry to dispatch with.
+    """
+    # Imported here so that importing the client does not import the manifest builder.
+    from ._registry import ToolRegistry
+
+    if isinstance(tools, ToolRegistry):
+        return tools
+    return ToolRegistry(tools or ())
+
+
+@dataclass
+class _Progress:
+    """What the loop has gathered so far (becomes the result, or the partial result)."""
+
+    conversation_id: str
+    started: float
+    runs: list[RunAnswer] = field(default_factory=list)
+    rounds: list[RoundRecord] = field(default_factory=list)
+
+    def result(
+        self, *, answer: str, now: float, completed: bool = True, pending: Iterable[ToolCall] = ()
+    ) -> RoundTripResult:
+        last = self.runs[-1] if self.runs else None
+        return RoundTripResult(
+            answer=answer,
+            conversation_id=self.conversation_id,
+            message_id=last.message_id if last else "",
+            tool_calls=tuple(call for r in self.rounds for call in r.tool_calls),
+            rounds=tuple(self.rounds),
+            runs=tuple(self.runs),
+            duration=now - self.started,
+            completed=completed,
+            pending_tool_calls=tuple(pending),
+        )
+
+
+def _thought(event: Event) -> str:
+    text = event.outputs.get("text")
+    call = text.get("function_call") if isinstance(text, Mapping) else None
+    thought = call.get("thought") if isinstance(call, Mapping) else None
+    return thought if isinstance(thought, str) else ""
+
+
+def _requested_calls(answer: RunAnswer, conversation_id: str) -> list[ToolCall]:
+    """The calls the run ends with ([] for an answer); raises for error endings."""
+    error = answer.error_event
+    if error is not None:
+        raise RunError(
+            error.event_message or f"the run failed in {error.event_type or 'an event'}",
+            code=str(error.event_code),
+            request_id=answer.request_id,
+            conversation_id=conversation_id,
+        )
+    last = answer.last_event
+    if last is None:
+        return []
+    if last.tool_calls:
+        return list(last.tool_calls)
+    if last.event_status == "interrupt":
+        raise RunError(
+            "the agent interrupted the run without asking for tool calls",
+            request_id=answer.request_id,
+            conversation_id=conversation_id,
+        )
+    return []
+
 
 class RoundTripMixin:
     """Adds the automatic tool round trip to :class:`appclient.AppClient`."""
+
+    #: Returns seconds; used for the durations in results.
+    _round_trip_clock: Callable[[], float] = staticmethod(time.perf_counter)
+
+    def run_until_answer(
+        self,
+        conversation_id: str | None = None,
+        query: str = "",
+        *,
+        tools: ToolRegistry | Iterable[Any],
+        stream: bool = False,
+        on_event: Callable[[LoopEvent], None] | None = None,
+        tool_choice: ToolChoice | Mapping[str, Any] | None = None,
+        max_rounds: int = DEFAULT_MAX_ROUNDS,
+        approve: ApprovalCallback | None = None,
+        raise_errors: bool = False,
+        file_ids: list[str] | None = None,
+        end_user_id: str | None = None,
+        action: Mapping[str, Any] | None = None,
+        parameters: Mapping[str, Any] | None = None,
+        custom_metadata: Mapping[str, Any] | None = None,
+    ) -> RoundTripResult:
+        """Ask the agent, run the local tools it calls, send their outputs, until it answers.
+
+        Args:
+            conversation_id: The conversation to use; a new one is created when ``None``.
+            query: The user's message (sent with the first run only).
+            tools: A :class:`ToolRegistry`, or functions, toolkit objects and groups (wrapped
+                in a new registry). Sent with the first run only.
+            stream: Stream each run (``on_event`` then gets the answer text as it arrives).
+            on_event: Called with every :class:`LoopEvent`, in order.
+            tool_choice: Force a tool in the first run only (later runs let the agent choose).
+            max_rounds: Rounds of tool calls allowed before
+                :class:`~appclient.MaxRoundsExceededError` is raised.
+            approve: Approval callback for tools registered with ``requires_approval``
+                (default: the registry's).
+            raise_errors: Raise a local tool failure instead of reporting it to the agent.
+            file_ids: Files for the first run.
+            end_user_id: The end user on whose behalf the app runs (sent with every run).
+            action: Passed to the first run.
+            parameters: Passed to the first run.
+            custom_metadata: Passed to the first run.
+
+        Returns:
+            The answer, every tool call with its arguments, output, error flag and duration,
+            and the rounds.
+
+        Raises:
+            RunError: The run failed (an ``error`` event or error body).
+            StreamInterruptedError: A stream ended before its final event.
+            MaxRoundsExceededError: The agent asked for more than ``max_rounds`` rounds; its
+                ``result`` holds what was done.
+            ToolError: Only with ``raise_errors=True``.
+        """
+        events = self.iter_until_answer(
+            conversation_id,
+            query,
+            tools=tools,
+            stream=stream,
+            tool_choice=tool_choice,
+            max_rounds=max_rounds,
+            approve=approve,
+            raise_errors=raise_errors,
+            file_ids=file_ids,
+            end_user_id=end_user_id,
+            action=action,
+            parameters=parameters,
+            custom_metadata=custom_metadata,
+        )
+        for event in events:
+            if on_event is not None:
+                on_event(event)
+            if isinstance(event, AnswerDone):
+                return event.result
+        raise AssertionError("the round trip ended without AnswerDone")  # pragma: no cover
+
+    def iter_until_answer(
+        self,
+        conversation_id: str | None = None,
+        query: str = "",
+        *,
+        tools: ToolRegistry | Iterable[Any],
+        stream: bool = True,
+        tool_choice: ToolChoice | Mapping[str, Any] | None = None,
+        max_rounds: int = DEFAULT_MAX_ROUNDS,
+        approve: ApprovalCallback | None = None,
+        raise_errors: bool = False,
+        file_ids: list[str] | None = None,
+        end_user_id: str | None = None,
+        action: Mapping[str, Any] | None = None,
+        parameters: Mapping[str, Any] | None = None,
+        custom_metadata: Mapping[str, Any] | None = None,
+    ) -> Iterator[LoopEvent]:
+        """Like :meth:`run_until_answer`, yielding progress events (streams by default).
+
+        Yields :class:`TextDelta`, :class:`ServerEvent`, :class:`ToolCallStarted`,
+        :class:`ToolCallFinished`, :class:`RoundFinished`, and finally :class:`AnswerDone`
+        with the result. Closing the iterator early closes the open stream.
+        """
+        if max_rounds < 1:
+            raise InvalidRequestError(f"max_rounds must be at least 1, got {max_rounds}")
+        registry = as_registry(tools)
+        client = cast(_Conversations, self)
+        clock = self._round_trip_clock
+        started = clock()
+        if conversation_id is None:
+            conversation_id = client.create_conversation()
+        progress = _Progress(conversation_id=conversation_id, started=started)
+        first: dict[str, Any] = {
+            "tools": registry.tools() or None,
+            "tool_choice": tool_choice,
+            "file_ids": file_ids,
+            "end_user_id": end_user_id,
+            "action": action,
+            "parameters": parameters,
+            "custom_metadata": custom_metadata,
+        }
+        answer = yield from self._one_run(client, progress, stream, query=query, **first)
+        while calls := _requested_calls(answer, conversation_id):
+            if len(progress.rounds) >= max_rounds:
+                partial = progress.result(
+                    answer=answer.answer, now=clock(), completed=False, pending=calls
+                )
+                raise MaxRoundsExceededError(
+                    f"the agent still asked for tools after {max_rounds} round(s) "
+                    f"(max_rounds={max_rounds}); the partial result is on .result",
+                    max_rounds=max_rounds,
+                    result=partial,
+                )
+            outputs = yield from self._one_round(
+                registry, progress, calls, answer, approve=approve, raise_errors=raise_errors
+            )
+            answer = yield from self._one_run(
+                client, progress, stream, tool_outputs=outputs, end_user_id=end_user_id
+            )
+        yield AnswerDone(progress.result(answer=answer.answer, now=clock()))
+
+    # --- steps --------------------------------------------------------------------------
+
+    def _one_round(
+        self,
+        registry: ToolRegistry,
+        progress: _Progress,
+        calls: list[ToolCall],
+        answer: RunAnswer,
+        *,
+        approve: ApprovalCallback | None,
+        raise_errors: bool,
+    ) -> Generator[LoopEvent, None, list[dict[str, str]]]:
+        index = len(progress.rounds) + 1
+        for call in calls:
+            yield ToolCallStarted(index, call.id, call.function.name, call.function.arguments)
+        clock = self._round_trip_clock
+        started = clock()
+        records: list[ToolCallRecord] = []
+        for record in registry.iter_dispatch(calls, approve=approve, raise_errors=raise_errors):
+            records.append(record)
+            yield ToolCallFinished(index, record)
+        last = answer.last_event
+        done = RoundRecord(
+            index=index,
+            tool_calls=tuple(records),
+            duration=clock() - started,
+            thought=_thought(last) if last is not None else "",
+        )
+        progress.rounds.append(done)
+        yield RoundFinished(done)
+        return [record.to_output().model_dump() for record in records]
+
+    def _one_run(
+        self,
+        client: _Conversations,
+        progress: _Progress,
+        stream: bool,
+        *,
+        query: str = "",
+        **options: Any,
+    ) -> Generator[LoopEvent, None, RunAnswer]:
+        run_number = len(progress.runs) + 1
+        conversation_id = progress.conversation_id
+        if not stream:
+            message = client.run(conversation_id, query, stream=False, **options)
+            answer: RunAnswer = message.content
+            for event in answer.events:
+                yield ServerEvent(event, run_number)
+            if answer.answer:
+                yield TextDelta(answer.answer, run_number)
+            progress.runs.append(answer)
+            return answer
+
+        messages = client.run(conversation_id, query, stream=True, **options)
+        pieces: list[str] = []
+        events: list[Event] = []
+        last: RunAnswer | None = None
+        try:
+            for last in messages:
+                if last.answer:
+                    pieces.append(last.answer)
+                    yield TextDelta(last.answer, run_number)
+                for event in last.events:
+                    events.append(event)
+                    yield ServerEvent(event, run_number)
+        finally:
+            close = getattr(messages, "close", None)
+            if callable(close):
+                close()
+        if last is None or not (
+            last.is_completion or (events and (events[-1].is_terminal or events[-1].tool_calls))
+        ):
+            raise StreamInterruptedError(
+                "the stream ended before the run's final event",
+                request_id=last.request_id if last else "",
+                conversation_id=conversation_id,
+            )
+        answer = last.model_copy(update={"answer": "".join(pieces), "events": events})
+        progress.runs.append(answer)
+        return answer

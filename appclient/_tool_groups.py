@@ -1,0 +1,243 @@
+"""Named groups of tools, for projects that register tools where they are defined.
+
+LazyLLM's ``@fc_register("tool")`` lets a module mark its functions as tools at definition
+time and an agent pick them up by group name later. appclient offers the same without a
+hidden global registry of callables being called: a :class:`ToolGroup` only remembers which
+functions belong to it and with which options; a :class:`~appclient.ToolRegistry` turns them
+into tools with ``registry.add_group(group)`` (or the group's name)::
+
+    weather = tool_group("weather")
+
+    @weather.tool
+    def get_current_weather(location: str) -> str: ...
+
+    @register_tool("weather", requires_approval=True)
+    def cancel_trip(trip_id: str) -> str: ...
+
+    registry = ToolRegistry([weather])          # or registry.add_group("weather")
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, overload
+
+from ._errors import InvalidRequestError, ManifestError
+
+__all__ = ["GroupEntry", "ToolGroup", "register_tool", "resolve_group", "tool_group"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True, repr=False)
+class GroupEntry:
+    """A function in a group, with the options it is registered with.
+
+    Attributes mirror :meth:`appclient.ToolRegistry.add`; ``bind`` holds bound values.
+    """
+
+    func: Callable[..., Any]
+    name: str | None = None
+    description: str | None = None
+    timeout: float | None = None
+    requires_approval: bool = False
+    strict: bool = False
+    bind: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """The name the entry is known by in its group (explicit name or function name)."""
+        if self.name:
+            return self.name
+        name = getattr(self.func, "__name__", None)
+        return name if isinstance(name, str) else type(self.func).__name__
+
+    def __repr__(self) -> str:
+        return f"GroupEntry({self.label!r}, requires_approval={self.requires_approval!r})"
+
+
+class ToolGroup:
+    """A named, ordered set of functions to register together.
+
+    Args:
+        name: The group's name (free text; used by :func:`tool_group` lookups).
+    """
+
+    def __init__(self, name: str) -> None:
+        if not name:
+            raise InvalidRequestError("a tool group needs a non-empty name")
+        self.name = name
+        self._entries: dict[str, GroupEntry] = {}
+        self._lock = threading.Lock()
+
+    @overload
+    def tool(self, func: F, /) -> F: ...
+
+    @overload
+    def tool(
+        self,
+        func: None = None,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout: float | None = None,
+        requires_approval: bool = False,
+        strict: bool = False,
+        bind: Mapping[str, Any] | None = None,
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        func: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout: float | None = None,
+        requires_approval: bool = False,
+        strict: bool = False,
+        bind: Mapping[str, Any] | None = None,
+    ) -> F | Callable[[F], F]:
+        """Add a function to the group; usable as ``@group.tool`` or ``@group.tool(...)``.
+
+        The function is returned unchanged, so it stays an ordinary function.
+
+        Args:
+            func: The function (when used without parentheses).
+            name: The tool name (default: the function's).
+            description: The tool description (default: from the docstring).
+            timeout: Seconds a call may take (default: the registry's).
+            requires_approval: Ask the approval callback before each call.
+            strict: Build the schema in strict mode.
+            bind: Parameter values the program supplies (hidden from the agent).
+
+        Returns:
+            The function, or a decorator that adds it.
+
+        Raises:
+            ManifestError: The group already has a tool of that name.
+        """
+
+        def add(function: F) -> F:
+            entry = GroupEntry(
+                function,
+                name=name,
+                description=description,
+                timeout=timeout,
+                requires_approval=requires_approval,
+                strict=strict,
+                bind=dict(bind or {}),
+            )
+            with self._lock:
+                if entry.label in self._entries:
+                    raise ManifestError(
+                        f"tool group {self.name!r} already has a tool named {entry.label!r}"
+                    )
+                self._entries[entry.label] = entry
+            return function
+
+        return add(func) if func is not None else add
+
+    def remove(self, name: str) -> None:
+        """Take a tool out of the group.
+
+        Raises:
+            KeyError: The group has no tool of that name.
+        """
+        with self._lock:
+            del self._entries[name]
+
+    def entries(self) -> tuple[GroupEntry, ...]:
+        """Return the group's entries, in the order they were added."""
+        with self._lock:
+            return tuple(self._entries.values())
+
+    def names(self) -> list[str]:
+        """Return the names the group's tools are known by."""
+        return [entry.label for entry in self.entries()]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __iter__(self) -> Iterator[GroupEntry]:
+        return iter(self.entries())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"ToolGroup({self.name!r}, tools={self.names()!r})"
+
+
+_GROUPS: dict[str, ToolGroup] = {}
+_GROUPS_LOCK = threading.Lock()
+
+
+def tool_group(name: str) -> ToolGroup:
+    """Return the process-wide group of that name, creating it on first use.
+
+    Args:
+        name: The group's name, for example ``"tool"`` (LazyLLM's default group).
+
+    Returns:
+        The same :class:`ToolGroup` object for the same name, from any module.
+    """
+    with _GROUPS_LOCK:
+        group = _GROUPS.get(name)
+        if group is None:
+            group = _GROUPS[name] = ToolGroup(name)
+        return group
+
+
+def register_tool(
+    group: str = "tool",
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout: float | None = None,
+    requires_approval: bool = False,
+    strict: bool = False,
+    bind: Mapping[str, Any] | None = None,
+) -> Callable[[F], F]:
+    """Decorator adding a function to the named process-wide group (LazyLLM's ``fc_register``).
+
+    Args:
+        group: The group's name.
+        name: The tool name (default: the function's).
+        description: The tool description (default: from the docstring).
+        timeout: Seconds a call may take (default: the registry's).
+        requires_approval: Ask the approval callback before each call.
+        strict: Build the schema in strict mode.
+        bind: Parameter values the program supplies (hidden from the agent).
+
+    Returns:
+        A decorator that returns the function unchanged.
+    """
+    return tool_group(group).tool(
+        name=name,
+        description=description,
+        timeout=timeout,
+        requires_approval=requires_approval,
+        strict=strict,
+        bind=bind,
+    )
+
+
+def resolve_group(group: ToolGroup | str) -> tuple[GroupEntry, ...]:
+    """Return the entries of a group given as an object or as a process-wide name.
+
+    Raises:
+        InvalidRequestError: No group of that name has been created.
+    """
+    if isinstance(group, ToolGroup):
+        return group.entries()
+    with _GROUPS_LOCK:
+        found = _GROUPS.get(group)
+        known = sorted(_GROUPS)
+    if found is None:
+        listing = ", ".join(repr(n) for n in known) or "none yet"
+        raise InvalidRequestError(f"no tool group named {group!r} (groups: {listing})")
+    return found.entries()
