@@ -1,0 +1,200 @@
+"""The requests-facing helpers under :class:`~appclient.AppClient`.
+
+Everything here touches ``requests`` objects but holds no client state: the token wrapper
+that keeps secrets out of reprs, the ``Authorization`` value, the mapping of requests
+failures and HTTP error responses to the exception tree, and the chunk reader for streams.
+"""
+
+from __future__ import annotations
+
+import http.client
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any, Final
+
+import requests
+import urllib3
+
+from ._constants import HEADER_REQUEST_ID
+from ._errors import (
+    APIStatusError,
+    ConnectError,
+    InvalidRequestError,
+    RequestTimeoutError,
+    TransportError,
+    redact,
+    status_error_class,
+)
+from ._http_bodies import error_body_fields
+from ._retry import parse_http_date, parse_retry_after
+from ._version import __version__
+
+__all__ = [
+    "USER_AGENT",
+    "Secret",
+    "authorization_value",
+    "iter_body_chunks",
+    "status_error",
+    "transport_error",
+]
+
+USER_AGENT: Final = f"appclient/{__version__}"
+_REDACTED_BODY_LIMIT: Final = 2000
+
+
+class Secret:
+    """A string that never shows itself in ``repr``, ``str`` or ``vars()`` dumps."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """Return the secret value, for the one place that must send it."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+
+def authorization_value(token: str) -> str:
+    """Return the ``Authorization`` header value for a token.
+
+    A token that already starts with ``Bearer`` is sent as is (PROTOCOL.md section 1).
+
+    Raises:
+        InvalidRequestError: The token is empty or holds characters a header cannot carry
+            (the message never repeats the token).
+    """
+    if not isinstance(token, str) or not token.strip():
+        raise InvalidRequestError("the token is empty; pass token= or set APPBUILDER_TOKEN")
+    token = token.strip()
+    if any(ord(char) < 0x20 or ord(char) == 0x7F for char in token) or not token.isascii():
+        raise InvalidRequestError(
+            "the token holds line breaks, control or non-ASCII characters; check its value"
+        )
+    return token if token.startswith("Bearer") else f"Bearer {token}"
+
+
+def _reason(error: BaseException) -> str:
+    # requests nests urllib3's MaxRetryError(reason=NewConnectionError(...)); show the cause.
+    reason: object = error.args[0] if error.args else error
+    reason = getattr(reason, "reason", reason)
+    text = str(reason) or type(reason).__name__
+    return text.rsplit(">: ", 1)[-1]  # drop "<HTTPConnection object at 0x...>: "
+
+
+def transport_error(
+    error: requests.RequestException,
+    *,
+    method: str,
+    url: str,
+    timeout: tuple[float, float],
+    secrets: Iterable[str] = (),
+) -> TransportError:
+    """Map a requests failure to :class:`ConnectError`, :class:`RequestTimeoutError` or the base."""
+    where = f"{method} {url}"
+    if isinstance(error, requests.ConnectTimeout):
+        text = f"{where}: no connection within {timeout[0]:g} s (connect timeout)"
+        cls: type[TransportError] = RequestTimeoutError
+    elif isinstance(error, requests.Timeout):
+        text = f"{where}: no answer within {timeout[1]:g} s (read timeout)"
+        cls = RequestTimeoutError
+    elif isinstance(error, requests.ConnectionError):
+        text = f"{where}: connection failed: {_reason(error)}"
+        cls = ConnectError
+    else:
+        text = f"{where}: the HTTP exchange failed: {_reason(error)}"
+        cls = TransportError
+    return cls(redact(text, secrets), method=method, url=url)
+
+
+def _server_now(response: requests.Response) -> float:
+    date = response.headers.get("Date")
+    moment = parse_http_date(date) if date else None
+    return time.time() if moment is None else moment
+
+
+def status_error(response: requests.Response, *, secrets: Iterable[str] = ()) -> APIStatusError:
+    """Build the :class:`APIStatusError` subclass for an HTTP error response.
+
+    ``code``, ``message`` and ``request_id`` come from the protocol's error body, the request
+    id falls back to the ``X-Appbuilder-Request-Id`` header, and ``retry_after`` is read from
+    ``retry-after-ms``/``Retry-After`` (an HTTP date is compared with the response's ``Date``).
+    Known secrets are scrubbed in case a server echoes them.
+    """
+    content = response.content or b""
+    secrets = [secret for secret in secrets if secret]
+    if any(secret.encode() in content for secret in secrets):
+        text = redact(content.decode("utf-8", errors="replace"), secrets)
+        content = text[:_REDACTED_BODY_LIMIT].encode("utf-8")
+    code, message, request_id, body = error_body_fields(content)
+    return status_error_class(response.status_code)(
+        status_code=response.status_code,
+        code=code or (response.reason or ""),
+        message=message,
+        request_id=request_id or response.headers.get(HEADER_REQUEST_ID, ""),
+        body=body,
+        retry_after=parse_retry_after(response.headers, now=_server_now(response)),
+    )
+
+
+_READ_ERRORS: Final = (
+    requests.RequestException,
+    urllib3.exceptions.HTTPError,
+    http.client.HTTPException,
+    OSError,
+)
+_READ_TIMEOUTS: Final = (
+    TimeoutError,
+    urllib3.exceptions.ReadTimeoutError,
+    requests.Timeout,
+)
+
+
+def _raw_chunks(response: requests.Response, chunk_size: int) -> Iterator[bytes]:
+    raw: Any = response.raw
+    if callable(getattr(raw, "read1", None)):
+        # urllib3 >= 2: read1 returns as soon as any bytes arrive, decoding included.
+        while chunk := raw.read1(chunk_size):
+            yield chunk
+    elif getattr(raw, "chunked", False) and raw.supports_chunked_reads():
+        # urllib3 1.26, chunked transfer: one HTTP chunk (one SSE flush) at a time.
+        yield from raw.read_chunked(chunk_size, decode_content=True)
+    elif callable(getattr(getattr(raw, "_fp", None), "read1", None)) and not response.headers.get(
+        "Content-Encoding"
+    ):
+        # urllib3 1.26, length- or close-delimited: its read(n) blocks until n bytes, which
+        # would hold back every message of a slow stream; http.client's read1 does not.
+        while chunk := raw._fp.read1(chunk_size):
+            yield chunk
+    else:  # pragma: no cover - exotic adapters; correct, but may buffer a slow stream
+        yield from response.iter_content(chunk_size)
+
+
+def iter_body_chunks(
+    response: requests.Response, *, chunk_size: int, read_timeout: float
+) -> Iterator[bytes]:
+    """Yield a streamed body's bytes as they arrive, mapping read failures to the tree.
+
+    Raises:
+        RequestTimeoutError: No byte arrived within ``read_timeout`` seconds.
+        TransportError: The connection broke while reading.
+    """
+    url = response.url or ""
+    method = (response.request.method if response.request is not None else None) or "POST"
+    try:
+        yield from _raw_chunks(response, chunk_size)
+    except _READ_TIMEOUTS as exc:
+        raise RequestTimeoutError(
+            f"no data for {read_timeout:g} s while reading the stream (read timeout)",
+            method=method,
+            url=url,
+        ) from exc
+    except _READ_ERRORS as exc:
+        raise TransportError(
+            f"the connection broke while reading the stream: {_reason(exc)}", method=method, url=url
+        ) from exc

@@ -1,0 +1,428 @@
+"""The bodies appclient sends and reads (pure: no sockets, no requests).
+
+Request side: caller arguments are checked and turned into the exact JSON the official
+Python client sends (PROTOCOL.md section 3: all 13 run keys, ``file_ids: []`` and
+``tools: []`` when absent, the other optional keys ``null``), raising
+:class:`~appclient.InvalidRequestError` naming the bad argument before anything is sent.
+Dict tools are checked but sent exactly as given, so the official Manifest shape reaches the
+server unchanged.
+
+Response side: bodies are decoded into the wire models, and the two ways a run can fail
+inside an HTTP 200 (a top-level ``code``/``message``, or an ``error`` event) become
+:class:`~appclient.RunError` instead of an empty answer.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final, TypeAlias
+
+from pydantic import BaseModel, ValidationError
+
+from ._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
+from ._errors import InvalidRequestError, ResponseDecodeError, RunError
+from ._models import RunAnswer, Tool, ToolChoice, ToolOutput
+
+__all__ = [
+    "FEEDBACK_TYPES",
+    "ToolChoiceLike",
+    "ToolOutputLike",
+    "ToolsLike",
+    "decode_json",
+    "encode_json",
+    "error_body_fields",
+    "feedback_body",
+    "parse_run_answer",
+    "raise_for_error_event",
+    "require_text",
+    "run_body",
+    "tool_choice_to_wire",
+    "tool_outputs_to_wire",
+    "tools_to_wire",
+    "top_level_error",
+]
+
+#: Any single tool: a dict, a :class:`Tool`, another pydantic model of that shape, a plain
+#: function (described by ``appclient.manifest``), or an object with ``to_tool()``/``to_tools()``.
+ToolsLike: TypeAlias = Any
+ToolOutputLike: TypeAlias = "ToolOutput | Mapping[str, Any] | BaseModel"
+ToolChoiceLike: TypeAlias = "ToolChoice | Mapping[str, Any] | BaseModel"
+
+FEEDBACK_TYPES: Final = ("upvote", "downvote", "cancel")
+_EMPTY_CODES: Final = (None, "", 0, "0")
+
+
+# --- request bodies ----------------------------------------------------------------------
+
+
+def require_text(value: object, *, name: str) -> str:
+    """Return ``value`` if it is a non-blank string, else raise naming the argument."""
+    if not isinstance(value, str):
+        raise InvalidRequestError(f"{name} must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise InvalidRequestError(f"{name} must not be empty")
+    return value
+
+
+def _optional_mapping(value: object, *, name: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise InvalidRequestError(f"{name} must be a dict or None, got {type(value).__name__}")
+    return dict(value)
+
+
+def _string_list(value: object, *, name: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise InvalidRequestError(f"{name} must be a list of strings, got {type(value).__name__}")
+    items = list(value)
+    for index, item in enumerate(items):
+        if not isinstance(item, str) or not item:
+            raise InvalidRequestError(f"{name}[{index}] must be a non-empty string, got {item!r}")
+    return items
+
+
+def _tool_from_function(func: Callable[..., Any]) -> dict[str, Any]:
+    # Imported on first use: the manifest builder is heavier than the client needs otherwise.
+    try:
+        manifest = importlib.import_module(".manifest", __package__)
+        from_function = manifest.Manifest.from_function
+    except (ImportError, AttributeError) as exc:
+        raise InvalidRequestError(
+            "turning a Python function into a tool needs appclient.manifest.Manifest, which "
+            f"could not be loaded: {exc}"
+        ) from exc
+    tool: dict[str, Any] = from_function(func)
+    return tool
+
+
+def _checked_tool(tool: Mapping[str, Any], where: str) -> dict[str, Any]:
+    kind = tool.get("type", "function")
+    if not isinstance(kind, str) or not kind:
+        raise InvalidRequestError(f"{where}: 'type' must be a non-empty string, got {kind!r}")
+    if kind != "function":
+        return dict(tool)
+    function = tool.get("function")
+    if not isinstance(function, Mapping):
+        raise InvalidRequestError(f"{where}: a tool of type 'function' needs a 'function' object")
+    name = function.get("name")
+    if not isinstance(name, str) or not TOOL_NAME_PATTERN.match(name):
+        raise InvalidRequestError(f"{where}: tool name {name!r} is invalid ({TOOL_NAME_RULE})")
+    description = function.get("description")
+    if description is not None and not isinstance(description, str):
+        raise InvalidRequestError(f"{where} ({name}): 'description' must be a string")
+    parameters = function.get("parameters")
+    if parameters is not None and not isinstance(parameters, Mapping):
+        raise InvalidRequestError(f"{where} ({name}): 'parameters' must be a JSON Schema object")
+    return tool if "type" in tool and isinstance(tool, dict) else {"type": kind, **tool}
+
+
+def _tool_items(item: Any, where: str, out: list[dict[str, Any]]) -> None:
+    if isinstance(item, Tool):
+        out.append(item.model_dump(mode="json", by_alias=True, exclude_none=True))
+    elif isinstance(item, Mapping):
+        out.append(_checked_tool(item, where))
+    elif isinstance(item, BaseModel):  # e.g. the official SDK's data_class.Tool
+        out.append(_checked_tool(item.model_dump(mode="json", exclude_none=True), where))
+    elif callable(getattr(item, "to_tools", None)):
+        for index, tool in enumerate(item.to_tools()):
+            _tool_items(tool, f"{where}.to_tools()[{index}]", out)
+    elif callable(getattr(item, "to_tool", None)):
+        _tool_items(item.to_tool(), f"{where}.to_tool()", out)
+    elif isinstance(item, (list, tuple)):
+        for index, tool in enumerate(item):
+            _tool_items(tool, f"{where}[{index}]", out)
+    elif callable(item):
+        _tool_items(_tool_from_function(item), where, out)
+    else:
+        raise InvalidRequestError(
+            f"{where}: expected a tool dict, a Tool, a function or a tool registry, "
+            f"got {type(item).__name__}"
+        )
+
+
+def tools_to_wire(tools: ToolsLike) -> list[dict[str, Any]]:
+    """Turn the ``tools`` argument into wire tool dicts, checking names are valid and unique.
+
+    Args:
+        tools: ``None``, a list of tool-likes (dicts, :class:`Tool` models, functions, objects
+            with ``to_tool()``/``to_tools()``, nested lists), or a registry with ``tools()``.
+
+    Returns:
+        The tools to send (``[]`` for ``None``); dicts are sent as given.
+
+    Raises:
+        InvalidRequestError: A tool has the wrong shape, an invalid or repeated name.
+    """
+    if tools is None:
+        return []
+    out: list[dict[str, Any]] = []
+    if isinstance(tools, (list, tuple)):
+        for index, item in enumerate(tools):
+            _tool_items(item, f"tools[{index}]", out)
+    elif callable(getattr(tools, "to_tools", None)):
+        _tool_items(tools, "tools", out)
+    elif callable(getattr(tools, "tools", None)):  # a ToolRegistry
+        _tool_items(list(tools.tools()), "tools.tools()", out)
+    elif isinstance(tools, (str, bytes, Mapping, BaseModel)) or not isinstance(tools, Iterable):
+        raise InvalidRequestError(
+            f"tools must be a list of tools, got a single {type(tools).__name__}; wrap it in a list"
+        )
+    else:
+        for index, item in enumerate(tools):
+            _tool_items(item, f"tools[{index}]", out)
+    seen: set[str] = set()
+    for tool in out:
+        function = tool.get("function")
+        name = function.get("name") if isinstance(function, Mapping) else None
+        if isinstance(name, str):
+            if name in seen:
+                raise InvalidRequestError(f"tool name {name!r} is used twice in one run")
+            seen.add(name)
+    return out
+
+
+def _validated(model: type[BaseModel], value: Any, where: str) -> dict[str, Any]:
+    if isinstance(value, BaseModel) and not isinstance(value, model):
+        value = value.model_dump(mode="json")
+    try:
+        instance = value if isinstance(value, model) else model.model_validate(value)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or 'value'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise InvalidRequestError(f"{where} is invalid: {problems}") from None
+    return instance.model_dump(mode="json", by_alias=True)
+
+
+def tool_outputs_to_wire(outputs: Iterable[ToolOutputLike] | None) -> list[dict[str, Any]] | None:
+    """Turn ``tool_outputs`` (dicts or :class:`ToolOutput` models) into wire dicts.
+
+    Raises:
+        InvalidRequestError: An item is not a tool output (naming its index and field).
+    """
+    if outputs is None:
+        return None
+    if isinstance(outputs, (str, bytes, Mapping, BaseModel)) or not isinstance(outputs, Iterable):
+        raise InvalidRequestError(
+            f"tool_outputs must be a list of tool outputs, got {type(outputs).__name__}"
+        )
+    wire = []
+    for index, item in enumerate(outputs):
+        if not isinstance(item, (Mapping, BaseModel)):
+            raise InvalidRequestError(
+                f"tool_outputs[{index}] must be a dict or ToolOutput, got {type(item).__name__}"
+            )
+        output = _validated(ToolOutput, item, f"tool_outputs[{index}]")
+        if not output["tool_call_id"]:
+            raise InvalidRequestError(f"tool_outputs[{index}].tool_call_id must not be empty")
+        wire.append(output)
+    return wire
+
+
+def tool_choice_to_wire(choice: ToolChoiceLike | None) -> dict[str, Any] | None:
+    """Turn ``tool_choice`` (a dict or :class:`ToolChoice`) into its wire dict.
+
+    Raises:
+        InvalidRequestError: The type is not ``auto``/``function``, or a forced choice names no
+            tool.
+    """
+    if choice is None:
+        return None
+    if not isinstance(choice, (Mapping, BaseModel)):
+        raise InvalidRequestError(
+            f"tool_choice must be a dict or ToolChoice, got {type(choice).__name__}"
+        )
+    return _validated(ToolChoice, choice, "tool_choice")
+
+
+def run_body(
+    *,
+    app_id: str,
+    conversation_id: str,
+    query: str,
+    stream: bool,
+    file_ids: Iterable[str] | None,
+    tools: ToolsLike,
+    tool_outputs: Iterable[ToolOutputLike] | None,
+    tool_choice: ToolChoiceLike | None,
+    end_user_id: str | None,
+    action: Mapping[str, Any] | None,
+    parameters: Mapping[str, Any] | None,
+    custom_metadata: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """Check the arguments of a run and return its body, keys as the official client orders.
+
+    Raises:
+        InvalidRequestError: The conversation id is empty, there is neither a query nor tool
+            outputs, or any argument has the wrong type or shape.
+    """
+    require_text(conversation_id, name="conversation_id")
+    if not isinstance(query, str):
+        raise InvalidRequestError(f"query must be a string, got {type(query).__name__}")
+    if not isinstance(stream, bool):
+        raise InvalidRequestError(f"stream must be True or False, got {stream!r}")
+    outputs = tool_outputs_to_wire(tool_outputs)
+    if not query.strip() and not outputs:
+        raise InvalidRequestError("a run needs a query or tool_outputs (both are empty)")
+    if end_user_id is not None:
+        require_text(end_user_id, name="end_user_id")
+    return {
+        "query": query,
+        "stream": stream,
+        "conversation_id": conversation_id,
+        "file_ids": _string_list(file_ids, name="file_ids"),
+        "app_id": app_id,
+        "tools": tools_to_wire(tools),
+        "tool_outputs": outputs,
+        "tool_choice": tool_choice_to_wire(tool_choice),
+        "end_user_id": end_user_id,
+        "action": _optional_mapping(action, name="action"),
+        "mcp_authorization": None,
+        "parameters": _optional_mapping(parameters, name="parameters"),
+        "custom_metadata": _optional_mapping(custom_metadata, name="custom_metadata"),
+    }
+
+
+def feedback_body(
+    *,
+    app_id: str,
+    conversation_id: str,
+    message_id: str,
+    type: str,  # the wire and the official client call it "type"
+    flag: Iterable[str] | None,
+    reason: str | None,
+) -> dict[str, Any]:
+    """Check feedback arguments and return the body, leaving out ``None`` values.
+
+    Raises:
+        InvalidRequestError: An id is empty, ``type`` is not one of :data:`FEEDBACK_TYPES`, or
+            ``flag``/``reason`` have the wrong type.
+    """
+    require_text(conversation_id, name="conversation_id")
+    require_text(message_id, name="message_id")
+    if type not in FEEDBACK_TYPES:
+        raise InvalidRequestError(f"type must be one of {', '.join(FEEDBACK_TYPES)}; got {type!r}")
+    body: dict[str, Any] = {
+        "app_id": app_id,
+        "conversation_id": conversation_id,
+        "message_id": message_id,
+        "type": type,
+    }
+    if flag is not None:
+        body["flag"] = _string_list(flag, name="flag")
+    if reason is not None:
+        if not isinstance(reason, str):
+            raise InvalidRequestError(f"reason must be a string, got {reason.__class__.__name__}")
+        body["reason"] = reason
+    return body
+
+
+def encode_json(body: Mapping[str, Any]) -> bytes:
+    """Serialise a request body compactly and ASCII-only (escaped), as the official client does.
+
+    Raises:
+        InvalidRequestError: A value is not JSON-serialisable (or is NaN/infinite).
+    """
+    try:
+        return json.dumps(body, separators=(",", ":"), allow_nan=False).encode("ascii")
+    except (TypeError, ValueError) as exc:
+        raise InvalidRequestError(f"the request body is not JSON-serialisable: {exc}") from exc
+
+
+# --- response bodies ---------------------------------------------------------------------
+
+
+def decode_json(content: bytes, *, what: str, request_id: str = "") -> Any:
+    """Decode a successful response body; :class:`ResponseDecodeError` when it is not JSON."""
+    try:
+        return json.loads(content)
+    except ValueError as exc:
+        raise ResponseDecodeError(_not_json(what, content, request_id, exc)) from None
+
+
+def _not_json(what: str, content: bytes | str, request_id: str, error: object) -> str:
+    if isinstance(content, bytes):
+        content = content.decode("utf-8", errors="replace")
+    snippet = content[:200] + ("..." if len(content) > 200 else "")
+    text = f"{what} is not the protocol's JSON ({error}): {snippet!r}"
+    return text + (f" (request_id={request_id})" if request_id else "")
+
+
+def top_level_error(body: Mapping[str, Any]) -> tuple[str, str] | None:
+    """Return ``(code, message)`` when a 200 body reports an error at the top level.
+
+    The hosted service answers some failures with HTTP 200 and ``{"code", "message"}``; the
+    official Python client shows an empty answer for them.
+    """
+    code = body.get("code")
+    message = body.get("message")
+    if code in _EMPTY_CODES and not (message and "code" in body):
+        return None
+    return ("" if code is None else str(code)), ("" if message is None else str(message))
+
+
+def parse_run_answer(
+    data: bytes | str, *, request_id: str = "", conversation_id: str = ""
+) -> RunAnswer:
+    """Decode one run answer (a non-stream body or one SSE message).
+
+    Raises:
+        RunError: The body reports a top-level error.
+        ResponseDecodeError: The body is not a JSON object of the run answer's shape.
+    """
+    try:
+        answer = RunAnswer.model_validate_json(data)
+    except ValidationError as exc:
+        raise ResponseDecodeError(
+            _not_json("the run answer", data, request_id, exc.errors()[0]["msg"])
+        ) from None
+    extra = answer.model_extra
+    if extra and ("code" in extra or "message" in extra):
+        failure = top_level_error(extra)
+        if failure is not None:
+            raise RunError(
+                failure[1] or "the server reported an error",
+                code=failure[0],
+                request_id=answer.request_id or request_id,
+                conversation_id=answer.conversation_id or conversation_id,
+            )
+    return answer
+
+
+def raise_for_error_event(answer: RunAnswer, *, conversation_id: str = "") -> None:
+    """Raise :class:`RunError` if ``answer`` holds an ``error`` event."""
+    event = answer.error_event
+    if event is not None:
+        raise RunError(
+            event.event_message or "the run reported an error event",
+            code=str(event.event_code),
+            request_id=answer.request_id,
+            conversation_id=answer.conversation_id or conversation_id,
+        )
+
+
+def error_body_fields(content: bytes) -> tuple[str, str, str, Any]:
+    """Read ``(code, message, request_id, body)`` from an HTTP error response body.
+
+    A JSON object gives its fields; anything else becomes the (shortened) text as the message.
+    """
+    try:
+        body: Any = json.loads(content) if content else None
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        code, message, request_id = (body.get(key) for key in ("code", "message", "request_id"))
+        return (
+            "" if code is None else str(code),
+            "" if message is None else str(message),
+            request_id if isinstance(request_id, str) else "",
+            body,
+        )
+    text = content.decode("utf-8", errors="replace")
+    return "", text[:500].strip(), "", text if body is None else body

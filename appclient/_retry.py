@@ -1,0 +1,240 @@
+"""What appclient retries and how long it waits in between (pure: no sockets, no clock).
+
+- **What**: failures of the exchange itself (:class:`~appclient.TransportError`: refused or
+  broken connections), timeouts of non-stream requests, and HTTP 408, 429 and 5xx. Never a
+  400, 401, 403, 404, 409, 413 or 422: sending the same request again cannot fix those. A
+  stream is never retried once it has started delivering; that rule lives in the client,
+  which only retries up to the response headers.
+- **How long**: exponential backoff with full jitter, ``uniform(0, min(max, initial * 2**n))``
+  (so that many clients failing together do not come back together), unless the server said
+  how long to wait with ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date). A
+  server wait longer than the cap is not waited for: the error is raised at once.
+- **How**: :meth:`RetryPolicy.retrying` builds the tenacity loop with an injectable ``sleep``
+  and random source, so tests never really wait.
+"""
+
+from __future__ import annotations
+
+import math
+import random as _random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import tenacity
+
+from ._constants import (
+    DEFAULT_BACKOFF_INITIAL,
+    DEFAULT_BACKOFF_MAX,
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_RETRY_AFTER_CAP,
+    RETRYABLE_STATUS_CODES,
+)
+from ._errors import APIStatusError, RequestTimeoutError, TransportError
+
+__all__ = [
+    "RetryPolicy",
+    "backoff_delay",
+    "parse_http_date",
+    "parse_retry_after",
+]
+
+
+def backoff_delay(
+    attempt: int,
+    *,
+    initial: float = DEFAULT_BACKOFF_INITIAL,
+    maximum: float = DEFAULT_BACKOFF_MAX,
+    random: Callable[[], float] = _random.random,
+) -> float:
+    """Return the jittered wait before retry number ``attempt`` (1 for the first retry).
+
+    Args:
+        attempt: How many attempts have failed so far (at least 1).
+        initial: The ceiling of the first wait; each later ceiling doubles.
+        maximum: The largest ceiling.
+        random: A source of floats in ``[0, 1)``; inject a fixed one in tests.
+
+    Returns:
+        A wait in ``[0, min(maximum, initial * 2 ** (attempt - 1)))`` seconds.
+    """
+    exponent = min(max(attempt - 1, 0), 62)  # 2**62 already dwarfs any sane maximum
+    ceiling = min(maximum, initial * (2.0**exponent))
+    return random() * ceiling
+
+
+def parse_http_date(value: str) -> float | None:
+    """Return the POSIX time of an HTTP date (RFC 9110), or ``None`` when it is not one."""
+    try:
+        moment = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if moment is None:  # pragma: no cover - older Pythons returned None instead of raising
+        return None
+    return moment.timestamp()
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """Return how many seconds the server asked the client to wait, or ``None``.
+
+    ``retry-after-ms`` (milliseconds, as some API gateways send) wins over ``Retry-After``,
+    which is either delta seconds or an HTTP date. A date is compared with ``now``; the
+    client passes the response's own ``Date`` header when there is one, so the two clocks
+    that are compared are both the server's.
+
+    Args:
+        headers: The response headers; a case-insensitive mapping such as requests' is best,
+            plain dicts are searched case-insensitively.
+        now: The current POSIX time, needed only for the HTTP-date form.
+
+    Returns:
+        A non-negative number of seconds, or ``None`` for absent or unreadable values.
+    """
+    millis = _header(headers, "retry-after-ms")
+    if millis is not None:
+        seconds = _non_negative_number(millis)
+        if seconds is not None:
+            return seconds / 1000.0
+    value = _header(headers, "retry-after")
+    if value is None:
+        return None
+    seconds = _non_negative_number(value)
+    if seconds is not None:
+        return seconds
+    moment = parse_http_date(value)
+    if moment is None or now is None:
+        return None
+    return max(0.0, moment - now)
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    value = headers.get(name)
+    if value is None and not hasattr(headers, "lower_items"):
+        for key, item in headers.items():  # plain dicts: match names case-insensitively
+            if key.lower() == name:
+                return item.strip()
+    return value.strip() if value is not None else None
+
+
+def _non_negative_number(text: str) -> float | None:
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    if not math.isfinite(number) or number < 0:
+        return None
+    return number
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Which failures are retried, how often, and how long to wait.
+
+    Attributes:
+        max_retries: Retries after the first attempt (0 disables retrying).
+        backoff_initial: Ceiling of the first jittered wait, in seconds.
+        backoff_max: Largest jittered wait, in seconds.
+        retry_after_cap: Longest server-requested wait honoured; beyond it the error is raised.
+        retryable_statuses: HTTP statuses worth another attempt.
+        random: Source of floats in ``[0, 1)`` for the jitter.
+    """
+
+    max_retries: int = DEFAULT_MAX_RETRIES
+    backoff_initial: float = DEFAULT_BACKOFF_INITIAL
+    backoff_max: float = DEFAULT_BACKOFF_MAX
+    retry_after_cap: float = DEFAULT_RETRY_AFTER_CAP
+    retryable_statuses: frozenset[int] = RETRYABLE_STATUS_CODES
+    random: Callable[[], float] = field(default=_random.random, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int):
+            raise TypeError(f"max_retries must be an int, got {type(self.max_retries).__name__}")
+        if self.max_retries < 0:
+            raise ValueError(f"max_retries must be 0 or more, got {self.max_retries}")
+        if self.backoff_initial < 0 or self.backoff_max < 0 or self.retry_after_cap < 0:
+            raise ValueError("backoff and retry-after limits must not be negative")
+
+    def is_retryable(self, error: BaseException, *, stream: bool = False) -> bool:
+        """Return whether another attempt may fix ``error``.
+
+        Args:
+            error: The failure of the last attempt.
+            stream: Whether the request asked for an event stream; its timeouts are not
+                retried, because the run may already be under way on the server.
+
+        Returns:
+            ``True`` for transport failures (timeouts only when not streaming) and for
+            retryable statuses whose server-requested wait is within the cap.
+        """
+        if isinstance(error, RequestTimeoutError):
+            return not stream
+        if isinstance(error, TransportError):
+            return True
+        if isinstance(error, APIStatusError):
+            if error.status_code not in self.retryable_statuses:
+                return False
+            return error.retry_after is None or error.retry_after <= self.retry_after_cap
+        return False
+
+    def delay(self, attempt: int, error: BaseException | None = None) -> float:
+        """Return the wait before the next attempt, after ``attempt`` failed attempts.
+
+        Args:
+            attempt: How many attempts have failed (1 after the first).
+            error: The last failure; its ``retry_after`` wins over the backoff.
+
+        Returns:
+            Seconds to wait.
+        """
+        retry_after = getattr(error, "retry_after", None)
+        if isinstance(retry_after, (int, float)) and retry_after >= 0:
+            return min(float(retry_after), self.retry_after_cap)
+        return backoff_delay(
+            attempt, initial=self.backoff_initial, maximum=self.backoff_max, random=self.random
+        )
+
+    def retrying(
+        self,
+        *,
+        sleep: Callable[[float], None],
+        before_sleep: Callable[[tenacity.RetryCallState], None] | None = None,
+    ) -> tenacity.Retrying:
+        """Build the tenacity loop for this policy.
+
+        The loop reads ``stream`` from the keyword arguments of the function it calls, so one
+        loop serves stream and non-stream requests (tenacity keeps per-thread state, so it can
+        be shared between threads too).
+
+        Args:
+            sleep: Called with each wait; inject a recorder in tests.
+            before_sleep: Called before each wait (for logging).
+
+        Returns:
+            A :class:`tenacity.Retrying` that re-raises the last error when it gives up.
+        """
+
+        def should_retry(state: tenacity.RetryCallState) -> bool:
+            outcome = state.outcome
+            if outcome is None or not outcome.failed:
+                return False
+            error = outcome.exception()
+            return error is not None and self.is_retryable(
+                error, stream=bool(state.kwargs.get("stream", False))
+            )
+
+        def wait(state: tenacity.RetryCallState) -> float:
+            error = state.outcome.exception() if state.outcome is not None else None
+            return self.delay(state.attempt_number, error)
+
+        options: dict[str, Any] = {}
+        if before_sleep is not None:
+            options["before_sleep"] = before_sleep
+        return tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(self.max_retries + 1),
+            retry=should_retry,
+            wait=wait,
+            sleep=sleep,
+            reraise=True,
+            **options,
+        )

@@ -1,0 +1,176 @@
+r"""Server-sent events: bytes in, one ``data`` text per message out (pure, no I/O).
+
+The decoder follows the WHATWG event-stream rules that matter for the AppBuilder protocol
+(PROTOCOL.md section 5):
+
+- lines end with CR, LF or CRLF, and with nothing else: U+2028, U+0085 and friends are
+  ordinary characters inside the JSON text;
+- the result never depends on how the bytes were chunked, including a CRLF split between two
+  chunks (the CR ends the line at once and the LF that may follow is skipped);
+- ``data:`` lines of one message are joined with ``\n``; a blank line ends the message;
+- ``event:``, ``id:`` and ``retry:`` fields and ``:`` comments are ignored, as is a leading
+  byte-order mark; messages without data (and an OpenAI-style ``[DONE]``) are dropped.
+
+At the end of the stream, a message whose last ``data:`` line was complete but that lacks the
+closing blank line is still delivered (a lenient reading of servers that close right after the
+last line); an unterminated line is dropped, because a connection that broke mid-line carries
+no trustworthy text. A line (or a message) longer than ``max_line_bytes`` raises
+:class:`~appclient.ResponseDecodeError` instead of growing memory without bound.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from ._constants import MAX_SSE_LINE_BYTES
+from ._errors import ResponseDecodeError
+
+__all__ = ["SSEDecoder", "decode_sse"]
+
+_LINE_END: Final = re.compile(rb"\r\n|\r|\n")
+_BOM: Final = "\ufeff"
+_DONE_MARKER: Final = "[DONE]"
+
+
+class SSEDecoder:
+    r"""Incremental event-stream decoder: feed bytes, get the ``data`` text of each message.
+
+    Args:
+        max_line_bytes: Longest line, and longest message data, accepted before the stream is
+            declared broken.
+
+    Example:
+        >>> decoder = SSEDecoder()
+        >>> decoder.feed(b'data: {"answer": "hi"}\r')
+        []
+        >>> decoder.feed(b"\n\r\n")
+        ['{"answer": "hi"}']
+    """
+
+    def __init__(self, *, max_line_bytes: int = MAX_SSE_LINE_BYTES) -> None:
+        if max_line_bytes < 1:
+            raise ValueError(f"max_line_bytes must be at least 1, got {max_line_bytes}")
+        self._max = max_line_bytes
+        self._partial: list[bytes] = []  # pieces of the line not yet terminated
+        self._partial_size = 0
+        self._skip_lf = False  # the previous chunk ended with CR: a leading LF belongs to it
+        self._first_line = True  # a byte-order mark may only start the stream
+        self._data: list[str] = []  # data lines of the message being read
+        self._data_size = 0
+        self._ended = False
+
+    def feed(self, chunk: bytes) -> list[str]:
+        """Decode the next bytes of the stream.
+
+        Args:
+            chunk: Any number of bytes, split anywhere (even inside a character or a CRLF).
+
+        Returns:
+            The data text of every message completed by these bytes, in order.
+
+        Raises:
+            ResponseDecodeError: A line is not UTF-8, or exceeds the line limit.
+            RuntimeError: The decoder was already ended.
+        """
+        if self._ended:
+            raise RuntimeError("feed() called after end()")
+        if not chunk:
+            return []
+        if self._skip_lf:
+            self._skip_lf = False
+            if chunk[0] == 0x0A:  # the LF of a CRLF split across chunks
+                chunk = chunk[1:]
+                if not chunk:
+                    return []
+        messages: list[str] = []
+        start = 0
+        for match in _LINE_END.finditer(chunk):
+            piece = chunk[start : match.start()]
+            if self._partial:
+                self._partial.append(piece)
+                line = b"".join(self._partial)
+                self._partial.clear()
+                self._partial_size = 0
+            else:
+                line = piece
+            self._take_line(line, messages)
+            start = match.end()
+        if start and chunk[start - 1] == 0x0D:  # the chunk ended on a CR: an LF may follow
+            self._skip_lf = start == len(chunk)
+        if start < len(chunk):
+            rest = chunk[start:]
+            self._partial_size += len(rest)
+            if self._partial_size > self._max:
+                raise ResponseDecodeError(self._too_long("line"))
+            self._partial.append(rest)
+        return messages
+
+    def end(self) -> list[str]:
+        """Finish the stream and return the message still pending, if any.
+
+        Returns:
+            The data text of a message whose complete ``data:`` lines were not yet followed by a
+            blank line (at most one item). An unterminated last line is dropped.
+        """
+        self._ended = True
+        self._partial.clear()
+        self._partial_size = 0
+        messages: list[str] = []
+        self._dispatch(messages)
+        return messages
+
+    @property
+    def has_partial_line(self) -> bool:
+        """Whether bytes of an unterminated line are buffered (the stream broke mid-line)."""
+        return self._partial_size > 0
+
+    def _take_line(self, raw: bytes, messages: list[str]) -> None:
+        if len(raw) > self._max:
+            raise ResponseDecodeError(self._too_long("line"))
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ResponseDecodeError(f"event stream line is not UTF-8: {exc}") from exc
+        if self._first_line:
+            self._first_line = False
+            if line.startswith(_BOM):
+                line = line[1:]
+        if not line:
+            self._dispatch(messages)
+            return
+        field, colon, value = line.partition(":")
+        if field != "data":
+            return  # comments (empty field), event, id, retry and unknown fields
+        if colon and value.startswith(" "):
+            value = value[1:]
+        self._data_size += len(value) + 1
+        if self._data_size > self._max:
+            raise ResponseDecodeError(self._too_long("message"))
+        self._data.append(value)
+
+    def _dispatch(self, messages: list[str]) -> None:
+        if not self._data:
+            return
+        data = "\n".join(self._data)
+        self._data.clear()
+        self._data_size = 0
+        if data and data != _DONE_MARKER:
+            messages.append(data)
+
+    def _too_long(self, what: str) -> str:
+        return f"event stream {what} longer than {self._max} bytes; the stream is broken"
+
+
+def decode_sse(body: bytes, *, max_line_bytes: int = MAX_SSE_LINE_BYTES) -> list[str]:
+    """Decode a complete event-stream body in one call.
+
+    Args:
+        body: The whole stream.
+        max_line_bytes: Longest line accepted.
+
+    Returns:
+        The data text of every message, in order.
+    """
+    decoder = SSEDecoder(max_line_bytes=max_line_bytes)
+    return decoder.feed(body) + decoder.end()

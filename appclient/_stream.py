@@ -1,0 +1,269 @@
+"""The streamed run: one :class:`~appclient.RunAnswer` per server-sent message.
+
+:class:`RunStream` turns the bytes of an event stream into run answers as they arrive and keeps
+the running totals (answer text, events, tool calls) so a caller can either watch every delta
+or ask for the final result with :meth:`RunStream.collect`. It knows nothing about sockets: the
+client hands it an iterator of byte chunks and a function that closes the HTTP response, which
+makes every behaviour testable with plain lists of bytes.
+
+A stream must end with a final event (``success``, ``interrupt`` or ``error``, tool calls on
+the last event, or ``is_completion``). If the bytes stop before that, or the connection breaks,
+iteration raises :class:`~appclient.StreamInterruptedError` rather than let a cut-off answer
+pass for a complete one. An ``error`` event raises :class:`~appclient.RunError`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from types import TracebackType
+
+from ._constants import MAX_SSE_LINE_BYTES, TERMINAL_EVENT_STATUSES
+from ._errors import StreamInterruptedError, TransportError
+from ._http_bodies import parse_run_answer, raise_for_error_event
+from ._models import Event, RunAnswer, ToolCall
+from ._sse import SSEDecoder
+
+__all__ = ["RunStream"]
+
+
+def _ends_run(answer: RunAnswer) -> bool:
+    if answer.is_completion:
+        return True
+    if any(event.event_status in TERMINAL_EVENT_STATUSES for event in answer.events):
+        return True
+    return bool(answer.events and answer.events[-1].tool_calls)
+
+
+class RunStream:
+    """An event stream of a run, read message by message.
+
+    Iterate it (or its ``content``, as code written for the official SDK does) to get one
+    :class:`RunAnswer` per message, whose ``answer`` is that message's text delta; or call
+    :meth:`collect` for the accumulated answer. The HTTP response is closed when the stream is
+    exhausted, fails, or is closed; use ``with`` to close it early::
+
+        with client.run(conversation_id, "hi", stream=True) as stream:
+            for message in stream:
+                print(message.answer, end="", flush=True)
+        print(stream.tool_calls)
+
+    Args:
+        chunks: The body's bytes, in chunks of any size.
+        close: Releases the underlying response; called exactly once.
+        conversation_id: The conversation the run belongs to (for error messages).
+        request_id: The ``X-Appbuilder-Request-Id`` of the response, if known.
+        max_line_bytes: Longest SSE line accepted.
+
+    Raises:
+        StreamInterruptedError: (while iterating) The stream ended or broke before a final event.
+        RunError: (while iterating) The server reported an error event or a top-level error.
+        ResponseDecodeError: (while iterating) A message is not a run answer.
+    """
+
+    def __init__(
+        self,
+        chunks: Iterable[bytes],
+        *,
+        close: Callable[[], None] | None = None,
+        conversation_id: str = "",
+        request_id: str = "",
+        max_line_bytes: int = MAX_SSE_LINE_BYTES,
+    ) -> None:
+        self._chunks: Iterator[bytes] | None = iter(chunks)
+        self._close_response = close
+        self._decoder = SSEDecoder(max_line_bytes=max_line_bytes)
+        self._pending: deque[str] = deque()
+        self._conversation_id = conversation_id
+        self._request_id = request_id
+        self._answer_parts: list[str] = []
+        self._events: list[Event] = []
+        self._last: RunAnswer | None = None
+        self._messages = 0
+        self._finished = False
+        self._done = False
+        self._closed = False
+
+    @classmethod
+    def from_body(
+        cls,
+        body: bytes,
+        *,
+        close: Callable[[], None] | None = None,
+        conversation_id: str = "",
+        request_id: str = "",
+    ) -> RunStream:
+        """Return a stream of one message: a JSON answer sent to a stream request.
+
+        Some servers answer a streamed run with ``application/json`` (the hosted service does
+        so for errors); treating that body as a single message keeps the caller's loop simple.
+        """
+        stream = cls((), close=close, conversation_id=conversation_id, request_id=request_id)
+        stream._pending.append(body.decode("utf-8", errors="replace"))
+        return stream
+
+    # --- iteration -------------------------------------------------------------------------
+
+    def __iter__(self) -> RunStream:
+        return self
+
+    def __next__(self) -> RunAnswer:
+        if self._done:
+            raise StopIteration
+        try:
+            data = self._next_data()
+            if data is None:
+                self._end_of_stream()
+                raise StopIteration
+            answer = parse_run_answer(
+                data, request_id=self._request_id, conversation_id=self._conversation_id
+            )
+            self._absorb(answer)
+            raise_for_error_event(answer, conversation_id=self._conversation_id)
+        except StopIteration:
+            raise
+        except BaseException:
+            self.close()
+            raise
+        return answer
+
+    @property
+    def content(self) -> Iterator[RunAnswer]:
+        """The stream itself, so official-style ``for chunk in message.content`` works."""
+        return self
+
+    def _next_data(self) -> str | None:
+        while not self._pending:
+            if self._chunks is None:
+                return None
+            try:
+                chunk = next(self._chunks)
+            except StopIteration:
+                self._chunks = None
+                self._pending.extend(self._decoder.end())
+                continue
+            except TransportError as exc:
+                raise StreamInterruptedError(
+                    f"the stream broke after {self._messages} message(s): {exc}",
+                    request_id=self._request_id,
+                    conversation_id=self._conversation_id,
+                ) from exc
+            self._pending.extend(self._decoder.feed(chunk))
+        return self._pending.popleft()
+
+    def _end_of_stream(self) -> None:
+        self.close()
+        if not self._finished:
+            raise StreamInterruptedError(
+                f"the stream ended after {self._messages} message(s) without a final "
+                "success, interrupt or error event",
+                request_id=self._request_id,
+                conversation_id=self._conversation_id,
+            )
+
+    def _absorb(self, answer: RunAnswer) -> None:
+        self._messages += 1
+        self._last = answer
+        if answer.answer:
+            self._answer_parts.append(answer.answer)
+        self._events.extend(answer.events)
+        if answer.request_id:
+            self._request_id = answer.request_id
+        if answer.conversation_id:
+            self._conversation_id = answer.conversation_id
+        if _ends_run(answer):
+            self._finished = True
+
+    # --- results ---------------------------------------------------------------------------
+
+    def collect(self) -> RunAnswer:
+        """Read the rest of the stream and return the accumulated answer.
+
+        Returns:
+            A :class:`RunAnswer` with the answer text of every message joined, every event in
+            order, and the ids and ``is_completion`` of the last message.
+
+        Raises:
+            StreamInterruptedError: The stream ended or broke before a final event.
+            RunError: The run failed.
+        """
+        for _ in self:
+            pass
+        return self.accumulated()
+
+    def accumulated(self) -> RunAnswer:
+        """Return the answer accumulated so far, without reading further."""
+        last = self._last
+        return RunAnswer(
+            request_id=last.request_id if last else self._request_id,
+            date=last.date if last else "",
+            answer=self.answer,
+            conversation_id=(last.conversation_id if last else "") or self._conversation_id,
+            message_id=last.message_id if last else "",
+            is_completion=last.is_completion if last else False,
+            events=list(self._events),
+        )
+
+    @property
+    def answer(self) -> str:
+        """The answer text received so far."""
+        return "".join(self._answer_parts)
+
+    @property
+    def events(self) -> list[Event]:
+        """Every event received so far, in order."""
+        return list(self._events)
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """The tool calls received so far: those of the last event that carries any."""
+        for event in reversed(self._events):
+            if event.tool_calls:
+                return list(event.tool_calls)
+        return []
+
+    @property
+    def message_id(self) -> str:
+        """The run's message id (constant within a run), once a message has arrived."""
+        return self._last.message_id if self._last else ""
+
+    @property
+    def finished(self) -> bool:
+        """Whether a final event (``success``, ``interrupt``, ``error``...) has arrived."""
+        return self._finished
+
+    @property
+    def closed(self) -> bool:
+        """Whether the underlying response has been released."""
+        return self._closed
+
+    # --- closing ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop reading and release the HTTP response; later iteration ends at once."""
+        self._done = True
+        if self._closed:
+            return
+        self._closed = True
+        self._chunks = None
+        self._pending.clear()
+        if self._close_response is not None:
+            self._close_response()
+
+    def __enter__(self) -> RunStream:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return (
+            f"RunStream(conversation_id={self._conversation_id!r}, messages={self._messages}, "
+            f"finished={self._finished}, {state})"
+        )
