@@ -4,6 +4,9 @@ The public API lives here; every name in ``__all__`` is supported and documented
 whose names start with an underscore are private and may change without notice.
 """
 
+import logging
+
+from ._client import AppClient
 from ._errors import (
     APIStatusError,
     AppClientError,
@@ -45,10 +48,15 @@ from ._models import (
     ToolOutput,
     Usage,
 )
+from ._stream import RunStream
 from ._version import __version__
+
+# A library never configures logging; this only silences "no handler" warnings.
+logging.getLogger("appclient").addHandler(logging.NullHandler())
 
 __all__ = [
     "APIStatusError",
+    "AppClient",
     "AppClientError",
     "AuthenticationError",
     "BadRequestError",
@@ -69,6 +77,7 @@ __all__ = [
     "ResponseDecodeError",
     "RunAnswer",
     "RunError",
+    "RunStream",
     "ServerError",
     "StreamInterruptedError",
     "Tool",
