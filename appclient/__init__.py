@@ -7,6 +7,7 @@ whose names start with an underscore are private and may change without notice.
 import logging
 
 from ._client import AppClient
+from ._dispatch import ApprovalCallback, ApprovalRequest, ToolCallRecord
 from ._errors import (
     APIStatusError,
     AppClientError,
@@ -35,6 +36,17 @@ from ._errors import (
     TransportError,
     UnprocessableEntityError,
 )
+from ._loop_events import (
+    AnswerDone,
+    LoopEvent,
+    RoundFinished,
+    RoundRecord,
+    RoundTripResult,
+    ServerEvent,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+)
 from ._models import (
     Event,
     Function,
@@ -48,7 +60,9 @@ from ._models import (
     ToolOutput,
     Usage,
 )
+from ._registry import RegisteredTool, ToolRegistry
 from ._stream import RunStream
+from ._tool_groups import ToolGroup, register_tool, tool_group
 from ._version import __version__
 
 # A library never configures logging; this only silences "no handler" warnings.
@@ -56,8 +70,11 @@ logging.getLogger("appclient").addHandler(logging.NullHandler())
 
 __all__ = [
     "APIStatusError",
+    "AnswerDone",
     "AppClient",
     "AppClientError",
+    "ApprovalCallback",
+    "ApprovalRequest",
     "AuthenticationError",
     "BadRequestError",
     "ConflictError",
@@ -66,6 +83,7 @@ __all__ = [
     "Function",
     "FunctionCall",
     "InvalidRequestError",
+    "LoopEvent",
     "ManifestError",
     "MaxRoundsExceededError",
     "Message",
@@ -73,26 +91,39 @@ __all__ = [
     "PayloadTooLargeError",
     "PermissionDeniedError",
     "RateLimitError",
+    "RegisteredTool",
     "RequestTimeoutError",
     "ResponseDecodeError",
+    "RoundFinished",
+    "RoundRecord",
+    "RoundTripResult",
     "RunAnswer",
     "RunError",
     "RunStream",
     "ServerError",
+    "ServerEvent",
     "StreamInterruptedError",
+    "TextDelta",
     "Tool",
     "ToolApprovalDeniedError",
     "ToolArgumentsError",
     "ToolCall",
+    "ToolCallFinished",
+    "ToolCallRecord",
+    "ToolCallStarted",
     "ToolChoice",
     "ToolChoiceFunction",
     "ToolError",
     "ToolExecutionError",
+    "ToolGroup",
     "ToolNotFoundError",
     "ToolOutput",
+    "ToolRegistry",
     "ToolTimeoutError",
     "TransportError",
     "UnprocessableEntityError",
     "Usage",
     "__version__",
+    "register_tool",
+    "tool_group",
 ]

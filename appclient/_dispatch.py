@@ -149,7 +149,7 @@ def _prepare(registry: ToolRegistry, request: CallRequest) -> _Ready:
     if problems:
         redacted = [(name, redact(text, tool.secrets)) for name, text in problems]
         raise invalid_arguments(tool.name, redacted, tool_call_id=request.id)
-    return _Ready(request, tool, arguments, *tool.with_bound(args, kwargs))
+    return _Ready(request, tool, arguments, args, kwargs)
 
 
 def _ask_approval(ready: _Ready, approve: ApprovalCallback | None) -> ToolError | None:

@@ -1,0 +1,480 @@
+"""The registry of local tools: what the agent may call, and how to call it.
+
+A :class:`ToolRegistry` collects functions, toolkits (objects whose ``@manifest`` methods are
+tools, named ``Class__method``) and named groups, produces the ``tools`` list for a run, and
+dispatches the agent's tool calls (see :mod:`appclient._dispatch`).
+
+Bound parameters (``registry.add(search, api_key=KEY)``, or a ``functools.partial``) are
+supplied by the program: they are hidden from the tool's schema, refused when the agent tries
+to set them, and their values are redacted from outputs, error texts and reprs.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import SecretBytes, SecretStr
+
+from ._constants import (
+    DEFAULT_TOOL_TIMEOUT,
+    DEFAULT_TOOL_WORKERS,
+    MIN_REDACTED_SECRET_LENGTH,
+    TOOLKIT_NAME_SEPARATOR,
+)
+from ._dispatch import ApprovalCallback, ToolCallRecord, iter_dispatch
+from ._errors import InvalidRequestError, ManifestError, redact_mapping
+from ._execution import ToolRunner
+from ._models import Tool, ToolOutput
+from ._tool_results import serialize_result
+from .manifest import build_tool_spec, check_tool_name, get_overrides
+
+if TYPE_CHECKING:
+    from ._tool_groups import ToolGroup
+    from .manifest import ToolSpec
+
+__all__ = ["RegisteredTool", "ToolRegistry"]
+
+
+def _secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
+    found: list[str] = []
+    for value in values:
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
+        elif isinstance(value, SecretBytes):
+            value = value.get_secret_value().decode("utf-8", errors="replace")
+        if isinstance(value, str) and len(value) >= MIN_REDACTED_SECRET_LENGTH:
+            found.append(value)
+    return tuple(found)
+
+
+def _partial_values(func: Callable[..., Any]) -> list[Any]:
+    values: list[Any] = []
+    while isinstance(func, functools.partial):
+        values.extend(func.args)
+        values.extend(func.keywords.values())
+        func = func.func
+    return values
+
+
+@dataclass(frozen=True, repr=False)
+class RegisteredTool:
+    """A tool in a registry: its spec, how it is called, and its dispatch options.
+
+    Attributes:
+        name: The tool name the agent uses.
+        spec: The manifest's :class:`~appclient.manifest.ToolSpec` (schema and validation).
+        func: The callable that runs (the spec's validation adds the bound values).
+        tool: The tool dict sent in ``run(tools=...)``.
+        timeout: Seconds a call may take, or ``None`` for no limit.
+        requires_approval: Whether each call asks the approval callback first.
+        bound: Parameter values supplied by the program (never shown).
+        secrets: The bound texts redacted from outputs and errors.
+        toolkit: The toolkit object for a toolkit method, else ``None``.
+        method: The method name for a toolkit method, else ``None``.
+    """
+
+    name: str
+    spec: ToolSpec
+    func: Callable[..., Any]
+    tool: dict[str, Any]
+    timeout: float | None = None
+    requires_approval: bool = False
+    bound: Mapping[str, Any] = field(default_factory=dict)
+    secrets: tuple[str, ...] = ()
+    toolkit: object | None = None
+    method: str | None = None
+
+    @property
+    def description(self) -> str:
+        """The tool's description, as the agent reads it."""
+        function = self.tool.get("function") or {}
+        text = function.get("description", "") if isinstance(function, Mapping) else ""
+        return text if isinstance(text, str) else ""
+
+    @property
+    def bound_names(self) -> frozenset[str]:
+        """Names of the parameters the program supplies."""
+        return frozenset(self.bound)
+
+    def __repr__(self) -> str:
+        bound = redact_mapping(self.bound, self.bound)
+        return (
+            f"RegisteredTool(name={self.name!r}, timeout={self.timeout!r}, "
+            f"requires_approval={self.requires_approval!r}, bound={bound!r})"
+        )
+
+
+def _advertised(tool: Mapping[str, Any] | Tool, name: str) -> dict[str, Any]:
+    model = tool if isinstance(tool, Tool) else Tool.model_validate(tool)
+    data = model.model_dump(mode="json", exclude_none=True)
+    data.setdefault("function", {})["name"] = name
+    return data
+
+
+def _is_tool_method(value: Any) -> bool:
+    # @manifest marks the function it decorates; a toolkit's tools are its marked methods
+    # (@manifest_parameter alone does not make a method a tool).
+    record = get_overrides(value)
+    return record is not None and record.decorated
+
+
+class ToolRegistry:
+    """Local tools the agent may call, and the dispatcher that runs their calls.
+
+    Example:
+        >>> registry = ToolRegistry()
+        >>> registry.add(get_weather)
+        >>> registry.add(search, api_key=os.environ["SEARCH_KEY"])   # hidden, never echoed
+        >>> registry.add(delete_file, requires_approval=True)
+        >>> msg = client.run(conversation_id, query, tools=registry.tools())
+        >>> outputs = registry.dispatch(msg)                         # list[ToolOutput]
+
+    Args:
+        tools: Functions, toolkit objects, groups or registries to add right away.
+        timeout: Default seconds a call may take (``None``: no limit); ``add`` may override.
+        approve: Callback asked before a tool marked ``requires_approval`` runs.
+        max_workers: Calls of one round running at the same time.
+        serialize: Turns a return value into output text (default: str as is, else JSON).
+        clock: Returns seconds; used for the durations in records.
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[Any] = (),
+        *,
+        timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+        approve: ApprovalCallback | None = None,
+        max_workers: int = DEFAULT_TOOL_WORKERS,
+        serialize: Callable[[Any], str] = serialize_result,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.timeout = timeout
+        self.approve = approve
+        self.serialize = serialize
+        self.runner = ToolRunner(max_workers=max_workers, clock=clock)
+        self._tools: dict[str, RegisteredTool] = {}
+        self._lock = threading.Lock()
+        self.extend(tools)
+
+    # --- adding tools -------------------------------------------------------------------
+
+    def add(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout: float | None = None,
+        requires_approval: bool = False,
+        strict: bool = False,
+        allow_extra: bool = False,
+        tool: Mapping[str, Any] | Tool | None = None,
+        bind: Mapping[str, Any] | None = None,
+        **bound: Any,
+    ) -> RegisteredTool:
+        """Register a function (or any callable) as a tool.
+
+        Args:
+            func: The callable; its signature and docstring (or ``@manifest`` decorators)
+                describe the tool.
+            name: The tool name (default: the function's name or its ``@manifest`` name).
+            description: The tool description (default: from the docstring).
+            timeout: Seconds a call may take (default: the registry's; ``math.inf``: none).
+            requires_approval: Ask the approval callback before each call.
+            strict: Build the schema in strict mode (every property required, nullable).
+            allow_extra: Drop argument keys the function does not know instead of refusing
+                the call.
+            tool: A ready tool dict (raw JSON Schema) to advertise instead of the generated
+                one; the function still validates the arguments.
+            bind: Parameter values to supply, for names that clash with these options.
+            **bound: Parameter values to supply (API keys, clients...): hidden from the
+                schema, refused from the agent, redacted from every text.
+
+        Returns:
+            The registered tool.
+
+        Raises:
+            ManifestError: The name is invalid or taken, a bound name is not a parameter, or
+                the callable cannot become a tool.
+        """
+        values = {**(bind or {}), **bound}
+        tool_name = name
+        if tool_name is None and tool is not None:
+            function = (tool.function if isinstance(tool, Tool) else tool.get("function")) or {}
+            found = function.name if not isinstance(function, Mapping) else function.get("name")
+            tool_name = found if isinstance(found, str) else None
+        spec = build_tool_spec(
+            func,
+            name=tool_name,
+            description=description,
+            strict=strict,
+            bound=values,
+            allow_extra=allow_extra,
+        )
+        entry = RegisteredTool(
+            name=check_tool_name(spec.name),
+            spec=spec,
+            func=func,
+            tool=_advertised(tool, spec.name) if tool is not None else spec.to_tool(),
+            timeout=self._timeout(timeout),
+            requires_approval=requires_approval,
+            bound=dict(values),
+            secrets=_secret_texts([*values.values(), *_partial_values(func)]),
+        )
+        return self._store(entry)
+
+    def add_toolkit(
+        self,
+        toolkit: object,
+        *,
+        prefix: str | None = None,
+        timeout: float | None = None,
+        requires_approval: bool = False,
+        bind: Mapping[str, Any] | None = None,
+        **bound: Any,
+    ) -> list[RegisteredTool]:
+        """Register every ``@manifest`` method of an object as a tool named ``Prefix__method``.
+
+        Args:
+            toolkit: An instance whose methods decorated with ``@manifest`` are the tools.
+            prefix: The name before ``__`` (default: the class name).
+            timeout: Seconds a call may take (default: the registry's).
+            requires_approval: Ask the approval callback before each call of any method.
+            bind: Parameter values to supply, for names that clash with these options.
+            **bound: Values supplied to every method that has a parameter of that name.
+
+        Returns:
+            The registered tools, in the class's method order.
+
+        Raises:
+            ManifestError: The object has no ``@manifest`` methods, a name is too long or
+                taken, or a bound name is a parameter of none of the methods.
+        """
+        if isinstance(toolkit, type):
+            raise ManifestError(f"pass an instance of {toolkit.__name__}, not the class itself")
+        owner = prefix if prefix is not None else type(toolkit).__name__
+        methods = [(attr, getattr(toolkit, attr)) for attr in _tool_method_names(type(toolkit))]
+        if not methods:
+            raise ManifestError(
+                f"{type(toolkit).__name__} has no methods decorated with @manifest to use as tools"
+            )
+        values = {**(bind or {}), **bound}
+        used: set[str] = set()
+        entries: list[RegisteredTool] = []
+        for attr, method in methods:
+            params = _parameter_names(method)
+            own = {k: v for k, v in values.items() if k in params}
+            used.update(own)
+            spec_name = build_tool_spec(method).name
+            full = check_tool_name(f"{owner}{TOOLKIT_NAME_SEPARATOR}{spec_name}")
+            entry = self.add(
+                method, name=full, timeout=timeout, bind=own, requires_approval=requires_approval
+            )
+            entries.append(self._replace(entry, toolkit=toolkit, method=attr))
+        unused = sorted(set(values) - used)
+        if unused:
+            for entry in entries:
+                self.remove(entry.name)
+            raise ManifestError(
+                f"cannot bind {', '.join(map(repr, unused))}: no tool method of "
+                f"{type(toolkit).__name__} has such a parameter"
+            )
+        return entries
+
+    def add_group(self, group: ToolGroup | str) -> list[RegisteredTool]:
+        """Register every tool of a group (a :class:`ToolGroup` or the name of one).
+
+        Args:
+            group: The group, or the name given to :func:`appclient.tool_group`.
+
+        Returns:
+            The registered tools, in the group's order.
+        """
+        from ._tool_groups import resolve_group  # the groups module builds on this one
+
+        return [
+            self.add(
+                entry.func,
+                name=entry.name,
+                description=entry.description,
+                timeout=entry.timeout,
+                requires_approval=entry.requires_approval,
+                strict=entry.strict,
+                bind=entry.bind,
+            )
+            for entry in resolve_group(group)
+        ]
+
+    def extend(self, items: Iterable[Any]) -> None:
+        """Add functions, toolkit objects, groups and other registries.
+
+        Raises:
+            InvalidRequestError: An item is a tool dict without a function, or unsupported.
+        """
+        from ._tool_groups import ToolGroup
+
+        for item in items:
+            if isinstance(item, ToolRegistry):
+                for entry in item:
+                    self._store(entry)
+            elif isinstance(item, ToolGroup):
+                self.add_group(item)
+            elif isinstance(item, (Mapping, Tool)):
+                raise InvalidRequestError(
+                    "a tool dict has no function to run; register the function with "
+                    "registry.add(func, tool=that_dict)"
+                )
+            elif not isinstance(item, type) and _has_tool_methods(item):
+                self.add_toolkit(item)
+            elif callable(item) and not isinstance(item, type):
+                self.add(item)
+            else:
+                raise InvalidRequestError(
+                    f"cannot register a {type(item).__qualname__} as a tool; pass a function, "
+                    "a toolkit object, a ToolGroup or a ToolRegistry"
+                )
+
+    def remove(self, name: str) -> RegisteredTool:
+        """Unregister a tool and return it.
+
+        Raises:
+            KeyError: No tool has that name.
+        """
+        with self._lock:
+            return self._tools.pop(name)
+
+    # --- reading ------------------------------------------------------------------------
+
+    def tools(self) -> list[dict[str, Any]]:
+        """Return the tools list for ``AppClient.run(tools=...)`` (plain JSON-ready dicts)."""
+        return [dict(entry.tool) for entry in self._snapshot()]
+
+    def names(self) -> list[str]:
+        """Return the tool names, in registration order."""
+        return [entry.name for entry in self._snapshot()]
+
+    def get(self, name: str) -> RegisteredTool | None:
+        """Return the tool of that name, or ``None``."""
+        return self._tools.get(name)
+
+    def toolkit_method(self, name: str) -> tuple[object, str] | None:
+        """Return ``(toolkit object, method name)`` for a toolkit tool name, else ``None``."""
+        entry = self._tools.get(name)
+        if entry is None or entry.toolkit is None or entry.method is None:
+            return None
+        return entry.toolkit, entry.method
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[RegisteredTool]:
+        return iter(self._snapshot())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __repr__(self) -> str:
+        return f"ToolRegistry(tools={self.names()!r})"
+
+    # --- dispatching --------------------------------------------------------------------
+
+    def dispatch(
+        self,
+        tool_calls: Any,
+        *,
+        raise_errors: bool = False,
+        approve: ApprovalCallback | None = None,
+    ) -> list[ToolOutput]:
+        """Run the agent's tool calls and return their outputs, in call order.
+
+        Args:
+            tool_calls: The calls: ``ToolCall`` objects, dicts (AppBuilder, OpenAI or
+                AgentScope shape), a list of them, their JSON text, or a run's message.
+            raise_errors: Raise the first failure as a ``ToolError`` instead of sending it to
+                the agent as the tool's output.
+            approve: Approval callback for this dispatch (default: the registry's).
+
+        Returns:
+            One :class:`~appclient.ToolOutput` per call, ready for ``run(tool_outputs=...)``.
+        """
+        return [
+            r.to_output()
+            for r in self.iter_dispatch(tool_calls, raise_errors=raise_errors, approve=approve)
+        ]
+
+    def dispatch_records(
+        self,
+        tool_calls: Any,
+        *,
+        raise_errors: bool = False,
+        approve: ApprovalCallback | None = None,
+    ) -> list[ToolCallRecord]:
+        """Like :meth:`dispatch`, returning full records (arguments, errors, durations)."""
+        return list(self.iter_dispatch(tool_calls, raise_errors=raise_errors, approve=approve))
+
+    def iter_dispatch(
+        self,
+        tool_calls: Any,
+        *,
+        raise_errors: bool = False,
+        approve: ApprovalCallback | None = None,
+    ) -> Iterator[ToolCallRecord]:
+        """Like :meth:`dispatch_records`, yielding each record as soon as it is ready."""
+        return iter_dispatch(self, tool_calls, approve=approve, raise_errors=raise_errors)
+
+    # --- internals ----------------------------------------------------------------------
+
+    def _timeout(self, timeout: float | None) -> float | None:
+        value = self.timeout if timeout is None else timeout
+        if value is None or math.isinf(value):
+            return None
+        if value <= 0:
+            raise InvalidRequestError(f"a tool timeout must be positive seconds, got {value!r}")
+        return float(value)
+
+    def _store(self, entry: RegisteredTool) -> RegisteredTool:
+        with self._lock:
+            if entry.name in self._tools:
+                raise ManifestError(f"a tool named {entry.name!r} is already registered")
+            self._tools[entry.name] = entry
+        return entry
+
+    def _replace(self, entry: RegisteredTool, **changes: Any) -> RegisteredTool:
+        from dataclasses import replace
+
+        updated = replace(entry, **changes)
+        with self._lock:
+            self._tools[entry.name] = updated
+        return updated
+
+    def _snapshot(self) -> list[RegisteredTool]:
+        with self._lock:
+            return list(self._tools.values())
+
+
+def _parameter_names(func: Callable[..., Any]) -> frozenset[str]:
+    try:
+        return frozenset(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return frozenset()
+
+
+def _tool_method_names(cls: type) -> list[str]:
+    """Public ``@manifest`` methods of a class, base classes first, in definition order."""
+    names: dict[str, None] = {}
+    for klass in reversed(cls.__mro__):
+        for attr in vars(klass):
+            if not attr.startswith("_") and _is_tool_method(inspect.getattr_static(cls, attr)):
+                names[attr] = None
+    return list(names)
+
+
+def _has_tool_methods(obj: object) -> bool:
+    return bool(_tool_method_names(type(obj)))
