@@ -1,0 +1,44 @@
+"""Python callables as tools: JSON Schema manifests, decorators, validation and tool files.
+
+Typical use::
+
+    from appclient.manifest import Manifest, manifest_parameter
+
+    @manifest_parameter(name="city", description="City name, e.g. Beijing")
+    def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+        '''Current weather of a Chinese city.'''
+
+    tool = Manifest.from_function(get_weather)        # {"type": "function", "function": ...}
+    spec = build_tool_spec(get_weather)                # the same, plus argument validation
+    args, kwargs = spec.validate_arguments({"city": "北京"})
+
+Precedence, strongest first: explicit arguments (``name=``, ``description=``), decorators,
+``Field``/``Annotated`` metadata, the docstring; a type in the signature beats a type in the
+docstring. See the module docstrings of ``_spec`` and ``_type_schema`` for the details.
+"""
+
+from ._decorators import (
+    ManifestOverrides,
+    get_overrides,
+    manifest,
+    manifest_parameter,
+    manifest_return,
+)
+from ._manifest import Manifest
+from ._spec import ParameterSpec, ToolSpec, build_tool_spec, check_tool_name
+from ._tool_files import load_tools, save_tools
+
+__all__ = [
+    "Manifest",
+    "ManifestOverrides",
+    "ParameterSpec",
+    "ToolSpec",
+    "build_tool_spec",
+    "check_tool_name",
+    "get_overrides",
+    "load_tools",
+    "manifest",
+    "manifest_parameter",
+    "manifest_return",
+    "save_tools",
+]

@@ -1,0 +1,278 @@
+"""The ``@manifest``, ``@manifest_parameter`` and ``@manifest_return`` decorators.
+
+They write what they are told into one :class:`ManifestOverrides` record attached to the
+function and change nothing else: the function is returned as it was, still callable the same
+way. The record is read when a tool is built, so the order in which the decorators are stacked
+cannot change the result. Two decorators that set the same fact to different values are an
+error rather than a silent "last one wins".
+
+Precedence (documented in the package): an explicit argument to ``build_tool_spec`` /
+``Manifest.from_function`` beats a decorator, which beats ``Field``/``Annotated``, which beats
+the docstring. ``@manifest_parameter`` naming a parameter the function does not have fails at
+decoration time with :class:`~appclient.ManifestError`.
+
+The decorators accept the same keywords as the official SDK's (``name``, ``description``,
+``type``, ``required``), so code written for it keeps working.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, overload
+
+from .._errors import ManifestError
+
+__all__ = [
+    "OVERRIDES_ATTRIBUTE",
+    "UNSET",
+    "ManifestOverrides",
+    "ParameterOverride",
+    "get_overrides",
+    "manifest",
+    "manifest_parameter",
+    "manifest_return",
+]
+
+#: The attribute that holds the record on a decorated function.
+OVERRIDES_ATTRIBUTE = "__appclient_manifest__"
+
+_T = TypeVar("_T")
+#: "Not given" for decorator keywords where ``None`` is a meaningful value.
+UNSET: Any = object()
+_versions = itertools.count(1)
+
+
+@dataclass
+class ParameterOverride:
+    """What decorators say about one parameter (``None``/unset means "not said").
+
+    Attributes:
+        description: The parameter's description.
+        type: A type (or type name) that replaces the annotation.
+        required: Force the parameter required (``True``) or optional (``False``).
+        examples: Example values, written to the schema's ``examples``.
+        schema: JSON Schema keywords written over the generated property schema.
+    """
+
+    description: str | None = None
+    type: Any = UNSET
+    required: bool | None = None
+    examples: Sequence[Any] | None = None
+    schema: Mapping[str, Any] | None = None
+
+
+@dataclass
+class ManifestOverrides:
+    """Everything the decorators attached to one function.
+
+    Attributes:
+        name: The tool name from ``@manifest``.
+        description: The tool description from ``@manifest``.
+        parameters: Parameter name -> what ``@manifest_parameter`` said about it.
+        return_description: From ``@manifest_return``.
+        return_schema: From ``@manifest_return``.
+        decorated: True once ``@manifest`` itself was applied (toolkits look for it).
+        version: Changes on every decoration, so cached tools are rebuilt.
+        owner: ``id`` of the function the record belongs to (``functools.wraps`` copies it).
+    """
+
+    name: str | None = None
+    description: str | None = None
+    parameters: dict[str, ParameterOverride] = field(default_factory=dict)
+    return_description: str | None = None
+    return_schema: Mapping[str, Any] | None = None
+    decorated: bool = False
+    version: int = 0
+    owner: int = 0
+
+
+def _function_of(obj: Any) -> Any:
+    return obj.__func__ if isinstance(obj, (staticmethod, classmethod)) else obj
+
+
+def get_overrides(obj: Any) -> ManifestOverrides | None:
+    """Return the decorator record of a callable (or of the function it wraps), if any.
+
+    Args:
+        obj: A function, bound method, static/class method object or ``functools.partial``.
+
+    Returns:
+        The record, or ``None`` when no manifest decorator was applied.
+    """
+    seen: set[int] = set()
+    current = obj
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        record = getattr(_function_of(current), OVERRIDES_ATTRIBUTE, None)
+        if isinstance(record, ManifestOverrides):
+            return record
+        current = getattr(current, "func", None) or getattr(current, "__wrapped__", None)
+    return None
+
+
+def _record_for(target: Any) -> ManifestOverrides:
+    function = _function_of(target)
+    record = getattr(function, OVERRIDES_ATTRIBUTE, None)
+    if isinstance(record, ManifestOverrides) and record.owner == id(function):
+        return record
+    # A record copied over by functools.wraps belongs to the wrapped function: start a copy.
+    fresh = ManifestOverrides(owner=id(function))
+    if isinstance(record, ManifestOverrides):
+        fresh.name, fresh.description = record.name, record.description
+        fresh.parameters = {k: ParameterOverride(**vars(v)) for k, v in record.parameters.items()}
+        fresh.return_description = record.return_description
+        fresh.return_schema = record.return_schema
+        fresh.decorated = record.decorated
+    try:
+        setattr(function, OVERRIDES_ATTRIBUTE, fresh)
+    except (AttributeError, TypeError) as exc:
+        raise ManifestError(f"cannot attach manifest information to {target!r}: {exc}") from exc
+    return fresh
+
+
+def _merge(record: Any, values: Mapping[str, Any], *, what: str) -> None:
+    for key, value in values.items():
+        if value is None or value is UNSET:
+            continue
+        current = getattr(record, key)
+        if current is not None and current is not UNSET and current != value:
+            raise ManifestError(
+                f"{what} is given two different {key}s by two decorators ({current!r} and "
+                f"{value!r}); keep one"
+            )
+        setattr(record, key, value)
+
+
+def _parameter_names(target: Any) -> list[str]:
+    function = _function_of(target)
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError) as exc:
+        raise ManifestError(f"cannot read the signature of {target!r}: {exc}") from exc
+    if isinstance(target, classmethod) and parameters:
+        parameters = parameters[1:]
+    return [p.name for p in parameters if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+@overload
+def manifest(func: _T, /) -> _T: ...
+@overload
+def manifest(*, name: str | None = None, description: str | None = None) -> Callable[[_T], _T]: ...
+def manifest(
+    func: Any = None, /, *, name: str | None = None, description: str | None = None
+) -> Any:
+    """Mark a function as a tool and optionally give its name and description.
+
+    Usable bare (``@manifest``) or called (``@manifest(description=...)``).
+
+    Args:
+        func: The function, when used without parentheses.
+        name: The tool name (default: the function's name).
+        description: The tool description (default: from the docstring).
+
+    Returns:
+        The same function, with the information attached.
+
+    Raises:
+        ManifestError: Another ``@manifest`` on the same function said something else.
+    """
+
+    def decorate(target: _T) -> _T:
+        record = _record_for(target)
+        _merge(record, {"name": name, "description": description}, what="the tool")
+        record.decorated = True
+        record.version = next(_versions)
+        return target
+
+    return decorate(func) if func is not None else decorate
+
+
+def manifest_parameter(
+    *,
+    name: str,
+    description: str | None = None,
+    type: Any = UNSET,
+    required: bool | None = None,
+    examples: Sequence[Any] | None = None,
+    schema: Mapping[str, Any] | None = None,
+) -> Callable[[_T], _T]:
+    """Describe one parameter of a tool.
+
+    Args:
+        name: The parameter, which must exist in the function's signature.
+        description: Its description (beats ``Field``/``Annotated`` and the docstring).
+        type: A type or type name that replaces the annotation (for schema and validation).
+        required: ``True`` makes a defaulted parameter required; ``False`` is only allowed
+            for a parameter that has a default.
+        examples: Example values, shown to the agent.
+        schema: JSON Schema keywords written over the generated property schema (the
+            arguments are still validated against the annotation).
+
+    Returns:
+        A decorator that returns the function unchanged.
+
+    Raises:
+        ManifestError: At decoration time, when the parameter does not exist, ``required=False``
+            is given for a parameter without a default, or decorators disagree.
+    """
+
+    def decorate(target: _T) -> _T:
+        names = _parameter_names(target)
+        if name not in names:
+            raise ManifestError(
+                f"@manifest_parameter(name={name!r}) names no parameter of "
+                f"{getattr(_function_of(target), '__qualname__', target)!r}; its parameters are "
+                f"{', '.join(names) or '(none)'}"
+            )
+        if required is False:
+            parameter = inspect.signature(_function_of(target)).parameters[name]
+            if parameter.default is inspect.Parameter.empty:
+                raise ManifestError(
+                    f"parameter {name!r} has no default, so required=False cannot make it optional"
+                )
+        record = _record_for(target)
+        entry = record.parameters.setdefault(name, ParameterOverride())
+        values = {
+            "description": description,
+            "type": type,
+            "required": required,
+            "examples": list(examples) if examples is not None else None,
+            "schema": dict(schema) if schema is not None else None,
+        }
+        _merge(entry, values, what=f"parameter {name!r}")
+        record.version = next(_versions)
+        return target
+
+    return decorate
+
+
+def manifest_return(
+    *, description: str | None = None, schema: Mapping[str, Any] | None = None
+) -> Callable[[_T], _T]:
+    """Describe what a tool returns.
+
+    The description is appended to the tool description (``Returns: ...``) so the agent
+    reads it, and is available as ``ToolSpec.return_description``.
+
+    Args:
+        description: What the return value means.
+        schema: A JSON Schema of the return value (default: from the return annotation).
+
+    Returns:
+        A decorator that returns the function unchanged.
+    """
+
+    def decorate(target: _T) -> _T:
+        record = _record_for(target)
+        values = {
+            "return_description": description,
+            "return_schema": dict(schema) if schema is not None else None,
+        }
+        _merge(record, values, what="the return value")
+        record.version = next(_versions)
+        return target
+
+    return decorate

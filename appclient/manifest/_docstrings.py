@@ -1,0 +1,111 @@
+"""Read a docstring into a tool description, parameter descriptions and a return description.
+
+The style is detected by ``docstring-parser`` (Google, NumPy, reST/Sphinx or Epydoc). The tool
+description is the summary and the body, without the ``Args``/``Parameters``, ``Returns``,
+``Raises`` and ``Examples`` sections: those sections describe the Python interface, and the
+agent receives the same facts in a structured form instead (parameter descriptions inside the
+JSON Schema, the return description appended by the spec builder).
+
+Docstring types (``unit (int): ...``) are kept as text. They are the weakest evidence for a
+parameter's type: an annotation always wins, and the text is only used for a parameter that has
+no annotation (see :mod:`appclient.manifest._type_schema`).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import docstring_parser
+
+__all__ = ["DocInfo", "merge_doc_info", "parse_docstring"]
+
+
+@dataclass(frozen=True)
+class DocInfo:
+    """What a docstring says about a callable.
+
+    Attributes:
+        description: The summary and body, without the interface sections.
+        params: Parameter name -> description.
+        param_types: Parameter name -> type as written in the docstring.
+        returns: The description of the return value, if any.
+        returns_type: The return type as written in the docstring, if any.
+    """
+
+    description: str = ""
+    params: Mapping[str, str] = field(default_factory=dict)
+    param_types: Mapping[str, str] = field(default_factory=dict)
+    returns: str | None = None
+    returns_type: str | None = None
+
+
+_EMPTY = DocInfo()
+
+
+def _clean_name(name: str) -> str:
+    # NumPy and reST let writers document "*args" and "**kwargs" with their stars.
+    return name.lstrip("*").strip()
+
+
+@functools.lru_cache(maxsize=1024)
+def parse_docstring(text: str | None) -> DocInfo:
+    """Parse a docstring written in any of the supported styles.
+
+    Args:
+        text: The raw docstring (indentation is removed here), or ``None``.
+
+    Returns:
+        The parsed facts; an empty :class:`DocInfo` for no docstring. A docstring that the
+        parser rejects becomes the description, whole.
+    """
+    if not text or not text.strip():
+        return _EMPTY
+    cleaned = inspect.cleandoc(text)
+    try:
+        parsed = docstring_parser.parse(cleaned)
+    except docstring_parser.ParseError:
+        return DocInfo(description=cleaned)
+    parts = [p.strip() for p in (parsed.short_description, parsed.long_description) if p]
+    joiner = "\n\n" if parsed.blank_after_short_description else "\n"
+    description = joiner.join(p for p in parts if p)
+    params: dict[str, str] = {}
+    param_types: dict[str, str] = {}
+    for param in parsed.params:
+        name = _clean_name(param.arg_name)
+        if param.description and param.description.strip():
+            params[name] = param.description.strip()
+        if param.type_name and param.type_name.strip():
+            param_types[name] = param.type_name.strip()
+    returns = parsed.returns
+    return DocInfo(
+        description=description,
+        params=params,
+        param_types=param_types,
+        returns=(returns.description or "").strip() or None if returns else None,
+        returns_type=(returns.type_name or "").strip() or None if returns else None,
+    )
+
+
+def merge_doc_info(primary: DocInfo, fallback: DocInfo) -> DocInfo:
+    """Combine two docstrings, ``primary`` winning wherever both say something.
+
+    A callable object has two: its class docstring (what the tool is) and its ``__call__``
+    docstring (often where the arguments are listed).
+
+    Args:
+        primary: The docstring whose statements win.
+        fallback: The docstring that fills the gaps.
+
+    Returns:
+        The merged facts.
+    """
+    return DocInfo(
+        description=primary.description or fallback.description,
+        params={**fallback.params, **primary.params},
+        param_types={**fallback.param_types, **primary.param_types},
+        returns=primary.returns or fallback.returns,
+        returns_type=primary.returns_type or fallback.returns_type,
+    )

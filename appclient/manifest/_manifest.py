@@ -1,0 +1,82 @@
+"""``Manifest``: the tool dict the official SDK's ``Manifest.from_function`` stands for.
+
+``Manifest.from_function(f)`` returns the full wire tool ``{"type": "function", "function":
+{"name", "description", "parameters"}}`` as a plain ``dict`` subclass, so it goes straight into
+``json.dumps`` (the official SDK returns a pydantic model that ``json.dumps`` refuses) and into
+``AppClient.run(tools=[...])``. Facts that have no place on the wire travel as attributes:
+``return_description`` and ``return_schema``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ._spec import ToolSpec, build_tool_spec
+
+__all__ = ["Manifest"]
+
+
+class Manifest(dict[str, Any]):
+    """A tool in wire shape (a ``dict``), with the return description as an attribute.
+
+    Attributes:
+        return_description: What the function returns, from ``@manifest_return`` or the
+            docstring's ``Returns:`` section (also appended to the description).
+        return_schema: The JSON Schema of the return value, when known.
+    """
+
+    return_description: str | None
+    return_schema: dict[str, Any] | None
+
+    @classmethod
+    def from_spec(cls, spec: ToolSpec) -> Manifest:
+        """Return the manifest of an already built :class:`ToolSpec`."""
+        result = cls(spec.to_tool())
+        result.return_description = spec.return_description
+        result.return_schema = spec.return_schema
+        return result
+
+    @classmethod
+    def from_function(
+        cls,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        strict: bool = False,
+    ) -> Manifest:
+        """Describe a Python callable as a tool the agent can call.
+
+        Args:
+            func: A function, method, callable object or ``functools.partial``.
+            name: The tool name (default: ``@manifest(name=...)`` or the function's name).
+            description: The tool description (default: ``@manifest`` or the docstring).
+            strict: Emit the strict schema form (closed objects, all properties required,
+                defaulted parameters nullable).
+
+        Returns:
+            The tool, ready for ``json.dumps`` and ``AppClient.run(tools=[...])``.
+
+        Raises:
+            ManifestError: The callable cannot become a valid tool.
+        """
+        return cls.from_spec(
+            build_tool_spec(func, name=name, description=description, strict=strict)
+        )
+
+    @property
+    def name(self) -> str:
+        """The tool name."""
+        return str(self["function"]["name"])
+
+    @property
+    def description(self) -> str:
+        """The tool description."""
+        return str(self["function"].get("description") or "")
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The JSON Schema of the parameters."""
+        parameters: dict[str, Any] = self["function"]["parameters"]
+        return parameters

@@ -1,0 +1,289 @@
+"""Pure JSON Schema post-processing: titles, ``$defs``, key order, nullability, strict mode.
+
+Pydantic's generator is the engine, but its output is written for API documents rather than
+for a model reading a tool description, so it is tidied here:
+
+- ``title`` keywords are dropped (pydantic invents one per field and model: noise for the
+  agent). Property *names* called ``title`` are of course kept: every function here walks the
+  schema keyword by keyword and never looks inside data such as ``default`` or ``enum``.
+- ``$defs`` are inlined where they are used, except definitions that refer to themselves
+  (recursive models): those stay in one ``$defs`` at the root of the parameters schema.
+- Non-finite float defaults (``inf``, ``nan``) are dropped, since JSON cannot carry them.
+- Keys are ordered ``type``, ``format``, ``description`` ... so people reading the JSON see
+  the important words first; the agent does not care.
+
+Strict mode (:func:`apply_strict`) closes every object (``additionalProperties: false``),
+lists every property as required and makes the defaulted top-level parameters nullable, so a
+``null`` stands for "use the default" (argument validation turns it back into the default).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+__all__ = [
+    "REF_PREFIX",
+    "admits",
+    "apply_strict",
+    "inline_definitions",
+    "json_copy",
+    "make_nullable",
+    "tidy",
+]
+
+REF_PREFIX = "#/$defs/"
+
+_SCHEMA_KEYS = frozenset(
+    {
+        "items",
+        "additionalProperties",
+        "not",
+        "contains",
+        "propertyNames",
+        "if",
+        "then",
+        "else",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "additionalItems",
+    }
+)
+_SCHEMA_LIST_KEYS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+_SCHEMA_MAP_KEYS = frozenset({"properties", "$defs", "patternProperties", "dependentSchemas"})
+_CONSTRAINING_KEYS = frozenset({"type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "not"})
+_KEY_ORDER = (
+    "type",
+    "format",
+    "description",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "$ref",
+)
+_KEY_RANK = {key: rank for rank, key in enumerate(_KEY_ORDER)}
+_LAST_KEYS = ("default", "examples", "$defs")
+_NULL = {"type": "null"}
+
+Schema = dict[str, Any]
+
+
+def json_copy(value: Any) -> Any:
+    """Return a deep copy of a JSON-like value (dicts and lists copied, leaves shared)."""
+    if isinstance(value, dict):
+        return {key: json_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_copy(item) for item in value]
+    return value
+
+
+def map_schema(schema: Any, transform: Callable[[Schema], Schema]) -> Any:
+    """Apply ``transform`` to every subschema, innermost first, and return the new schema.
+
+    Args:
+        schema: A JSON Schema (booleans pass through).
+        transform: Called with a fresh dict whose subschemas are already transformed.
+
+    Returns:
+        The transformed schema; the input is not modified.
+    """
+    if not isinstance(schema, dict):
+        return schema
+    result: Schema = {}
+    for key, value in schema.items():
+        if key in _SCHEMA_KEYS:
+            result[key] = map_schema(value, transform)
+        elif key in _SCHEMA_LIST_KEYS and isinstance(value, list):
+            result[key] = [map_schema(item, transform) for item in value]
+        elif key in _SCHEMA_MAP_KEYS and isinstance(value, dict):
+            result[key] = {name: map_schema(item, transform) for name, item in value.items()}
+        else:
+            result[key] = json_copy(value)
+    return transform(result)
+
+
+def _tidy_one(schema: Schema) -> Schema:
+    schema.pop("title", None)
+    default = schema.get("default")
+    if isinstance(default, float) and not math.isfinite(default):
+        del schema["default"]
+    first = sorted((k for k in schema if k in _KEY_RANK), key=_KEY_RANK.__getitem__)
+    last = [k for k in _LAST_KEYS if k in schema]
+    middle = [k for k in schema if k not in _KEY_RANK and k not in _LAST_KEYS]
+    return {key: schema[key] for key in (*first, *middle, *last)}
+
+
+def tidy(schema: Schema) -> Schema:
+    """Drop ``title`` keywords and non-finite defaults, and order keys for readers."""
+    result: Schema = map_schema(schema, _tidy_one)
+    return result
+
+
+def _ref_name(schema: Mapping[str, Any]) -> str | None:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith(REF_PREFIX):
+        return ref[len(REF_PREFIX) :]
+    return None
+
+
+def _refs_in(schema: Any, found: set[str]) -> set[str]:
+    def collect(node: Schema) -> Schema:
+        name = _ref_name(node)
+        if name is not None:
+            found.add(name)
+        return node
+
+    map_schema(schema, collect)
+    return found
+
+
+def _recursive_names(definitions: Mapping[str, Any]) -> set[str]:
+    edges = {name: _refs_in(body, set()) for name, body in definitions.items()}
+    recursive: set[str] = set()
+    for start in definitions:
+        stack, seen = list(edges.get(start, ())), set()
+        while stack:
+            name = stack.pop()
+            if name == start:
+                recursive.add(start)
+                break
+            if name not in seen:
+                seen.add(name)
+                stack.extend(edges.get(name, ()))
+    return recursive
+
+
+def inline_definitions(schema: Schema) -> Schema:
+    """Replace ``$ref``s by the definitions they name, keeping only recursive ones in ``$defs``.
+
+    Keywords written next to a ``$ref`` (a parameter's ``description`` or ``default``) win
+    over the same keywords of the definition.
+
+    Args:
+        schema: A schema whose ``$defs`` sit at its root (as pydantic writes them).
+
+    Returns:
+        A new schema; ``$defs`` remains only if some definition is recursive.
+    """
+    definitions: Mapping[str, Any] = schema.get("$defs") or {}
+    if not definitions:
+        return schema
+    keep = _recursive_names(definitions)
+
+    def resolve(node: Any) -> Any:
+        def replace(item: Schema) -> Schema:
+            name = _ref_name(item)
+            if name is None or name in keep or name not in definitions:
+                return item
+            siblings = {k: v for k, v in item.items() if k != "$ref"}
+            return {**resolve(definitions[name]), **siblings}
+
+        return map_schema(node, replace)
+
+    body = {key: value for key, value in schema.items() if key != "$defs"}
+    result: Schema = resolve(body)
+    if keep:
+        result["$defs"] = {name: resolve(definitions[name]) for name in sorted(keep)}
+    return result
+
+
+def _matches(value: Any, json_type: str) -> bool:
+    if json_type == "null":
+        return value is None
+    if json_type == "string":
+        return isinstance(value, str)
+    return False
+
+
+def admits(
+    schema: Any, json_type: str, definitions: Mapping[str, Any], _seen: frozenset[str] = frozenset()
+) -> bool:
+    """Tell whether a schema accepts some value of a JSON type (``"null"`` or ``"string"``).
+
+    Args:
+        schema: The schema to inspect.
+        json_type: ``"null"`` or ``"string"``.
+        definitions: The ``$defs`` that ``$ref``s point into.
+
+    Returns:
+        True when at least one value of that type can be valid (an unconstrained schema
+        accepts everything).
+    """
+    if schema is True or not isinstance(schema, dict):
+        return schema is True
+    if not _CONSTRAINING_KEYS.intersection(schema):
+        return True
+    name = _ref_name(schema)
+    if name is not None:
+        if name in _seen or name not in definitions:
+            return False
+        return admits(definitions[name], json_type, definitions, _seen | {name})
+    if "anyOf" in schema or "oneOf" in schema:
+        options: Iterable[Any] = schema.get("anyOf") or schema.get("oneOf") or ()
+        return any(admits(option, json_type, definitions, _seen) for option in options)
+    if "allOf" in schema:
+        return all(admits(part, json_type, definitions, _seen) for part in schema["allOf"])
+    if "enum" in schema:
+        return any(_matches(value, json_type) for value in schema["enum"])
+    if "const" in schema:
+        return _matches(schema["const"], json_type)
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return declared == json_type
+    if isinstance(declared, list):
+        return json_type in declared
+    return True
+
+
+_ANNOTATION_KEYS = ("description", "default", "examples", "deprecated")
+
+
+def make_nullable(schema: Schema, definitions: Mapping[str, Any]) -> Schema:
+    """Return ``schema`` widened to accept ``null`` too (unchanged if it already does)."""
+    if admits(schema, "null", definitions):
+        return schema
+    if isinstance(schema.get("anyOf"), list) and len(schema) == 1 + sum(
+        k in schema for k in _ANNOTATION_KEYS
+    ):
+        return {**schema, "anyOf": [*schema["anyOf"], dict(_NULL)]}
+    core = {k: v for k, v in schema.items() if k not in _ANNOTATION_KEYS}
+    outer = {k: schema[k] for k in _ANNOTATION_KEYS if k in schema}
+    return _tidy_one({"anyOf": [core, dict(_NULL)], **outer})
+
+
+def _close_object(schema: Schema) -> Schema:
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        schema.setdefault("additionalProperties", False)
+        schema["required"] = list(properties)
+        return _tidy_one(schema)
+    return schema
+
+
+def apply_strict(schema: Schema, *, defaulted: Iterable[str]) -> Schema:
+    """Return the strict-mode form of a parameters schema.
+
+    Args:
+        schema: The parameters schema (an object with ``properties``).
+        defaulted: Top-level properties that have a default; they become nullable.
+
+    Returns:
+        A new schema where every object with properties is closed and requires all of them.
+    """
+    result: Schema = map_schema(schema, _close_object)
+    result["additionalProperties"] = False
+    definitions = result.get("$defs") or {}
+    properties: dict[str, Any] = result.setdefault("properties", {})
+    for name in defaulted:
+        if name in properties:
+            properties[name] = make_nullable(properties[name], definitions)
+    result["required"] = list(properties)
+    return _tidy_one(result)

@@ -1,0 +1,289 @@
+"""What a callable looks like from the outside: its parameters, their annotations, its kind.
+
+Every kind of callable a user may hand over is reduced to one :class:`CallableTarget`: the
+plain function whose signature, annotations and docstring describe the call, plus what is
+already supplied before the agent's arguments arrive:
+
+- a function, ``async`` function, generator or async generator: itself;
+- a bound method (instance or class method reached through its class): ``self``/``cls``
+  is supplied, so it is hidden;
+- a static method: the plain function;
+- an object with ``__call__``: the method, with ``self`` hidden; the object's own docstring
+  (its class docstring) describes the tool;
+- ``functools.partial``: the wrapped callable, with the bound positional arguments and
+  keywords hidden (the agent cannot override them);
+- a ``functools.wraps`` wrapper: the wrapped function's signature and annotations.
+
+String annotations (``from __future__ import annotations``) are evaluated here, one
+parameter at a time, in the function's module namespace (and the owning class's), so one
+unresolvable annotation names the parameter that has it instead of hiding every other type.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+import types
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import ManifestError
+
+__all__ = [
+    "EMPTY",
+    "CallableTarget",
+    "SignatureInfo",
+    "SignatureParameter",
+    "describe_signature",
+    "evaluate_annotation",
+    "namespaces",
+    "resolve_callable",
+]
+
+#: Marker for "no annotation" and "no default" (the same object :mod:`inspect` uses).
+EMPTY: Any = inspect.Parameter.empty
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+@dataclass(frozen=True)
+class CallableTarget:
+    """A callable reduced to the function that describes it and what is already supplied.
+
+    Attributes:
+        function: The function whose signature, annotations and docstring describe the call.
+        skip: Leading positional parameters already supplied (``self``, ``cls``, partial args).
+        preset: Names already supplied by keyword (``functools.partial`` keywords).
+        doc_owner: For callable objects, the class whose docstring describes the tool.
+        default_name: The name the tool gets unless one is given.
+        is_async: Calling it returns an awaitable.
+        is_generator: Calling it returns a generator.
+        is_async_generator: Calling it returns an async generator.
+    """
+
+    function: Callable[..., Any]
+    skip: int = 0
+    preset: frozenset[str] = frozenset()
+    doc_owner: type | None = None
+    default_name: str = ""
+    is_async: bool = False
+    is_generator: bool = False
+    is_async_generator: bool = False
+
+
+@dataclass(frozen=True)
+class SignatureParameter:
+    """One parameter of the described function, with its annotation evaluated.
+
+    Attributes:
+        name: The parameter name.
+        kind: Positional-only, keyword-only, ``*args`` and so on.
+        annotation: The evaluated annotation, or :data:`EMPTY`.
+        default: The default value, or :data:`EMPTY`.
+        preset: True when the value is already supplied (``self``, partial arguments).
+    """
+
+    name: str
+    kind: inspect._ParameterKind
+    annotation: Any
+    default: Any
+    preset: bool
+
+
+def _plain(
+    function: Callable[..., Any], *, default_name: str, skip: int = 0, doc_owner: type | None = None
+) -> CallableTarget:
+    code = inspect.unwrap(function)
+    return CallableTarget(
+        function=function,
+        skip=skip,
+        doc_owner=doc_owner,
+        default_name=default_name,
+        is_async=inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(code),
+        is_generator=inspect.isgeneratorfunction(code),
+        is_async_generator=inspect.isasyncgenfunction(code),
+    )
+
+
+def _name_of(obj: Any) -> str:
+    name = getattr(obj, "__name__", None)
+    return name if isinstance(name, str) else type(obj).__name__
+
+
+def resolve_callable(obj: Any) -> CallableTarget:
+    """Reduce any supported callable to a :class:`CallableTarget`.
+
+    Args:
+        obj: A function, method, callable object, ``functools.partial`` or static method.
+
+    Returns:
+        The description of how ``obj`` is called.
+
+    Raises:
+        ManifestError: ``obj`` is not callable, is a class, or is an unbound ``classmethod``.
+    """
+    if isinstance(obj, functools.partial):
+        inner = resolve_callable(obj.func)
+        return CallableTarget(
+            function=inner.function,
+            skip=inner.skip + len(obj.args),
+            preset=inner.preset | frozenset(obj.keywords),
+            doc_owner=inner.doc_owner,
+            default_name=inner.default_name,
+            is_async=inner.is_async,
+            is_generator=inner.is_generator,
+            is_async_generator=inner.is_async_generator,
+        )
+    if isinstance(obj, types.MethodType):
+        inner = resolve_callable(obj.__func__)
+        return CallableTarget(
+            function=inner.function,
+            skip=inner.skip + 1,
+            preset=inner.preset,
+            doc_owner=inner.doc_owner,
+            default_name=inner.default_name,
+            is_async=inner.is_async,
+            is_generator=inner.is_generator,
+            is_async_generator=inner.is_async_generator,
+        )
+    if isinstance(obj, staticmethod):
+        return resolve_callable(obj.__func__)
+    if isinstance(obj, classmethod):
+        raise ManifestError(
+            "an unbound classmethod cannot be called as a tool; pass it through its class "
+            "(for example MyClass.method)"
+        )
+    if isinstance(obj, type):
+        raise ManifestError(
+            f"{obj.__name__} is a class; pass a function, a method or an instance with __call__"
+        )
+    if inspect.isfunction(obj) or inspect.isbuiltin(obj) or inspect.ismethoddescriptor(obj):
+        return _plain(obj, default_name=_name_of(obj))
+    if not callable(obj):
+        raise ManifestError(f"{obj!r} is not callable, so it cannot become a tool")
+    call = getattr(type(obj), "__call__", None)  # noqa: B004 - we need the class attribute itself
+    if inspect.isfunction(call):
+        return _plain(call, skip=1, doc_owner=type(obj), default_name=type(obj).__name__)
+    # Other callables (C extensions, exotic descriptors): let inspect find the signature.
+    return _plain(obj, default_name=_name_of(obj))
+
+
+def namespaces(target: CallableTarget) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Return the (global, local) namespaces the annotations of ``target`` are evaluated in."""
+    code = inspect.unwrap(target.function)
+    globalns = getattr(code, "__globals__", None)
+    if not isinstance(globalns, dict):
+        module = sys.modules.get(getattr(code, "__module__", "") or "")
+        globalns = dict(vars(module)) if module is not None else {}
+    localns: dict[str, Any] = {}
+    if target.doc_owner is not None:
+        localns.update(vars(target.doc_owner))
+    owner_name = getattr(code, "__qualname__", "").rpartition(".<locals>.")[2].rpartition(".")[0]
+    owner = globalns.get(owner_name) if owner_name and "." not in owner_name else None
+    if isinstance(owner, type):
+        localns.update(vars(owner))
+        localns.setdefault(owner.__name__, owner)
+    return globalns, localns
+
+
+def evaluate_annotation(
+    annotation: Any, *, globalns: Mapping[str, Any], localns: Mapping[str, Any], where: str
+) -> Any:
+    """Evaluate a string annotation; return other annotations as they are.
+
+    Args:
+        annotation: The annotation as written (a string under postponed evaluation).
+        globalns: The module namespace of the function.
+        localns: Extra names (the owning class's namespace).
+        where: Words naming the annotation's place, for the error message.
+
+    Returns:
+        The annotation object (``None`` becomes ``type(None)``).
+
+    Raises:
+        ManifestError: The string does not evaluate (an unknown or local name).
+    """
+    if annotation is None:
+        return type(None)
+    if not isinstance(annotation, str):
+        return annotation
+    try:
+        # Evaluating annotation text in its module is exactly what typing.get_type_hints does.
+        return eval(annotation, dict(globalns), dict(localns))  # noqa: S307 - see above
+    except Exception as exc:
+        raise ManifestError(
+            f"cannot resolve the annotation {annotation!r} of {where}: {exc} (names used in "
+            "annotations must be importable from the function's module)"
+        ) from exc
+
+
+@dataclass(frozen=True)
+class SignatureInfo:
+    """The parameters and return annotation of a resolved callable.
+
+    Attributes:
+        parameters: Every parameter in signature order; ``preset`` marks those already supplied.
+        return_annotation: The evaluated return annotation, or :data:`EMPTY` (also when it
+            does not resolve: the return type only feeds the optional return schema).
+    """
+
+    parameters: tuple[SignatureParameter, ...]
+    return_annotation: Any
+
+
+def describe_signature(target: CallableTarget) -> SignatureInfo:
+    """Read the signature of ``target.function`` and evaluate its annotations.
+
+    Args:
+        target: The resolved callable.
+
+    Returns:
+        The parameters (with ``preset`` set for those already supplied) and return annotation.
+
+    Raises:
+        ManifestError: The signature cannot be read or a parameter annotation does not resolve.
+    """
+    try:
+        signature = inspect.signature(target.function)
+    except (TypeError, ValueError) as exc:
+        raise ManifestError(
+            f"cannot read the signature of {target.default_name or target.function!r}: {exc}"
+        ) from exc
+    globalns, localns = namespaces(target)
+    to_skip = target.skip
+    result: list[SignatureParameter] = []
+    for parameter in signature.parameters.values():
+        preset = parameter.name in target.preset
+        if to_skip and parameter.kind in _POSITIONAL:
+            to_skip -= 1
+            preset = True
+        elif parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            to_skip = 0  # further bound positionals land in *args
+        annotation = parameter.annotation
+        if annotation is not EMPTY and not preset:
+            annotation = evaluate_annotation(
+                annotation,
+                globalns=globalns,
+                localns=localns,
+                where=f"parameter {parameter.name!r} of {target.default_name}",
+            )
+        result.append(
+            SignatureParameter(
+                name=parameter.name,
+                kind=parameter.kind,
+                annotation=annotation,
+                default=parameter.default,
+                preset=preset,
+            )
+        )
+    returns = signature.return_annotation
+    if returns is not EMPTY:
+        try:
+            returns = evaluate_annotation(
+                returns, globalns=globalns, localns=localns, where="the return value"
+            )
+        except ManifestError:
+            returns = EMPTY
+    return SignatureInfo(parameters=tuple(result), return_annotation=returns)

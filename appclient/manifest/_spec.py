@@ -1,0 +1,575 @@
+"""``ToolSpec``: one Python callable as a tool, with its schema and its argument validation.
+
+:func:`build_tool_spec` gathers what is known about a callable and decides, fact by fact,
+which source wins (strongest first):
+
+- **name**: the ``name=`` argument, ``@manifest(name=...)``, the function's ``__name__`` (a
+  lambda has none: it needs an explicit name). Checked against ``TOOL_NAME_PATTERN``.
+- **description**: the ``description=`` argument, ``@manifest(description=...)``, the
+  docstring's summary and body (without its Args/Returns/Raises/Examples sections). The
+  return description (``@manifest_return`` over the docstring's ``Returns:``) is appended as
+  ``Returns: ...`` so the agent reads it; it is also ``ToolSpec.return_description``.
+- **parameter description**: ``@manifest_parameter(description=...)``, then ``Field(...)`` or
+  ``Annotated[T, "text"]``, then the docstring's entry for that parameter.
+- **parameter type**: ``@manifest_parameter(type=...)``, the annotation, the docstring's type,
+  the default value's type; else no type at all (see ``_type_schema``).
+- **required**: no default (``@manifest_parameter(required=True)`` can insist).
+
+Building is cached per function (weakly, so functions can be garbage collected) and per set
+of options; what differs between two bound methods of one class, or between two partials with
+different bound values, is kept out of the cached part, so repeated builds are cheap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import weakref
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any
+
+from pydantic.fields import FieldInfo
+
+from .._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
+from .._errors import ManifestError
+from ._decorators import UNSET, ManifestOverrides, ParameterOverride, get_overrides
+from ._docstrings import DocInfo, merge_doc_info, parse_docstring
+from ._schema_tools import Schema, admits, apply_strict, json_copy
+from ._signature import (
+    EMPTY,
+    CallableTarget,
+    SignatureParameter,
+    describe_signature,
+    namespaces,
+    resolve_callable,
+)
+from ._type_schema import (
+    FieldDefinition,
+    annotated_description,
+    arguments_schema,
+    build_arguments_model,
+    fast_default,
+    fast_schema,
+    infer_from_default,
+    optional_of,
+    prepare_annotation,
+    resolve_type_name,
+    type_schema,
+)
+from ._validation import ArgumentBinder, CallSlot
+
+__all__ = ["ParameterSpec", "ToolSpec", "build_tool_spec", "check_tool_name"]
+
+_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+
+
+def check_tool_name(name: str) -> str:
+    """Return ``name`` if it is a valid tool name; raise :class:`ManifestError` otherwise.
+
+    Args:
+        name: The candidate name.
+
+    Returns:
+        The name, unchanged.
+    """
+    if isinstance(name, str) and TOOL_NAME_PATTERN.match(name):
+        return name
+    raise ManifestError(f"invalid tool name {name!r}: a tool name must be {TOOL_NAME_RULE}")
+
+
+@dataclass(frozen=True)
+class ParameterSpec:
+    """One parameter as the agent sees it.
+
+    Attributes:
+        name: The parameter (and property) name.
+        kind: Positional-only, positional-or-keyword or keyword-only.
+        annotation: The type arguments are validated against (``inspect.Parameter.empty``
+            when there is no evidence of a type: anything is accepted).
+        default: The default, or ``inspect.Parameter.empty`` when there is none.
+        required: The agent must send it.
+        description: Its description, if any.
+        schema: Its JSON Schema, as sent (strict-mode nullability included).
+        nullable: ``None`` is a valid value for the function.
+    """
+
+    name: str
+    kind: inspect._ParameterKind
+    annotation: Any
+    default: Any
+    required: bool
+    description: str | None
+    schema: Mapping[str, Any]
+    nullable: bool
+
+    @property
+    def has_default(self) -> bool:
+        """True when the function has a default for this parameter."""
+        return self.default is not EMPTY
+
+
+@dataclass(frozen=True)
+class _Template:
+    """Everything about a tool that does not depend on the exact callable object."""
+
+    name: str
+    description: str
+    return_description: str | None
+    return_annotation: Any
+    return_schema_override: Mapping[str, Any] | None
+    parameters: tuple[ParameterSpec, ...]
+    schema: Schema
+    strict: bool
+    allow_extra: bool
+    hidden: frozenset[str]
+    binder: ArgumentBinder
+    is_async: bool
+    is_generator: bool
+    is_async_generator: bool
+
+    @cached_property
+    def return_schema(self) -> Schema | None:
+        if self.return_schema_override is not None:
+            return dict(self.return_schema_override)
+        if self.return_annotation is EMPTY:
+            return None
+        return type_schema(self.return_annotation)
+
+
+class ToolSpec:
+    """A callable described as a tool: name, description, JSON Schema and validation.
+
+    Built by :func:`build_tool_spec`. Bound values (``bound=``) are kept private: they appear
+    in no repr, schema or error, only in the arguments returned by :meth:`validate_arguments`.
+    """
+
+    __slots__ = ("_bound", "_template", "func")
+
+    def __init__(
+        self, template: _Template, func: Callable[..., Any], bound: Mapping[str, Any]
+    ) -> None:
+        self._template = template
+        self.func: Callable[..., Any] = func
+        self._bound = dict(bound)
+
+    @property
+    def name(self) -> str:
+        """The tool name."""
+        return self._template.name
+
+    @property
+    def description(self) -> str:
+        """The tool description, with ``Returns: ...`` appended when known."""
+        return self._template.description
+
+    @property
+    def return_description(self) -> str | None:
+        """What the return value means, if known."""
+        return self._template.return_description
+
+    @property
+    def return_schema(self) -> Schema | None:
+        """The JSON Schema of the return value (decorator or return annotation), if known."""
+        schema = self._template.return_schema
+        return json_copy(schema) if schema is not None else None
+
+    @property
+    def parameters(self) -> tuple[ParameterSpec, ...]:
+        """The parameters the agent sees (bound and ``self`` parameters excluded)."""
+        return self._template.parameters
+
+    @property
+    def schema(self) -> Schema:
+        """The JSON Schema of the parameters (a fresh copy, safe to change)."""
+        result: Schema = json_copy(self._template.schema)
+        return result
+
+    @property
+    def strict(self) -> bool:
+        """Whether the schema is in strict form."""
+        return self._template.strict
+
+    @property
+    def allow_extra(self) -> bool:
+        """Whether unknown argument keys are dropped instead of refused."""
+        return self._template.allow_extra
+
+    @property
+    def hidden(self) -> frozenset[str]:
+        """Parameter names the program supplies and the agent cannot set."""
+        return self._template.hidden
+
+    @property
+    def is_async(self) -> bool:
+        """Calling ``func`` returns an awaitable."""
+        return self._template.is_async
+
+    @property
+    def is_generator(self) -> bool:
+        """Calling ``func`` returns a generator."""
+        return self._template.is_generator
+
+    @property
+    def is_async_generator(self) -> bool:
+        """Calling ``func`` returns an async generator."""
+        return self._template.is_async_generator
+
+    def to_tool(self) -> dict[str, Any]:
+        """Return the wire tool ``{"type": "function", "function": {...}}`` as a new dict."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.schema,
+            },
+        }
+
+    def validate_arguments(
+        self, arguments: Mapping[str, Any], *, allow_extra: bool | None = None
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """Validate the agent's arguments and return ``(args, kwargs)`` to call ``func`` with.
+
+        Args:
+            arguments: The arguments of a tool call (a mapping, or JSON text of an object).
+            allow_extra: Override the spec's choice about unknown keys.
+
+        Returns:
+            Positional arguments (positional-only parameters) and keyword arguments, bound
+            values included; ``func(*args, **kwargs)`` performs the call.
+
+        Raises:
+            ToolArgumentsError: ``problems`` lists every ``(field, problem)``.
+        """
+        extra = self._template.allow_extra if allow_extra is None else allow_extra
+        return self._template.binder.bind(
+            arguments, tool_name=self.name, bound=self._bound, allow_extra=extra
+        )
+
+    def __repr__(self) -> str:
+        names = ", ".join(p.name for p in self.parameters)
+        bound = f", bound=[{', '.join(sorted(self._bound))}]" if self._bound else ""
+        return f"ToolSpec(name={self.name!r}, parameters=[{names}], strict={self.strict}{bound})"
+
+
+# --- building -----------------------------------------------------------------------------
+
+_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], _Template]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _cached(function: Any, key: tuple[Any, ...]) -> _Template | None:
+    try:
+        entries = _CACHE.get(function)
+    except TypeError:  # not weakly referenceable (some builtins): never cached
+        return None
+    return entries.get(key) if entries else None
+
+
+def _store(function: Any, key: tuple[Any, ...], template: _Template) -> None:
+    with contextlib.suppress(TypeError):  # not weakly referenceable: never cached
+        _CACHE.setdefault(function, {})[key] = template
+
+
+def _is_generated_dataclass_doc(owner: type, text: str) -> bool:
+    # dataclasses write "Name(field: type, ...)" as the docstring of an undocumented class.
+    return text.startswith(f"{owner.__name__}(")
+
+
+def _doc_info(target: CallableTarget) -> DocInfo:
+    function_doc = parse_docstring(inspect.getdoc(target.function))
+    owner = target.doc_owner
+    if owner is None:
+        return function_doc
+    text = inspect.getdoc(owner) or ""
+    if _is_generated_dataclass_doc(owner, text):
+        text = ""
+    owner_doc = parse_docstring(text)
+    merged = merge_doc_info(function_doc, owner_doc)
+    return replace(merged, description=owner_doc.description or function_doc.description)
+
+
+@dataclass
+class _Parameter:
+    signature: SignatureParameter
+    annotation: Any
+    default: Any
+    required: bool
+    description: str | None
+    override: ParameterOverride | None
+
+
+def _choose_annotation(
+    parameter: SignatureParameter,
+    override: ParameterOverride | None,
+    doc: DocInfo,
+    target: CallableTarget,
+) -> Any:
+    if override is not None and override.type is not UNSET:
+        chosen = override.type
+        if isinstance(chosen, str):
+            globalns, localns = namespaces(target)
+            resolved = resolve_type_name(chosen, globalns=globalns, localns=localns)
+            if resolved is EMPTY:
+                raise ManifestError(
+                    f"cannot resolve type {chosen!r} given to @manifest_parameter for "
+                    f"{parameter.name!r}; pass a type, or use schema= for a raw JSON Schema"
+                )
+            chosen = resolved
+        return chosen
+    if parameter.annotation is not EMPTY:
+        return parameter.annotation
+    written = doc.param_types.get(parameter.name)
+    if written:
+        globalns, localns = namespaces(target)
+        resolved = resolve_type_name(written, globalns=globalns, localns=localns)
+        if resolved is not EMPTY:
+            return optional_of(resolved) if parameter.default is None else resolved
+    return infer_from_default(parameter.default)
+
+
+def _gather(
+    parameter: SignatureParameter,
+    override: ParameterOverride | None,
+    doc: DocInfo,
+    target: CallableTarget,
+) -> _Parameter:
+    annotation = prepare_annotation(_choose_annotation(parameter, override, doc, target))
+    default = parameter.default
+    required = default is EMPTY or (isinstance(default, FieldInfo) and default.is_required())
+    if override is not None and override.required:
+        required = True
+    field_description = default.description if isinstance(default, FieldInfo) else None
+    description = (
+        (override.description if override is not None else None)
+        or field_description
+        or annotated_description(annotation)
+        or doc.params.get(parameter.name)
+    )
+    return _Parameter(parameter, annotation, default, required, description, override)
+
+
+def _fast_properties(gathered: list[_Parameter]) -> dict[str, Schema] | None:
+    properties: dict[str, Schema] = {}
+    for item in gathered:
+        schema = fast_schema(item.annotation)
+        if schema is None:
+            return None
+        if not item.required:
+            ok, value = fast_default(item.default)
+            if not ok:
+                return None
+            schema["default"] = value
+        properties[item.signature.name] = schema
+    return properties
+
+
+def _finish_property(schema: Schema, item: _Parameter) -> Schema:
+    if item.description:
+        schema["description"] = item.description
+    override = item.override
+    if override is not None and override.examples is not None:
+        schema["examples"] = json_copy(list(override.examples))
+    if override is not None and override.schema is not None:
+        schema.update(json_copy(dict(override.schema)))
+    first: Schema = {k: schema[k] for k in ("type", "format", "description") if k in schema}
+    return {**first, **{k: v for k, v in schema.items() if k not in first}}
+
+
+def _build_template(
+    target: CallableTarget,
+    *,
+    name: str,
+    description: str | None,
+    strict: bool,
+    bound_names: frozenset[str],
+    allow_extra: bool,
+    overrides: ManifestOverrides | None,
+) -> _Template:
+    info = describe_signature(target)
+    doc = _doc_info(target)
+    by_name = {p.name: p for p in info.parameters}
+    var_keyword = next((p for p in info.parameters if p.kind is p.kind.VAR_KEYWORD), None)
+    for bound_name in bound_names:
+        known = by_name.get(bound_name)
+        if (known is None and var_keyword is None) or (known is not None and known.preset):
+            raise ManifestError(
+                f"bound argument {bound_name!r} is not a free parameter of tool {name!r}"
+            )
+    parameter_overrides = overrides.parameters if overrides is not None else {}
+    unknown = sorted(set(parameter_overrides) - set(by_name))
+    if unknown:
+        raise ManifestError(f"@manifest_parameter names unknown parameters {unknown} of {name!r}")
+    hidden = frozenset(p.name for p in info.parameters if p.preset) | bound_names
+    gathered = [
+        _gather(p, parameter_overrides.get(p.name), doc, target)
+        for p in info.parameters
+        if p.kind not in _VARIADIC and p.name not in hidden
+    ]
+    fields = [
+        FieldDefinition(
+            alias=item.signature.name,
+            annotation=item.annotation,
+            default=EMPTY if item.required else item.default,
+        )
+        for item in gathered
+    ]
+    module = getattr(inspect.unwrap(target.function), "__module__", None)
+    model = None
+    definitions: Schema = {}
+    properties = _fast_properties(gathered)
+    if properties is None:
+        model = build_arguments_model(fields, module=module)
+        raw = arguments_schema(model, fields)
+        properties = raw.get("properties", {})
+        definitions = raw.get("$defs", {})
+    properties = {
+        item.signature.name: _finish_property(properties[item.signature.name], item)
+        for item in gathered
+    }
+    nullable = {n: admits(s, "null", definitions) for n, s in properties.items()}
+    accepts_string = {n: admits(s, "string", definitions) for n, s in properties.items()}
+    schema: Schema = {
+        "type": "object",
+        "properties": properties,
+        "required": [item.signature.name for item in gathered if item.required],
+    }
+    if var_keyword is None and not allow_extra:
+        schema["additionalProperties"] = False
+    if definitions:
+        schema["$defs"] = definitions
+    if strict:
+        schema = apply_strict(
+            schema, defaulted=[i.signature.name for i in gathered if not i.required]
+        )
+    final_properties = schema["properties"]
+    field_names = {item.signature.name: f"p{i}" for i, item in enumerate(gathered)}
+    slots = [
+        CallSlot(
+            name=p.name,
+            positional=p.kind is p.kind.POSITIONAL_ONLY,
+            field=field_names.get(p.name),
+            default=p.default,
+            nullable=nullable.get(p.name, True),
+            accepts_string=accepts_string.get(p.name, True),
+            always_pass=isinstance(p.default, FieldInfo),
+        )
+        for p in info.parameters
+        if p.kind not in _VARIADIC and not p.preset
+    ]
+    binder = ArgumentBinder(
+        fields=fields,
+        slots=slots,
+        hidden=hidden,
+        var_keyword=var_keyword.name if var_keyword is not None else None,
+        var_keyword_type=var_keyword.annotation if var_keyword is not None else EMPTY,
+        module=module,
+        model=model,
+    )
+    parameters = tuple(
+        ParameterSpec(
+            name=item.signature.name,
+            kind=item.signature.kind,
+            annotation=item.annotation,
+            default=item.default,
+            required=item.required,
+            description=item.description,
+            schema=final_properties[item.signature.name],
+            nullable=nullable[item.signature.name],
+        )
+        for item in gathered
+    )
+    return_description = (
+        overrides.return_description if overrides is not None else None
+    ) or doc.returns
+    text = (
+        description or (overrides.description if overrides is not None else None) or doc.description
+    )
+    text = text.strip()
+    if return_description and return_description not in text:
+        text = (
+            f"{text}\n\nReturns: {return_description}" if text else f"Returns: {return_description}"
+        )
+    return _Template(
+        name=name,
+        description=text,
+        return_description=return_description,
+        return_annotation=info.return_annotation,
+        return_schema_override=overrides.return_schema if overrides is not None else None,
+        parameters=parameters,
+        schema=schema,
+        strict=strict,
+        allow_extra=allow_extra,
+        hidden=hidden,
+        binder=binder,
+        is_async=target.is_async,
+        is_generator=target.is_generator,
+        is_async_generator=target.is_async_generator,
+    )
+
+
+def build_tool_spec(
+    func: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    strict: bool = False,
+    bound: Mapping[str, Any] | None = None,
+    allow_extra: bool = False,
+) -> ToolSpec:
+    """Describe a callable as a tool.
+
+    Args:
+        func: A function (sync, async, generator), method, callable object, static or
+            class method, or ``functools.partial``.
+        name: The tool name (beats ``@manifest(name=...)`` and ``__name__``).
+        description: The tool description (beats ``@manifest`` and the docstring).
+        strict: Emit the strict schema form (every object closed, every property required,
+            defaulted parameters nullable).
+        bound: Values the program supplies for some parameters; hidden from the agent.
+        allow_extra: Drop unknown argument keys instead of refusing them (and leave the
+            schema open).
+
+    Returns:
+        The tool specification.
+
+    Raises:
+        ManifestError: The name is invalid, a type cannot be described, a decorator names
+            an unknown parameter, or ``bound`` names a parameter that does not exist.
+    """
+    target = resolve_callable(func)
+    overrides = get_overrides(func) or get_overrides(target.function)
+    chosen = name or (overrides.name if overrides is not None else None) or target.default_name
+    if chosen == "<lambda>":
+        raise ManifestError(
+            f"a lambda has no name: pass name=... (a tool name must be {TOOL_NAME_RULE})"
+        )
+    check_tool_name(chosen)
+    bound_values = dict(bound or {})
+    key = (
+        target.skip,
+        target.preset,
+        id(target.doc_owner),
+        chosen,
+        description,
+        strict,
+        frozenset(bound_values),
+        allow_extra,
+        overrides.version if overrides is not None else 0,
+    )
+    template = _cached(target.function, key)
+    if template is None:
+        template = _build_template(
+            target,
+            name=chosen,
+            description=description,
+            strict=strict,
+            bound_names=frozenset(bound_values),
+            allow_extra=allow_extra,
+            overrides=overrides,
+        )
+        _store(target.function, key, template)
+    return ToolSpec(template, func, bound_values)

@@ -1,0 +1,410 @@
+"""Python types -> JSON Schema and the pydantic model that validates a tool's arguments.
+
+Pydantic is the engine: the parameters become the fields of one model (created with
+``create_model``), whose JSON Schema describes the tool and whose lax validation checks the
+agent's arguments, so the schema and the validation cannot disagree. Field names are
+``p0``, ``p1``, ... with the parameter names as aliases, so a parameter may be called
+``json``, ``schema`` or ``_private`` without clashing with ``BaseModel`` attributes.
+
+Plain signatures (``str``, ``int``, ``float``, ``bool``, ``None``, ``Any``, ``Optional``,
+``Union``, ``Literal``, ``list``/``dict`` of those, JSON-literal defaults) take a fast path that
+writes the same schema without building a model; the model is then built on first validation.
+The tests compare both paths on every type the fast path claims.
+
+Where a type comes from, strongest first (documented precedence):
+
+1. a ``@manifest_parameter(type=...)`` decorator;
+2. the annotation in the signature (a docstring type never overrides it);
+3. the type written in the docstring (``unit (int): ...``), for an unannotated parameter;
+4. the type of the default value (``limit=10`` -> integer); a ``None`` default says nothing;
+5. nothing: the parameter gets no ``type`` at all (never a guessed ``string``).
+
+``typing.TypedDict`` classes are rewritten into equivalent ``typing_extensions.TypedDict``
+classes on Python < 3.12, where pydantic refuses the former.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import enum
+import functools
+import math
+import pathlib
+import re
+import sys
+import types
+import typing
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Optional, Union, get_args, get_origin
+
+import typing_extensions
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+from pydantic.errors import PydanticUserError
+from pydantic.fields import FieldInfo
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode
+
+from .._errors import ManifestError
+from ._schema_tools import Schema, inline_definitions, tidy
+from ._signature import EMPTY
+
+__all__ = [
+    "FieldDefinition",
+    "annotated_description",
+    "arguments_schema",
+    "build_arguments_model",
+    "fast_default",
+    "fast_schema",
+    "infer_from_default",
+    "optional_of",
+    "prepare_annotation",
+    "resolve_type_name",
+    "type_schema",
+]
+
+_NONE_TYPE = type(None)
+_SCALARS: dict[Any, Schema] = {
+    str: {"type": "string"},
+    int: {"type": "integer"},
+    float: {"type": "number"},
+    bool: {"type": "boolean"},
+    _NONE_TYPE: {"type": "null"},
+}
+_UNION_ORIGINS = (Union, types.UnionType)
+
+
+class _Generator(GenerateJsonSchema):
+    """Pydantic's generator without field titles and without warnings for odd defaults."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def emit_warning(self, kind: Any, detail: str) -> None:
+        # A default that cannot be written as JSON is simply left out of the schema.
+        return None
+
+
+@dataclass(frozen=True)
+class FieldDefinition:
+    """One visible parameter as a model field.
+
+    Attributes:
+        alias: The parameter name (the property name in the schema).
+        annotation: The type the argument is validated against (:data:`EMPTY` = ``Any``).
+        default: The default (:data:`EMPTY` = required); may be a pydantic ``FieldInfo``.
+    """
+
+    alias: str
+    annotation: Any
+    default: Any
+
+
+_ARGUMENTS_CONFIG = ConfigDict(extra="ignore", coerce_numbers_to_str=True)
+
+
+def _field_error(fields: Sequence[FieldDefinition], exc: Exception) -> ManifestError:
+    for item in fields:
+        annotation = Any if item.annotation is EMPTY else item.annotation
+        try:
+            TypeAdapter(annotation).json_schema(schema_generator=_Generator)
+        except Exception as field_exc:
+            return ManifestError(
+                f"parameter {item.alias!r} has type {annotation!r}, which cannot be described "
+                f"as JSON Schema ({type(field_exc).__name__}: {field_exc}); bind it "
+                "(functools.partial or bound=) or use a JSON-friendly type"
+            )
+    return ManifestError(f"cannot build the arguments model: {exc}")
+
+
+def build_arguments_model(
+    fields: Sequence[FieldDefinition], *, module: str | None
+) -> type[BaseModel]:
+    """Create the pydantic model whose fields are the visible parameters.
+
+    Args:
+        fields: The parameters, in signature order.
+        module: The function's module, where pydantic resolves forward references.
+
+    Returns:
+        A model class; field ``p<i>`` has alias ``fields[i].alias``.
+
+    Raises:
+        ManifestError: A type cannot be validated or described as JSON Schema.
+    """
+    definitions: dict[str, Any] = {}
+    for index, item in enumerate(fields):
+        annotation = Any if item.annotation is EMPTY else item.annotation
+        default = ... if item.default is EMPTY else item.default
+        definitions[f"p{index}"] = (Annotated[annotation, Field(alias=item.alias)], default)
+    try:
+        return create_model(
+            "Arguments", __config__=_ARGUMENTS_CONFIG, __module__=module or __name__, **definitions
+        )
+    except (PydanticUserError, TypeError, NameError, ValueError, AttributeError) as exc:
+        raise _field_error(fields, exc) from exc
+
+
+def arguments_schema(model: type[BaseModel], fields: Sequence[FieldDefinition]) -> Schema:
+    """Return the tidied JSON Schema of an arguments model (``$defs`` inlined where possible).
+
+    Raises:
+        ManifestError: Some parameter's type has no JSON Schema (for example a ``Callable``).
+    """
+    try:
+        raw = model.model_json_schema(by_alias=True, schema_generator=_Generator)
+    except Exception as exc:  # pydantic raises several unrelated types here
+        raise _field_error(fields, exc) from exc
+    return inline_definitions(tidy(raw))
+
+
+def type_schema(annotation: Any, *, mode: JsonSchemaMode = "serialization") -> Schema | None:
+    """Return the tidied JSON Schema of one type, or ``None`` if it has none."""
+    try:
+        raw = TypeAdapter(prepare_annotation(annotation)).json_schema(
+            schema_generator=_Generator, mode=mode
+        )
+    except Exception:  # any failure simply means "no schema for this type"
+        return None
+    return inline_definitions(tidy(raw))
+
+
+# --- fast path ----------------------------------------------------------------------------
+
+
+def _literal_schema(values: tuple[Any, ...]) -> Schema | None:
+    kinds = {type(value) for value in values}
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    if kind not in (str, int, bool):
+        return None
+    json_type = _SCALARS[kind]["type"]
+    if len(values) == 1:
+        return {"type": json_type, "const": values[0]}
+    return {"type": json_type, "enum": list(dict.fromkeys(values))}
+
+
+def fast_schema(annotation: Any) -> Schema | None:
+    """Return the schema of a plain type without pydantic, or ``None`` if it is not plain.
+
+    Args:
+        annotation: An evaluated annotation (:data:`EMPTY` means none).
+
+    Returns:
+        The same schema pydantic writes for this type, or ``None`` to use pydantic.
+    """
+    if annotation is EMPTY or annotation is Any:
+        return {}
+    try:
+        scalar = _SCALARS.get(annotation)
+    except TypeError:  # unhashable annotation objects are never plain
+        return None
+    if scalar is not None:
+        return dict(scalar)
+    origin = get_origin(annotation)
+    args = get_args(annotation)
+    if origin in _UNION_ORIGINS:
+        options = [fast_schema(arg) for arg in args]
+        if any(option is None or option == {} for option in options):
+            return None
+        return {"anyOf": options}
+    if origin is Literal:
+        return _literal_schema(args)
+    if annotation is list or (origin is list and len(args) == 1):
+        items = fast_schema(args[0]) if args else {}
+        return None if items is None else {"type": "array", "items": items}
+    if annotation is dict or (origin is dict and len(args) == 2 and args[0] is str):
+        values = fast_schema(args[1]) if args else {}
+        if values is None:
+            return None
+        return {"type": "object", "additionalProperties": values or True}
+    return None
+
+
+def fast_default(value: Any) -> tuple[bool, Any]:
+    """Return ``(True, value)`` when a default is plain JSON, else ``(False, None)``."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return True, value
+    if isinstance(value, float):
+        return math.isfinite(value), value
+    if isinstance(value, list):
+        items = [fast_default(item) for item in value]
+        return all(ok for ok, _ in items), [item for _, item in items]
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        entries = {key: fast_default(item) for key, item in value.items()}
+        return all(ok for ok, _ in entries.values()), {k: v for k, (_, v) in entries.items()}
+    return False, None
+
+
+# --- where types come from ------------------------------------------------------------------
+
+
+def annotated_description(annotation: Any) -> str | None:
+    """Return the description carried by ``Annotated[T, "text"]``, a ``Field`` or ``Doc``."""
+    if get_origin(annotation) is not Annotated:
+        return None
+    found: str | None = None
+    for meta in getattr(annotation, "__metadata__", ()):
+        if isinstance(meta, str) and meta.strip():
+            found = meta.strip()
+        elif isinstance(meta, FieldInfo) and meta.description:
+            found = meta.description
+        elif isinstance(getattr(meta, "documentation", None), str) and type(meta).__name__ == "Doc":
+            found = meta.documentation
+    return found
+
+
+_DEFAULT_TYPES: tuple[type, ...] = (
+    bool,
+    int,
+    float,
+    str,
+    bytes,
+    list,
+    dict,
+    set,
+    frozenset,
+    tuple,
+    datetime.datetime,
+    datetime.date,
+    datetime.time,
+    datetime.timedelta,
+    uuid.UUID,
+    decimal.Decimal,
+    enum.Enum,
+)
+
+
+def infer_from_default(default: Any) -> Any:
+    """Return the type a default value shows, or :data:`EMPTY` when it shows none."""
+    if default is EMPTY or default is None or isinstance(default, FieldInfo):
+        return EMPTY
+    if isinstance(default, pathlib.PurePath):
+        return pathlib.Path
+    if isinstance(default, _DEFAULT_TYPES):
+        return type(default)
+    return EMPTY
+
+
+_TYPE_NAME = re.compile(r"[\w.\[\], |'\"]+")
+_WORDS_IN_A_ROW = re.compile(r"\w\s+\w")
+
+
+@functools.lru_cache(maxsize=1)
+def _typing_names() -> dict[str, Any]:
+    return {name: value for name, value in vars(typing).items() if not name.startswith("_")}
+
+
+def resolve_type_name(text: str, *, globalns: Mapping[str, Any], localns: Mapping[str, Any]) -> Any:
+    """Turn a docstring or decorator type name into a type, or :data:`EMPTY` if it is prose.
+
+    Only text made of names, dots, brackets, commas and ``|`` is evaluated (``str or None`` is
+    read as ``str | None``), so a docstring can never run code.
+
+    Args:
+        text: For example ``"int"``, ``"list[str]"``, ``"Optional[int]"``, ``"Unit"``.
+        globalns: The function's module namespace.
+        localns: Extra names (the owning class).
+
+    Returns:
+        The type, or :data:`EMPTY` when the text is not a resolvable type.
+    """
+    candidate = re.sub(r"\s+or\s+", " | ", text.strip())
+    if (
+        not _TYPE_NAME.fullmatch(candidate)
+        or "__" in candidate
+        or _WORDS_IN_A_ROW.search(candidate)
+    ):
+        return EMPTY
+    namespace = {**_typing_names(), **globalns}
+    try:
+        value = eval(candidate, namespace, dict(localns))  # noqa: S307 - text checked above
+    except Exception:  # prose that happens to look like a name
+        return EMPTY
+    if value is None:
+        return _NONE_TYPE
+    if isinstance(value, type) or value is Any or get_origin(value) is not None:
+        return value
+    return EMPTY
+
+
+# --- typing.TypedDict on Python < 3.12 ---------------------------------------------------------
+
+_REWRITE_TYPED_DICTS = sys.version_info < (3, 12)
+_REWRITTEN: dict[type, Any] = {}
+_QUALIFIERS = (typing_extensions.Required, typing_extensions.NotRequired)
+
+
+def _strip_qualifier(hint: Any) -> Any:
+    while get_origin(hint) in _QUALIFIERS:
+        hint = get_args(hint)[0]
+    return hint
+
+
+def _rewrite_typed_dict(cls: Any, active: frozenset[Any]) -> Any:
+    if cls in _REWRITTEN:
+        return _REWRITTEN[cls]
+    if cls in active:
+        raise ManifestError(
+            f"{cls.__name__} is a recursive typing.TypedDict, which pydantic cannot read on "
+            "Python < 3.12; declare it with typing_extensions.TypedDict instead"
+        )
+    try:
+        hints = typing.get_type_hints(cls, include_extras=True)
+    except Exception as exc:
+        raise ManifestError(f"cannot resolve the fields of {cls.__name__}: {exc}") from exc
+    fields: dict[str, Any] = {}
+    for key, hint in hints.items():
+        inner = _rewrite(_strip_qualifier(hint), active | {cls})
+        wrapper = (
+            typing_extensions.Required
+            if key in cls.__required_keys__
+            else (typing_extensions.NotRequired)
+        )
+        fields[key] = wrapper[inner]
+    factory: Any = typing_extensions.TypedDict  # the functional form, with a run-time name
+    rewritten = factory(cls.__name__, fields)
+    rewritten.__doc__ = cls.__doc__
+    rewritten.__module__ = cls.__module__
+    rewritten.__qualname__ = cls.__qualname__
+    _REWRITTEN[cls] = rewritten
+    return rewritten
+
+
+def _rewrite(annotation: Any, active: frozenset[Any]) -> Any:
+    if typing.is_typeddict(annotation) and type(annotation).__module__ == "typing":
+        return _rewrite_typed_dict(annotation, active)
+    origin = get_origin(annotation)
+    args = get_args(annotation)
+    if origin is None or not args or origin is Literal:
+        return annotation
+    if origin is Annotated:
+        inner = _rewrite(args[0], active)
+        if inner is args[0]:
+            return annotation
+        rebuild: Any = Annotated
+        parts = (inner, *annotation.__metadata__)
+        return rebuild[parts]
+    new_args = tuple(_rewrite(arg, active) if not isinstance(arg, list) else arg for arg in args)
+    if all(new is old for new, old in zip(new_args, args, strict=True)):
+        return annotation
+    if origin in _UNION_ORIGINS:
+        return Union[new_args]  # noqa: UP007 - rebuilding a union from a tuple of types
+    if isinstance(annotation, types.GenericAlias):
+        return types.GenericAlias(origin, new_args)
+    copy_with = getattr(annotation, "copy_with", None)
+    return copy_with(new_args) if callable(copy_with) else annotation
+
+
+def prepare_annotation(annotation: Any) -> Any:
+    """Return ``annotation`` ready for pydantic (``typing.TypedDict`` rewritten before 3.12)."""
+    if not _REWRITE_TYPED_DICTS or annotation is EMPTY:
+        return annotation
+    return _rewrite(annotation, frozenset())
+
+
+def optional_of(annotation: Any) -> Any:
+    """Return ``Optional[annotation]``."""
+    return Optional[annotation]  # noqa: UP045 - built at run time from a type object

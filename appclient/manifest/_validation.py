@@ -1,0 +1,267 @@
+"""Check the agent's arguments against a tool's parameters and turn them into a call.
+
+Validation is pydantic's lax mode on the tool's arguments model (see ``_type_schema``): ``"4"``
+becomes ``4``, ``"false"`` becomes ``False``, ISO strings become datetimes, values become
+``Enum`` members and dicts become models, dataclasses and TypedDicts; ``2.5`` is not an
+integer and a value outside an enum is refused. On top of pydantic:
+
+- an unknown key is refused (unless extra keys are allowed or the function has ``**kwargs``);
+- a key naming a parameter the program supplies (``self``, ``functools.partial`` arguments,
+  bound values) is refused, so the agent can never override them;
+- ``null`` for a parameter that has a default but does not accept ``None`` means "use the
+  default" (strict-mode schemas make such parameters nullable for exactly this);
+- a list or dict sent as JSON text is parsed, but only for parameters that do not accept
+  strings (a string parameter receives the text unchanged);
+- the result is ``(args, kwargs)`` ready to call the function: positional-only parameters are
+  positional, parameters the agent left out are left out (so the function's own defaults
+  apply), and bound values are included.
+
+Every problem is collected before raising one :class:`~appclient.ToolArgumentsError` that
+names the tool, each field and what is wrong with it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from .._errors import ToolArgumentsError
+from ._signature import EMPTY
+from ._type_schema import FieldDefinition, build_arguments_model
+
+__all__ = ["ArgumentBinder", "CallSlot"]
+
+_MAX_INPUT_REPR = 60
+
+
+@dataclass(frozen=True)
+class CallSlot:
+    """One parameter the call may fill (everything but ``self``/partial arguments).
+
+    Attributes:
+        name: The parameter name.
+        positional: True for positional-only parameters.
+        field: The arguments-model field for a visible parameter; ``None`` when hidden.
+        default: The signature default, or :data:`EMPTY`.
+        nullable: ``None`` is a valid value.
+        accepts_string: A string is a valid value (JSON text is then not parsed).
+        always_pass: Pass the validated value even when absent (the default is a ``Field``).
+    """
+
+    name: str
+    positional: bool
+    field: str | None
+    default: Any
+    nullable: bool = True
+    accepts_string: bool = True
+    always_pass: bool = False
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_INPUT_REPR else text[: _MAX_INPUT_REPR - 3] + "..."
+
+
+def _problems(error: ValidationError, *, prefix: str = "") -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    for item in error.errors(include_url=False):
+        location = ".".join(str(part) for part in item["loc"])
+        field = f"{prefix}{location}" if location else prefix.rstrip(".") or "arguments"
+        if item["type"] == "missing":
+            problem = "missing required argument" if len(item["loc"]) == 1 else "field required"
+        elif item["type"] == "extra_forbidden":
+            problem = "unknown field"
+        else:
+            problem = f"{item['msg']} (got {_short(item['input'])})"
+        found.append((field, problem))
+    return found
+
+
+def _parse_json_text(value: str) -> Any:
+    text = value.strip()
+    if not text or text[0] not in "[{":
+        return value
+    try:
+        return json.loads(text)
+    except ValueError:
+        return value
+
+
+class ArgumentBinder:
+    """Validates arguments for one tool shape; shared by every spec built from that shape.
+
+    Args:
+        fields: The visible parameters as model fields (``p0``, ``p1``, ...).
+        slots: Every parameter a call may fill, in signature order.
+        hidden: Names the agent may not set.
+        var_keyword: The name of ``**kwargs``, if the function has one.
+        var_keyword_type: Its annotation (:data:`EMPTY` when unannotated).
+        module: The function's module, for forward references.
+        model: The arguments model when already built (the schema needed it).
+    """
+
+    def __init__(
+        self,
+        *,
+        fields: Sequence[FieldDefinition],
+        slots: Sequence[CallSlot],
+        hidden: frozenset[str],
+        var_keyword: str | None,
+        var_keyword_type: Any,
+        module: str | None,
+        model: type[BaseModel] | None = None,
+    ) -> None:
+        self._fields = tuple(fields)
+        self._slots = tuple(slots)
+        self._visible = {slot.name: slot for slot in slots if slot.field is not None}
+        self._hidden = hidden
+        self._var_keyword = var_keyword
+        self._var_keyword_type = var_keyword_type
+        self._module = module
+        self._model = model
+        self._extras_adapter: TypeAdapter[dict[str, Any]] | None = None
+        self._lock = threading.Lock()
+
+    def model(self) -> type[BaseModel]:
+        """Return the arguments model, building it on first use."""
+        model = self._model
+        if model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = build_arguments_model(self._fields, module=self._module)
+                model = self._model
+        return model
+
+    def _validate_extras(self, extras: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+        if not extras or self._var_keyword_type in (EMPTY, Any):
+            return extras, []
+        if self._extras_adapter is None:
+            self._extras_adapter = TypeAdapter(dict[str, self._var_keyword_type])  # type: ignore[name-defined]
+        try:
+            return self._extras_adapter.validate_python(extras), []
+        except ValidationError as exc:
+            return {}, _problems(exc)
+
+    def _split(
+        self, arguments: Mapping[str, Any], *, bound: Mapping[str, Any], allow_extra: bool
+    ) -> tuple[dict[str, Any], dict[str, Any], list[tuple[str, str]]]:
+        problems: list[tuple[str, str]] = []
+        data: dict[str, Any] = {}
+        extras: dict[str, Any] = {}
+        for key, value in arguments.items():
+            slot = self._visible.get(key)
+            if slot is None:
+                if key in self._hidden or key in bound:
+                    problems.append((key, "is supplied by the program and cannot be set"))
+                elif self._var_keyword is not None:
+                    extras[key] = value
+                elif not allow_extra:
+                    expected = ", ".join(self._visible) or "none"
+                    problems.append((key, f"unknown argument (expected: {expected})"))
+                continue
+            if value is None and slot.default is not EMPTY and not slot.nullable:
+                continue  # null stands for "use the default"
+            if isinstance(value, str) and not slot.accepts_string:
+                value = _parse_json_text(value)
+            data[key] = value
+        return data, extras, problems
+
+    def bind(
+        self,
+        arguments: Any,
+        *,
+        tool_name: str,
+        bound: Mapping[str, Any],
+        allow_extra: bool,
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """Validate ``arguments`` and return ``(args, kwargs)`` for the call.
+
+        Args:
+            arguments: The agent's arguments: a mapping, or JSON text of an object.
+            tool_name: The tool name, for the error message.
+            bound: Values the program supplies (never settable by the agent).
+            allow_extra: Drop unknown keys instead of refusing them.
+
+        Returns:
+            Positional arguments (positional-only parameters) and keyword arguments.
+
+        Raises:
+            ToolArgumentsError: Naming every invalid field and its problem.
+        """
+        mapping = self._as_mapping(arguments, tool_name=tool_name)
+        data, extras, problems = self._split(mapping, bound=bound, allow_extra=allow_extra)
+        instance: BaseModel | None = None
+        try:
+            instance = self.model().model_validate(data)
+        except ValidationError as exc:
+            problems.extend(_problems(exc))
+        extras, extra_problems = self._validate_extras(extras)
+        problems.extend(extra_problems)
+        if problems or instance is None:
+            raise _error(tool_name, problems)
+        return self._assemble(instance, bound=bound, extras=extras, tool_name=tool_name)
+
+    @staticmethod
+    def _as_mapping(arguments: Any, *, tool_name: str) -> Mapping[str, Any]:
+        if arguments is None:
+            return {}
+        if isinstance(arguments, (str, bytes)):
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except ValueError as exc:
+                raise _error(tool_name, [("arguments", f"not valid JSON: {exc}")]) from exc
+        if not isinstance(arguments, Mapping):
+            kind = type(arguments).__name__
+            raise _error(tool_name, [("arguments", f"must be a JSON object, got {kind}")])
+        return arguments
+
+    def _assemble(
+        self,
+        instance: BaseModel,
+        *,
+        bound: Mapping[str, Any],
+        extras: Mapping[str, Any],
+        tool_name: str,
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        given = instance.model_fields_set
+        positional: list[Any] = []
+        skipped: list[CallSlot] = []
+        keywords: dict[str, Any] = {}
+        for slot in self._slots:
+            if slot.field is not None and (slot.field in given or slot.always_pass):
+                value, have = getattr(instance, slot.field), True
+            elif slot.name in bound:
+                value, have = bound[slot.name], True
+            else:
+                value, have = None, False
+            if not slot.positional:
+                if have:
+                    keywords[slot.name] = value
+                continue
+            if not have:
+                skipped.append(slot)
+                continue
+            for gap in skipped:  # a later positional-only value forces earlier defaults in
+                if gap.default is EMPTY:
+                    raise _error(tool_name, [(gap.name, "missing required argument")])
+                positional.append(gap.default)
+            skipped.clear()
+            positional.append(value)
+        slot_names = {slot.name for slot in self._slots}
+        keywords.update({k: v for k, v in bound.items() if k not in slot_names})
+        keywords.update(extras)
+        return tuple(positional), keywords
+
+
+def _error(tool_name: str, problems: Sequence[tuple[str, str]]) -> ToolArgumentsError:
+    details = "; ".join(f"{field}: {problem}" for field, problem in problems)
+    return ToolArgumentsError(
+        f"invalid arguments for tool {tool_name!r}: {details}",
+        tool_name=tool_name,
+        problems=problems,
+    )
