@@ -1,0 +1,583 @@
+"""Request bodies built and checked before sending; response bodies decoded (pure)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from appclient import (
+    Function,
+    InvalidRequestError,
+    ResponseDecodeError,
+    RunError,
+    Tool,
+    ToolChoice,
+    ToolChoiceFunction,
+    ToolOutput,
+)
+from appclient._http_bodies import (
+    decode_json,
+    encode_json,
+    error_body_fields,
+    feedback_body,
+    parse_run_answer,
+    raise_for_error_event,
+    run_body,
+    tool_choice_to_wire,
+    tool_outputs_to_wire,
+    tools_to_wire,
+    top_level_error,
+)
+
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_current_weather",
+        "description": "天气",
+        "parameters": {"type": "object", "properties": {"location": {"type": "string"}}},
+    },
+}
+RUN_KEYS = [
+    "query",
+    "stream",
+    "conversation_id",
+    "file_ids",
+    "app_id",
+    "tools",
+    "tool_outputs",
+    "tool_choice",
+    "end_user_id",
+    "action",
+    "mcp_authorization",
+    "parameters",
+    "custom_metadata",
+]
+
+
+def _run(**overrides: Any) -> dict[str, Any]:
+    arguments: dict[str, Any] = {
+        "app_id": "app",
+        "conversation_id": "conv",
+        "query": "hi",
+        "stream": False,
+        "file_ids": None,
+        "tools": None,
+        "tool_outputs": None,
+        "tool_choice": None,
+        "end_user_id": None,
+        "action": None,
+        "parameters": None,
+        "custom_metadata": None,
+    }
+    arguments.update(overrides)
+    return run_body(**arguments)
+
+
+def _named(name: str) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "description": "", "parameters": {}}}
+
+
+# --- run bodies ---------------------------------------------------------------------------
+
+
+def test_run_body_has_the_13_official_keys_in_order() -> None:
+    """The body carries all 13 keys the official client sends, in its order."""
+    assert list(_run()) == RUN_KEYS
+
+
+def test_run_body_defaults_match_the_official_client() -> None:
+    """Absent file_ids and tools are [], every other optional key is null."""
+    body = _run()
+    assert body["file_ids"] == []
+    assert body["tools"] == []
+    for key in ("tool_outputs", "tool_choice", "end_user_id", "action", "mcp_authorization"):
+        assert body[key] is None
+    assert body["parameters"] is None
+    assert body["custom_metadata"] is None
+
+
+def test_run_body_with_only_tool_outputs_sends_empty_query() -> None:
+    """Tool outputs alone are a valid run, with query ''."""
+    body = _run(query="", tool_outputs=[{"tool_call_id": "c1", "output": "25度"}])
+    assert body["query"] == ""
+    assert body["tool_outputs"] == [{"tool_call_id": "c1", "output": "25度"}]
+
+
+@pytest.mark.parametrize("query", ["", "   \n"])
+def test_run_body_needs_a_query_or_outputs(query: str) -> None:
+    """Neither a (non-blank) query nor tool outputs is refused before sending."""
+    with pytest.raises(InvalidRequestError, match="query or tool_outputs"):
+        _run(query=query)
+
+
+def test_run_body_empty_outputs_list_counts_as_none() -> None:
+    """An empty tool_outputs list does not replace the query."""
+    with pytest.raises(InvalidRequestError, match="query or tool_outputs"):
+        _run(query="", tool_outputs=[])
+
+
+@pytest.mark.parametrize("conversation_id", ["", "  ", None, 12])
+def test_run_body_refuses_a_bad_conversation_id(conversation_id: Any) -> None:
+    """The conversation id must be a non-empty string; the error names it."""
+    with pytest.raises(InvalidRequestError, match="conversation_id"):
+        _run(conversation_id=conversation_id)
+
+
+def test_run_body_refuses_a_non_string_query() -> None:
+    """A query that is not text is refused."""
+    with pytest.raises(InvalidRequestError, match="query must be a string"):
+        _run(query=["hi"])
+
+
+def test_run_body_refuses_a_non_bool_stream() -> None:
+    """Stream must be a real bool."""
+    with pytest.raises(InvalidRequestError, match="stream"):
+        _run(stream="yes")
+
+
+def test_run_body_refuses_file_ids_given_as_one_string() -> None:
+    """A single string for file_ids is refused (it would be split into characters)."""
+    with pytest.raises(InvalidRequestError, match="file_ids must be a list"):
+        _run(file_ids="file-1")
+
+
+def test_run_body_refuses_empty_file_ids() -> None:
+    """Each file id must be a non-empty string."""
+    with pytest.raises(InvalidRequestError, match=r"file_ids\[1\]"):
+        _run(file_ids=["f1", ""])
+
+
+def test_run_body_copies_file_ids() -> None:
+    """file_ids from any iterable become a list."""
+    assert _run(file_ids=("f1", "f2"))["file_ids"] == ["f1", "f2"]
+
+
+@pytest.mark.parametrize("name", ["action", "parameters", "custom_metadata"])
+def test_run_body_refuses_non_dict_pass_through_objects(name: str) -> None:
+    """action, parameters and custom_metadata must be dicts."""
+    with pytest.raises(InvalidRequestError, match=name):
+        _run(**{name: ["x"]})
+
+
+def test_run_body_passes_objects_through() -> None:
+    """action, parameters and custom_metadata are sent as given."""
+    body = _run(action={"a": 1}, parameters={"p": [1]}, custom_metadata={"m": None})
+    assert (body["action"], body["parameters"], body["custom_metadata"]) == (
+        {"a": 1},
+        {"p": [1]},
+        {"m": None},
+    )
+
+
+def test_run_body_refuses_an_empty_end_user_id() -> None:
+    """end_user_id, when given, must not be blank."""
+    with pytest.raises(InvalidRequestError, match="end_user_id"):
+        _run(end_user_id="")
+
+
+# --- tools --------------------------------------------------------------------------------
+
+
+def test_dict_tools_are_sent_unchanged() -> None:
+    """A dict tool (even the official Manifest shape) reaches the wire as given."""
+    official = {
+        "type": "function",
+        "function": {
+            "name": "f",
+            "description": None,
+            "parameters": {"type": "object", "properties": {"x": {"type": "str", "name": "x"}}},
+        },
+    }
+    assert tools_to_wire([WEATHER, official]) == [WEATHER, official]
+
+
+def test_dict_tool_without_type_gets_function_type() -> None:
+    """A dict tool missing 'type' is sent as a function tool."""
+    tool = {"function": {"name": "f"}}
+    assert tools_to_wire([tool]) == [{"type": "function", "function": {"name": "f"}}]
+
+
+def test_tool_models_are_dumped() -> None:
+    """A Tool model becomes its wire dict."""
+    tool = Tool(function=Function(name="f", description="d", parameters={"type": "object"}))
+    assert tools_to_wire([tool]) == [
+        {
+            "type": "function",
+            "function": {"name": "f", "description": "d", "parameters": {"type": "object"}},
+        }
+    ]
+
+
+def test_foreign_pydantic_tool_models_are_dumped() -> None:
+    """A pydantic model of the tool shape (as the official SDK has) is accepted."""
+
+    class OfficialFunction(BaseModel):
+        name: str
+        description: str
+        parameters: dict[str, Any]
+
+    class OfficialTool(BaseModel):
+        type: str = "function"
+        function: OfficialFunction
+
+    tool = OfficialTool(function=OfficialFunction(name="f", description="d", parameters={}))
+    assert tools_to_wire([tool])[0]["function"]["name"] == "f"
+
+
+def test_non_function_tools_pass_through() -> None:
+    """Tools of other types (code_interpreter...) are sent as given."""
+    assert tools_to_wire([{"type": "code_interpreter"}]) == [{"type": "code_interpreter"}]
+
+
+def test_objects_with_to_tool_and_to_tools_are_expanded() -> None:
+    """Tool specs (to_tool) and toolkits (to_tools) contribute their tools."""
+    spec = types.SimpleNamespace(to_tool=lambda: _named("a"))
+    kit = types.SimpleNamespace(to_tools=lambda: [_named("b"), _named("c")])
+    names = [tool["function"]["name"] for tool in tools_to_wire([spec, kit])]
+    assert names == ["a", "b", "c"]
+
+
+def test_a_registry_can_be_passed_as_tools() -> None:
+    """An object with tools() (a ToolRegistry) stands for its list of tools."""
+    registry = types.SimpleNamespace(tools=lambda: [_named("a"), _named("b")])
+    assert len(tools_to_wire(registry)) == 2
+
+
+def test_nested_lists_of_tools_are_flattened() -> None:
+    """A registry's list inside the tools list is flattened."""
+    assert len(tools_to_wire([[_named("a"), _named("b")], _named("c")])) == 3
+
+
+def test_functions_are_described_by_the_manifest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plain function is turned into a tool by appclient.manifest.Manifest.from_function."""
+    seen: list[Any] = []
+
+    def from_function(func: Any) -> dict[str, Any]:
+        seen.append(func)
+        return _named(func.__name__)
+
+    fake = types.ModuleType("appclient.manifest")
+    fake.Manifest = types.SimpleNamespace(from_function=from_function)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "appclient.manifest", fake)
+
+    def lookup(city: str) -> str:
+        return city
+
+    assert tools_to_wire([lookup]) == [_named("lookup")]
+    assert seen == [lookup]
+
+
+def test_functions_without_manifest_give_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """If the manifest builder cannot load, the error says so instead of an ImportError."""
+    monkeypatch.setitem(sys.modules, "appclient.manifest", None)
+    with pytest.raises(InvalidRequestError, match=r"appclient\.manifest"):
+        tools_to_wire([len])
+
+
+def test_real_manifest_describes_a_function() -> None:
+    """With the real manifest package, a seed-style function becomes a valid tool."""
+    manifest = pytest.importorskip("appclient.manifest")
+    if not hasattr(manifest, "Manifest"):
+        pytest.skip("appclient.manifest.Manifest is not available yet")
+
+    def get_current_weather(location: str, unit: str) -> str:
+        """Get the weather of a city.
+
+        Args:
+            location: The city.
+            unit: celsius or fahrenheit.
+        """
+        return location + unit
+
+    (tool,) = tools_to_wire([get_current_weather])
+    assert tool["function"]["name"] == "get_current_weather"
+    assert set(tool["function"]["parameters"]["properties"]) == {"location", "unit"}
+
+
+@pytest.mark.parametrize("name", ["", "has space", "点", "x" * 65])
+def test_invalid_tool_names_are_refused(name: str) -> None:
+    """Tool names must match the protocol's rule; the error names the tool's index."""
+    with pytest.raises(InvalidRequestError, match=r"tools\[0\]: tool name"):
+        tools_to_wire([_named(name)])
+
+
+def test_duplicate_tool_names_are_refused() -> None:
+    """Two tools with the same name in one run are refused."""
+    with pytest.raises(InvalidRequestError, match="used twice"):
+        tools_to_wire([_named("a"), _named("a")])
+
+
+def test_function_tool_needs_a_function_object() -> None:
+    """A function tool without its 'function' object is refused."""
+    with pytest.raises(InvalidRequestError, match="needs a 'function' object"):
+        tools_to_wire([{"type": "function"}])
+
+
+def test_tool_parameters_must_be_an_object() -> None:
+    """Parameters must be a JSON Schema object."""
+    with pytest.raises(InvalidRequestError, match="parameters"):
+        tools_to_wire([{"type": "function", "function": {"name": "f", "parameters": "x"}}])
+
+
+def test_tool_description_must_be_text() -> None:
+    """Description must be a string when present."""
+    with pytest.raises(InvalidRequestError, match="description"):
+        tools_to_wire([{"type": "function", "function": {"name": "f", "description": 3}}])
+
+
+def test_tool_type_must_be_text() -> None:
+    """A tool's type must be a non-empty string."""
+    with pytest.raises(InvalidRequestError, match="'type'"):
+        tools_to_wire([{"type": None, "function": {"name": "f"}}])
+
+
+@pytest.mark.parametrize("tools", [WEATHER, "get_current_weather", 3])
+def test_tools_must_be_a_list(tools: Any) -> None:
+    """A single tool, a string or a number is refused with a hint."""
+    with pytest.raises(InvalidRequestError, match="tools must be a list"):
+        tools_to_wire(tools)
+
+
+def test_unknown_tool_items_are_refused() -> None:
+    """An item that is no kind of tool is refused, naming its index and type."""
+    with pytest.raises(InvalidRequestError, match=r"tools\[1\].*int"):
+        tools_to_wire([WEATHER, 5])
+
+
+def test_tools_from_a_generator_are_accepted() -> None:
+    """Any iterable of tools works."""
+    assert len(tools_to_wire(_named(n) for n in "ab")) == 2
+
+
+# --- tool outputs and tool choice ---------------------------------------------------------
+
+
+def test_tool_outputs_accept_dicts_and_models() -> None:
+    """Dicts and ToolOutput models both become wire dicts."""
+    wire = tool_outputs_to_wire(
+        [{"tool_call_id": "a", "output": "x"}, ToolOutput(tool_call_id="b", output="y")]
+    )
+    assert wire == [{"tool_call_id": "a", "output": "x"}, {"tool_call_id": "b", "output": "y"}]
+
+
+def test_structured_tool_output_becomes_json_text() -> None:
+    """A dict output is serialised as JSON text, non-ASCII kept."""
+    (wire,) = tool_outputs_to_wire([{"tool_call_id": "a", "output": {"温度": 25}}]) or []
+    assert json.loads(wire["output"]) == {"温度": 25}
+
+
+def test_tool_output_without_id_is_refused() -> None:
+    """A missing tool_call_id is named in the error."""
+    with pytest.raises(InvalidRequestError, match=r"tool_outputs\[0\].*tool_call_id"):
+        tool_outputs_to_wire([{"output": "x"}])
+
+
+def test_tool_output_with_empty_id_is_refused() -> None:
+    """An empty tool_call_id is refused."""
+    with pytest.raises(InvalidRequestError, match="must not be empty"):
+        tool_outputs_to_wire([{"tool_call_id": "", "output": "x"}])
+
+
+def test_tool_output_must_be_text() -> None:
+    """A number as output is refused rather than silently converted."""
+    with pytest.raises(InvalidRequestError, match="output"):
+        tool_outputs_to_wire([{"tool_call_id": "a", "output": 25}])
+
+
+@pytest.mark.parametrize("outputs", [{"tool_call_id": "a", "output": "x"}, "x", 1])
+def test_tool_outputs_must_be_a_list(outputs: Any) -> None:
+    """A single output, a string or a number is refused."""
+    with pytest.raises(InvalidRequestError, match="tool_outputs must be a list"):
+        tool_outputs_to_wire(outputs)
+
+
+def test_tool_output_items_must_be_dicts_or_models() -> None:
+    """A tuple item is refused naming its index."""
+    with pytest.raises(InvalidRequestError, match=r"tool_outputs\[0\]"):
+        tool_outputs_to_wire([("a", "x")])
+
+
+def test_tool_choice_model_forced() -> None:
+    """A forced ToolChoice model becomes the official wire form."""
+    choice = ToolChoice(
+        type="function", function=ToolChoiceFunction(name="f", input={"city": "北京"})
+    )
+    assert tool_choice_to_wire(choice) == {
+        "type": "function",
+        "function": {"name": "f", "input": {"city": "北京"}},
+    }
+
+
+def test_tool_choice_auto_sends_null_function() -> None:
+    """Auto is sent with function null, as the official Python client does."""
+    assert tool_choice_to_wire({"type": "auto"}) == {"type": "auto", "function": None}
+
+
+@pytest.mark.parametrize(
+    "choice",
+    [
+        {"type": "required"},
+        {"type": "function"},
+        {"type": "function", "function": {"name": ""}},
+        {"type": "function", "function": {"name": "f", "input": "x"}},
+    ],
+)
+def test_bad_tool_choice_is_refused(choice: dict[str, Any]) -> None:
+    """Unknown types, forced choices without a name, and bad inputs are refused."""
+    with pytest.raises(InvalidRequestError, match="tool_choice"):
+        tool_choice_to_wire(choice)
+
+
+def test_tool_choice_must_be_a_dict_or_model() -> None:
+    """A bare string is refused."""
+    with pytest.raises(InvalidRequestError, match="tool_choice must be a dict"):
+        tool_choice_to_wire("auto")  # type: ignore[arg-type]
+
+
+# --- feedback and JSON --------------------------------------------------------------------
+
+
+def test_feedback_body_leaves_out_none() -> None:
+    """Flag and reason are omitted when not given."""
+    body = feedback_body(
+        app_id="a", conversation_id="c", message_id="m", type="upvote", flag=None, reason=None
+    )
+    assert body == {"app_id": "a", "conversation_id": "c", "message_id": "m", "type": "upvote"}
+
+
+def test_feedback_body_refuses_unknown_type() -> None:
+    """Type must be upvote, downvote or cancel."""
+    with pytest.raises(InvalidRequestError, match="upvote, downvote, cancel"):
+        feedback_body(
+            app_id="a", conversation_id="c", message_id="m", type="like", flag=None, reason=None
+        )
+
+
+def test_feedback_body_refuses_bad_flag_and_reason() -> None:
+    """Flag must be a list of strings and reason a string."""
+    with pytest.raises(InvalidRequestError, match="flag"):
+        feedback_body(
+            app_id="a", conversation_id="c", message_id="m", type="downvote", flag="x", reason=None
+        )
+    with pytest.raises(InvalidRequestError, match="reason"):
+        feedback_body(
+            app_id="a", conversation_id="c", message_id="m", type="downvote", flag=None, reason=1
+        )  # type: ignore[arg-type]
+
+
+def test_feedback_body_needs_a_message_id() -> None:
+    """An empty message id is refused."""
+    with pytest.raises(InvalidRequestError, match="message_id"):
+        feedback_body(
+            app_id="a", conversation_id="c", message_id="", type="upvote", flag=None, reason=None
+        )
+
+
+def test_encode_json_is_compact_ascii() -> None:
+    """Bodies are compact JSON with ASCII escapes, like the official client's."""
+    assert encode_json({"q": "天气", "n": 1}) == b'{"q":"\\u5929\\u6c14","n":1}'
+
+
+@pytest.mark.parametrize("value", [object(), float("nan"), {1, 2}])
+def test_encode_json_refuses_non_json_values(value: Any) -> None:
+    """Values JSON cannot carry are refused before sending."""
+    with pytest.raises(InvalidRequestError, match="not JSON-serialisable"):
+        encode_json({"parameters": value})
+
+
+def test_decode_json_error_names_the_body() -> None:
+    """A body that is not JSON raises ResponseDecodeError with a snippet and request id."""
+    with pytest.raises(ResponseDecodeError, match=r"<html>.*request_id=r1"):
+        decode_json(b"<html>", what="the answer", request_id="r1")
+
+
+# --- responses ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ({"answer": "x"}, None),
+        ({"code": 0, "answer": "x"}, None),
+        ({"code": "", "message": ""}, None),
+        ({"code": "AuthFailed", "message": "bad token"}, ("AuthFailed", "bad token")),
+        ({"code": 500}, ("500", "")),
+        ({"code": None, "message": "failed"}, ("", "failed")),
+        ({"message": "only a message"}, None),
+    ],
+)
+def test_top_level_error(body: dict[str, Any], expected: tuple[str, str] | None) -> None:
+    """Top-level code/message marks an error; zero or empty codes do not."""
+    assert top_level_error(body) == expected
+
+
+def test_parse_run_answer_reads_the_protocol_body() -> None:
+    """A run body becomes a RunAnswer with its events and tool calls."""
+    body = {
+        "answer": "",
+        "content": [
+            {
+                "event_status": "interrupt",
+                "tool_calls": [
+                    {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+                ],
+            }
+        ],
+    }
+    answer = parse_run_answer(json.dumps(body).encode())
+    assert answer.events[-1].tool_calls is not None
+    assert answer.events[-1].tool_calls[-1].function.arguments == {}
+
+
+def test_parse_run_answer_raises_run_error_for_top_level_error() -> None:
+    """A 200 body with a top-level code/message is a RunError carrying both."""
+    body = b'{"request_id": "r9", "code": "QuotaExceeded", "message": "no quota"}'
+    with pytest.raises(RunError) as caught:
+        parse_run_answer(body, conversation_id="c1")
+    assert (caught.value.code, caught.value.message) == ("QuotaExceeded", "no quota")
+    assert (caught.value.request_id, caught.value.conversation_id) == ("r9", "c1")
+
+
+@pytest.mark.parametrize("body", [b"not json", b"[1, 2]", b'"text"', b""])
+def test_parse_run_answer_refuses_non_objects(body: bytes) -> None:
+    """Bodies that are not a JSON object raise ResponseDecodeError."""
+    with pytest.raises(ResponseDecodeError, match="run answer"):
+        parse_run_answer(body, request_id="r1")
+
+
+def test_raise_for_error_event() -> None:
+    """An error event becomes a RunError with the event's code and message."""
+    answer = parse_run_answer(
+        b'{"request_id": "r", "content": [{"event_status": "error", "event_code": 42,'
+        b' "event_message": "component failed"}]}'
+    )
+    with pytest.raises(RunError, match="component failed") as caught:
+        raise_for_error_event(answer, conversation_id="c")
+    assert caught.value.code == "42"
+    assert caught.value.conversation_id == "c"
+
+
+def test_raise_for_error_event_passes_clean_answers() -> None:
+    """An answer without error events raises nothing."""
+    raise_for_error_event(parse_run_answer(b'{"content": [{"event_status": "success"}]}'))
+
+
+def test_error_body_fields_from_protocol_json() -> None:
+    """code, message and request_id are read from the error body."""
+    fields = error_body_fields(b'{"request_id": "r", "code": "NotFound", "message": "gone"}')
+    assert fields[:3] == ("NotFound", "gone", "r")
+
+
+def test_error_body_fields_from_text() -> None:
+    """A non-JSON error body becomes the message, kept as the body too."""
+    assert error_body_fields(b"Bad Gateway\n") == ("", "Bad Gateway", "", "Bad Gateway\n")
+
+
+def test_error_body_fields_from_a_json_list() -> None:
+    """A JSON body that is not an object is kept, with its text as the message."""
+    assert error_body_fields(b"[1]") == ("", "[1]", "", [1])
