@@ -1,0 +1,1 @@
+"""Tests that run the Java client (java-interop/) against the reference server."""

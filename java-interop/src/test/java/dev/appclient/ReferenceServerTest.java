@@ -23,8 +23,9 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Needs {@code baseUrl}, {@code token} and {@code appId} (see {@link TestSettings}); skipped
  * without a base URL. The fault tests need {@code failingBaseUrl} (a server whose next request
- * fails with 503) and {@code cutStreamBaseUrl} (a server whose next stream is cut after one
- * message); all servers share the token and app id.
+ * fails with 503), {@code cutStreamBaseUrl} (a server whose next stream is cut after one
+ * message) and {@code hangingBaseUrl} (a server that holds its next request unanswered); all
+ * servers share the token and app id.
  */
 class ReferenceServerTest {
     private static final String WEATHER_TOOL = "{\"type\":\"function\",\"function\":{"
@@ -200,5 +201,19 @@ class ReferenceServerTest {
             StreamInterruptedException error = assertThrows(StreamInterruptedException.class, stream::collect);
             assertEquals(1, stream.messageCount(), error.getMessage());
         }
+    }
+
+    /** A server holding the request past the read timeout gives RequestTimeoutException. */
+    @Test
+    void hangingServerGivesRequestTimeoutException() {
+        var baseUrl = TestSettings.get("hangingBaseUrl");
+        assumeTrue(baseUrl.isPresent(), "no hanging server given");
+        AppClient impatient = AppClient.builder()
+                .baseUrl(baseUrl.get())
+                .token(token())
+                .appId(TestSettings.get("appId").orElse("appclient-demo-app"))
+                .readTimeout(Duration.ofMillis(500))
+                .build();
+        assertThrows(RequestTimeoutException.class, impatient::createConversation);
     }
 }
