@@ -1,0 +1,483 @@
+"""The automatic round trip, against a scripted fake client (pure, no sockets)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from appclient import (
+    AnswerDone,
+    InvalidRequestError,
+    LoopEvent,
+    MaxRoundsExceededError,
+    Message,
+    RoundFinished,
+    RoundTripResult,
+    RunAnswer,
+    RunError,
+    ServerEvent,
+    StreamInterruptedError,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolNotFoundError,
+    ToolRegistry,
+)
+from appclient._loop import RoundTripMixin, as_registry
+
+
+def get_current_weather(location: str, unit: str = "celsius") -> str:
+    """Weather of a city.
+
+    Args:
+        location: The city.
+        unit: The unit.
+    """
+    return f"{location}今天25度"
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def _call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def interrupt(*calls: dict[str, Any], thought: str = "") -> RunAnswer:
+    """A run that ends asking for local tool calls (PROTOCOL section 6)."""
+    return RunAnswer.model_validate(
+        {
+            "conversation_id": "conv-1",
+            "message_id": "m-tool",
+            "is_completion": True,
+            "content": [
+                {
+                    "event_type": "function_call",
+                    "event_status": "done",
+                    "content_type": "function_call",
+                },
+                {
+                    "event_type": "Interrupt",
+                    "event_status": "interrupt",
+                    "content_type": "contexts",
+                    "outputs": {"text": {"function_call": {"thought": thought}}},
+                    "tool_calls": list(calls),
+                },
+            ],
+        }
+    )
+
+
+def final(text: str) -> RunAnswer:
+    """A run that ends with the answer."""
+    return RunAnswer.model_validate(
+        {
+            "conversation_id": "conv-1",
+            "message_id": "m-final",
+            "answer": text,
+            "is_completion": True,
+            "content": [
+                {"event_status": "done", "content_type": "text", "outputs": {"text": text}},
+                {"event_status": "success", "content_type": "status"},
+            ],
+        }
+    )
+
+
+def streamed(*pieces: str, complete: bool = True) -> list[RunAnswer]:
+    """An answer streamed as several SSE messages, ending with success unless cut."""
+    messages = [
+        RunAnswer.model_validate(
+            {
+                "answer": piece,
+                "message_id": "m-final",
+                "content": [
+                    {"event_status": "running", "content_type": "text", "outputs": {"text": piece}}
+                ],
+            }
+        )
+        for piece in pieces
+    ]
+    if complete:
+        messages.append(
+            RunAnswer.model_validate(
+                {
+                    "message_id": "m-final",
+                    "is_completion": True,
+                    "content": [{"event_status": "success", "content_type": "status"}],
+                }
+            )
+        )
+    return messages
+
+
+def error_run() -> RunAnswer:
+    """A run that fails with an error event."""
+    return RunAnswer.model_validate(
+        {
+            "content": [
+                {"event_status": "error", "event_code": 500, "event_message": "model overloaded"}
+            ]
+        }
+    )
+
+
+class FakeStream:
+    """A stand-in for RunStream: iterates messages and records being closed."""
+
+    def __init__(self, messages: list[RunAnswer]) -> None:
+        self.messages = messages
+        self.closed = False
+
+    def __iter__(self) -> Iterator[RunAnswer]:
+        return iter(self.messages)
+
+    def close(self) -> None:
+        """Record the close."""
+        self.closed = True
+
+
+class FakeClient(RoundTripMixin):
+    """Answers runs from a script and records every request."""
+
+    def __init__(self, *script: RunAnswer | list[RunAnswer]) -> None:
+        self.script = list(script)
+        self.requests: list[dict[str, Any]] = []
+        self.conversations = 0
+        self.streams: list[FakeStream] = []
+
+    def create_conversation(self) -> str:
+        """Count and return the one conversation."""
+        self.conversations += 1
+        return "conv-1"
+
+    def run(self, conversation_id: str, query: str = "", **kwargs: Any) -> Any:
+        """Record the request and answer with the next scripted run."""
+        self.requests.append({"conversation_id": conversation_id, "query": query, **kwargs})
+        step = self.script.pop(0)
+        if kwargs.get("stream"):
+            stream = FakeStream(step if isinstance(step, list) else [step])
+            self.streams.append(stream)
+            return stream
+        assert isinstance(step, RunAnswer)
+        return Message(content=step)
+
+
+WEATHER_ROUND = interrupt(_call("c1", "get_current_weather", location="北京"), thought="查天气")
+
+
+def _weather_client(*after: RunAnswer | list[RunAnswer]) -> FakeClient:
+    return FakeClient(WEATHER_ROUND, *(after or (final("北京今天25度，晴。"),)))
+
+
+def test_one_round_returns_the_answer() -> None:
+    """One tool round ends with the agent's answer."""
+    client = _weather_client()
+    result = client.run_until_answer(query="北京天气？", tools=[get_current_weather])
+    assert result.answer == "北京今天25度，晴。"
+    assert str(result) == result.answer
+    assert result.completed
+
+
+def test_first_run_carries_query_and_tools() -> None:
+    """The first request has the query and the registry's tools."""
+    client = _weather_client()
+    client.run_until_answer(query="北京天气？", tools=[get_current_weather])
+    first = client.requests[0]
+    assert first["query"] == "北京天气？"
+    assert [t["function"]["name"] for t in first["tools"]] == ["get_current_weather"]
+
+
+def test_later_runs_carry_outputs_only() -> None:
+    """The second request has the outputs, and neither the query nor the tools."""
+    client = _weather_client()
+    client.run_until_answer("conv-1", "北京天气？", tools=[get_current_weather])
+    second = client.requests[1]
+    assert second["query"] == ""
+    assert "tools" not in second
+    assert "tool_choice" not in second
+    assert second["tool_outputs"] == [{"tool_call_id": "c1", "output": "北京今天25度"}]
+
+
+def test_conversation_is_created_when_none_is_given() -> None:
+    """Without a conversation id one is created; with one, none is."""
+    client = _weather_client()
+    result = client.run_until_answer(query="q", tools=[get_current_weather])
+    assert (client.conversations, result.conversation_id) == (1, "conv-1")
+    given = _weather_client()
+    given.run_until_answer("existing", "q", tools=[get_current_weather])
+    assert given.conversations == 0
+    assert {r["conversation_id"] for r in given.requests} == {"existing"}
+
+
+def test_result_records_every_call() -> None:
+    """The result holds each call's arguments, output, error flag and duration."""
+    result = _weather_client().run_until_answer(query="q", tools=[get_current_weather])
+    [record] = result.tool_calls
+    assert (record.id, record.name, dict(record.arguments)) == (
+        "c1",
+        "get_current_weather",
+        {"location": "北京"},
+    )
+    assert (record.output, record.is_error) == ("北京今天25度", False)
+    assert record.duration >= 0
+    assert [r.index for r in result.rounds] == [1]
+    assert result.rounds[0].thought == "查天气"
+    assert [run.message_id for run in result.runs] == ["m-tool", "m-final"]
+    assert result.message_id == "m-final"
+
+
+def test_parallel_calls_answered_in_one_request_in_call_order() -> None:
+    """Two calls of one round are answered together, in call order."""
+    client = FakeClient(
+        interrupt(
+            _call("a", "get_current_weather", location="北京"),
+            _call("b", "get_current_weather", location="上海"),
+        ),
+        final("done"),
+    )
+    client.run_until_answer(query="q", tools=[get_current_weather])
+    assert client.requests[1]["tool_outputs"] == [
+        {"tool_call_id": "a", "output": "北京今天25度"},
+        {"tool_call_id": "b", "output": "上海今天25度"},
+    ]
+    assert len(client.requests) == 2
+
+
+def test_three_rounds() -> None:
+    """Three tool rounds, then the answer: four runs, three rounds recorded."""
+    client = FakeClient(
+        interrupt(_call("1", "add", a=1, b=2)),
+        interrupt(_call("2", "add", a=3, b=4)),
+        interrupt(_call("3", "add", a=5, b=6)),
+        final("21"),
+    )
+    result = client.run_until_answer(query="sum", tools=[add])
+    assert [r.tool_calls[0].output for r in result.rounds] == ["3", "7", "11"]
+    assert len(client.requests) == 4
+    assert result.answer == "21"
+
+
+def test_tool_choice_goes_with_the_first_run_only() -> None:
+    """A forced tool_choice is sent once, on the first run."""
+    choice = {"type": "function", "function": {"name": "get_current_weather", "input": {}}}
+    client = _weather_client()
+    client.run_until_answer(query="q", tools=[get_current_weather], tool_choice=choice)
+    assert client.requests[0]["tool_choice"] == choice
+    assert "tool_choice" not in client.requests[1]
+
+
+def test_first_run_options_and_end_user() -> None:
+    """File ids go with the first run; the end user with every run."""
+    client = _weather_client()
+    client.run_until_answer(
+        query="q", tools=[get_current_weather], file_ids=["f1"], end_user_id="u1"
+    )
+    assert client.requests[0]["file_ids"] == ["f1"]
+    assert "file_ids" not in client.requests[1]
+    assert [r["end_user_id"] for r in client.requests] == ["u1", "u1"]
+
+
+def test_no_tool_calls_means_one_run() -> None:
+    """An immediate answer takes one run and no rounds."""
+    client = FakeClient(final("你好"))
+    result = client.run_until_answer(query="hi", tools=[get_current_weather])
+    assert (result.answer, result.rounds, len(client.requests)) == ("你好", (), 1)
+
+
+def test_answer_without_events_is_accepted() -> None:
+    """A minimal non-stream answer (no events) ends the loop."""
+    client = FakeClient(RunAnswer.model_validate({"answer": "ok"}))
+    assert client.run_until_answer(query="q", tools=[]).answer == "ok"
+
+
+def test_max_rounds_raises_with_the_partial_result() -> None:
+    """Past max_rounds the loop raises, holding what was done and what was pending."""
+    client = FakeClient(
+        interrupt(_call("1", "add", a=1, b=1)),
+        interrupt(_call("2", "add", a=2, b=2)),
+        interrupt(_call("3", "add", a=3, b=3)),
+    )
+    with pytest.raises(MaxRoundsExceededError) as caught:
+        client.run_until_answer(query="q", tools=[add], max_rounds=2)
+    partial = caught.value.result
+    assert isinstance(partial, RoundTripResult)
+    assert not partial.completed
+    assert len(partial.rounds) == 2
+    assert [c.id for c in partial.pending_tool_calls] == ["3"]
+    assert caught.value.max_rounds == 2
+
+
+def test_max_rounds_must_be_positive() -> None:
+    """max_rounds below 1 is refused before anything is sent."""
+    client = FakeClient()
+    with pytest.raises(InvalidRequestError, match="max_rounds"):
+        client.run_until_answer(query="q", tools=[], max_rounds=0)
+    assert client.requests == []
+
+
+def test_error_event_raises_run_error() -> None:
+    """An error event stops the loop with RunError carrying its message and code."""
+    client = FakeClient(WEATHER_ROUND, error_run())
+    with pytest.raises(RunError, match="model overloaded") as caught:
+        client.run_until_answer(query="q", tools=[get_current_weather])
+    assert caught.value.code == "500"
+
+
+def test_interrupt_without_tool_calls_raises() -> None:
+    """An interrupt that asks for nothing is an error, not an empty answer."""
+    bare = RunAnswer.model_validate({"content": [{"event_status": "interrupt"}]})
+    with pytest.raises(RunError, match="without asking for tool calls"):
+        FakeClient(bare).run_until_answer(query="q", tools=[])
+
+
+def test_stream_yields_text_deltas_in_order() -> None:
+    """Streaming gives the answer piece by piece, then the joined answer."""
+    client = _weather_client(streamed("北京", "今天", "25度"))
+    events = list(client.iter_until_answer(query="q", tools=[get_current_weather]))
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["北京", "今天", "25度"]
+    done = events[-1]
+    assert isinstance(done, AnswerDone)
+    assert done.result.answer == "北京今天25度"
+    assert all(r["stream"] for r in client.requests)
+
+
+def test_stream_closes_every_stream() -> None:
+    """Each streamed run is closed after it is read."""
+    client = _weather_client(streamed("ok"))
+    client.run_until_answer(query="q", tools=[get_current_weather], stream=True)
+    assert [s.closed for s in client.streams] == [True, True]
+
+
+def test_interrupted_stream_raises() -> None:
+    """A stream that ends without its final event raises StreamInterruptedError."""
+    client = _weather_client(streamed("北京", complete=False))
+    with pytest.raises(StreamInterruptedError):
+        client.run_until_answer(query="q", tools=[get_current_weather], stream=True)
+    assert client.streams[-1].closed
+
+
+def test_empty_stream_raises() -> None:
+    """A stream with no message at all is interrupted too."""
+    with pytest.raises(StreamInterruptedError):
+        FakeClient([]).run_until_answer(query="q", tools=[], stream=True)
+
+
+def test_event_order_of_a_round() -> None:
+    """Events come as: started, finished (per call), round finished, ..., done."""
+    client = FakeClient(
+        interrupt(_call("a", "add", a=1, b=2), _call("b", "add", a=2, b=2)), final("ok")
+    )
+    kinds = [
+        type(e).__name__
+        for e in client.iter_until_answer(query="q", tools=[add], stream=False)
+        if not isinstance(e, ServerEvent)
+    ]
+    assert kinds == [
+        "ToolCallStarted",
+        "ToolCallStarted",
+        "ToolCallFinished",
+        "ToolCallFinished",
+        "RoundFinished",
+        "TextDelta",
+        "AnswerDone",
+    ]
+
+
+def test_on_event_sees_the_same_events_as_the_iterator() -> None:
+    """run_until_answer(on_event=...) passes every event of iter_until_answer."""
+    seen: list[LoopEvent] = []
+    client = _weather_client(streamed("a", "b"))
+    result = client.run_until_answer(
+        query="q", tools=[get_current_weather], stream=True, on_event=seen.append
+    )
+    expected = list(
+        _weather_client(streamed("a", "b")).iter_until_answer(
+            query="q", tools=[get_current_weather]
+        )
+    )
+    assert [type(e) for e in seen] == [type(e) for e in expected]
+    assert isinstance(seen[-1], AnswerDone)
+    assert seen[-1].result is result
+
+
+def test_tool_events_carry_round_and_record() -> None:
+    """Started events carry the arguments; finished events the record."""
+    events = list(_weather_client().iter_until_answer(query="q", tools=[get_current_weather]))
+    started = next(e for e in events if isinstance(e, ToolCallStarted))
+    finished = next(e for e in events if isinstance(e, ToolCallFinished))
+    rounds = [e for e in events if isinstance(e, RoundFinished)]
+    assert (started.round, started.name, dict(started.arguments)) == (
+        1,
+        "get_current_weather",
+        {"location": "北京"},
+    )
+    assert finished.record.output == "北京今天25度"
+    assert rounds[0].round.index == 1
+
+
+def test_closing_the_iterator_early_closes_the_stream() -> None:
+    """Abandoning the iterator mid-stream closes the open stream."""
+    client = FakeClient(streamed("a", "b", "c"))
+    events = client.iter_until_answer(query="q", tools=[])
+    next(e for e in events if isinstance(e, TextDelta))
+    events.close()  # type: ignore[attr-defined]
+    assert client.streams[0].closed
+
+
+def test_tool_failure_goes_back_to_the_agent_and_the_loop_continues() -> None:
+    """An unknown tool becomes an error output; the agent then answers."""
+    client = FakeClient(interrupt(_call("x", "get_wether", location="北京")), final("sorry"))
+    result = client.run_until_answer(query="q", tools=[get_current_weather])
+    output = client.requests[1]["tool_outputs"][0]["output"]
+    assert "Did you mean 'get_current_weather'" in output
+    assert result.tool_calls[0].is_error
+
+
+def test_raise_errors_raises_out_of_the_loop() -> None:
+    """With raise_errors=True a tool failure raises its ToolError."""
+    client = FakeClient(interrupt(_call("x", "nope")))
+    with pytest.raises(ToolNotFoundError):
+        client.run_until_answer(query="q", tools=[add], raise_errors=True)
+
+
+def test_approve_reaches_the_dispatcher() -> None:
+    """approve= is used for tools that need approval."""
+
+    def wipe(path: str) -> str:
+        """Delete everything under a path."""
+        return f"wiped {path}"
+
+    registry = ToolRegistry()
+    registry.add(wipe, requires_approval=True)
+    client = FakeClient(interrupt(_call("x", "wipe", path="/")), final("ok"))
+    client.run_until_answer(query="q", tools=registry, approve=lambda request: False)
+    assert "the user declined" in client.requests[1]["tool_outputs"][0]["output"]
+
+
+def test_as_registry_keeps_a_registry_and_wraps_callables() -> None:
+    """A registry is used as is; callables are wrapped in a new one."""
+    registry = ToolRegistry([add])
+    assert as_registry(registry) is registry
+    assert as_registry([add]).names() == ["add"]
+    assert as_registry(None).names() == []
+
+
+def test_empty_registry_sends_no_tools() -> None:
+    """With no tools the first run sends tools=None (the client sends [])."""
+    client = FakeClient(final("hi"))
+    client.run_until_answer(query="q", tools=[])
+    assert client.requests[0]["tools"] is None
+
+
+def test_result_events_and_tool_time() -> None:
+    """The result lists every wire event and the time spent in tools."""
+    result = _weather_client().run_until_answer(query="q", tools=[get_current_weather])
+    assert [e.event_status for e in result.events][-1] == "success"
+    assert result.tool_time == pytest.approx(result.rounds[0].duration)
+    assert json.dumps([r.to_output().model_dump() for r in result.tool_calls])
