@@ -1,0 +1,525 @@
+"""Fill a tool's arguments from a user's query, guided by the parameters' schema (pure).
+
+For every parameter the filler looks in the query for the kind of value the schema asks for
+(see :mod:`._parameter_slots`): an enum member or a common synonym of one (``摄氏度``,
+``°C``, ``celsius``), a known place in the language the parameter's example uses, a date
+(``明天`` -> ISO), an arithmetic expression, a number tied to the parameter by a nearby word
+(``3天``, ``top 5``), a yes/no, quoted text, or, for a lone free-text parameter, the span of
+the query that names the subject (``查找张三的信息`` -> ``张三``). Each value used is blanked
+out of the text so no word feeds two parameters.
+
+A parameter the query gives no evidence for is left out when optional; when required it
+gets its schema default, else a sensible value from a small table of common names
+(``unit`` -> ``celsius``, ``limit`` -> 1, ``date`` -> today), else a plain value of its type.
+Every value is finally made valid against its schema, so calls are always complete.
+
+When the query names several places for a tool with one place parameter ("Tokyo and
+Paris", ``北京和上海``), the plan holds one set of arguments per place: parallel calls.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .._constants import RULE_AGENT_MAX_PARALLEL_CALLS
+from ._argument_tables import REQUIRED_DEFAULTS, VALUE_SYNONYMS, VOCABULARY_BY_NAME
+from ._parameter_slots import Slot, parameter_slots, slot_of
+from ._place_names import find_places, lookup_place, place_name
+from ._query_values import (
+    detect_language,
+    find_dates,
+    find_expression,
+    find_numbers,
+    find_quoted,
+    is_cjk,
+)
+from ._schema_fit import fits_schema, value_for_schema
+from ._text_terms import (
+    CONCEPTS,
+    FILLER_PHRASES,
+    GENERIC_TERMS,
+    STOPWORDS,
+    concepts_in,
+    english_words,
+    text_terms,
+)
+
+__all__ = ["ArgumentPlan", "complete_arguments", "fill_arguments", "plan_arguments"]
+
+_NONE: Any = object()
+_ORDER = (
+    "choice",
+    "date",
+    "datetime",
+    "expression",
+    "place",
+    "array",
+    "integer",
+    "number",
+    "boolean",
+    "object",
+    "null",
+    "text",
+)
+_NEGATION = re.compile(r"不|没|别|无需|不要|don't|do not|not|no|without", re.IGNORECASE)
+_BOOLEAN_NOISE = frozenset(
+    {
+        "is",
+        "has",
+        "include",
+        "enable",
+        "use",
+        "with",
+        "show",
+        "should",
+        "allow",
+        "need",
+        "flag",
+        "get",
+        "do",
+        "want",
+    }
+)
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-.]*|[\u4e00-\u9fff]|\s+|.", re.DOTALL)
+_EDGE_PARTICLES = frozenset("的了吗呢吧啊呀是在和与及把给我你他她它们个在于")
+_CAPITALISED_PLACE = re.compile(
+    r"(?<![A-Za-z])(?:in|at|for|from|to|of|near)\s+([A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3})"
+)
+_SUFFIXED_PLACE = re.compile(r"[\u4e00-\u9fff]{2,4}?[市省县区州镇]")
+_NOT_PLACES = frozenset(
+    {
+        *(
+            w.capitalize()
+            for w in (
+                "celsius",
+                "fahrenheit",
+                "kelvin",
+                "english",
+                "chinese",
+                "today",
+                "tomorrow",
+                "yesterday",
+                "monday",
+                "tuesday",
+                "wednesday",
+                "thursday",
+                "friday",
+                "saturday",
+                "sunday",
+            )
+        )
+    }
+)
+
+
+@dataclass(frozen=True)
+class ArgumentPlan:
+    """The arguments a query gives for one tool.
+
+    Attributes:
+        calls: One argument set per call: several when the query names several places for
+            the tool's one place parameter, otherwise exactly one.
+        from_query: Names of the parameters whose values the query supplied.
+        guessed: Names of required parameters filled without evidence (default, table,
+            type), so callers can tell a complete call from a well-founded one.
+    """
+
+    calls: tuple[dict[str, Any], ...]
+    from_query: frozenset[str]
+    guessed: frozenset[str]
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The first (usually only) argument set."""
+        return dict(self.calls[0])
+
+
+def _surfaces(option: Any) -> tuple[str, ...]:
+    if isinstance(option, bool) or not isinstance(option, (str, int, float)):
+        return ()
+    text = str(option)
+    forms = {text, text.replace("_", " ")}
+    for spellings in VALUE_SYNONYMS.values():
+        if text.lower() in spellings:
+            forms.update(spellings)
+            break
+    place = lookup_place(text)
+    if place is not None:
+        forms.update((place.zh, place.en, *place.aliases))
+    return tuple(f for f in forms if len(f) >= 2 or (f and not f.isalnum()))
+
+
+def _search(surface: str, text: str) -> re.Match[str] | None:
+    if any(is_cjk(c) for c in surface):
+        return re.compile(re.escape(surface)).search(text)
+    before = r"(?<![A-Za-z0-9])" if surface[0].isalnum() else ""
+    after = r"(?![A-Za-z0-9])" if surface[-1].isalnum() else ""
+    return re.search(before + re.escape(surface) + after, text, re.IGNORECASE)
+
+
+def _concept_of(value: Any) -> str | None:
+    lowered = str(value).lower()
+    return next((c for c, forms in VALUE_SYNONYMS.items() if lowered in forms), None)
+
+
+class _Reader:
+    """The query as a tool sees it, with each used value blanked out."""
+
+    def __init__(self, query: str, *, today: dt.date, tool_text: str) -> None:
+        self.chars = list(query)
+        self.query = query
+        self.today = today
+        self.language = detect_language(query)
+        terms = text_terms(tool_text) if tool_text else frozenset()
+        concepts = concepts_in(tool_text)
+        concept_forms = [f for c in concepts for f in CONCEPTS[c]]
+        self.tool_words = {t for t in terms if t.isascii() and not t.startswith("#")}
+        self.tool_words.update(w for f in concept_forms if f.isascii() for w in english_words(f))
+        self.cover = {t for t in terms if len(t) == 2 and all(is_cjk(c) for c in t)}
+        self.cover.update(GENERIC_TERMS)
+        self.phrases = (*FILLER_PHRASES, *(f for f in concept_forms if not f.isascii()))
+
+    @property
+    def text(self) -> str:
+        return "".join(self.chars)
+
+    def take(self, start: int, end: int) -> None:
+        self.chars[start:end] = " " * (end - start)
+
+    def choice(self, options: tuple[Any, ...]) -> Any:
+        text = self.text
+        best: tuple[int, int, Any] | None = None
+        for option in options:
+            for surface in _surfaces(option):
+                match = _search(surface, text)
+                if match and (best is None or match.start() < best[0]):
+                    best = (match.start(), match.end(), option)
+            if not isinstance(option, bool) and isinstance(option, (int, float)):
+                for number in find_numbers(text):
+                    if number.value == option and (best is None or number.start < best[0]):
+                        best = (number.start, number.end, option)
+        if best is None:
+            return _NONE
+        self.take(best[0], best[1])
+        return best[2]
+
+    def dates(self) -> list[dt.date]:
+        found = find_dates(self.text, today=self.today)
+        for item in found:
+            self.take(item.start, item.end)
+        return [item.value for item in found]
+
+    def places(self, slot: Slot) -> list[str]:
+        text = self.text
+        mentions = find_places(text)
+        if mentions:
+            for mention in mentions:
+                self.take(mention.start, mention.end)
+            return [place_name(m.place, slot.example_language, written=m.text) for m in mentions]
+        for pattern in (_CAPITALISED_PLACE, _SUFFIXED_PLACE):
+            for match in pattern.finditer(text):
+                group = match.lastindex or 0
+                value = match.group(group).strip()
+                if value in _NOT_PLACES or any(w in value for w in ("哪", "这", "那", "城市")):
+                    continue
+                self.take(match.start(group), match.end(group))
+                return [value]
+        span = self.span()
+        short = span and (len(span) <= 8 if is_cjk(span[0]) else len(span.split()) <= 4)
+        return [span] if short else []
+
+    def numbers(self, slot: Slot, *, tied_only: bool) -> Any:
+        text = self.text.lower()
+        candidates = [n for n in find_numbers(self.text) if fits_schema(n.value, slot.fill)]
+        for number in candidates:
+            window = text[max(0, number.start - 8) : number.end + 8]
+            if any(_search(cue, window) for cue in slot.cues):
+                self.take(number.start, number.end)
+                return number.value
+        if tied_only or not candidates:
+            return _NONE
+        self.take(candidates[0].start, candidates[0].end)
+        return candidates[0].value
+
+    def boolean(self, slot: Slot) -> Any:
+        text = self.text
+        for word in (w for w in slot.words if w not in _BOOLEAN_NOISE and len(w) > 2):
+            match = _search(word, text)
+            if match:
+                before = text[max(0, match.start() - 12) : match.start()]
+                return not _NEGATION.search(before)
+        return _NONE
+
+    def quoted(self) -> list[str]:
+        found = find_quoted(self.text)
+        for item in found:
+            self.take(item.start, item.end)
+        return [str(item.value) for item in found]
+
+    def span(self) -> str:
+        """Return the longest stretch of the text that is not framing, tool words or used."""
+        text = self.text
+        covered = [False] * len(text)
+        for index in range(len(text) - 1):
+            if text[index : index + 2] in self.cover:
+                covered[index] = covered[index + 1] = True
+        for phrase in self.phrases:
+            for match in re.finditer(re.escape(phrase), text):
+                covered[match.start() : match.end()] = [True] * (match.end() - match.start())
+        runs: list[str] = []
+        current: list[str] = []
+        for match in _TOKEN.finditer(text):
+            token = match.group()
+            if token.isspace():
+                current.append(" ")
+                continue
+            lowered = english_words(token)
+            marked = (
+                any(covered[match.start() : match.end()])
+                or not (token[0].isalnum() or is_cjk(token[0]))
+                or bool(lowered and all(w in STOPWORDS or w in self.tool_words for w in lowered))
+            )
+            if marked:
+                runs.append("".join(current))
+                current = []
+            else:
+                current.append(token)
+        runs.append("".join(current))
+        cleaned = [self._trim(run) for run in runs]
+        return max(cleaned, key=lambda run: len(run.replace(" ", "")), default="")
+
+    @staticmethod
+    def _trim(run: str) -> str:
+        run = run.strip()
+        while run and (run[0] in _EDGE_PARTICLES or run[0].isspace()):
+            run = run[1:]
+        while run and (run[-1] in _EDGE_PARTICLES or run[-1].isspace()):
+            run = run[:-1]
+        return run
+
+
+class _Filler:
+    """Fills the slots of one parameters object from one reader."""
+
+    def __init__(self, reader: _Reader) -> None:
+        self.reader = reader
+
+    def evidence(self, slot: Slot, *, lone_text: bool) -> Any:
+        """Return the value the query gives for ``slot`` (a list for places), or ``_NONE``."""
+        reader = self.reader
+        kind = slot.kind
+        if kind == "choice":
+            return reader.choice(slot.options)
+        if kind in ("date", "datetime"):
+            dates = reader.dates()
+            if not dates:
+                return _NONE
+            return dates[0].isoformat() + ("T00:00:00" if kind == "datetime" else "")
+        if kind == "expression":
+            found = find_expression(reader.text)
+            if found is None:
+                return _NONE
+            reader.take(found.start, found.end)
+            return found.value
+        if kind == "place":
+            return reader.places(slot) or _NONE
+        if kind in ("integer", "number"):
+            return reader.numbers(slot, tied_only=not slot.required)
+        if kind == "boolean":
+            return reader.boolean(slot)
+        if kind == "array":
+            return self.array(slot)
+        if kind == "object":
+            nested = _fill(slot.fill, reader, max_calls=1)
+            return nested.calls[0] if nested.from_query else _NONE
+        if kind == "text":
+            vocabulary = next(
+                (VOCABULARY_BY_NAME[w] for w in slot.words[::-1] if w in VOCABULARY_BY_NAME), ()
+            )
+            if vocabulary:
+                value = reader.choice(vocabulary)
+                if value is not _NONE:
+                    return value
+            quoted = reader.quoted()
+            if quoted:
+                return quoted[0]
+            return (reader.span() or _NONE) if lone_text else _NONE
+        return _NONE
+
+    def array(self, slot: Slot) -> Any:
+        items = slot.fill.get("items")
+        items = items if isinstance(items, Mapping) else {}
+        described = {"description": slot.description, **items}
+        item_slot = slot_of(slot.name, described, required=True)
+        values: list[Any] = []
+        if item_slot.kind == "place" or (item_slot.kind == "text" and not items.get("type")):
+            values = self.reader.places(item_slot) if find_places(self.reader.text) else []
+        elif item_slot.kind == "choice":
+            while (value := self.reader.choice(item_slot.options)) is not _NONE:
+                values.append(value)
+        elif item_slot.kind in ("date", "datetime"):
+            values = [d.isoformat() for d in self.reader.dates()]
+        elif item_slot.kind in ("integer", "number"):
+            while (value := self.reader.numbers(item_slot, tied_only=False)) is not _NONE:
+                values.append(value)
+        elif item_slot.kind == "text":
+            values = self.reader.quoted()
+        return values or _NONE
+
+    def default(self, slot: Slot) -> Any:
+        """Return a value for a required ``slot`` the query says nothing about."""
+        for source in (slot.fill, slot.schema):
+            if "default" in source and fits_schema(source["default"], slot.schema):
+                return source["default"]
+        names = ["_".join(slot.words), slot.name.lower(), *slot.words[::-1]]
+        wanted = next((REQUIRED_DEFAULTS[n] for n in names if n in REQUIRED_DEFAULTS), _NONE)
+        if wanted is _NONE:
+            wanted = {
+                "place": "#place",
+                "date": "#today",
+                "datetime": "#today",
+                "expression": "#text",
+                "text": "#text",
+            }.get(slot.kind, _NONE)
+        value = self.resolve(wanted, slot)
+        if slot.kind == "choice":
+            concept = _concept_of(value) if value is not _NONE else None
+            matching = [o for o in slot.options if concept and _concept_of(o) == concept]
+            value = (matching or [o for o in slot.options if o == value] or list(slot.options))[0]
+        if slot.kind == "datetime" and isinstance(value, str) and len(value) == 10:
+            value += "T00:00:00"
+        return value
+
+    def resolve(self, wanted: Any, slot: Slot) -> Any:
+        reader = self.reader
+        language = reader.language
+        if wanted == "#language":
+            return language
+        if wanted == "#today":
+            return reader.today.isoformat()
+        if wanted == "#timezone":
+            return "Asia/Shanghai" if language == "zh" else "UTC"
+        if wanted == "#currency":
+            return "CNY" if language == "zh" else "USD"
+        if wanted == "#place":
+            if slot.example:
+                return slot.example
+            return "北京" if (slot.example_language or language) == "zh" else "Beijing"
+        if wanted == "#text":
+            return reader.span() or reader.query.strip() or (slot.example or "")
+        return wanted
+
+
+def _fill(parameters: Any, reader: _Reader, *, max_calls: int) -> ArgumentPlan:
+    slots = parameter_slots(parameters)
+    filler = _Filler(reader)
+    text_slots = [s for s in slots if s.kind == "text"]
+    values: dict[str, Any] = {}
+    from_query: set[str] = set()
+    fan_out: tuple[str, list[str]] | None = None
+    place_slots = [s for s in slots if s.kind == "place"]
+    ordered = sorted(slots, key=lambda s: (_ORDER.index(s.kind), not s.explicit))
+    for slot in ordered:
+        lone = slot is (text_slots[0] if text_slots else None) and (
+            len(text_slots) == 1 or slot.required
+        )
+        value = filler.evidence(slot, lone_text=lone)
+        if value is _NONE:
+            continue
+        if slot.kind == "place":
+            if len(place_slots) == 1 and len(value) > 1:
+                fan_out = (slot.name, value[:max_calls])
+            else:
+                # Several place parameters (from/to) take the places in order.
+                index = place_slots.index(slot)
+                value = value[min(index, len(value) - 1)] if index < len(value) else value[0]
+                value = value if isinstance(value, str) else value[0]
+        value = value_for_schema(slot.schema, preferred=value, today=reader.today)
+        if isinstance(value, list) and slot.kind == "place":
+            value = value[0]
+        values[slot.name] = value
+        from_query.add(slot.name)
+    guessed: set[str] = set()
+    for slot in slots:
+        if slot.required and slot.name not in values:
+            values[slot.name] = value_for_schema(
+                slot.schema, preferred=filler.default(slot), today=reader.today
+            )
+            guessed.add(slot.name)
+    ordered_values = {
+        s.name: values[s.name] for s in _declared_order(parameters, slots) if s.name in values
+    }
+    calls: list[dict[str, Any]] = [ordered_values]
+    if fan_out is not None:
+        name, places = fan_out
+        schema = next(s.schema for s in slots if s.name == name)
+        calls = []
+        for place in dict.fromkeys(places):
+            value = value_for_schema(schema, preferred=place, today=reader.today)
+            calls.append({**ordered_values, name: value})
+    return ArgumentPlan(tuple(calls), frozenset(from_query), frozenset(guessed))
+
+
+def _declared_order(parameters: Any, slots: list[Slot]) -> list[Slot]:
+    properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
+    order = list(properties) if isinstance(properties, Mapping) else []
+    return sorted(slots, key=lambda s: order.index(s.name) if s.name in order else len(order))
+
+
+def plan_arguments(
+    parameters: Any,
+    query: str,
+    *,
+    today: dt.date | None = None,
+    tool_text: str = "",
+    max_calls: int = RULE_AGENT_MAX_PARALLEL_CALLS,
+) -> ArgumentPlan:
+    """Fill the arguments of one tool from ``query`` (see the module docs).
+
+    Args:
+        parameters: The tool's JSON Schema ``parameters`` object.
+        query: The user's query (or the part of it meant for this tool).
+        today: The date relative words count from; defaults to today.
+        tool_text: The tool's name and description; their words are not the subject of the
+            query, which helps find the span a free-text parameter wants.
+        max_calls: Most argument sets (parallel calls) to return.
+
+    Returns:
+        The plan: one or more complete argument sets, and which values were evidence.
+    """
+    reader = _Reader(query, today=today or dt.date.today(), tool_text=tool_text)
+    return _fill(parameters, reader, max_calls=max(1, max_calls))
+
+
+def fill_arguments(
+    parameters: Any, query: str, *, today: dt.date | None = None, tool_text: str = ""
+) -> dict[str, Any]:
+    """Return one complete argument set for a tool from ``query`` (the first of the plan)."""
+    return plan_arguments(parameters, query, today=today, tool_text=tool_text).arguments
+
+
+def complete_arguments(
+    parameters: Any,
+    query: str,
+    given: Mapping[str, Any],
+    *,
+    today: dt.date | None = None,
+    tool_text: str = "",
+) -> dict[str, Any]:
+    """Return ``given`` with its one missing required argument filled from ``query``.
+
+    This is the ToolChoice rule (PROTOCOL section 7): when exactly one required input is
+    missing, the query fills it; otherwise ``given`` is returned as is (a copy).
+    """
+    required = parameters.get("required") if isinstance(parameters, Mapping) else None
+    missing = [n for n in required or [] if isinstance(n, str) and n not in given]
+    result = dict(given)
+    if len(missing) != 1:
+        return result
+    plan = plan_arguments(parameters, query, today=today, tool_text=tool_text, max_calls=1)
+    result[missing[0]] = plan.arguments[missing[0]]
+    return result

@@ -1,0 +1,203 @@
+"""Tables the argument filler reads: value synonyms and what common parameters mean (data).
+
+Kept apart from the filling logic so the words can grow without touching the algorithm:
+
+- :data:`VALUE_SYNONYMS`: a canonical value and the ways people write it (``摄氏度``, ``°C``
+  and ``celsius`` are one value), used to match enum members and free-text units.
+- :data:`REQUIRED_DEFAULTS`: a sensible value for a required parameter the query says
+  nothing about, by parameter name (``unit`` -> ``celsius``, ``limit`` -> 1).
+- The name and description cues that mark a parameter as a place, a date, an arithmetic
+  expression, or a number of days/items/people.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DATE_DESCRIPTION_CUES",
+    "DATE_NAME_WORDS",
+    "EXPRESSION_DESCRIPTION_CUES",
+    "EXPRESSION_NAME_WORDS",
+    "NUMBER_CUES",
+    "PLACE_DESCRIPTION_CUES",
+    "PLACE_NAME_WORDS",
+    "REQUIRED_DEFAULTS",
+    "VALUE_SYNONYMS",
+    "VOCABULARY_BY_NAME",
+]
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+#: Canonical value -> lower-case spellings meaning it. One-letter spellings identify an enum
+#: member (``"C"`` is celsius) but are never searched for in a query.
+VALUE_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "celsius": ("celsius", "centigrade", "°c", "℃", "摄氏", "摄氏度", "c", "metric", "公制"),
+    "fahrenheit": ("fahrenheit", "°f", "℉", "华氏", "华氏度", "f", "imperial", "英制"),
+    "kelvin": ("kelvin", "开尔文", "k"),
+    "km": ("km", "kilometer", "kilometre", "kilometers", "kilometres", "公里", "千米"),
+    "mile": ("mile", "miles", "英里"),
+    "zh": ("zh", "zh-cn", "zh_cn", "chinese", "中文", "汉语", "普通话", "简体中文", "cn"),
+    "en": ("en", "en-us", "en_us", "english", "英文", "英语"),
+    "ja": ("ja", "japanese", "日文", "日语"),
+    "ko": ("ko", "korean", "韩文", "韩语"),
+    "fr": ("fr", "french", "法文", "法语"),
+    "de": ("de", "german", "德文", "德语"),
+    "es": ("es", "spanish", "西班牙语", "西班牙文"),
+    "ru": ("ru", "russian", "俄语", "俄文"),
+    "asc": ("asc", "ascending", "升序", "从小到大", "从低到高", "从少到多"),
+    "desc": ("desc", "descending", "降序", "从大到小", "从高到低", "从多到少"),
+    "walking": ("walking", "walk", "步行", "走路"),
+    "driving": ("driving", "drive", "car", "驾车", "开车", "自驾"),
+    "transit": ("transit", "bus", "subway", "公交", "地铁", "公共交通"),
+    "cycling": ("cycling", "bike", "bicycle", "骑行", "骑车"),
+    "male": ("male", "man", "男性", "男生"),
+    "female": ("female", "woman", "女性", "女生"),
+    "daily": ("daily", "每天", "每日"),
+    "hourly": ("hourly", "每小时"),
+    "weekly": ("weekly", "每周"),
+    "monthly": ("monthly", "每月"),
+}
+
+#: Free-text parameters (no enum) whose values come from one vocabulary of VALUE_SYNONYMS.
+VOCABULARY_BY_NAME: dict[str, tuple[str, ...]] = {
+    "unit": ("celsius", "fahrenheit", "kelvin"),
+    "units": ("celsius", "fahrenheit", "kelvin"),
+    "scale": ("celsius", "fahrenheit", "kelvin"),
+    "language": ("zh", "en", "ja", "ko", "fr", "de", "es", "ru"),
+    "lang": ("zh", "en", "ja", "ko", "fr", "de", "es", "ru"),
+    "locale": ("zh", "en", "ja", "ko", "fr", "de", "es", "ru"),
+    "order": ("asc", "desc"),
+    "sort": ("asc", "desc"),
+    "mode": ("walking", "driving", "transit", "cycling"),
+}
+
+#: A value for a REQUIRED parameter the query gives no evidence for, by (last word of the)
+#: parameter name. Values starting with "#" are computed: "#language" the query's language
+#: code, "#today" today's date, "#place" a place, "#text" the query's subject, "#timezone"
+#: and "#currency" by the query's language.
+REQUIRED_DEFAULTS: dict[str, object] = {
+    **dict.fromkeys(("unit", "units", "scale", "temperature_unit", "temp_unit"), "celsius"),
+    **dict.fromkeys(
+        (
+            "count",
+            "limit",
+            "n",
+            "num",
+            "number",
+            "top_k",
+            "topk",
+            "k",
+            "size",
+            "page_size",
+            "max_results",
+            "num_results",
+            "quantity",
+            "days",
+            "num_days",
+            "top_n",
+            "max_items",
+            "page",
+            "page_number",
+            "page_no",
+            "per_page",
+        ),
+        1,
+    ),
+    **dict.fromkeys(("offset", "skip", "start_index"), 0),
+    **dict.fromkeys(("language", "lang", "locale"), "#language"),
+    **dict.fromkeys(("date", "day", "start_date", "end_date", "target_date", "when"), "#today"),
+    **dict.fromkeys(
+        ("city", "location", "place", "region", "address", "destination", "province"), "#place"
+    ),
+    **dict.fromkeys(
+        (
+            "query",
+            "q",
+            "question",
+            "keyword",
+            "keywords",
+            "text",
+            "prompt",
+            "input",
+            "content",
+            "message",
+            "search",
+            "term",
+            "name",
+            "person",
+            "topic",
+            "subject",
+        ),
+        "#text",
+    ),
+    **dict.fromkeys(("timezone", "tz", "time_zone"), "#timezone"),
+    "currency": "#currency",
+}
+
+#: Words of a parameter's name that make it a place.
+PLACE_NAME_WORDS = frozenset(
+    _words(
+        """location city place region address country province state destination origin area
+    town where district site departure arrival loc"""
+    )
+)
+#: Words in a parameter's description that make it a place.
+PLACE_DESCRIPTION_CUES: tuple[str, ...] = (
+    "城市",
+    "地点",
+    "位置",
+    "地区",
+    "省",
+    "市名",
+    "国家",
+    "目的地",
+    "出发地",
+    "地址",
+    "地名",
+    "location",
+    "city",
+    "place",
+    "country",
+    "region",
+    "address",
+)
+
+#: Words of a parameter's name that make it a date.
+DATE_NAME_WORDS = frozenset({"date", "day", "when", "dt", "birthday"})
+#: Words in a parameter's description that make it a date.
+DATE_DESCRIPTION_CUES: tuple[str, ...] = ("日期", "yyyy-mm-dd", "date")
+
+#: Words of a parameter's name that make it an arithmetic expression.
+EXPRESSION_NAME_WORDS = frozenset({"expression", "expr", "formula", "equation", "calculation"})
+#: Words in a parameter's description that make it an arithmetic expression.
+EXPRESSION_DESCRIPTION_CUES: tuple[str, ...] = (
+    "表达式",
+    "算式",
+    "公式",
+    "expression",
+    "formula",
+    "arithmetic",
+)
+
+#: Name word of a numeric parameter -> words near a number in the query that tie it there.
+NUMBER_CUES: dict[str, tuple[str, ...]] = {
+    "day": ("天", "日", "day"),
+    "hour": ("小时", "hour", "hr"),
+    "minute": ("分钟", "minute", "min"),
+    "count": ("个", "条", "项", "篇", "top", "前", "result", "item"),
+    "limit": ("个", "条", "项", "篇", "top", "前", "result", "item"),
+    "num": ("个", "条", "项", "篇", "top", "前", "result", "item"),
+    "n": ("个", "条", "项", "篇", "top", "前", "result", "item"),
+    "size": ("个", "条", "项", "top", "result", "item"),
+    "age": ("岁", "year", "old"),
+    "price": ("元", "块", "dollar", "usd", "¥", "$"),
+    "amount": ("元", "块", "dollar", "usd", "¥", "$"),
+    "temperature": ("度", "°", "degree"),
+    "page": ("页", "page"),
+    "year": ("年", "year"),
+    "month": ("月", "month"),
+    "people": ("人", "位", "people", "person", "guest"),
+    "guest": ("人", "位", "people", "person", "guest"),
+}

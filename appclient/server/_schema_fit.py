@@ -1,0 +1,371 @@
+"""Does a value fit a JSON Schema, and which value would? The subset tools use (pure).
+
+The rule agent promises that every call it makes is valid against the tool's parameters.
+The server has no JSON Schema dependency, so this module checks the keywords that describe
+tool parameters in practice: ``type`` (one or a list), ``enum``, ``const``, number bounds
+and ``multipleOf``, string lengths, ``pattern`` and the ``date``/``date-time`` formats,
+array ``items``/lengths/``uniqueItems``, object ``properties``/``required``/
+``additionalProperties``, and ``anyOf``/``oneOf``/``allOf``. Keywords it does not know are
+ignored, as JSON Schema itself ignores unknown keywords.
+
+:func:`value_for_schema` goes the other way: it returns a valid value as close to a
+preferred one as the schema allows (a number clamped into its bounds, a string cut to its
+``maxLength``, an array padded to ``minItems``, an object given its required properties).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any, TypeGuard
+
+__all__ = ["fits_schema", "is_type", "value_for_schema"]
+
+_MISSING: Any = object()
+_MAX_DEPTH = 8
+
+
+def is_type(value: Any, type_name: str) -> bool:
+    """Return whether ``value`` is of the JSON Schema type ``type_name``.
+
+    Booleans are not numbers here (JSON Schema says so), and ``2.0`` is an integer.
+    """
+    if type_name == "string":
+        return isinstance(value, str)
+    if type_name == "boolean":
+        return isinstance(value, bool)
+    if type_name == "null":
+        return value is None
+    if type_name == "array":
+        return isinstance(value, list)
+    if type_name == "object":
+        return isinstance(value, dict)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if type_name == "integer":
+        return isinstance(value, int) or (math.isfinite(value) and value.is_integer())
+    return type_name == "number" and (isinstance(value, int) or math.isfinite(value))
+
+
+def _json_equal(left: Any, right: Any) -> bool:
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    return bool(left == right)
+
+
+def _is_number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _fits_number(value: float, schema: Mapping[str, Any]) -> bool:
+    low, high = schema.get("minimum"), schema.get("maximum")
+    low_open, high_open = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
+    if (_is_number(low) and value < low) or (_is_number(high) and value > high):
+        return False
+    if (_is_number(low_open) and value <= low_open) or (
+        _is_number(high_open) and value >= high_open
+    ):
+        return False
+    step = schema.get("multipleOf")
+    if isinstance(step, (int, float)) and not isinstance(step, bool) and step > 0:
+        quotient = value / step
+        if not math.isclose(quotient, round(quotient), rel_tol=0, abs_tol=1e-9):
+            return False
+    return True
+
+
+def _fits_format(value: str, fmt: Any) -> bool:
+    try:
+        if fmt == "date":
+            return re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) is not None and bool(
+                dt.date.fromisoformat(value)
+            )
+        if fmt == "date-time":
+            return bool(re.match(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}", value)) and bool(
+                dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+            )
+    except ValueError:
+        return False
+    return True
+
+
+def _fits_string(value: str, schema: Mapping[str, Any]) -> bool:
+    min_length = schema.get("minLength")
+    max_length = schema.get("maxLength")
+    if isinstance(min_length, int) and len(value) < min_length:
+        return False
+    if isinstance(max_length, int) and len(value) > max_length:
+        return False
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str):
+        try:
+            if re.search(pattern, value) is None:
+                return False
+        except re.error:
+            pass  # a pattern Python cannot read is not the caller's value's fault
+    return _fits_format(value, schema.get("format"))
+
+
+def _fits_array(value: list[Any], schema: Mapping[str, Any]) -> bool:
+    min_items, max_items = schema.get("minItems"), schema.get("maxItems")
+    if isinstance(min_items, int) and len(value) < min_items:
+        return False
+    if isinstance(max_items, int) and len(value) > max_items:
+        return False
+    if schema.get("uniqueItems") is True:
+        dumped = [json.dumps(item, sort_keys=True) for item in value]
+        if len(set(dumped)) != len(dumped):
+            return False
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        return all(fits_schema(item, items) for item in value)
+    return True
+
+
+def _fits_object(value: dict[str, Any], schema: Mapping[str, Any]) -> bool:
+    required = schema.get("required")
+    if isinstance(required, list) and any(name not in value for name in required):
+        return False
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, Mapping) else {}
+    extra = schema.get("additionalProperties", True)
+    for name, item in value.items():
+        if name in properties:
+            if isinstance(properties[name], Mapping) and not fits_schema(item, properties[name]):
+                return False
+        elif extra is False or (isinstance(extra, Mapping) and not fits_schema(item, extra)):
+            return False
+    return True
+
+
+def fits_schema(value: Any, schema: Any) -> bool:
+    """Return whether ``value`` is valid against ``schema`` (the subset in the module docs).
+
+    Args:
+        value: A JSON-ready value.
+        schema: A JSON Schema (a dict); ``True``/``{}`` accept everything, ``False`` nothing.
+    """
+    if schema is True or schema is None:
+        return True
+    if schema is False:
+        return False
+    if not isinstance(schema, Mapping):
+        return True
+    declared = schema.get("type")
+    if isinstance(declared, str) and not is_type(value, declared):
+        return False
+    if isinstance(declared, list) and not any(
+        isinstance(t, str) and is_type(value, t) for t in declared
+    ):
+        return False
+    options = schema.get("enum")
+    if isinstance(options, list) and not any(_json_equal(value, o) for o in options):
+        return False
+    if "const" in schema and not _json_equal(value, schema["const"]):
+        return False
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        options = schema.get(keyword)
+        if not isinstance(options, list):
+            continue
+        matches = sum(1 for option in options if fits_schema(value, option))
+        if (keyword == "anyOf" and matches == 0) or (keyword == "oneOf" and matches != 1):
+            return False
+        if keyword == "allOf" and matches != len(options):
+            return False
+    if is_type(value, "number"):
+        return _fits_number(value, schema)
+    if isinstance(value, str):
+        return _fits_string(value, schema)
+    if isinstance(value, list):
+        return _fits_array(value, schema)
+    if isinstance(value, dict):
+        return _fits_object(value, schema)
+    return True
+
+
+# --- producing a value that fits -------------------------------------------------------------
+
+
+def _number_bounds(schema: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    def bound(*keywords: str) -> float | None:
+        values = [
+            schema[k]
+            for k in keywords
+            if isinstance(schema.get(k), (int, float)) and not isinstance(schema.get(k), bool)
+        ]
+        return None if not values else (max(values) if "minimum" in keywords else min(values))
+
+    return bound("minimum", "exclusiveMinimum"), bound("maximum", "exclusiveMaximum")
+
+
+def _number_candidates(schema: Mapping[str, Any], preferred: Any, *, integer: bool) -> list[Any]:
+    low, high = _number_bounds(schema)
+    start = preferred if is_type(preferred, "number") else 1
+    raw: list[float] = [start, 1, 0]
+    if low is not None:
+        raw += [low, low + 1, low + 0.5]
+    if high is not None:
+        raw += [high, high - 1, high - 0.5]
+    if low is not None and high is not None:
+        raw.append((low + high) / 2)
+    step = schema.get("multipleOf")
+    if not (isinstance(step, (int, float)) and not isinstance(step, bool) and step > 0):
+        step = None
+    candidates: list[Any] = []
+    for value in raw:
+        if step is not None:
+            for rounding in (math.ceil, math.floor):
+                candidates.append(rounding(value / step) * step)
+        else:
+            candidates.append(value)
+    if integer:
+        candidates = [round(c) if math.isfinite(c) else 0 for c in candidates]
+    else:
+        candidates = [int(c) if float(c).is_integer() and abs(c) < 2**53 else c for c in candidates]
+    return candidates
+
+
+def _string_candidates(schema: Mapping[str, Any], preferred: Any, today: dt.date) -> list[Any]:
+    fmt = schema.get("format")
+    if fmt == "date":
+        base = today.isoformat()
+    elif fmt == "date-time":
+        base = f"{today.isoformat()}T00:00:00"
+    elif isinstance(preferred, str):
+        base = preferred
+    elif preferred is _MISSING or preferred is None or isinstance(preferred, (dict, list)):
+        base = ""
+    else:
+        base = json.dumps(preferred) if isinstance(preferred, bool) else str(preferred)
+    max_length, min_length = schema.get("maxLength"), schema.get("minLength")
+    if isinstance(max_length, int) and max_length >= 0:
+        base = base[:max_length]
+    if isinstance(min_length, int) and len(base) < min_length:
+        base = base + "x" * (min_length - len(base))
+    return [base]
+
+
+def _array_candidates(
+    schema: Mapping[str, Any], preferred: Any, today: dt.date, depth: int
+) -> list[Any]:
+    raw_items = schema.get("items")
+    items: Mapping[str, Any] = raw_items if isinstance(raw_items, Mapping) else {}
+    values = [
+        value_for_schema(items, preferred=p, today=today, _depth=depth + 1)
+        for p in (preferred if isinstance(preferred, list) else [])
+    ]
+    if schema.get("uniqueItems") is True:
+        unique: dict[str, Any] = {}
+        for value in values:
+            unique.setdefault(json.dumps(value, sort_keys=True), value)
+        values = list(unique.values())
+    max_items, min_items = schema.get("maxItems"), schema.get("minItems")
+    if isinstance(max_items, int):
+        values = values[: max(max_items, 0)]
+    seed = 0
+    while isinstance(min_items, int) and len(values) < min_items and seed < 4 * min_items + 8:
+        # Vary the preferred value so uniqueItems arrays get distinct members.
+        hint: Any = seed if items.get("type") in ("integer", "number") else f"x{seed}" * bool(seed)
+        candidate = value_for_schema(items, preferred=hint, today=today, _depth=depth + 1)
+        if schema.get("uniqueItems") is not True or candidate not in values:
+            values.append(candidate)
+        seed += 1
+    return [values]
+
+
+def _object_candidates(
+    schema: Mapping[str, Any], preferred: Any, today: dt.date, depth: int
+) -> list[Any]:
+    raw_properties = schema.get("properties")
+    properties: Mapping[str, Any] = raw_properties if isinstance(raw_properties, Mapping) else {}
+    result: dict[str, Any] = {}
+    for name, value in preferred.items() if isinstance(preferred, dict) else ():
+        if name in properties:
+            result[name] = value_for_schema(
+                properties[name], preferred=value, today=today, _depth=depth + 1
+            )
+        elif schema.get("additionalProperties", True) is not False:
+            result[name] = value
+    for name in schema.get("required") or []:
+        if isinstance(name, str) and name not in result:
+            result[name] = value_for_schema(properties.get(name, {}), today=today, _depth=depth + 1)
+    return [result]
+
+
+def _candidates(schema: Any, preferred: Any, today: dt.date, depth: int) -> list[Any]:
+    if not isinstance(schema, Mapping) or depth > _MAX_DEPTH:
+        return [] if preferred is _MISSING else [preferred]
+    if "const" in schema:
+        return [schema["const"]]
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return list(schema["enum"])
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        options = schema.get(keyword)
+        if isinstance(options, list) and options:
+            parent = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf", "allOf")}
+            if keyword == "allOf":
+                merged = dict(parent)
+                for option in options:
+                    merged.update(option if isinstance(option, Mapping) else {})
+                return _candidates(merged, preferred, today, depth + 1)
+            found: list[Any] = []
+            for option in options:
+                if isinstance(option, Mapping):
+                    found += _candidates({**parent, **option}, preferred, today, depth + 1)
+            return found
+    declared = schema.get("type")
+    types = declared if isinstance(declared, list) else [declared]
+    types = [t for t in types if isinstance(t, str)] or [_type_of(preferred)]
+    found = []
+    for type_name in sorted(types, key=lambda t: t == "null"):
+        if type_name in ("integer", "number"):
+            found += _number_candidates(schema, preferred, integer=type_name == "integer")
+        elif type_name == "string":
+            found += _string_candidates(schema, preferred, today)
+        elif type_name == "boolean":
+            found += [preferred if isinstance(preferred, bool) else False, True]
+        elif type_name == "array":
+            found += _array_candidates(schema, preferred, today, depth)
+        elif type_name == "object":
+            found += _object_candidates(schema, preferred, today, depth)
+        elif type_name == "null":
+            found.append(None)
+    return found
+
+
+def _type_of(value: Any) -> str:
+    if value is _MISSING or isinstance(value, str):
+        return "string"
+    for name in ("boolean", "integer", "number", "array", "object", "null"):
+        if is_type(value, name):
+            return name
+    return "string"
+
+
+def value_for_schema(
+    schema: Any, *, preferred: Any = _MISSING, today: dt.date | None = None, _depth: int = 0
+) -> Any:
+    """Return a value valid against ``schema``, as close to ``preferred`` as it allows.
+
+    Args:
+        schema: A JSON Schema.
+        preferred: The value wanted; returned unchanged when it is already valid.
+        today: The date a ``format: date`` string gets (defaults to today).
+
+    Returns:
+        A valid value when the schema (in the supported subset) has one; otherwise the
+        closest attempt, for example when a ``pattern`` cannot be satisfied.
+    """
+    if preferred is not _MISSING and fits_schema(preferred, schema):
+        return preferred
+    day = today or dt.date.today()
+    candidates = _candidates(schema, preferred, day, _depth)
+    for candidate in candidates:
+        if fits_schema(candidate, schema):
+            return candidate
+    if candidates:
+        return candidates[0]
+    return None if preferred is _MISSING else preferred
