@@ -70,6 +70,35 @@ DEFAULT_MAX_AGENT_STEPS: Final = 8
 DEFAULT_IDEMPOTENCY_CACHE_SIZE: Final = 10_000
 #: The app id `ReferenceServer` and `appclient serve` accept when none is configured.
 DEFAULT_APP_ID: Final = "appclient-demo-app"
+#: The port `appclient serve` listens on when none is given.
+DEFAULT_SERVE_PORT: Final = 8765
+#: Seconds a run holds its conversation; a crashed worker's hold expires after this.
+DEFAULT_RUN_LEASE_SECONDS: Final = 300.0
+#: Seconds an idle keep-alive connection stays open on the embedded HTTP server.
+DEFAULT_KEEPALIVE_TIMEOUT: Final = 60.0
+#: Longest time a `hang_next` fault holds a request before answering 503 anyway.
+DEFAULT_HANG_SECONDS: Final = 30.0
+#: Finished turns kept per conversation (older ones are dropped from the stored history).
+DEFAULT_MAX_HISTORY_TURNS: Final = 50
+#: Largest text delta of a streamed answer, in characters (answers stream in several deltas).
+DEFAULT_ANSWER_DELTA_CHARS: Final = 8
+#: Most tools one run may declare.
+DEFAULT_MAX_TOOLS: Final = 128
+#: Longest Idempotency-Key header the server accepts.
+MAX_IDEMPOTENCY_KEY_LENGTH: Final = 255
+
+# --- server agents and cloud components ----------------------------------------------------
+
+#: Most parallel calls the rule agent makes for one tool (one per entity the query names).
+RULE_AGENT_MAX_PARALLEL_CALLS: Final = 8
+#: Longest piece of the user's query the rule agent echoes in a plain answer, in characters.
+RULE_AGENT_ECHO_CHARS: Final = 200
+#: Longest expression the Calculator component evaluates, in characters.
+CALCULATOR_MAX_EXPRESSION_CHARS: Final = 200
+#: Largest absolute exponent the Calculator accepts in ``a ** b``.
+CALCULATOR_MAX_EXPONENT: Final = 1000
+#: Most digits an integer result (or intermediate value) of the Calculator may have.
+CALCULATOR_MAX_DIGITS: Final = 1000
 
 # --- dispatcher and loop ----------------------------------------------------------------
 

@@ -1,0 +1,90 @@
+"""Who is calling: bearer tokens, compared in constant time, and the owner they stand for.
+
+The official clients send ``Authorization: Bearer <token>`` (a token that already starts with
+``Bearer`` is sent as is). The server keeps the configured tokens and, for each request,
+compares the presented token against every one of them with :func:`hmac.compare_digest`,
+so timing says nothing about which token or how much of it matched. What the rest of the
+server sees is an *owner*: a SHA-256 fingerprint of the token, safe to store and to log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Iterable
+
+__all__ = ["TokenAuthority", "generate_token", "owner_of"]
+
+_BEARER = "bearer"
+
+
+def generate_token() -> str:
+    """Return a fresh random token (URL-safe text, 192 bits of randomness)."""
+    return secrets.token_urlsafe(24)
+
+
+def owner_of(token: str) -> str:
+    """Return the owner fingerprint of a token (hex SHA-256; the token cannot be recovered)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def presented_token(header: str | None) -> str | None:
+    """Extract the token from an ``Authorization`` header value.
+
+    Args:
+        header: The raw header value, or ``None`` when absent.
+
+    Returns:
+        The token without its ``Bearer`` scheme (any case), or ``None`` when there is none.
+    """
+    if not header:
+        return None
+    value = header.strip()
+    scheme, _, rest = value.partition(" ")
+    if scheme.lower() == _BEARER:
+        value = rest.strip()
+    return value or None
+
+
+class TokenAuthority:
+    """Checks presented tokens against the configured ones.
+
+    Args:
+        tokens: The accepted tokens (at least one; empty strings are refused).
+
+    Raises:
+        ValueError: No token, or an empty one, was given.
+    """
+
+    def __init__(self, tokens: Iterable[str]) -> None:
+        accepted = list(tokens)
+        if not accepted:
+            raise ValueError("at least one token is needed")
+        if any(not isinstance(token, str) or not token.strip() for token in accepted):
+            raise ValueError("tokens must be non-empty strings")
+        self._tokens = [token.encode("utf-8") for token in accepted]
+        self._owners = [owner_of(token) for token in accepted]
+
+    def __repr__(self) -> str:
+        return f"TokenAuthority(tokens=<{len(self._tokens)} hidden>)"
+
+    def authenticate(self, header: str | None) -> str | None:
+        """Return the owner for an ``Authorization`` header, or ``None`` if it is not valid.
+
+        Every configured token is compared, whatever matched earlier, so the time taken does
+        not depend on which token matched.
+        """
+        token = presented_token(header)
+        if token is None:
+            return None
+        try:
+            # WSGI gives header values as latin-1 text standing for the raw bytes.
+            candidate = token.encode("latin-1")
+        except UnicodeEncodeError:
+            candidate = token.encode("utf-8", "surrogatepass")
+        found: str | None = None
+        for accepted, owner in zip(self._tokens, self._owners, strict=True):
+            if hmac.compare_digest(candidate, accepted) and found is None:
+                found = owner
+        return found

@@ -1,0 +1,299 @@
+"""The four endpoints of the protocol: create conversation, runs, file upload, feedback.
+
+Each handler gets an authenticated request (owner fingerprint, body bytes), validates it
+completely before touching any state, and returns a :class:`Response`. Writes go through
+the idempotency guard, and a run holds its conversation's lease from reading the state to
+committing the new one, so concurrent runs on one conversation get 409 and a failed run
+leaves the conversation as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from .._constants import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_RUN_LEASE_SECONDS
+from .._models import CreateConversationRequest, FeedbackRequest, RunRequest
+from ._events import render_body, render_stream, utc_date
+from ._idempotency import IdempotencyGuard, fingerprint
+from ._multipart import MultipartError, Part, parse_multipart
+from ._responses import (
+    HTTPProblem,
+    Response,
+    bad_parameter,
+    json_response,
+    new_id,
+    sse_response,
+)
+from ._run_engine import RunEngine
+from ._state import ConversationState, FeedbackRecord, FileRecord
+from ._store import Store
+from ._uploads import UploadStorage, display_name
+from ._validation import parse_json_object, validate_model, validate_tools
+
+__all__ = ["Endpoints", "RequestContext"]
+
+_MAX_URL_CHARS = 4096
+
+
+@dataclass(frozen=True)
+class RequestContext:
+    """An authenticated request, as the endpoints see it.
+
+    Attributes:
+        request_id: The id answered in the header and body.
+        owner: The caller's owner fingerprint.
+        path: The request path.
+        body: The whole request body.
+        content_type: The ``Content-Type`` header ("" when absent).
+        idempotency_key: The checked ``Idempotency-Key`` header, if any.
+    """
+
+    request_id: str
+    owner: str
+    path: str
+    body: bytes
+    content_type: str = ""
+    idempotency_key: str | None = None
+
+
+class Endpoints:
+    """Serves the protocol's endpoints over a store, a run engine and an upload directory.
+
+    Args:
+        store: The server's state.
+        engine: Plans runs.
+        uploads: Where uploaded files go.
+        app_ids: The app ids served; ``None`` serves any.
+        lease_seconds: How long a run may hold its conversation.
+        max_delta_chars: The largest streamed answer delta.
+        clock: Returns the current time in seconds.
+    """
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        engine: RunEngine,
+        uploads: UploadStorage,
+        app_ids: frozenset[str] | None,
+        lease_seconds: float = DEFAULT_RUN_LEASE_SECONDS,
+        max_delta_chars: int = DEFAULT_ANSWER_DELTA_CHARS,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.engine = engine
+        self.uploads = uploads
+        self._app_ids = app_ids
+        self._lease_seconds = lease_seconds
+        self._max_delta_chars = max_delta_chars
+        self._clock = clock
+        self._guard = IdempotencyGuard(store, stale_after=lease_seconds, clock=clock)
+
+    def _check_app(self, app_id: str) -> None:
+        if not app_id:
+            raise bad_parameter("app_id", "must not be empty")
+        if self._app_ids is not None and app_id not in self._app_ids:
+            raise HTTPProblem(404, "AppNotFound", f"app_id: {app_id!r} is not served here")
+
+    def _owned(self, conversation_id: str, *, owner: str, app_id: str) -> ConversationState:
+        state = self.store.get_conversation(conversation_id) if conversation_id else None
+        if state is None or state.owner != owner or state.app_id != app_id:
+            # Another caller's conversation looks exactly like a missing one.
+            raise HTTPProblem(
+                404,
+                "ConversationNotFound",
+                f"conversation_id: {conversation_id!r} not found for this app",
+            )
+        return state
+
+    def _once(
+        self, ctx: RequestContext, payload: object, produce: Callable[[], Response]
+    ) -> Response:
+        return self._guard.serve(
+            key=ctx.idempotency_key,
+            owner=ctx.owner,
+            request_fingerprint=fingerprint(ctx.path, payload),
+            produce=produce,
+        )
+
+    # --- POST /v2/app/conversation ---------------------------------------------------
+
+    def create_conversation(self, ctx: RequestContext) -> Response:
+        """Create a conversation owned by the caller and the body's ``app_id``."""
+        data = parse_json_object(ctx.body)
+        request = validate_model(CreateConversationRequest, data)
+        self._check_app(request.app_id)
+
+        def produce() -> Response:
+            conversation_id = new_id()
+            self.store.create_conversation(
+                ConversationState(
+                    conversation_id=conversation_id,
+                    owner=ctx.owner,
+                    app_id=request.app_id,
+                    created_at=self._clock(),
+                )
+            )
+            return json_response({"conversation_id": conversation_id}, request_id=ctx.request_id)
+
+        return self._once(ctx, data, produce)
+
+    # --- POST /v2/app/conversation/runs ----------------------------------------------
+
+    def run(self, ctx: RequestContext) -> Response:
+        """Run one step of the conversation (a query, or tool outputs) and answer it."""
+        data = parse_json_object(ctx.body)
+        request = validate_model(RunRequest, {**data, "tools": None})
+        tools = validate_tools(data.get("tools"))
+        self._check_app(request.app_id)
+        if not request.conversation_id:
+            raise bad_parameter("conversation_id", "must not be empty")
+        outputs = request.tool_outputs or []
+        if not request.query and not outputs:
+            raise bad_parameter("query", "must not be empty when no tool_outputs are sent")
+        return self._once(ctx, data, lambda: self._run(ctx, request, tools))
+
+    def _run(
+        self, ctx: RequestContext, request: RunRequest, tools: tuple[dict[str, object], ...]
+    ) -> Response:
+        conversation_id = request.conversation_id
+        self._owned(conversation_id, owner=ctx.owner, app_id=request.app_id)
+        lease_id = new_id()
+        if not self.store.acquire_run(
+            conversation_id, lease_id=lease_id, now=self._clock(), lease_seconds=self._lease_seconds
+        ):
+            raise HTTPProblem(
+                409,
+                "ConversationBusy",
+                f"conversation_id: another run on {conversation_id!r} is still in progress",
+            )
+        try:
+            state = self._owned(conversation_id, owner=ctx.owner, app_id=request.app_id)
+            if tools:
+                state = replace(state, tools=tools)
+            file_names = self._file_names(request.file_ids or [], state)
+            if request.tool_outputs:
+                outcome = self.engine.continue_turn(state, outputs=request.tool_outputs)
+            else:
+                outcome = self.engine.start_turn(
+                    state,
+                    query=request.query,
+                    tool_choice=request.tool_choice,
+                    file_names=file_names,
+                    end_user_id=request.end_user_id,
+                )
+        except BaseException:
+            self.store.release_run(conversation_id, lease_id=lease_id)
+            raise
+        if not self.store.commit_run(
+            outcome.state, lease_id=lease_id, message_id=outcome.message_id
+        ):
+            raise HTTPProblem(
+                409,
+                "ConversationBusy",
+                f"conversation_id: the run on {conversation_id!r} outlived its lease",
+            )
+        date = utc_date(self._clock())
+        if request.stream:
+            messages = render_stream(
+                outcome, request_id=ctx.request_id, date=date, max_delta_chars=self._max_delta_chars
+            )
+            return sse_response(messages, request_id=ctx.request_id)
+        body = render_body(outcome, request_id=ctx.request_id, date=date)
+        return json_response(body, request_id=ctx.request_id)
+
+    def _file_names(self, file_ids: list[str], state: ConversationState) -> tuple[str, ...]:
+        names = []
+        for index, file_id in enumerate(file_ids):
+            record = self.store.get_file(file_id)
+            if record is None or record.conversation_id != state.conversation_id:
+                raise bad_parameter(
+                    f"file_ids[{index}]", f"{file_id!r} is not a file of this conversation"
+                )
+            names.append(record.name)
+        return tuple(names)
+
+    # --- POST /v2/app/conversation/file/upload ---------------------------------------
+
+    def upload(self, ctx: RequestContext) -> Response:
+        """Store an uploaded file (or remember a ``file_url``) for a conversation."""
+        try:
+            parts = parse_multipart(ctx.body, ctx.content_type)
+        except MultipartError as exc:
+            raise bad_parameter("body", str(exc)) from None
+        fields: dict[str, Part] = {}
+        for part in parts:
+            fields.setdefault(part.name, part)
+        app_id = fields["app_id"].text() if "app_id" in fields else ""
+        conversation_id = fields["conversation_id"].text() if "conversation_id" in fields else ""
+        self._check_app(app_id)
+        if not conversation_id:
+            raise bad_parameter("conversation_id", "must not be empty")
+        file_part = fields.get("file")
+        url = fields["file_url"].text().strip() if "file_url" in fields else ""
+        if file_part is not None:
+            self.uploads.check_size(len(file_part.data))
+            name = display_name(file_part.filename or "file")
+        elif url:
+            if len(url) > _MAX_URL_CHARS or not url.lower().startswith(("http://", "https://")):
+                raise bad_parameter("file_url", "expected an http(s) URL")
+            name = display_name(url.split("?", 1)[0].rstrip("/"))
+        else:
+            raise bad_parameter("file", "send a file part or a file_url")
+        payload = [
+            [part.name, part.filename, hashlib.sha256(part.data).hexdigest()] for part in parts
+        ]
+
+        def produce() -> Response:
+            self._owned(conversation_id, owner=ctx.owner, app_id=app_id)
+            file_id = new_id()
+            stored_as = self.uploads.save(file_id, file_part.data) if file_part else ""
+            self.store.add_file(
+                FileRecord(
+                    file_id=file_id,
+                    conversation_id=conversation_id,
+                    owner=ctx.owner,
+                    name=name,
+                    size=len(file_part.data) if file_part else 0,
+                    stored_as=stored_as,
+                    url="" if file_part else url,
+                    created_at=self._clock(),
+                )
+            )
+            return json_response(
+                {"id": file_id, "conversation_id": conversation_id}, request_id=ctx.request_id
+            )
+
+        return self._once(ctx, payload, produce)
+
+    # --- POST /v2/app/conversation/feedback ------------------------------------------
+
+    def feedback(self, ctx: RequestContext) -> Response:
+        """Record feedback on a message (a run) of the caller's conversation."""
+        data = parse_json_object(ctx.body)
+        request = validate_model(FeedbackRequest, data)
+        self._check_app(request.app_id)
+
+        def produce() -> Response:
+            self._owned(request.conversation_id, owner=ctx.owner, app_id=request.app_id)
+            if not self.store.has_message(request.conversation_id, request.message_id):
+                raise bad_parameter(
+                    "message_id",
+                    f"{request.message_id!r} is not a message of this conversation",
+                )
+            self.store.add_feedback(
+                FeedbackRecord(
+                    conversation_id=request.conversation_id,
+                    message_id=request.message_id,
+                    type=request.type,
+                    flag=tuple(request.flag or ()),
+                    reason=request.reason,
+                    created_at=self._clock(),
+                )
+            )
+            return json_response({}, request_id=ctx.request_id)
+
+        return self._once(ctx, data, produce)

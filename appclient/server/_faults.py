@@ -1,0 +1,172 @@
+"""Fault injection for tests: failing, holding, delaying requests and cutting streams.
+
+A :class:`FaultInjector` is shared by a running server and the test that drives it. Faults
+queue up in the order they are asked for and each applies to the next request(s) as a
+whole, before the request is looked at, so an injected failure never changes any state
+(a retry of it is safe). Holding and delaying wait on an event with a timeout instead of
+sleeping: :meth:`FaultInjector.release` (and stopping the server) wakes every held request
+at once, so tests never sit out a real sleep.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass
+from typing import Literal
+
+from .._constants import DEFAULT_HANG_SECONDS
+from ._responses import HTTPProblem
+
+__all__ = ["FaultInjector"]
+
+_CODES = {
+    408: "RequestTimeout",
+    429: "TooManyRequests",
+    500: "InternalError",
+    502: "BadGateway",
+    503: "ServiceUnavailable",
+    504: "GatewayTimeout",
+}
+
+
+@dataclass
+class _RequestFault:
+    kind: Literal["fail", "hang", "delay"]
+    remaining: int
+    status: int = 503
+    retry_after: float | None = None
+    seconds: float = 0.0
+
+
+def _retry_after_text(seconds: float) -> str:
+    return str(int(seconds)) if float(seconds).is_integer() else f"{seconds:g}"
+
+
+class FaultInjector:
+    """Makes the next requests of a server fail, hang, slow down, or stop streaming early.
+
+    Example:
+        >>> faults = FaultInjector()
+        >>> faults.fail_next(2, status=503, retry_after=1)
+        >>> faults.pending
+        2
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._request_faults: deque[_RequestFault] = deque()
+        self._stream_cuts: deque[int] = deque()
+        self._wake = threading.Event()
+        self._injected = 0
+
+    def __repr__(self) -> str:
+        return f"FaultInjector(pending={self.pending}, injected={self.injected})"
+
+    @property
+    def pending(self) -> int:
+        """Requests that will still be failed, held or delayed."""
+        with self._lock:
+            return sum(fault.remaining for fault in self._request_faults)
+
+    @property
+    def injected(self) -> int:
+        """Faults applied so far (failed, held, delayed requests and cut streams)."""
+        with self._lock:
+            return self._injected
+
+    def _queue(self, fault: _RequestFault) -> None:
+        if fault.remaining < 1:
+            raise ValueError("count must be at least 1")
+        with self._lock:
+            self._request_faults.append(fault)
+
+    def fail_next(
+        self, count: int = 1, *, status: int = 503, retry_after: float | None = None
+    ) -> None:
+        """Answer the next ``count`` requests with ``status`` and a JSON error body.
+
+        Args:
+            count: How many requests fail.
+            status: The HTTP status, 400-599.
+            retry_after: Seconds to put in a ``Retry-After`` header (none when ``None``).
+        """
+        if not 400 <= status <= 599:
+            raise ValueError("status must be an HTTP error status (400-599)")
+        if retry_after is not None and retry_after < 0:
+            raise ValueError("retry_after must not be negative")
+        self._queue(_RequestFault("fail", count, status=status, retry_after=retry_after))
+
+    def hang_next(self, count: int = 1, *, timeout: float = DEFAULT_HANG_SECONDS) -> None:
+        """Hold the next ``count`` requests unanswered, so the client's timeout fires.
+
+        A held request is not processed. It is answered with a 503 when :meth:`release` is
+        called, the server stops, or ``timeout`` seconds pass, whichever comes first.
+        """
+        self._queue(_RequestFault("hang", count, status=503, seconds=timeout))
+
+    def delay_next(self, count: int = 1, *, seconds: float) -> None:
+        """Hold each of the next ``count`` requests ``seconds`` (or until released), then serve."""
+        if seconds < 0:
+            raise ValueError("seconds must not be negative")
+        self._queue(_RequestFault("delay", count, seconds=seconds))
+
+    def cut_stream_after(self, messages: int, *, count: int = 1) -> None:
+        """Close the next ``count`` streamed responses after ``messages`` SSE messages.
+
+        The run itself completes and is saved; only its delivery stops early, as when a
+        connection breaks. Non-stream responses are not affected.
+        """
+        if messages < 0 or count < 1:
+            raise ValueError("messages must be >= 0 and count >= 1")
+        with self._lock:
+            self._stream_cuts.extend([messages] * count)
+
+    def release(self) -> None:
+        """Wake every held or delayed request now."""
+        with self._lock:
+            wake, self._wake = self._wake, threading.Event()
+        wake.set()
+
+    def reset(self) -> None:
+        """Drop every queued fault and wake held requests."""
+        with self._lock:
+            self._request_faults.clear()
+            self._stream_cuts.clear()
+        self.release()
+
+    def before_request(self) -> HTTPProblem | None:
+        """Apply the next request fault, if any (called by the server for each request).
+
+        Returns:
+            The error to answer with instead of serving the request, or ``None`` to serve
+            it (possibly after a delay).
+        """
+        with self._lock:
+            if not self._request_faults:
+                return None
+            fault = self._request_faults[0]
+            fault.remaining -= 1
+            if fault.remaining == 0:
+                self._request_faults.popleft()
+            self._injected += 1
+            wake = self._wake
+        if fault.kind == "delay":
+            wake.wait(fault.seconds)
+            return None
+        if fault.kind == "hang":
+            wake.wait(fault.seconds)
+            return HTTPProblem(503, "ServiceUnavailable", "injected fault: the request was held")
+        headers = {}
+        if fault.retry_after is not None:
+            headers["Retry-After"] = _retry_after_text(fault.retry_after)
+        code = _CODES.get(fault.status, "InjectedFault")
+        return HTTPProblem(fault.status, code, "injected fault", headers=headers)
+
+    def stream_limit(self) -> int | None:
+        """Return how many messages the next stream may send, consuming one cut (or None)."""
+        with self._lock:
+            if not self._stream_cuts:
+                return None
+            self._injected += 1
+            return self._stream_cuts.popleft()

@@ -1,0 +1,294 @@
+"""A small threaded HTTP/1.1 server for WSGI apps, from the standard library only.
+
+Built for the round trip's latency: keep-alive connections (one thread each), Nagle's
+algorithm off, and each non-stream response written with ONE send (status line, headers
+and body together), so no response waits on a delayed ACK. Streams go out one SSE message
+per send, flushed immediately, and the connection closes after the last message, as the
+protocol asks. Bodies sent with ``Transfer-Encoding: chunked`` are refused with 411 (every
+official client sends ``Content-Length``). Errors the parser finds itself (a bad request
+line, headers too long) are answered in the same JSON shape as the app's errors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import io
+import logging
+import socket
+import socketserver
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from .._constants import DEFAULT_KEEPALIVE_TIMEOUT, HEADER_REQUEST_ID
+from ._responses import encode_json, new_id
+
+__all__ = ["WSGIHTTPServer"]
+
+_log = logging.getLogger("appclient.server.http")
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+#: Unread request bytes drained (instead of closing the connection) after a response.
+_DRAIN_LIMIT = 64 * 1024 * 1024
+_DRAIN_CHUNK = 64 * 1024
+
+
+class _BodyReader:
+    """``wsgi.input``: the request body, never reading past ``Content-Length``."""
+
+    def __init__(self, stream: io.BufferedIOBase, length: int) -> None:
+        self._stream = stream
+        self.remaining = length
+
+    def read(self, size: int = -1) -> bytes:
+        if size < 0 or size > self.remaining:
+            size = self.remaining
+        data = self._stream.read(size) if size else b""
+        self.remaining -= len(data)
+        return data
+
+    def readline(self, size: int = -1) -> bytes:
+        if size < 0 or size > self.remaining:
+            size = self.remaining
+        data = self._stream.readline(size) if size else b""
+        self.remaining -= len(data)
+        return data
+
+    def __iter__(self) -> Any:
+        return iter(self.readline, b"")
+
+
+_date_cache: tuple[int, str] = (0, "")
+
+
+def _http_date() -> str:
+    global _date_cache  # a one-entry cache; a race only recomputes it
+    now = int(time.time())
+    if _date_cache[0] != now:
+        _date_cache = (now, email.utils.formatdate(now, usegmt=True))
+    return _date_cache[1]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    server_version = "appclient-reference"
+    sys_version = ""
+    server: WSGIHTTPServer
+
+    def setup(self) -> None:
+        # The idle keep-alive limit: a silent client frees its thread after this long.
+        self.connection = self.request
+        self.connection.settimeout(self.server.keepalive_timeout)
+        super().setup()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        _log.debug("%s " + format, self.address_string(), *args)
+
+    def handle_one_request(self) -> None:
+        try:
+            self.raw_requestline = self.rfile.readline(65537)
+            if len(self.raw_requestline) > 65536:
+                self.requestline = self.request_version = self.command = ""
+                self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG)
+                return
+            if not self.raw_requestline:
+                self.close_connection = True
+                return
+            if not self.parse_request():
+                return
+            self._serve()
+        except (TimeoutError, ConnectionError):
+            self.close_connection = True
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Answer an HTTP-level error in the protocol's JSON error shape, then close."""
+        status = HTTPStatus(code)
+        request_id = new_id()
+        body = encode_json(
+            {
+                "request_id": request_id,
+                "code": status.phrase.replace(" ", ""),
+                "message": message or status.description,
+            }
+        )
+        self.close_connection = True
+        headers = [
+            ("Content-Type", "application/json; charset=utf-8"),
+            (HEADER_REQUEST_ID, request_id),
+            ("Content-Length", str(len(body))),
+        ]
+        self._send(self._head(f"{code} {status.phrase}", headers) + body)
+
+    def _head(self, status: str, headers: list[tuple[str, str]]) -> bytes:
+        lines = [f"{self.protocol_version} {status}\r\n"]
+        lines.extend(f"{name}: {value}\r\n" for name, value in headers)
+        lines.append(f"Server: {self.server_version}\r\nDate: {_http_date()}\r\n")
+        if self.close_connection:
+            lines.append("Connection: close\r\n")
+        lines.append("\r\n")
+        return "".join(lines).encode("latin-1")
+
+    def _send(self, data: bytes) -> None:
+        try:
+            self.wfile.write(data)
+        except OSError:
+            self.close_connection = True
+            raise ConnectionError("the client went away") from None
+
+    def _environ(self, body: _BodyReader) -> dict[str, Any]:
+        target = self.path
+        if "://" in target.split("?", 1)[0]:
+            parts = urlsplit(target)
+            target = parts.path + (f"?{parts.query}" if parts.query else "")
+        path, _, query = target.partition("?")
+        environ: dict[str, Any] = {
+            "REQUEST_METHOD": self.command,
+            "SCRIPT_NAME": "",
+            "PATH_INFO": unquote(path, "latin-1"),
+            "QUERY_STRING": query,
+            "SERVER_NAME": self.server.server_name,
+            "SERVER_PORT": str(self.server.server_port),
+            "SERVER_PROTOCOL": self.request_version,
+            "REMOTE_ADDR": self.client_address[0],
+            "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+            "CONTENT_LENGTH": self.headers.get("Content-Length", ""),
+            "wsgi.version": (1, 0),
+            "wsgi.url_scheme": "http",
+            "wsgi.input": body,
+            "wsgi.errors": sys.stderr,
+            "wsgi.multithread": True,
+            "wsgi.multiprocess": False,
+            "wsgi.run_once": False,
+        }
+        for name, value in self.headers.items():
+            key = "HTTP_" + name.upper().replace("-", "_")
+            if key in ("HTTP_CONTENT_TYPE", "HTTP_CONTENT_LENGTH"):
+                continue
+            environ[key] = f"{environ[key]},{value}" if key in environ else value
+        return environ
+
+    def _serve(self) -> None:
+        length_text = self.headers.get("Content-Length")
+        if length_text is None and self.headers.get("Transfer-Encoding"):
+            self.send_error(HTTPStatus.LENGTH_REQUIRED, "send the body with a Content-Length")
+            return
+        try:
+            length = int(length_text or 0)
+        except ValueError:
+            length = -1
+        if length < 0:
+            self.send_error(HTTPStatus.BAD_REQUEST, "Content-Length is not a number")
+            return
+        body = _BodyReader(self.rfile, length)
+        captured: list[Any] = []
+
+        def start_response(
+            status: str, headers: list[tuple[str, str]], exc_info: Any = None
+        ) -> Any:
+            captured[:] = [status, headers]
+            return self._send
+
+        result = self.server.app(self._environ(body), start_response)
+        try:
+            self._write(result, captured)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        self._finish_body(body)
+
+    def _write(self, result: Iterable[bytes], captured: list[Any]) -> None:
+        status, headers = captured
+        streaming = not any(name.lower() == "content-length" for name, _ in headers)
+        if streaming:
+            # No length to frame the body: the end of the stream is the end of the connection.
+            self.close_connection = True
+        head = self._head(status, headers)
+        if self.command == "HEAD":
+            self._send(head)
+            return
+        if not streaming:
+            self._send(head + b"".join(result))
+            return
+        pending = head
+        for chunk in result:
+            if chunk:
+                self._send(pending + chunk)
+                pending = b""
+        if pending:
+            self._send(pending)
+
+    def _finish_body(self, body: _BodyReader) -> None:
+        if not body.remaining:
+            return
+        if body.remaining > _DRAIN_LIMIT:
+            self.close_connection = True
+            return
+        # Read what the client still sends, so it sees our answer instead of a reset.
+        while body.remaining and body.read(_DRAIN_CHUNK):
+            pass
+        if body.remaining:
+            self.close_connection = True
+
+
+class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
+    """Serves a WSGI app over HTTP/1.1, one thread per connection.
+
+    Args:
+        address: ``(host, port)``; port 0 picks a free port (see ``server_port``).
+        app: The WSGI application.
+        keepalive_timeout: Seconds an idle connection stays open.
+    """
+
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        app: WSGIApp,
+        *,
+        keepalive_timeout: float = DEFAULT_KEEPALIVE_TIMEOUT,
+    ) -> None:
+        self.app = app
+        self.keepalive_timeout = keepalive_timeout
+        self._connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
+        super().__init__(address, _Handler)
+
+    def server_bind(self) -> None:
+        """Bind without the reverse DNS lookup ``HTTPServer`` does (it can take seconds)."""
+        socketserver.TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name = str(host)
+        self.server_port = int(port)
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        """Accept a connection and remember it, so :meth:`close_connections` can end it."""
+        connection, address = super().get_request()
+        with self._connections_lock:
+            self._connections.add(connection)
+        return connection, address
+
+    def shutdown_request(self, request: Any) -> None:
+        """Forget and close a finished connection."""
+        with self._connections_lock:
+            self._connections.discard(request)
+        super().shutdown_request(request)
+
+    def close_connections(self) -> None:
+        """End every open connection (idle keep-alive ones included)."""
+        with self._connections_lock:
+            connections = list(self._connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)

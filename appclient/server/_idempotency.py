@@ -1,0 +1,165 @@
+"""``Idempotency-Key``: a retried request gets the first answer instead of running twice.
+
+A client that retries (after a timeout, a 5xx, a broken stream) sends the same key again.
+The first request with a key reserves it, runs, and stores its answer if it succeeded; a
+repeat gets that stored answer back byte for byte, streams included, with the original
+request id. So a retried ``tool_outputs`` is applied exactly once.
+
+Choices made here:
+
+- Keys are scoped to the caller (the token's owner fingerprint): two tokens never share.
+- The same key with a *different* request (path or parsed body) is a 422
+  ``IdempotencyKeyReused``: the client has a bug, and answering either request's result
+  would be wrong. The comparison is on parsed content, not bytes, so a client that
+  re-encodes the body (or a new multipart boundary) still matches.
+- A repeat while the first request is still running is a 409 ``IdempotencyKeyInUse``
+  (retryable later); a reservation left by a crashed worker expires after the run lease.
+- Only successes (HTTP 200) are stored. A failed request changed nothing, so its key is
+  released and a retry runs for real.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .._constants import (
+    DEFAULT_RUN_LEASE_SECONDS,
+    HEADER_IDEMPOTENCY_KEY,
+    MAX_IDEMPOTENCY_KEY_LENGTH,
+)
+from ._responses import HTTPProblem, Response
+from ._state import StoredResponse
+from ._store import Store
+
+__all__ = ["REPLAY_HEADER", "IdempotencyGuard", "check_key", "fingerprint"]
+
+#: Header set on a replayed answer, so tests and logs can tell replays apart.
+REPLAY_HEADER = "Idempotent-Replayed"
+
+
+def fingerprint(path: str, payload: Any) -> str:
+    """Return a digest of a request's path and parsed content (key order does not matter)."""
+    canonical = json.dumps([path, payload], sort_keys=True, ensure_ascii=True, default=str)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+def check_key(key: str | None) -> str | None:
+    """Return the key if it is usable, ``None`` when absent; 400 when malformed."""
+    if key is None:
+        return None
+    key = key.strip()
+    if not key:
+        return None
+    if len(key) > MAX_IDEMPOTENCY_KEY_LENGTH or not key.isprintable():
+        raise HTTPProblem(
+            400,
+            "InvalidParameter",
+            f"{HEADER_IDEMPOTENCY_KEY}: at most {MAX_IDEMPOTENCY_KEY_LENGTH} printable characters",
+        )
+    return key
+
+
+def _replay(stored: StoredResponse) -> Response:
+    headers = ((REPLAY_HEADER, "true"),)
+    if stored.stream:
+        pieces = stored.body.split(b"\n\n")
+        chunks = tuple(piece + b"\n\n" for piece in pieces if piece)
+        return Response(
+            status=stored.status,
+            request_id=stored.request_id,
+            chunks=chunks,
+            content_type=stored.content_type,
+            headers=headers,
+        )
+    return Response(
+        status=stored.status,
+        request_id=stored.request_id,
+        body=stored.body,
+        content_type=stored.content_type,
+        headers=headers,
+    )
+
+
+class IdempotencyGuard:
+    """Runs a request at most once per idempotency key.
+
+    Args:
+        store: Where reservations and first answers are kept.
+        stale_after: Seconds after which an unfinished reservation is taken over.
+        clock: Returns the current time in seconds (injectable for tests).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        stale_after: float = DEFAULT_RUN_LEASE_SECONDS,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._store = store
+        self._stale_after = stale_after
+        self._clock = clock
+
+    def serve(
+        self,
+        *,
+        key: str | None,
+        owner: str,
+        request_fingerprint: str,
+        produce: Callable[[], Response],
+    ) -> Response:
+        """Return the stored answer for a repeated key, or ``produce()`` and store it.
+
+        Args:
+            key: The request's ``Idempotency-Key`` (``None`` runs ``produce`` directly).
+            owner: The caller's owner fingerprint (keys are scoped to it).
+            request_fingerprint: :func:`fingerprint` of the request.
+            produce: Serves the request for real.
+
+        Raises:
+            HTTPProblem: 409 while the first request runs, 422 for a reused key.
+        """
+        if key is None:
+            return produce()
+        scoped = f"{owner}:{key}"
+        reservation = self._store.reserve_key(
+            scoped, request_fingerprint, now=self._clock(), stale_after=self._stale_after
+        )
+        if reservation.outcome == "replay" and reservation.response is not None:
+            return _replay(reservation.response)
+        if reservation.outcome == "busy":
+            raise HTTPProblem(
+                409,
+                "IdempotencyKeyInUse",
+                f"{HEADER_IDEMPOTENCY_KEY}: a request with this key is still running",
+            )
+        if reservation.outcome == "mismatch":
+            raise HTTPProblem(
+                422,
+                "IdempotencyKeyReused",
+                f"{HEADER_IDEMPOTENCY_KEY}: this key was used for a different request",
+            )
+        try:
+            response = produce()
+        except BaseException:
+            self._store.release_key(scoped)
+            raise
+        if response.status != 200:
+            self._store.release_key(scoped)
+            return response
+        body = b"".join(response.chunks) if response.chunks is not None else response.body
+        self._store.complete_key(
+            scoped,
+            StoredResponse(
+                status=response.status,
+                request_id=response.request_id,
+                content_type=response.content_type,
+                body=body,
+                stream=response.is_stream,
+            ),
+        )
+        return response

@@ -1,0 +1,176 @@
+"""A small ``multipart/form-data`` parser for uploads (pure; the ``cgi`` module is gone).
+
+It reads what the official clients send: text fields (``app_id``, ``conversation_id``,
+``file_url``, Java's ``scenario``) and one file part whose ``filename`` is raw UTF-8 in the
+header (Python ``requests``), percent-encoded via ``filename*=UTF-8''...`` (RFC 5987), or
+quoted with backslash escapes. Anything malformed raises :class:`MultipartError`, which the
+server answers with a 400.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+__all__ = ["MultipartError", "Part", "parse_header_value", "parse_multipart"]
+
+_MAX_PARTS = 64
+_MAX_HEADER_BYTES = 16 * 1024
+
+
+class MultipartError(ValueError):
+    """The body is not valid ``multipart/form-data``."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of a form: its field name, file name (for files), type and raw bytes."""
+
+    name: str
+    filename: str | None
+    content_type: str | None
+    data: bytes
+
+    def text(self) -> str:
+        """The part's bytes as UTF-8 text (invalid bytes replaced)."""
+        return self.data.decode("utf-8", "replace")
+
+
+def _split_params(value: str) -> list[str]:
+    items: list[str] = []
+    current: list[str] = []
+    quoted = False
+    escaped = False
+    for char in value:
+        if escaped:
+            current.append(char)
+            escaped = False
+        elif char == "\\" and quoted:
+            current.append(char)
+            escaped = True
+        elif char == '"':
+            current.append(char)
+            quoted = not quoted
+        elif char == ";" and not quoted:
+            items.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    items.append("".join(current).strip())
+    return [item for item in items if item]
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        inner = value[1:-1]
+        out: list[str] = []
+        chars = iter(inner)
+        for char in chars:
+            out.append(next(chars, "") if char == "\\" else char)
+        return "".join(out)
+    return value
+
+
+def parse_header_value(value: str) -> tuple[str, dict[str, str]]:
+    """Split a header such as ``form-data; name="a"; filename*=UTF-8''%E6%B5%8B`` into parts.
+
+    Args:
+        value: The header value.
+
+    Returns:
+        The lower-cased main value and a dict of parameters (names lower-cased); an
+        RFC 5987 ``name*`` parameter is decoded and stored under ``name``, winning over it.
+    """
+    items = _split_params(value)
+    main = items[0].lower() if items else ""
+    params: dict[str, str] = {}
+    extended: dict[str, str] = {}
+    for item in items[1:]:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            continue
+        key = key.strip().lower()
+        if key.endswith("*"):
+            charset, _, rest = raw.strip().partition("'")
+            _, _, encoded = rest.partition("'")
+            encoding = charset or "utf-8"
+            try:
+                extended[key[:-1]] = unquote(_unquote(encoded), encoding=encoding)
+            except LookupError:
+                extended[key[:-1]] = unquote(_unquote(encoded))
+        else:
+            params[key] = _unquote(raw)
+    params.update(extended)
+    return main, params
+
+
+def _parse_headers(block: bytes) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for line in block.decode("utf-8", "replace").split("\r\n"):
+        if not line:
+            continue
+        name, sep, value = line.partition(":")
+        if not sep:
+            raise MultipartError(f"malformed part header line {line[:80]!r}")
+        headers[name.strip().lower()] = value.strip()
+    return headers
+
+
+def parse_multipart(body: bytes, content_type: str) -> list[Part]:
+    """Parse a ``multipart/form-data`` body.
+
+    Args:
+        body: The raw request body.
+        content_type: The request's ``Content-Type`` header (it carries the boundary).
+
+    Returns:
+        The parts in order.
+
+    Raises:
+        MultipartError: Not multipart, no boundary, or a malformed body.
+    """
+    kind, params = parse_header_value(content_type)
+    if kind != "multipart/form-data":
+        raise MultipartError(f"expected multipart/form-data, got {kind or 'no content type'!r}")
+    boundary = params.get("boundary", "")
+    if not boundary or len(boundary) > 200:
+        raise MultipartError("the multipart boundary is missing or too long")
+    delimiter = b"--" + boundary.encode("latin-1", "replace")
+    if body.startswith(delimiter):
+        position = len(delimiter)
+    else:
+        start = body.find(b"\r\n" + delimiter)
+        if start < 0:
+            raise MultipartError("the body does not contain the boundary")
+        position = start + 2 + len(delimiter)
+    parts: list[Part] = []
+    separator = b"\r\n" + delimiter
+    while True:
+        if body.startswith(b"--", position):
+            return parts
+        if not body.startswith(b"\r\n", position):
+            raise MultipartError("malformed boundary line")
+        position += 2
+        header_end = body.find(b"\r\n\r\n", position, position + _MAX_HEADER_BYTES)
+        if header_end < 0:
+            raise MultipartError("a part's headers do not end")
+        headers = _parse_headers(body[position:header_end])
+        data_start = header_end + 4
+        data_end = body.find(separator, data_start)
+        if data_end < 0:
+            raise MultipartError("the body ends before its closing boundary")
+        disposition, disposition_params = parse_header_value(headers.get("content-disposition", ""))
+        if disposition != "form-data" or "name" not in disposition_params:
+            raise MultipartError("a part has no form-data name")
+        parts.append(
+            Part(
+                name=disposition_params["name"],
+                filename=disposition_params.get("filename"),
+                content_type=headers.get("content-type"),
+                data=body[data_start:data_end],
+            )
+        )
+        if len(parts) > _MAX_PARTS:
+            raise MultipartError(f"more than {_MAX_PARTS} parts")
+        position = data_end + len(separator)

@@ -1,0 +1,193 @@
+"""``ReferenceServer``: the reference agent server on a local port, as a context manager.
+
+The embedded server of tests, examples and the README::
+
+    with ReferenceServer() as server:
+        client = AppClient(server.app_id, token=server.token, base_url=server.url)
+        ...
+
+It binds 127.0.0.1 and a free port by default, generates a token unless given one, and
+serves until the ``with`` block ends. ``faults`` lets a test make the next requests fail,
+hang or stream only partly; ``store`` exposes the state for assertions.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+
+from .._constants import (
+    DEFAULT_APP_ID,
+    DEFAULT_KEEPALIVE_TIMEOUT,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_UPLOAD_BYTES,
+    DEFAULT_SERVER_HOST,
+)
+from ._agent_api import Agent
+from ._auth import generate_token
+from ._faults import FaultInjector
+from ._http_server import WSGIHTTPServer
+from ._run_engine import Component
+from ._store import Store
+from ._wsgi import ReferenceApp, create_app
+
+__all__ = ["ReferenceServer"]
+
+_POLL_SECONDS = 0.05
+
+
+class ReferenceServer:
+    """Runs the reference agent server in a background thread.
+
+    Args:
+        agent: Plans the runs; the rule-based agent when ``None``.
+        store: Where state lives; a SQLite store at ``db_path``, or memory, when ``None``.
+        db_path: A SQLite file, so state survives a restart.
+        host: The interface to bind; 127.0.0.1 by default (never exposed by accident).
+        port: The port; 0 picks a free one (read it back from ``port``/``url``).
+        token: The accepted bearer token; a random one when ``None``.
+        app_id: The app id served; ``None`` serves any app id.
+        extra_tokens: More accepted tokens (other tenants).
+        components: Cloud components; the built-in ones when ``None``.
+        data_dir: Where uploads go; a temporary directory when ``None``.
+        faults: Fault injection; a fresh :class:`FaultInjector` when ``None``.
+        max_body_bytes: Largest request body (413 above it).
+        max_upload_bytes: Largest uploaded file (413 above it).
+        keepalive_timeout: Seconds an idle connection stays open.
+    """
+
+    def __init__(
+        self,
+        agent: Agent | None = None,
+        *,
+        store: Store | None = None,
+        db_path: str | Path | None = None,
+        host: str = DEFAULT_SERVER_HOST,
+        port: int = 0,
+        token: str | None = None,
+        app_id: str | None = DEFAULT_APP_ID,
+        extra_tokens: Sequence[str] = (),
+        components: Sequence[Component] | None = None,
+        data_dir: str | Path | None = None,
+        faults: FaultInjector | None = None,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        max_upload_bytes: int = DEFAULT_MAX_UPLOAD_BYTES,
+        keepalive_timeout: float = DEFAULT_KEEPALIVE_TIMEOUT,
+    ) -> None:
+        self.token = token if token is not None else generate_token()
+        self.app_id = app_id if app_id is not None else DEFAULT_APP_ID
+        self.host = host
+        self.port = port
+        self.faults = faults if faults is not None else FaultInjector()
+        self._agent = agent
+        self._store = store
+        self._db_path = db_path
+        self._app_ids = app_id
+        self._extra_tokens = tuple(extra_tokens)
+        self._components = components
+        self._data_dir = data_dir
+        self._max_body_bytes = max_body_bytes
+        self._max_upload_bytes = max_upload_bytes
+        self._keepalive_timeout = keepalive_timeout
+        self._app: ReferenceApp | None = None
+        self._http: WSGIHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def __repr__(self) -> str:
+        state = "running" if self._http is not None else "stopped"
+        return f"ReferenceServer(url={self.url!r}, app_id={self.app_id!r}, {state})"
+
+    @property
+    def url(self) -> str:
+        """The base URL, e.g. ``http://127.0.0.1:50123`` (use as ``GATEWAY_URL_V2``)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def app(self) -> ReferenceApp:
+        """The WSGI application being served (available once started)."""
+        if self._app is None:
+            raise RuntimeError("the server is not running; use start() or a with block")
+        return self._app
+
+    @property
+    def store(self) -> Store:
+        """The server's state (available once started)."""
+        return self.app.store
+
+    @property
+    def running(self) -> bool:
+        """Whether the server is serving."""
+        return self._http is not None
+
+    def start(self) -> ReferenceServer:
+        """Bind the port and start serving in a background thread; returns ``self``."""
+        if self._http is not None:
+            return self
+        app = create_app(
+            tokens=[self.token, *self._extra_tokens],
+            app_ids=self._app_ids,
+            agent=self._agent,
+            components=self._components,
+            store=self._store,
+            db_path=self._db_path,
+            data_dir=self._data_dir,
+            faults=self.faults,
+            max_body_bytes=self._max_body_bytes,
+            max_upload_bytes=self._max_upload_bytes,
+        )
+        try:
+            http = WSGIHTTPServer(
+                (self.host, self.port), app, keepalive_timeout=self._keepalive_timeout
+            )
+        except BaseException:
+            app.close()
+            raise
+        self._app = app
+        self._http = http
+        self.port = http.server_port
+        self._thread = threading.Thread(
+            target=http.serve_forever,
+            kwargs={"poll_interval": _POLL_SECONDS},
+            name=f"appclient-reference-server:{self.port}",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, end open connections, and release the app's resources."""
+        http, self._http = self._http, None
+        if http is None:
+            return
+        self.faults.release()
+        http.shutdown()
+        http.close_connections()
+        http.server_close()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._app is not None:
+            self._app.close()
+            self._app = None
+
+    def serve_until(self, stop: threading.Event) -> None:
+        """Start (if needed), then block until ``stop`` is set, then stop."""
+        self.start()
+        try:
+            stop.wait()
+        finally:
+            self.stop()
+
+    def __enter__(self) -> ReferenceServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,159 @@
+"""What an endpoint answers: a finished HTTP response, and the error that becomes one.
+
+Endpoints return a :class:`Response` (or raise :class:`HTTPProblem`); the WSGI layer turns
+either into headers and bytes. Bodies are encoded here, once, as the protocol wants them:
+compact one-line JSON, non-ASCII kept, and U+2028/U+2029 escaped so that no reader that
+splits lines on them (JavaScript, Python's ``str.splitlines``) sees a broken line.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "HTTPProblem",
+    "Response",
+    "bad_parameter",
+    "dumps",
+    "encode_json",
+    "error_response",
+    "json_response",
+    "new_id",
+    "sse_response",
+]
+
+JSON_CONTENT_TYPE = "application/json"
+SSE_CONTENT_TYPE = "text/event-stream"
+
+
+def new_id() -> str:
+    """Return a fresh random identifier (uuid4 text), as the hosted service uses."""
+    return str(uuid.uuid4())
+
+
+def dumps(value: Any) -> str:
+    """Encode ``value`` as compact one-line JSON with non-ASCII text kept.
+
+    Args:
+        value: A JSON-ready value.
+
+    Returns:
+        The JSON text; line and paragraph separators are escaped so the text is one line
+        for every reader.
+    """
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if "\u2028" in text or "\u2029" in text:
+        text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return text
+
+
+def encode_json(value: Any) -> bytes:
+    """Return :func:`dumps` of ``value`` as UTF-8 bytes.
+
+    Text that cannot be UTF-8 (a lone surrogate coming from an agent or component) is
+    written with ASCII escapes instead, which is still valid JSON.
+    """
+    try:
+        return dumps(value).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+@dataclass(frozen=True)
+class Response:
+    r"""A finished response, ready to be written.
+
+    Attributes:
+        status: The HTTP status (200 only on success).
+        request_id: Sent as ``X-Appbuilder-Request-Id``; equal to the body's ``request_id``.
+        body: The whole body of a non-stream response.
+        chunks: The SSE messages of a stream response (``None`` for non-stream), each one
+            ``data: <json>\n\n`` and written (flushed) on its own.
+        content_type: The ``Content-Type`` header.
+        headers: Extra headers, such as ``Retry-After`` or ``Allow``.
+    """
+
+    status: int
+    request_id: str
+    body: bytes = b""
+    chunks: tuple[bytes, ...] | None = None
+    content_type: str = JSON_CONTENT_TYPE
+    headers: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def is_stream(self) -> bool:
+        """Whether this is an SSE response."""
+        return self.chunks is not None
+
+
+class HTTPProblem(Exception):  # noqa: N818 - a problem report (RFC 9457 wording), not a bug
+    """A request that cannot be served; becomes a one-line JSON error response.
+
+    Attributes:
+        status: The HTTP status, 4xx or 5xx.
+        code: The protocol's error code, for example ``"InvalidParameter"``.
+        message: What was wrong, naming the field; never contains a secret.
+        headers: Extra headers for the response.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = dict(headers or {})
+
+
+def bad_parameter(field: str, problem: str) -> HTTPProblem:
+    """Return the 400 ``InvalidParameter`` problem for one field.
+
+    Args:
+        field: The field's path in the body, for example ``tools[0].function.name``.
+        problem: What is wrong with it.
+    """
+    return HTTPProblem(400, "InvalidParameter", f"{field}: {problem}")
+
+
+def json_response(payload: dict[str, Any], *, request_id: str, status: int = 200) -> Response:
+    """Return a one-line JSON response whose body carries ``request_id`` first.
+
+    Args:
+        payload: The body's other fields.
+        request_id: The request id, put in the body and the header.
+        status: The HTTP status.
+    """
+    body = encode_json({"request_id": request_id, **payload})
+    return Response(status=status, request_id=request_id, body=body)
+
+
+def error_response(problem: HTTPProblem, *, request_id: str) -> Response:
+    """Return the JSON error response ``{"request_id", "code", "message"}`` for a problem."""
+    body = encode_json({"request_id": request_id, "code": problem.code, "message": problem.message})
+    return Response(
+        status=problem.status,
+        request_id=request_id,
+        body=body,
+        headers=tuple(problem.headers.items()),
+    )
+
+
+def sse_response(messages: list[dict[str, Any]], *, request_id: str) -> Response:
+    r"""Return an SSE response: each message exactly ``data: <compact json>\n\n``.
+
+    Args:
+        messages: The run's messages, in order.
+        request_id: The request id of the run.
+    """
+    chunks = tuple(b"data: " + encode_json(message) + b"\n\n" for message in messages)
+    return Response(status=200, request_id=request_id, chunks=chunks, content_type=SSE_CONTENT_TYPE)

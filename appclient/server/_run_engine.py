@@ -1,0 +1,387 @@
+"""The run engine: asks the agent step by step and decides how a run ends (pure, no I/O).
+
+One run either starts a turn (a query) or continues one (tool outputs). The engine asks the
+agent for a :class:`Decision`, runs the cloud components it asks for right here (and asks
+again), and stops at the first of:
+
+- local tool calls: the run ends with an interrupt; the calls wait in the conversation;
+- an answer: the turn is finished and goes into the history;
+- a failure inside the run (a component raised, too many steps): the run ends with an
+  ``error`` event and the turn is dropped.
+
+It returns a :class:`RunOutcome` (the new conversation state plus what happened); the
+events module turns that into wire events. The engine never writes to a store: the caller
+commits the new state only when the whole run succeeded, so a failed run changes nothing.
+
+Choices the protocol leaves open, made here:
+
+- Tool outputs may cover only part of a round: they are applied, and the run answers with
+  an interrupt that repeats the calls still pending (same ids), so every run still ends
+  with an interrupt and no output is lost or applied twice.
+- An output for a call that is not pending (unknown, or already answered) is a 400
+  ``InvalidParameter`` naming the field and the id; nothing of that request is applied.
+- A new query while calls are pending drops the pending turn and starts a new one.
+- ``tool_choice`` of type ``function`` replaces the agent's first decision of a turn; a
+  forced cloud component runs in the run and the agent then answers from its result.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol
+
+from .._constants import DEFAULT_MAX_AGENT_STEPS, DEFAULT_MAX_HISTORY_TURNS
+from .._models import Tool, ToolChoice, ToolOutput
+from ._agent_api import (
+    Agent,
+    AgentInput,
+    ComponentInfo,
+    Decision,
+    PlannedCall,
+    ToolResult,
+    Turn,
+)
+from ._responses import bad_parameter, new_id
+from ._state import ConversationState, OpenTurn, PendingCall, TurnRecord
+
+__all__ = [
+    "EVENT_CODE_COMPONENT_FAILED",
+    "EVENT_CODE_STEP_LIMIT",
+    "AgentFailure",
+    "CloudStep",
+    "Component",
+    "RunEngine",
+    "RunFailure",
+    "RunOutcome",
+]
+
+_log = logging.getLogger("appclient.server")
+
+#: ``event_code`` of the error event when a cloud component raised.
+EVENT_CODE_COMPONENT_FAILED = 5001
+#: ``event_code`` of the error event when the agent kept calling components past the limit.
+EVENT_CODE_STEP_LIMIT = 5002
+
+
+class Component(Protocol):
+    """A cloud component as the engine uses it (``server/_components.py`` provides them)."""
+
+    @property
+    def info(self) -> ComponentInfo:
+        """The component's name, description and JSON Schema parameters."""
+        ...
+
+    def run(self, arguments: dict[str, Any]) -> str:
+        """Run the component and return its result as text."""
+        ...
+
+
+class AgentFailure(Exception):  # noqa: N818 - reads better at the raise site than AgentError
+    """The agent raised or returned a decision the engine cannot carry out.
+
+    Nothing of the run is saved; the server answers HTTP 500 naming the problem.
+    """
+
+
+@dataclass(frozen=True)
+class CloudStep:
+    """A cloud component call made inside the run, with its result."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    output: str
+
+
+@dataclass(frozen=True)
+class RunFailure:
+    """Why a run ended with an ``error`` event."""
+
+    code: int
+    message: str
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """Everything one run did, and the conversation state to save afterwards.
+
+    Attributes:
+        state: The conversation's new state.
+        message_id: The run's message id.
+        query: The query of the turn (for usage figures).
+        cloud_steps: Cloud component calls made in this run, in order.
+        calls: Local calls the run ends with (non-empty for an interrupt).
+        thought: The agent's reason for ``calls``.
+        answer: The final answer (when the run ends with an answer).
+        failure: Why the run failed (when it ends with an error event).
+    """
+
+    state: ConversationState
+    message_id: str
+    query: str
+    cloud_steps: tuple[CloudStep, ...] = ()
+    calls: tuple[PendingCall, ...] = ()
+    thought: str = ""
+    answer: str = ""
+    failure: RunFailure | None = None
+
+    @property
+    def ending(self) -> Literal["interrupt", "answer", "error"]:
+        """How the run ends: ``interrupt``, ``answer`` or ``error``."""
+        if self.failure is not None:
+            return "error"
+        return "interrupt" if self.calls else "answer"
+
+
+def _default_thought(calls: Sequence[PendingCall]) -> str:
+    names = "、".join(dict.fromkeys(call.name for call in calls))
+    return f"需要调用本地工具 {names}"
+
+
+def _tool_name(tool: dict[str, Any]) -> str:
+    name: str = tool["function"]["name"]
+    return name
+
+
+class RunEngine:
+    """Plans runs with an agent and cloud components.
+
+    Args:
+        agent: Decides each step; must be thread-safe.
+        components: The cloud components the server runs itself.
+        max_steps: Agent decisions allowed in one run before it ends with an error.
+        max_history: Finished turns kept per conversation.
+    """
+
+    def __init__(
+        self,
+        *,
+        agent: Agent,
+        components: Sequence[Component] = (),
+        max_steps: int = DEFAULT_MAX_AGENT_STEPS,
+        max_history: int = DEFAULT_MAX_HISTORY_TURNS,
+    ) -> None:
+        self.agent = agent
+        self.components = {component.info.name: component for component in components}
+        self._infos = tuple(component.info for component in components)
+        self._max_steps = max_steps
+        self._max_history = max_history
+
+    def start_turn(
+        self,
+        state: ConversationState,
+        *,
+        query: str,
+        tool_choice: ToolChoice | None = None,
+        file_names: tuple[str, ...] = (),
+        end_user_id: str | None = None,
+    ) -> RunOutcome:
+        """Run a new turn for ``query`` (dropping any turn still waiting for outputs).
+
+        Raises:
+            HTTPProblem: 400 when ``tool_choice`` names no tool or component.
+            AgentFailure: The agent raised or asked for something impossible.
+        """
+        forced = self._forced_call(state, tool_choice, query)
+        turn = OpenTurn(query=query, file_names=file_names, end_user_id=end_user_id)
+        choice = None if forced is not None else tool_choice
+        return self._drive(replace(state, open_turn=None), turn, forced=forced, choice=choice)
+
+    def continue_turn(
+        self, state: ConversationState, *, outputs: Sequence[ToolOutput]
+    ) -> RunOutcome:
+        """Apply tool outputs to the pending round and run on from there.
+
+        Raises:
+            HTTPProblem: 400 naming the first ``tool_call_id`` that is not pending.
+            AgentFailure: The agent raised or asked for something impossible.
+        """
+        turn = state.open_turn
+        if not outputs:
+            raise bad_parameter("tool_outputs", "must list at least one output")
+        pending = {call.call_id: call for call in turn.pending} if turn else {}
+        answered: dict[str, str] = {}
+        for index, output in enumerate(outputs):
+            field = f"tool_outputs[{index}].tool_call_id"
+            if output.tool_call_id in answered:
+                raise bad_parameter(field, f"tool_call_id {output.tool_call_id!r} is repeated")
+            if output.tool_call_id not in pending:
+                waiting = sorted(pending) or "none"
+                raise bad_parameter(
+                    field,
+                    f"unknown tool_call_id {output.tool_call_id!r}; pending: {waiting}",
+                )
+            answered[output.tool_call_id] = output.output
+        if turn is None:  # unreachable: every output above matched a pending call
+            raise bad_parameter("tool_outputs", "no tool call is pending")
+        results = turn.results + tuple(
+            ToolResult(call.call_id, call.name, call.arguments, answered[call.call_id])
+            for call in turn.pending
+            if call.call_id in answered
+        )
+        remaining = tuple(call for call in turn.pending if call.call_id not in answered)
+        turn = replace(turn, results=results, pending=remaining)
+        if remaining:
+            return RunOutcome(
+                state=replace(state, open_turn=turn),
+                message_id=new_id(),
+                query=turn.query,
+                calls=remaining,
+                thought=turn.thought,
+            )
+        return self._drive(state, turn, forced=None, choice=None)
+
+    def _forced_call(
+        self, state: ConversationState, tool_choice: ToolChoice | None, query: str
+    ) -> PlannedCall | None:
+        if tool_choice is None or tool_choice.type != "function" or tool_choice.function is None:
+            return None
+        name = tool_choice.function.name
+        arguments = dict(tool_choice.function.input or {})
+        local = {_tool_name(tool): tool for tool in state.tools}
+        if name in local:
+            schema = local[name]["function"].get("parameters") or {}
+            cloud = False
+        elif name in self.components:
+            schema = self.components[name].info.parameters
+            cloud = True
+        else:
+            known = sorted({*local, *self.components})
+            raise bad_parameter(
+                "tool_choice.function.name",
+                f"{name!r} is neither a tool of this conversation nor a cloud component "
+                f"(known: {known})",
+            )
+        required = schema.get("required") if isinstance(schema, dict) else None
+        missing = [r for r in required or () if isinstance(r, str) and r not in arguments]
+        if len(missing) == 1 and query:
+            # As the hosted service documents: one missing required input takes the query.
+            arguments[missing[0]] = query
+        return PlannedCall(name=name, arguments=arguments, cloud=cloud)
+
+    def _decide(self, agent_input: AgentInput) -> Decision:
+        try:
+            decision = self.agent.decide(agent_input)
+        except Exception as exc:
+            raise AgentFailure(f"agent {type(self.agent).__name__} failed: {exc}") from exc
+        if not isinstance(decision, Decision):
+            raise AgentFailure(
+                f"agent {type(self.agent).__name__} returned {type(decision).__name__}, "
+                "not a Decision"
+            )
+        return decision
+
+    def _split(
+        self, calls: Sequence[PlannedCall], local_names: set[str]
+    ) -> tuple[list[PlannedCall], list[PlannedCall]]:
+        cloud: list[PlannedCall] = []
+        local: list[PlannedCall] = []
+        for call in calls:
+            if not isinstance(call, PlannedCall) or not isinstance(call.arguments, dict):
+                raise AgentFailure(f"agent returned a malformed call: {call!r}")
+            in_cloud = call.name in self.components
+            in_local = call.name in local_names
+            if (call.cloud and in_cloud) or (in_cloud and not in_local):
+                cloud.append(call)
+            elif in_local:
+                local.append(call)
+            else:
+                raise AgentFailure(
+                    f"agent called {call.name!r}, which is neither a tool of this "
+                    "conversation nor a cloud component"
+                )
+        return cloud, local
+
+    def _drive(
+        self,
+        state: ConversationState,
+        turn: OpenTurn,
+        *,
+        forced: PlannedCall | None,
+        choice: ToolChoice | None,
+    ) -> RunOutcome:
+        message_id = new_id()
+        tools = tuple(Tool.model_validate(tool) for tool in state.tools)
+        local_names = {_tool_name(tool) for tool in state.tools}
+        history = tuple(Turn(query=r.query, answer=r.answer) for r in state.history)
+        steps: list[CloudStep] = []
+        results = list(turn.results)
+        for step in range(self._max_steps):
+            if step == 0 and forced is not None:
+                decision = Decision.call(forced)
+            else:
+                decision = self._decide(
+                    AgentInput(
+                        query=turn.query,
+                        tools=tools,
+                        components=self._infos,
+                        results=tuple(results),
+                        tool_choice=choice if step == 0 else None,
+                        history=history,
+                        file_names=turn.file_names,
+                        end_user_id=turn.end_user_id,
+                    )
+                )
+            if not decision.calls:
+                answer = decision.answer if isinstance(decision.answer, str) else ""
+                record = TurnRecord(turn.query, answer, message_id, tuple(results))
+                return RunOutcome(
+                    state=state.with_turn_finished(record, keep=self._max_history),
+                    message_id=message_id,
+                    query=turn.query,
+                    cloud_steps=tuple(steps),
+                    answer=answer,
+                )
+            cloud, local = self._split(decision.calls, local_names)
+            for call in cloud:
+                call_id = new_id()
+                try:
+                    output = str(self.components[call.name].run(dict(call.arguments)))
+                except Exception as exc:
+                    _log.warning("cloud component %s failed", call.name, exc_info=True)
+                    failure = RunFailure(
+                        EVENT_CODE_COMPONENT_FAILED, f"component {call.name} failed: {exc}"
+                    )
+                    return self._failed(state, turn, message_id, steps, failure)
+                steps.append(CloudStep(call_id, call.name, dict(call.arguments), output))
+                results.append(
+                    ToolResult(call_id, call.name, dict(call.arguments), output, cloud=True)
+                )
+            if local:
+                pending = tuple(
+                    PendingCall(new_id(), call.name, dict(call.arguments)) for call in local
+                )
+                thought = decision.thought or _default_thought(pending)
+                waiting = replace(turn, results=tuple(results), pending=pending, thought=thought)
+                return RunOutcome(
+                    state=replace(state, open_turn=waiting),
+                    message_id=message_id,
+                    query=turn.query,
+                    cloud_steps=tuple(steps),
+                    calls=pending,
+                    thought=thought,
+                )
+        failure = RunFailure(
+            EVENT_CODE_STEP_LIMIT,
+            f"the agent made {self._max_steps} decisions in one run without an answer "
+            "or a local tool call",
+        )
+        return self._failed(state, turn, message_id, steps, failure)
+
+    @staticmethod
+    def _failed(
+        state: ConversationState,
+        turn: OpenTurn,
+        message_id: str,
+        steps: list[CloudStep],
+        failure: RunFailure,
+    ) -> RunOutcome:
+        return RunOutcome(
+            state=replace(state, open_turn=None),
+            message_id=message_id,
+            query=turn.query,
+            cloud_steps=tuple(steps),
+            failure=failure,
+        )

@@ -1,0 +1,111 @@
+"""``appclient serve``: run the reference agent server until interrupted.
+
+Prints the URL, the token (generated when none is given) and the app id, plus the two
+environment variables the official SDKs read, so a second terminal can point any client at
+it. Binds 127.0.0.1 unless ``--host`` says otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import threading
+from typing import TextIO
+
+from .._constants import (
+    DEFAULT_APP_ID,
+    DEFAULT_SERVE_PORT,
+    DEFAULT_SERVER_HOST,
+    ENV_BASE_URL,
+    ENV_TOKEN,
+)
+from ._reference_server import ReferenceServer
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register the ``serve`` options on ``parser``."""
+    parser.add_argument(
+        "--host",
+        default=DEFAULT_SERVER_HOST,
+        help=f"interface to bind (default {DEFAULT_SERVER_HOST}; 0.0.0.0 exposes the server)",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_SERVE_PORT,
+        help=f"port to listen on (default {DEFAULT_SERVE_PORT}; 0 picks a free port)",
+    )
+    parser.add_argument(
+        "--token",
+        action="append",
+        default=None,
+        help="accepted bearer token (repeat for several); a random one is printed when omitted",
+    )
+    parser.add_argument(
+        "--app-id", default=DEFAULT_APP_ID, help=f"app id to serve (default {DEFAULT_APP_ID})"
+    )
+    parser.add_argument(
+        "--db", default=None, metavar="FILE", help="SQLite file for state that survives restarts"
+    )
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        metavar="DIR",
+        help="where uploaded files go (default: FILE.files with --db, else a temporary folder)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="server log level (default WARNING)",
+    )
+
+
+def run(
+    args: argparse.Namespace,
+    *,
+    stop: threading.Event | None = None,
+    out: TextIO | None = None,
+) -> int:
+    """Serve until interrupted (Ctrl-C) or until ``stop`` is set.
+
+    Args:
+        args: The parsed ``serve`` options.
+        stop: Set it to stop the server (tests); otherwise runs until Ctrl-C.
+        out: Where the banner goes (standard output by default).
+
+    Returns:
+        The exit status (0).
+    """
+    out = out if out is not None else sys.stdout
+    logging.basicConfig(
+        level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    tokens = list(args.token or [])
+    server = ReferenceServer(
+        host=args.host,
+        port=args.port,
+        token=tokens[0] if tokens else None,
+        extra_tokens=tokens[1:],
+        app_id=args.app_id,
+        db_path=args.db,
+        data_dir=args.data_dir,
+    )
+    server.start()
+    store = f"sqlite {args.db}" if args.db else "memory (lost at exit; use --db FILE to keep it)"
+    print(f"appclient reference server listening on {server.url}", file=out)
+    print(f"  app id: {server.app_id}", file=out)
+    print(f"  token:  {server.token}", file=out)
+    print(f"  store:  {store}", file=out)
+    print(f"  export {ENV_BASE_URL}={server.url} {ENV_TOKEN}={server.token}", file=out)
+    print("Press Ctrl-C to stop.", file=out, flush=True)
+    stop = stop if stop is not None else threading.Event()
+    try:
+        server.serve_until(stop)
+    except KeyboardInterrupt:
+        server.stop()
+        print("stopped", file=out, flush=True)
+    return 0

@@ -1,0 +1,294 @@
+"""A store in one SQLite file: survives restarts and is shared by several worker processes.
+
+Conversation states are saved whole as JSON (they are small, and a run replaces one
+atomically). Leases and idempotency reservations are single conditional statements, so two
+processes never both win. The file runs in WAL mode so readers do not block the writer;
+connections come from a small pool, one per concurrently working thread.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+
+from .._constants import DEFAULT_IDEMPOTENCY_CACHE_SIZE
+from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
+from ._store import KeyReservation, Store
+
+__all__ = ["SQLiteStore"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS conversations (
+    id TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    lease_id TEXT,
+    lease_expires REAL
+);
+CREATE TABLE IF NOT EXISTS messages (
+    id TEXT PRIMARY KEY,
+    conversation_id TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS files (
+    id TEXT PRIMARY KEY,
+    record TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS feedback (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    conversation_id TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS feedback_by_conversation ON feedback (conversation_id);
+CREATE TABLE IF NOT EXISTS idempotency (
+    key TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    reserved_at REAL NOT NULL,
+    status INTEGER,
+    request_id TEXT,
+    content_type TEXT,
+    body BLOB,
+    stream INTEGER
+);
+CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (reserved_at);
+"""
+
+#: Reservations between two trims of the idempotency table down to its size limit.
+_TRIM_EVERY = 256
+
+
+class SQLiteStore(Store):
+    """A store in a SQLite database file.
+
+    Args:
+        path: The database file; created (with its tables) when missing.
+        max_idempotency_keys: Replays kept; the oldest are forgotten first.
+        timeout: Seconds to wait for another process's write lock.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        max_idempotency_keys: int = DEFAULT_IDEMPOTENCY_CACHE_SIZE,
+        timeout: float = 10.0,
+    ) -> None:
+        self.path = Path(path)
+        self._timeout = timeout
+        self._max_keys = max_idempotency_keys
+        self._pool: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._reservations = 0
+        self._closed = False
+        with self._connection() as db:
+            db.executescript(_SCHEMA)
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({str(self.path)!r})"
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(
+            self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
+        )
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        with self._lock:
+            self._all.append(db)
+        return db
+
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        if self._closed:
+            raise RuntimeError("the SQLite store is closed")
+        try:
+            db = self._pool.get_nowait()
+        except queue.Empty:
+            db = self._connect()
+        try:
+            yield db
+        finally:
+            self._pool.put(db)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._connection() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close every connection; the store is unusable afterwards."""
+        self._closed = True
+        with self._lock:
+            connections, self._all = self._all, []
+        for db in connections:
+            db.close()
+
+    def create_conversation(self, state: ConversationState) -> None:
+        """Save a new conversation."""
+        with self._connection() as db:
+            db.execute(
+                "INSERT INTO conversations (id, state) VALUES (?, ?)",
+                (state.conversation_id, state.to_json()),
+            )
+
+    def get_conversation(self, conversation_id: str) -> ConversationState | None:
+        """Return the conversation's current state, or ``None`` if unknown."""
+        with self._connection() as db:
+            row = db.execute(
+                "SELECT state FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+        return ConversationState.from_json(row[0]) if row else None
+
+    def acquire_run(
+        self, conversation_id: str, *, lease_id: str, now: float, lease_seconds: float
+    ) -> bool:
+        """Take the conversation's run lease; False if another unexpired lease holds it."""
+        with self._connection() as db:
+            cursor = db.execute(
+                "UPDATE conversations SET lease_id = ?, lease_expires = ? "
+                "WHERE id = ? AND (lease_id IS NULL OR lease_expires <= ?)",
+                (lease_id, now + lease_seconds, conversation_id, now),
+            )
+            return cursor.rowcount == 1
+
+    def commit_run(self, state: ConversationState, *, lease_id: str, message_id: str) -> bool:
+        """Save the run's state and message id and release the lease (if still held)."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "UPDATE conversations SET state = ?, lease_id = NULL, lease_expires = NULL "
+                "WHERE id = ? AND lease_id = ?",
+                (state.to_json(), state.conversation_id, lease_id),
+            )
+            if cursor.rowcount != 1:
+                return False
+            db.execute(
+                "INSERT OR REPLACE INTO messages (id, conversation_id) VALUES (?, ?)",
+                (message_id, state.conversation_id),
+            )
+            return True
+
+    def release_run(self, conversation_id: str, *, lease_id: str) -> None:
+        """Release the lease without changing the conversation."""
+        with self._connection() as db:
+            db.execute(
+                "UPDATE conversations SET lease_id = NULL, lease_expires = NULL "
+                "WHERE id = ? AND lease_id = ?",
+                (conversation_id, lease_id),
+            )
+
+    def has_message(self, conversation_id: str, message_id: str) -> bool:
+        """Whether ``message_id`` is a run of that conversation."""
+        with self._connection() as db:
+            row = db.execute(
+                "SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?",
+                (message_id, conversation_id),
+            ).fetchone()
+        return row is not None
+
+    def add_file(self, record: FileRecord) -> None:
+        """Save an uploaded file's metadata."""
+        with self._connection() as db:
+            db.execute(
+                "INSERT INTO files (id, record) VALUES (?, ?)",
+                (record.file_id, json.dumps(asdict(record), ensure_ascii=False)),
+            )
+
+    def get_file(self, file_id: str) -> FileRecord | None:
+        """Return a file's metadata, or ``None`` if unknown."""
+        with self._connection() as db:
+            row = db.execute("SELECT record FROM files WHERE id = ?", (file_id,)).fetchone()
+        return FileRecord(**json.loads(row[0])) if row else None
+
+    def add_feedback(self, record: FeedbackRecord) -> None:
+        """Record one feedback call."""
+        with self._connection() as db:
+            db.execute(
+                "INSERT INTO feedback (conversation_id, record) VALUES (?, ?)",
+                (record.conversation_id, json.dumps(asdict(record), ensure_ascii=False)),
+            )
+
+    def feedback(self, conversation_id: str) -> list[FeedbackRecord]:
+        """Return the feedback recorded for a conversation, oldest first."""
+        with self._connection() as db:
+            rows = db.execute(
+                "SELECT record FROM feedback WHERE conversation_id = ? ORDER BY seq",
+                (conversation_id,),
+            ).fetchall()
+        records = []
+        for (text,) in rows:
+            data = json.loads(text)
+            data["flag"] = tuple(data.get("flag") or ())
+            records.append(FeedbackRecord(**data))
+        return records
+
+    def reserve_key(
+        self, key: str, fingerprint: str, *, now: float, stale_after: float
+    ) -> KeyReservation:
+        """Reserve an idempotency key (see :meth:`Store.reserve_key`)."""
+        with self._transaction() as db:
+            row = db.execute(
+                "SELECT fingerprint, reserved_at, status, request_id, content_type, body, stream "
+                "FROM idempotency WHERE key = ?",
+                (key,),
+            ).fetchone()
+            if row is not None:
+                stored_fingerprint, reserved_at, status, request_id, content_type, body, stream = (
+                    row
+                )
+                if stored_fingerprint != fingerprint:
+                    return KeyReservation("mismatch")
+                if status is not None:
+                    response = StoredResponse(
+                        status=int(status),
+                        request_id=str(request_id),
+                        content_type=str(content_type),
+                        body=bytes(body),
+                        stream=bool(stream),
+                    )
+                    return KeyReservation("replay", response)
+                if now - float(reserved_at) < stale_after:
+                    return KeyReservation("busy")
+            db.execute(
+                "INSERT OR REPLACE INTO idempotency (key, fingerprint, reserved_at) "
+                "VALUES (?, ?, ?)",
+                (key, fingerprint, now),
+            )
+            self._reservations += 1
+            if self._reservations % _TRIM_EVERY == 0:
+                db.execute(
+                    "DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency "
+                    "ORDER BY reserved_at DESC LIMIT -1 OFFSET ?)",
+                    (self._max_keys,),
+                )
+            return KeyReservation("new")
+
+    def complete_key(self, key: str, response: StoredResponse) -> None:
+        """Store the first answer for a reserved key."""
+        with self._connection() as db:
+            db.execute(
+                "UPDATE idempotency SET status = ?, request_id = ?, content_type = ?, "
+                "body = ?, stream = ? WHERE key = ?",
+                (
+                    response.status,
+                    response.request_id,
+                    response.content_type,
+                    response.body,
+                    int(response.stream),
+                    key,
+                ),
+            )
+
+    def release_key(self, key: str) -> None:
+        """Forget a reserved key whose request did not succeed."""
+        with self._connection() as db:
+            db.execute("DELETE FROM idempotency WHERE key = ? AND status IS NULL", (key,))

@@ -1,0 +1,238 @@
+"""Where the reference server keeps its state: the store interface and the in-memory store.
+
+Everything that must survive between requests goes through a :class:`Store`, and nothing
+else is shared between requests, so the WSGI app scales out to several worker processes
+over one shared store (the SQLite store). A run takes a *lease* on its conversation: a
+second run while the lease is held is refused (HTTP 409), and a lease left by a crashed
+worker expires. Idempotency keys follow the same reserve/complete/release protocol.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Literal
+
+from .._constants import DEFAULT_IDEMPOTENCY_CACHE_SIZE
+from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
+
+__all__ = ["KeyReservation", "MemoryStore", "Store"]
+
+
+@dataclass(frozen=True)
+class KeyReservation:
+    """The answer to reserving an idempotency key.
+
+    Attributes:
+        outcome: ``"new"`` (go ahead, then complete or release the key), ``"replay"``
+            (answer ``response`` again), ``"busy"`` (the first request is still running) or
+            ``"mismatch"`` (the key was used for a different request).
+        response: The stored first answer, for ``"replay"``.
+    """
+
+    outcome: Literal["new", "replay", "busy", "mismatch"]
+    response: StoredResponse | None = None
+
+
+class Store(ABC):
+    """The state of a reference server; every method is thread-safe and atomic."""
+
+    @abstractmethod
+    def create_conversation(self, state: ConversationState) -> None:
+        """Save a new conversation."""
+
+    @abstractmethod
+    def get_conversation(self, conversation_id: str) -> ConversationState | None:
+        """Return the conversation's current state, or ``None`` if unknown."""
+
+    @abstractmethod
+    def acquire_run(
+        self, conversation_id: str, *, lease_id: str, now: float, lease_seconds: float
+    ) -> bool:
+        """Take the conversation's run lease; False if another unexpired lease holds it."""
+
+    @abstractmethod
+    def commit_run(self, state: ConversationState, *, lease_id: str, message_id: str) -> bool:
+        """Save the state a run produced, record its message id, and release the lease.
+
+        Returns:
+            False (and saves nothing) when the lease is no longer held by ``lease_id``.
+        """
+
+    @abstractmethod
+    def release_run(self, conversation_id: str, *, lease_id: str) -> None:
+        """Release the lease without changing the conversation (the run failed)."""
+
+    @abstractmethod
+    def has_message(self, conversation_id: str, message_id: str) -> bool:
+        """Whether ``message_id`` is a run of that conversation."""
+
+    @abstractmethod
+    def add_file(self, record: FileRecord) -> None:
+        """Save an uploaded file's metadata."""
+
+    @abstractmethod
+    def get_file(self, file_id: str) -> FileRecord | None:
+        """Return a file's metadata, or ``None`` if unknown."""
+
+    @abstractmethod
+    def add_feedback(self, record: FeedbackRecord) -> None:
+        """Record one feedback call."""
+
+    @abstractmethod
+    def feedback(self, conversation_id: str) -> list[FeedbackRecord]:
+        """Return the feedback recorded for a conversation, oldest first."""
+
+    @abstractmethod
+    def reserve_key(
+        self, key: str, fingerprint: str, *, now: float, stale_after: float
+    ) -> KeyReservation:
+        """Reserve an idempotency key for a request with the given fingerprint.
+
+        A reservation older than ``stale_after`` seconds whose request never completed (a
+        crashed worker) is taken over as ``"new"``.
+        """
+
+    @abstractmethod
+    def complete_key(self, key: str, response: StoredResponse) -> None:
+        """Store the first answer for a reserved key."""
+
+    @abstractmethod
+    def release_key(self, key: str) -> None:
+        """Forget a reserved key whose request did not succeed (it may be retried)."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook; the memory store has nothing to close
+        """Release resources (connections); the store is unusable afterwards."""
+
+
+@dataclass
+class _Lease:
+    lease_id: str
+    expires: float
+
+
+@dataclass
+class _KeyEntry:
+    fingerprint: str
+    reserved_at: float
+    response: StoredResponse | None = None
+
+
+class MemoryStore(Store):
+    """A store in process memory: fast, shared by the threads of one process, lost at exit.
+
+    Args:
+        max_idempotency_keys: Replays kept; the oldest are forgotten first.
+    """
+
+    def __init__(self, *, max_idempotency_keys: int = DEFAULT_IDEMPOTENCY_CACHE_SIZE) -> None:
+        self._lock = threading.Lock()
+        self._conversations: dict[str, ConversationState] = {}
+        self._leases: dict[str, _Lease] = {}
+        self._messages: dict[str, str] = {}
+        self._files: dict[str, FileRecord] = {}
+        self._feedback: dict[str, list[FeedbackRecord]] = {}
+        self._keys: OrderedDict[str, _KeyEntry] = OrderedDict()
+        self._max_keys = max_idempotency_keys
+
+    def __repr__(self) -> str:
+        return f"MemoryStore(conversations={len(self._conversations)})"
+
+    def create_conversation(self, state: ConversationState) -> None:
+        """Save a new conversation."""
+        with self._lock:
+            self._conversations[state.conversation_id] = state
+
+    def get_conversation(self, conversation_id: str) -> ConversationState | None:
+        """Return the conversation's current state, or ``None`` if unknown."""
+        with self._lock:
+            return self._conversations.get(conversation_id)
+
+    def acquire_run(
+        self, conversation_id: str, *, lease_id: str, now: float, lease_seconds: float
+    ) -> bool:
+        """Take the conversation's run lease; False if another unexpired lease holds it."""
+        with self._lock:
+            current = self._leases.get(conversation_id)
+            if current is not None and current.expires > now:
+                return False
+            self._leases[conversation_id] = _Lease(lease_id, now + lease_seconds)
+            return True
+
+    def commit_run(self, state: ConversationState, *, lease_id: str, message_id: str) -> bool:
+        """Save the run's state and message id and release the lease (if still held)."""
+        with self._lock:
+            current = self._leases.get(state.conversation_id)
+            if current is None or current.lease_id != lease_id:
+                return False
+            del self._leases[state.conversation_id]
+            self._conversations[state.conversation_id] = state
+            self._messages[message_id] = state.conversation_id
+            return True
+
+    def release_run(self, conversation_id: str, *, lease_id: str) -> None:
+        """Release the lease without changing the conversation."""
+        with self._lock:
+            current = self._leases.get(conversation_id)
+            if current is not None and current.lease_id == lease_id:
+                del self._leases[conversation_id]
+
+    def has_message(self, conversation_id: str, message_id: str) -> bool:
+        """Whether ``message_id`` is a run of that conversation."""
+        with self._lock:
+            return self._messages.get(message_id) == conversation_id
+
+    def add_file(self, record: FileRecord) -> None:
+        """Save an uploaded file's metadata."""
+        with self._lock:
+            self._files[record.file_id] = record
+
+    def get_file(self, file_id: str) -> FileRecord | None:
+        """Return a file's metadata, or ``None`` if unknown."""
+        with self._lock:
+            return self._files.get(file_id)
+
+    def add_feedback(self, record: FeedbackRecord) -> None:
+        """Record one feedback call."""
+        with self._lock:
+            self._feedback.setdefault(record.conversation_id, []).append(record)
+
+    def feedback(self, conversation_id: str) -> list[FeedbackRecord]:
+        """Return the feedback recorded for a conversation, oldest first."""
+        with self._lock:
+            return list(self._feedback.get(conversation_id, ()))
+
+    def reserve_key(
+        self, key: str, fingerprint: str, *, now: float, stale_after: float
+    ) -> KeyReservation:
+        """Reserve an idempotency key (see :meth:`Store.reserve_key`)."""
+        with self._lock:
+            entry = self._keys.get(key)
+            if entry is not None:
+                if entry.fingerprint != fingerprint:
+                    return KeyReservation("mismatch")
+                if entry.response is not None:
+                    return KeyReservation("replay", entry.response)
+                if now - entry.reserved_at < stale_after:
+                    return KeyReservation("busy")
+            self._keys[key] = _KeyEntry(fingerprint, now)
+            self._keys.move_to_end(key)
+            while len(self._keys) > self._max_keys:
+                self._keys.popitem(last=False)
+            return KeyReservation("new")
+
+    def complete_key(self, key: str, response: StoredResponse) -> None:
+        """Store the first answer for a reserved key."""
+        with self._lock:
+            entry = self._keys.get(key)
+            if entry is not None:
+                entry.response = response
+
+    def release_key(self, key: str) -> None:
+        """Forget a reserved key whose request did not succeed."""
+        with self._lock:
+            entry = self._keys.get(key)
+            if entry is not None and entry.response is None:
+                del self._keys[key]

@@ -1,0 +1,187 @@
+"""Request bodies in, validated values out; anything wrong is a 400 naming the field (pure).
+
+Bodies are parsed as JSON (never compared as bytes: Python and Java escape differently),
+refusing what would later break a response: ``NaN``/``Infinity``, numbers too large for a
+float, lone UTF-16 surrogates, nesting too deep. Fields are checked with the wire models;
+tools are normalised from the official Manifest shape to JSON Schema, their names checked
+against the tool-name rule and for duplicates.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from collections import OrderedDict
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from .._constants import DEFAULT_MAX_TOOLS, TOOL_NAME_PATTERN, TOOL_NAME_RULE
+from .._models import Tool
+from .._official_shape import normalize_tool
+from ._responses import HTTPProblem, bad_parameter
+
+__all__ = ["field_path", "parse_json_object", "validate_model", "validate_tools"]
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_CACHE_SIZE = 512
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed in JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:40]} is out of range")
+    return value
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(item) for item in value)
+    return False
+
+
+def parse_json_object(body: bytes) -> dict[str, Any]:
+    """Parse a request body that must be one JSON object.
+
+    Raises:
+        HTTPProblem: 400 ``InvalidJSON`` (not JSON) or ``InvalidParameter`` (not an object).
+    """
+    try:
+        value = json.loads(body, parse_constant=_reject_constant, parse_float=_finite_float)
+    except RecursionError:
+        raise HTTPProblem(400, "InvalidJSON", "body: JSON nested too deeply") from None
+    except ValueError as exc:  # includes JSONDecodeError and UnicodeDecodeError
+        raise HTTPProblem(400, "InvalidJSON", f"body: not valid JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise bad_parameter("body", f"expected a JSON object, got {type(value).__name__}")
+    if (b"\\ud" in body or b"\\uD" in body) and _has_lone_surrogate(value):
+        raise HTTPProblem(400, "InvalidJSON", "body: a string holds a lone UTF-16 surrogate")
+    return value
+
+
+def field_path(location: tuple[int | str, ...], *, prefix: str = "") -> str:
+    """Return a field's path as ``tools[0].function.name`` from a pydantic error location."""
+    text = prefix
+    for part in location:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text = f"{text}.{part}" if text else str(part)
+    return text or "body"
+
+
+def validate_model(model: type[ModelT], data: Any, *, prefix: str = "") -> ModelT:
+    """Validate ``data`` with a wire model; the first problem becomes a 400 naming its field.
+
+    Args:
+        model: The pydantic model.
+        data: The decoded JSON.
+        prefix: The path of ``data`` inside the body, for nested values.
+    """
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False, include_input=False)[0]
+        location = tuple(part for part in error["loc"] if not isinstance(part, str) or part)
+        raise bad_parameter(field_path(location, prefix=prefix), error["msg"]) from None
+    except RecursionError:
+        raise bad_parameter(prefix or "body", "nested too deeply") from None
+
+
+_normalized: OrderedDict[str, dict[str, Any]] = OrderedDict()
+_normalized_lock = threading.Lock()
+
+
+def _normalize_cached(raw: dict[str, Any]) -> dict[str, Any]:
+    # The same tools arrive with every run of a conversation; normalising parses
+    # docstrings, so remember recent results (keyed by the tool's canonical JSON).
+    key = json.dumps(raw, sort_keys=True, ensure_ascii=False)
+    with _normalized_lock:
+        cached = _normalized.get(key)
+    if cached is not None:
+        return cached
+    result: dict[str, Any] = normalize_tool(raw)
+    with _normalized_lock:
+        _normalized[key] = result
+        while len(_normalized) > _CACHE_SIZE:
+            _normalized.popitem(last=False)
+    return result
+
+
+def _check_parameters(parameters: dict[str, Any], field: str) -> None:
+    if parameters.get("type") != "object":
+        raise bad_parameter(f"{field}.type", "the parameters schema must be of type 'object'")
+    properties = parameters.get("properties", {})
+    if not isinstance(properties, dict):
+        raise bad_parameter(f"{field}.properties", "expected an object")
+    for name, schema in properties.items():
+        if not isinstance(schema, dict):
+            raise bad_parameter(f"{field}.properties.{name}", "expected a JSON Schema object")
+    required = parameters.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        raise bad_parameter(f"{field}.required", "expected a list of property names")
+
+
+def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
+    """Validate and normalise the ``tools`` of a run request.
+
+    Args:
+        raw_tools: The ``tools`` value as decoded from JSON (``None`` or a list).
+
+    Returns:
+        The function tools as ``{"type": "function", "function": {name, description,
+        parameters}}`` dicts with JSON Schema parameters. Tools of other types (the hosted
+        service's ``code_interpreter`` and the like) are accepted and left out.
+
+    Raises:
+        HTTPProblem: 400 naming the first bad field (shape, name rule, duplicate name).
+    """
+    if raw_tools is None:
+        return ()
+    if not isinstance(raw_tools, list):
+        raise bad_parameter("tools", "expected a list of tools")
+    if len(raw_tools) > DEFAULT_MAX_TOOLS:
+        raise bad_parameter("tools", f"at most {DEFAULT_MAX_TOOLS} tools per run")
+    tools: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for index, raw in enumerate(raw_tools):
+        field = f"tools[{index}]"
+        if not isinstance(raw, dict):
+            raise bad_parameter(field, "expected a tool object")
+        try:
+            normalized = _normalize_cached(raw)
+        except RecursionError:
+            raise bad_parameter(field, "nested too deeply") from None
+        tool = validate_model(Tool, normalized, prefix=field)
+        if tool.type != "function" or tool.function is None:
+            continue
+        name = tool.function.name
+        if not TOOL_NAME_PATTERN.match(name):
+            raise bad_parameter(f"{field}.function.name", f"{name!r} must be {TOOL_NAME_RULE}")
+        if name in seen:
+            raise bad_parameter(f"{field}.function.name", f"{name!r} is declared twice")
+        seen.add(name)
+        _check_parameters(tool.function.parameters, f"{field}.function.parameters")
+        tools.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": tool.function.description,
+                    "parameters": tool.function.parameters,
+                },
+            }
+        )
+    return tuple(tools)

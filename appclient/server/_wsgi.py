@@ -1,0 +1,286 @@
+"""The protocol as a WSGI application: routing, auth, body limits, errors, response headers.
+
+:func:`create_app` builds a :class:`ReferenceApp`, a plain WSGI callable, so the same server
+runs on the embedded HTTP server, under any WSGI server, or in tests without sockets. The
+app keeps no state of its own between requests (everything goes through the store), so
+several worker processes over one SQLite store behave as one server::
+
+    gunicorn -w 4 'appclient.server:create_app(tokens=["my-token"], db_path="state.db")'
+
+Every response, errors included, carries ``X-Appbuilder-Request-Id`` equal to the body's
+``request_id``; only success is 200; an unexpected exception is logged with its request id
+and answered as a 500 JSON error that says nothing about the internals.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+
+from .._constants import (
+    DEFAULT_ANSWER_DELTA_CHARS,
+    DEFAULT_MAX_AGENT_STEPS,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_UPLOAD_BYTES,
+    DEFAULT_RUN_LEASE_SECONDS,
+    HEADER_REQUEST_ID,
+    PATH_CONVERSATION,
+    PATH_FEEDBACK,
+    PATH_FILE_UPLOAD,
+    PATH_RUNS,
+)
+from ._agent_api import Agent
+from ._auth import TokenAuthority, generate_token
+from ._endpoints import Endpoints, RequestContext
+from ._faults import FaultInjector
+from ._idempotency import check_key
+from ._responses import HTTPProblem, Response, error_response, new_id
+from ._run_engine import AgentFailure, Component, RunEngine
+from ._sqlite_store import SQLiteStore
+from ._store import MemoryStore, Store
+from ._uploads import UploadStorage
+
+__all__ = ["ReferenceApp", "create_app", "default_agent", "default_components"]
+
+_log = logging.getLogger("appclient.server")
+
+StartResponse = Callable[..., Any]
+
+
+def default_components() -> tuple[Component, ...]:
+    """Return the server's built-in cloud components (weather query, calculator, ...)."""
+    # Imported on use: the components and the rule agent are only needed by a real server.
+    module = importlib.import_module("appclient.server._components")
+    return tuple(module.default_components())
+
+
+def default_agent(components: Sequence[Component]) -> Agent:
+    """Return the default rule-based agent, knowing ``components``."""
+    module = importlib.import_module("appclient.server._rule_agent")
+    agent: Agent = module.RuleAgent(components=components)
+    return agent
+
+
+def _status_line(status: int) -> str:
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return f"{status} Error"
+
+
+class ReferenceApp:
+    """The WSGI application of the reference server (build it with :func:`create_app`).
+
+    Attributes:
+        tokens: The accepted tokens (handle with care: they are secrets).
+        store: The server's state.
+        faults: Fault injection shared with tests.
+        endpoints: The protocol's endpoint handlers.
+    """
+
+    def __init__(
+        self,
+        *,
+        tokens: Sequence[str],
+        endpoints: Endpoints,
+        faults: FaultInjector,
+        max_body_bytes: int,
+        on_close: Sequence[Callable[[], None]] = (),
+    ) -> None:
+        self.tokens = tuple(tokens)
+        self._authority = TokenAuthority(self.tokens)
+        self.endpoints = endpoints
+        self.store = endpoints.store
+        self.faults = faults
+        self.max_body_bytes = max_body_bytes
+        self._on_close = tuple(on_close)
+        self._routes: dict[str, Callable[[RequestContext], Response]] = {
+            PATH_CONVERSATION: endpoints.create_conversation,
+            PATH_RUNS: endpoints.run,
+            PATH_FILE_UPLOAD: endpoints.upload,
+            PATH_FEEDBACK: endpoints.feedback,
+        }
+
+    def __repr__(self) -> str:
+        return f"ReferenceApp(store={self.store!r}, tokens=<{len(self.tokens)} hidden>)"
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        response = self.handle(environ, request_id=new_id())
+        headers = [
+            ("Content-Type", f"{response.content_type}; charset=utf-8"),
+            (HEADER_REQUEST_ID, response.request_id),
+            *response.headers,
+        ]
+        if response.chunks is not None:
+            headers.append(("Cache-Control", "no-cache"))
+            chunks = response.chunks
+            limit = self.faults.stream_limit()
+            if limit is not None:
+                chunks = chunks[:limit]
+            start_response(_status_line(response.status), headers)
+            return list(chunks)
+        headers.append(("Content-Length", str(len(response.body))))
+        start_response(_status_line(response.status), headers)
+        return [response.body]
+
+    def handle(self, environ: dict[str, Any], *, request_id: str) -> Response:
+        """Serve one request and return the finished response (never raises)."""
+        try:
+            return self._serve(environ, request_id)
+        except HTTPProblem as problem:
+            return error_response(problem, request_id=request_id)
+        except AgentFailure as exc:
+            _log.error("request %s: %s", request_id, exc, exc_info=exc.__cause__ is not None)
+            return error_response(HTTPProblem(500, "AgentError", str(exc)), request_id=request_id)
+        except Exception:
+            _log.exception("request %s: unexpected error", request_id)
+            internal = HTTPProblem(
+                500,
+                "InternalError",
+                f"unexpected server error; see the server log (request_id={request_id})",
+            )
+            return error_response(internal, request_id=request_id)
+
+    def _serve(self, environ: dict[str, Any], request_id: str) -> Response:
+        injected = self.faults.before_request()
+        if injected is not None:
+            return error_response(injected, request_id=request_id)
+        path = environ.get("PATH_INFO") or "/"
+        route = self._routes.get(path)
+        if route is None:
+            raise HTTPProblem(404, "NotFound", f"no endpoint at {path[:200]}")
+        method = environ.get("REQUEST_METHOD", "")
+        if method != "POST":
+            raise HTTPProblem(
+                405,
+                "MethodNotAllowed",
+                f"{method[:20]} {path}: use POST",
+                headers={"Allow": "POST"},
+            )
+        owner = self._authority.authenticate(environ.get("HTTP_AUTHORIZATION"))
+        if owner is None:
+            raise HTTPProblem(
+                401, "Unauthorized", "Authorization: a valid 'Bearer <token>' header is required"
+            )
+        key = check_key(environ.get("HTTP_IDEMPOTENCY_KEY"))
+        body = self._read_body(environ)
+        context = RequestContext(
+            request_id=request_id,
+            owner=owner,
+            path=path,
+            body=body,
+            content_type=environ.get("CONTENT_TYPE") or "",
+            idempotency_key=key,
+        )
+        return route(context)
+
+    def _read_body(self, environ: dict[str, Any]) -> bytes:
+        stream = environ.get("wsgi.input")
+        length_text = (environ.get("CONTENT_LENGTH") or "").strip()
+        too_large = HTTPProblem(
+            413, "PayloadTooLarge", f"body: over the limit of {self.max_body_bytes} bytes"
+        )
+        if length_text:
+            if not length_text.isdigit():
+                raise HTTPProblem(400, "InvalidParameter", "Content-Length: not a number")
+            length = int(length_text)
+            if length > self.max_body_bytes:
+                raise too_large
+            body: bytes = stream.read(length) if stream is not None and length else b""
+            if len(body) < length:
+                raise HTTPProblem(400, "InvalidParameter", "body: shorter than Content-Length")
+            return body
+        if stream is not None and environ.get("wsgi.input_terminated"):
+            body = stream.read(self.max_body_bytes + 1)
+            if len(body) > self.max_body_bytes:
+                raise too_large
+            return body
+        return b""
+
+    def close(self) -> None:
+        """Wake held requests and release what the app created (store, upload directory)."""
+        self.faults.release()
+        for close in self._on_close:
+            close()
+
+
+def create_app(
+    *,
+    tokens: str | Iterable[str] | None = None,
+    app_ids: str | Iterable[str] | None = None,
+    agent: Agent | None = None,
+    components: Sequence[Component] | None = None,
+    store: Store | None = None,
+    db_path: str | Path | None = None,
+    data_dir: str | Path | None = None,
+    faults: FaultInjector | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_upload_bytes: int = DEFAULT_MAX_UPLOAD_BYTES,
+    max_agent_steps: int = DEFAULT_MAX_AGENT_STEPS,
+    lease_seconds: float = DEFAULT_RUN_LEASE_SECONDS,
+    max_delta_chars: int = DEFAULT_ANSWER_DELTA_CHARS,
+    clock: Callable[[], float] = time.time,
+) -> ReferenceApp:
+    """Build the reference server's WSGI application.
+
+    Args:
+        tokens: Accepted bearer tokens; one is generated (see ``app.tokens``) when ``None``.
+        app_ids: The app ids served; any app id when ``None``.
+        agent: Plans the runs; the rule-based agent when ``None``.
+        components: Cloud components run inside runs; the built-in ones when ``None``.
+        store: Where state lives; otherwise a SQLite store at ``db_path``, or memory.
+        db_path: A SQLite file for the state (ignored when ``store`` is given).
+        data_dir: Where uploaded files go; next to ``db_path`` (``<db>.files``) or a
+            temporary directory when ``None``.
+        faults: Fault injection to share with tests; a fresh one when ``None``.
+        max_body_bytes: Largest request body (HTTP 413 above it).
+        max_upload_bytes: Largest uploaded file (HTTP 413 above it).
+        max_agent_steps: Agent decisions allowed in one run.
+        lease_seconds: How long a run may hold its conversation.
+        max_delta_chars: The largest streamed answer delta.
+        clock: Returns the current time in seconds.
+
+    Returns:
+        The WSGI application; call ``close()`` on it when done.
+    """
+    token_list = [tokens] if isinstance(tokens, str) else list(tokens or ())
+    if not token_list:
+        token_list = [generate_token()]
+    served = None
+    if app_ids is not None:
+        served = frozenset([app_ids] if isinstance(app_ids, str) else app_ids)
+    on_close: list[Callable[[], None]] = []
+    if store is None:
+        store = SQLiteStore(db_path) if db_path is not None else MemoryStore()
+        on_close.append(store.close)
+    if data_dir is None and db_path is not None:
+        data_dir = Path(f"{db_path}.files")
+    uploads = UploadStorage(data_dir, max_bytes=max_upload_bytes)
+    on_close.append(uploads.close)
+    component_list = tuple(default_components() if components is None else components)
+    engine = RunEngine(
+        agent=agent if agent is not None else default_agent(component_list),
+        components=component_list,
+        max_steps=max_agent_steps,
+    )
+    endpoints = Endpoints(
+        store=store,
+        engine=engine,
+        uploads=uploads,
+        app_ids=served,
+        lease_seconds=lease_seconds,
+        max_delta_chars=max_delta_chars,
+        clock=clock,
+    )
+    return ReferenceApp(
+        tokens=token_list,
+        endpoints=endpoints,
+        faults=faults if faults is not None else FaultInjector(),
+        max_body_bytes=max_body_bytes,
+        on_close=on_close,
+    )
