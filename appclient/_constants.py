@@ -100,19 +100,6 @@ CALCULATOR_MAX_EXPONENT: Final = 1000
 #: Most digits an integer result (or intermediate value) of the Calculator may have.
 CALCULATOR_MAX_DIGITS: Final = 1000
 
-# --- server agents and cloud components ----------------------------------------------------
-
-#: Most parallel calls the rule agent makes for one tool (one per entity the query names).
-RULE_AGENT_MAX_PARALLEL_CALLS: Final = 8
-#: Longest piece of the user's query the rule agent echoes in a plain answer, in characters.
-RULE_AGENT_ECHO_CHARS: Final = 200
-#: Longest expression the Calculator component evaluates, in characters.
-CALCULATOR_MAX_EXPRESSION_CHARS: Final = 200
-#: Largest absolute exponent the Calculator accepts in ``a ** b``.
-CALCULATOR_MAX_EXPONENT: Final = 1000
-#: Most digits an integer result (or intermediate value) of the Calculator may have.
-CALCULATOR_MAX_DIGITS: Final = 1000
-
 # --- dispatcher and loop ----------------------------------------------------------------
 
 #: Seconds one local tool call may take before its output becomes a timeout message.
