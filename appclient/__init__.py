@@ -64,6 +64,16 @@ from ._registry import RegisteredTool, ToolRegistry
 from ._stream import RunStream
 from ._tool_groups import ToolGroup, register_tool, tool_group
 from ._version import __version__
+from .manifest import (
+    Manifest,
+    ToolSpec,
+    build_tool_spec,
+    load_tools,
+    manifest,
+    manifest_parameter,
+    manifest_return,
+    save_tools,
+)
 
 # A library never configures logging; this only silences "no handler" warnings.
 logging.getLogger("appclient").addHandler(logging.NullHandler())
@@ -84,6 +94,7 @@ __all__ = [
     "FunctionCall",
     "InvalidRequestError",
     "LoopEvent",
+    "Manifest",
     "ManifestError",
     "MaxRoundsExceededError",
     "Message",
@@ -119,11 +130,18 @@ __all__ = [
     "ToolNotFoundError",
     "ToolOutput",
     "ToolRegistry",
+    "ToolSpec",
     "ToolTimeoutError",
     "TransportError",
     "UnprocessableEntityError",
     "Usage",
     "__version__",
+    "build_tool_spec",
+    "load_tools",
+    "manifest",
+    "manifest_parameter",
+    "manifest_return",
     "register_tool",
+    "save_tools",
     "tool_group",
 ]

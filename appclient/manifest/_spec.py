@@ -439,6 +439,10 @@ def _build_template(
     }
     if var_keyword is None and not allow_extra:
         schema["additionalProperties"] = False
+    elif var_keyword is not None and var_keyword.annotation not in (EMPTY, Any):
+        extras_schema = type_schema(prepare_annotation(var_keyword.annotation), mode="validation")
+        if extras_schema:
+            schema["additionalProperties"] = extras_schema
     if definitions:
         schema["$defs"] = definitions
     if strict:
