@@ -40,7 +40,7 @@ rm -rf "$build/classes" "$build/test-classes"
 mkdir -p "$build/classes" "$build/test-classes" "$build/reports"
 find "$here/src/main/java" -name '*.java' >"$build/main-sources.txt"
 find "$here/src/test/java" -name '*.java' >"$build/test-sources.txt"
-javac --release 17 -encoding UTF-8 -Xlint:all -Werror \
+javac --release 17 -encoding UTF-8 -Xlint:all -Xdoclint:all/protected -Werror \
     -cp "$gson_jar" -d "$build/classes" @"$build/main-sources.txt"
 javac --release 17 -encoding UTF-8 -Xlint:all,-processing \
     -cp "$build/classes:$gson_jar:$console_jar" -d "$build/test-classes" @"$build/test-sources.txt"

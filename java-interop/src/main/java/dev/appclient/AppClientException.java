@@ -34,9 +34,13 @@ package dev.appclient;
 public class AppClientException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** @serial the HTTP status, or 0 */
     private final int status;
+    /** @serial the server's error code */
     private final String code;
+    /** @serial the server's error message */
     private final String serverMessage;
+    /** @serial the request id */
     private final String requestId;
 
     /**

@@ -34,7 +34,19 @@ public record Event(
         JsonObject outputs,
         Usage usage,
         List<ToolCall> toolCalls) {
-    /** Copies the mutable parts, so the record stays immutable. */
+    /**
+     * Creates the record; copies the mutable parts, so the record stays immutable.
+     *
+     * @param eventCode see the class description
+     * @param eventMessage see the class description
+     * @param eventType see the class description
+     * @param eventId see the class description
+     * @param eventStatus see the class description
+     * @param contentType see the class description
+     * @param outputs see the class description
+     * @param usage see the class description
+     * @param toolCalls see the class description
+     */
     public Event {
         outputs = outputs == null ? new JsonObject() : outputs.deepCopy();
         toolCalls = toolCalls == null ? List.of() : List.copyOf(toolCalls);

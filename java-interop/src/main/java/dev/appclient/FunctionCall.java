@@ -20,7 +20,13 @@ import java.util.Optional;
  * @param argumentsError why the arguments could not be read, or {@code null} when they could
  */
 public record FunctionCall(String name, JsonObject arguments, String argumentsError) {
-    /** Copies the arguments, so the record stays immutable. */
+    /**
+     * Creates the record; copies the arguments, so the record stays immutable.
+     *
+     * @param name see the class description
+     * @param arguments see the class description
+     * @param argumentsError see the class description
+     */
     public FunctionCall {
         arguments = arguments == null ? new JsonObject() : arguments.deepCopy();
     }

@@ -4,6 +4,7 @@ package dev.appclient;
 public class RateLimitException extends ApiStatusException {
     private static final long serialVersionUID = 1L;
 
+    /** @serial the Retry-After header in seconds, or -1 */
     private final long retryAfterSeconds;
 
     /**

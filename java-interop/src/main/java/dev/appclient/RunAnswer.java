@@ -29,7 +29,17 @@ public record RunAnswer(
         String messageId,
         boolean isCompletion,
         List<Event> events) {
-    /** Copies the event list, so the record stays immutable. */
+    /**
+     * Creates the record; copies the event list, so the record stays immutable.
+     *
+     * @param requestId see the class description
+     * @param date see the class description
+     * @param answer see the class description
+     * @param conversationId see the class description
+     * @param messageId see the class description
+     * @param isCompletion see the class description
+     * @param events see the class description
+     */
     public RunAnswer {
         events = events == null ? List.of() : List.copyOf(events);
     }

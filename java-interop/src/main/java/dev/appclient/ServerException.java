@@ -11,6 +11,7 @@ package dev.appclient;
 public class ServerException extends ApiStatusException {
     private static final long serialVersionUID = 1L;
 
+    /** @serial the Retry-After header in seconds, or -1 */
     private final long retryAfterSeconds;
 
     /**

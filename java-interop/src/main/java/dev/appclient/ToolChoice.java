@@ -15,7 +15,13 @@ import java.util.Map;
  * @param input the forced call's arguments (a copy is returned on each access), or {@code null}
  */
 public record ToolChoice(String type, String functionName, JsonObject input) {
-    /** Checks that a forced choice names its tool. */
+    /**
+     * Creates the record; checks that a forced choice names its tool.
+     *
+     * @param type see the class description
+     * @param functionName see the class description
+     * @param input see the class description
+     */
     public ToolChoice {
         if (!"auto".equals(type) && !"function".equals(type)) {
             throw new InvalidRequestException(

@@ -9,7 +9,12 @@ import com.google.gson.JsonObject;
  * @param output the result: natural language, or a JSON dump for structured data
  */
 public record ToolOutput(String toolCallId, String output) {
-    /** Checks both parts, so a bad output fails here rather than as a server 400. */
+    /**
+     * Creates the record; checks both parts: a bad output fails here, not as a server 400.
+     *
+     * @param toolCallId see the class description
+     * @param output see the class description
+     */
     public ToolOutput {
         if (toolCallId == null || toolCallId.isEmpty()) {
             throw new InvalidRequestException("ToolOutput.toolCallId must be a non-empty string");
