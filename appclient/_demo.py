@@ -1,0 +1,220 @@
+"""``appclient demo``: the weather round trip against an embedded server, step by step.
+
+Starts the reference agent server on 127.0.0.1, registers a local weather function, asks the
+agent, and shows every step of the automatic round trip as it happens: the tool calls the
+agent makes (with their arguments), each local execution and its result, the answer as it
+streams in, and a summary with timings. Nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Any, Literal, TextIO
+
+from ._client import AppClient
+from ._errors import AppClientError
+from ._loop_events import (
+    AnswerDone,
+    LoopEvent,
+    RoundFinished,
+    RoundTripResult,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from ._registry import ToolRegistry
+
+__all__ = ["add_arguments", "get_current_weather", "run"]
+
+DEFAULT_QUERY = "今天北京和上海的天气怎么样？"
+
+#: The demo's local "weather station": fixed readings, so the demo is reproducible.
+_READINGS: dict[str, tuple[float, str]] = {
+    "北京": (25.0, "晴"),
+    "上海": (28.0, "多云"),
+    "广州": (31.0, "阵雨"),
+    "深圳": (30.0, "多云"),
+    "杭州": (27.0, "小雨"),
+    "beijing": (25.0, "sunny"),
+    "shanghai": (28.0, "cloudy"),
+    "tokyo": (10.0, "clear"),
+    "paris": (22.0, "cloudy"),
+}
+
+
+def get_current_weather(
+    location: str, unit: Literal["celsius", "fahrenheit"] = "celsius"
+) -> dict[str, Any]:
+    """获取指定城市的当前天气 (current weather of a city).
+
+    Args:
+        location: 城市名，例如：北京 (a city name, e.g. Beijing).
+        unit: 温度单位 (temperature unit), celsius or fahrenheit.
+
+    Returns:
+        The reading: city, temperature, unit and sky.
+    """
+    celsius, sky = _READINGS.get(location.strip().lower(), (20.0, "unknown"))
+    temperature = celsius if unit == "celsius" else round(celsius * 9 / 5 + 32, 1)
+    return {"location": location, "temperature": temperature, "unit": unit, "sky": sky}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the demo's options to its sub-parser."""
+    parser.add_argument("--query", default=DEFAULT_QUERY, help="what to ask the agent")
+    parser.add_argument("--no-color", action="store_true", help="plain text output")
+    parser.add_argument(
+        "--no-stream", action="store_true", help="wait for whole answers instead of streaming"
+    )
+    parser.add_argument("--max-rounds", type=int, default=4, help="tool rounds allowed")
+
+
+class _Style:
+    """ANSI colours, or none."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
+
+    def dim(self, text: str) -> str:
+        return self._wrap("2", text)
+
+    def bold(self, text: str) -> str:
+        return self._wrap("1", text)
+
+    def agent(self, text: str) -> str:
+        return self._wrap("36", text)
+
+    def local(self, text: str) -> str:
+        return self._wrap("33", text)
+
+    def good(self, text: str) -> str:
+        return self._wrap("32", text)
+
+    def bad(self, text: str) -> str:
+        return self._wrap("31", text)
+
+
+def _use_color(args: argparse.Namespace, out: TextIO) -> bool:
+    if args.no_color or os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(out, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def _milliseconds(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+class _Printer:
+    """Turns loop events into readable lines."""
+
+    def __init__(self, out: TextIO, style: _Style) -> None:
+        self.out = out
+        self.style = style
+        self.in_answer = False
+
+    def write(self, text: str = "", *, end: str = "\n") -> None:
+        self.out.write(text + end)
+        self.out.flush()
+
+    def _end_answer(self) -> None:
+        if self.in_answer:
+            self.write()
+            self.in_answer = False
+
+    def __call__(self, event: LoopEvent) -> None:
+        style = self.style
+        if isinstance(event, TextDelta):
+            if not self.in_answer:
+                self.write(style.agent("agent> "), end="")
+                self.in_answer = True
+            self.write(event.text, end="")
+        elif isinstance(event, ToolCallStarted):
+            self._end_answer()
+            arguments = json.dumps(dict(event.arguments), ensure_ascii=False)
+            self.write(
+                f"{style.agent('agent  ->')} calls {style.bold(event.name)} {arguments}  "
+                + style.dim(f"(round {event.round}, id {event.id})")
+            )
+        elif isinstance(event, ToolCallFinished):
+            record = event.record
+            mark = style.bad("x") if record.is_error else style.good("ok")
+            self.write(
+                f"{style.local('local  <-')} {mark} {record.name} ran in "
+                f"{_milliseconds(record.duration)}: {record.output}"
+            )
+        elif isinstance(event, RoundFinished):
+            count = len(event.round.tool_calls)
+            self.write(
+                style.dim(f"         sending {count} output(s) of round {event.round.index} back")
+            )
+        elif isinstance(event, AnswerDone):
+            self._end_answer()
+
+    def summary(self, result: RoundTripResult, wall: float) -> None:
+        calls = len(result.tool_calls)
+        failed = sum(1 for call in result.tool_calls if call.is_error)
+        self.write(
+            self.style.dim(
+                f"summary: {len(result.rounds)} round(s), {calls} local tool call(s)"
+                f"{f' ({failed} failed)' if failed else ''}, {len(result.runs)} run(s); "
+                f"{_milliseconds(wall)} total, {_milliseconds(result.tool_time)} in local "
+                f"tools; conversation {result.conversation_id}"
+            )
+        )
+
+
+def run(
+    args: argparse.Namespace,
+    *,
+    out: TextIO | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> int:
+    """Run the demo and return the exit status.
+
+    Args:
+        args: Parsed options (``query``, ``no_color``, ``no_stream``, ``max_rounds``).
+        out: Where to print (default: standard output).
+        clock: Returns seconds, for the summary's wall time.
+
+    Returns:
+        0 when the agent answered, 1 on an error (printed).
+    """
+    from .testing import ReferenceServer  # the server is only needed by the demo
+
+    stream: TextIO = out if out is not None else sys.stdout
+    style = _Style(_use_color(args, stream))
+    printer = _Printer(stream, style)
+    registry = ToolRegistry([get_current_weather])
+    with ReferenceServer() as server:
+        printer.write(style.bold("appclient demo") + style.dim(f"  embedded server {server.url}"))
+        printer.write(
+            style.dim("local tools: ")
+            + ", ".join(registry.names())
+            + style.dim("  (they run here, on this machine)")
+        )
+        printer.write(f"{style.bold('you>')} {args.query}")
+        started = clock()
+        try:
+            with AppClient(server.app_id, token=server.token, base_url=server.url) as client:
+                result = client.run_until_answer(
+                    query=args.query,
+                    tools=registry,
+                    stream=not args.no_stream,
+                    on_event=printer,
+                    max_rounds=args.max_rounds,
+                )
+        except AppClientError as exc:
+            printer.write()
+            printer.write(style.bad(f"error: {exc}"))
+            return 1
+        printer.summary(result, clock() - started)
+    return 0
