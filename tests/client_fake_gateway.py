@@ -68,6 +68,8 @@ class FakeGateway:
     def __init__(self, fallback: Reply | None = None) -> None:
         self.replies: deque[Reply] = deque()
         self.requests: list[Recorded] = []
+        #: For each gate wait: True if the test opened the gate, False if the wait timed out.
+        self.gate_waits: list[bool] = []
         self.fallback = fallback or Reply(status=500, body={"code": "NoScript", "message": "-"})
         self._closing = threading.Event()
         gateway = self
@@ -90,7 +92,9 @@ class FakeGateway:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -141,7 +145,7 @@ class FakeGateway:
             if reply.cut_after is not None and index >= reply.cut_after:
                 break
             if index and reply.gate is not None:
-                reply.gate.wait(10)
+                self.gate_waits.append(reply.gate.wait(10))
             data = sse_bytes(message)
             if reply.chunked:
                 data = f"{len(data):x}\r\n".encode() + data + b"\r\n"
