@@ -1,0 +1,147 @@
+"""``appclient demo``: the weather round trip, printed step by step."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+
+from appclient import ToolCallRecord
+from appclient._demo import _Printer, _Style, _use_color, add_arguments, get_current_weather
+from appclient._loop_events import (
+    AnswerDone,
+    RoundFinished,
+    RoundRecord,
+    RoundTripResult,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from appclient.cli import main
+from tests.conftest import REPO_ROOT
+
+
+def _demo(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    status = main(["demo", "--no-color", *args])
+    return status, capsys.readouterr().out
+
+
+def test_demo_runs_the_weather_round_trip(capsys: pytest.CaptureFixture[str]) -> None:
+    """The demo exits 0 and shows the call, the local result, the answer and a summary."""
+    status, out = _demo(capsys)
+    assert status == 0, out
+    assert "calls get_current_weather" in out
+    assert "local  <- ok get_current_weather" in out
+    assert "agent> " in out
+    assert "summary: 1 round(s), 2 local tool call(s)" in out
+
+
+def test_demo_with_a_query(capsys: pytest.CaptureFixture[str]) -> None:
+    """--query changes what is asked."""
+    status, out = _demo(capsys, "--query", "What's the weather like today in Tokyo?")
+    assert status == 0, out
+    assert "you> What's the weather like today in Tokyo?" in out
+    assert '"location": "Tokyo"' in out
+
+
+def test_demo_without_streaming(capsys: pytest.CaptureFixture[str]) -> None:
+    """--no-stream waits for whole answers and still shows every step."""
+    status, out = _demo(capsys, "--no-stream")
+    assert status == 0, out
+    assert "agent> " in out
+
+
+def test_demo_as_a_console_command() -> None:
+    """`python -m appclient.cli demo` works in a fresh process."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("APPBUILDER_", "GATEWAY_"))}
+    env["PYTHONIOENCODING"] = "utf-8"
+    result = subprocess.run(
+        [sys.executable, "-m", "appclient.cli", "demo", "--no-color"],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "summary:" in result.stdout
+
+
+def test_options() -> None:
+    """The demo's options parse with their defaults."""
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args([])
+    assert (args.no_color, args.no_stream, args.max_rounds) == (False, False, 4)
+    assert args.query
+
+
+def _record(output: str = '{"temperature": 25}', *, error: bool = False) -> ToolCallRecord:
+    return ToolCallRecord("c1", "get_current_weather", {"location": "北京"}, output, error)
+
+
+def _printed(*events: object, color: bool = False) -> str:
+    out = io.StringIO()
+    printer = _Printer(out, _Style(color))
+    for event in events:
+        printer(event)  # type: ignore[arg-type]
+    return out.getvalue()
+
+
+def test_printer_streams_text_on_one_line() -> None:
+    """Text deltas are printed as they come, on one answer line."""
+    text = _printed(TextDelta("北京", 1), TextDelta("25度", 1), AnswerDone(_result()))
+    assert text == "agent> 北京25度\n"
+
+
+def test_printer_shows_calls_with_arguments() -> None:
+    """A started call shows the tool, its JSON arguments and the round."""
+    text = _printed(ToolCallStarted(1, "c1", "get_current_weather", {"location": "北京"}))
+    assert 'calls get_current_weather {"location": "北京"}' in text
+    assert "round 1" in text
+
+
+def test_printer_marks_failures() -> None:
+    """A failed local call is marked x and shows the error text."""
+    text = _printed(ToolCallFinished(1, _record("Error: boom", error=True)))
+    assert "local  <- x get_current_weather" in text
+    assert "Error: boom" in text
+
+
+def test_printer_announces_the_outputs_being_sent() -> None:
+    """A finished round says how many outputs go back."""
+    text = _printed(RoundFinished(RoundRecord(1, (_record(),))))
+    assert "sending 1 output(s) of round 1 back" in text
+
+
+def test_colors_only_when_asked_and_possible(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Colour is off for --no-color, NO_COLOR and non-terminals."""
+    args = argparse.Namespace(no_color=False)
+    assert not _use_color(args, io.StringIO())
+    tty = io.StringIO()
+    tty.isatty = lambda: True  # type: ignore[method-assign]
+    assert _use_color(args, tty)
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not _use_color(args, tty)
+    assert not _use_color(argparse.Namespace(no_color=True), tty)
+
+
+def test_colored_output_has_escape_codes() -> None:
+    """With colour on, the lines carry ANSI codes."""
+    assert "\x1b[" in _printed(ToolCallFinished(1, _record()), color=True)
+
+
+@pytest.mark.parametrize(("unit", "temperature"), [("celsius", 25.0), ("fahrenheit", 77.0)])
+def test_demo_weather_tool(unit: str, temperature: float) -> None:
+    """The demo's local tool converts units."""
+    assert get_current_weather("北京", unit)["temperature"] == temperature  # type: ignore[arg-type]
+
+
+def _result() -> RoundTripResult:
+    return RoundTripResult(answer="北京25度", conversation_id="c")

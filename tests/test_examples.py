@@ -1,0 +1,87 @@
+"""Every example runs as ``python examples/NAME.py`` against the embedded server."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+EXAMPLES_DIR = REPO_ROOT / "examples"
+
+#: example file, extra arguments, a line its output must contain (regular expression)
+CASES: list[tuple[str, list[str], str]] = [
+    ("seed_json_schema_tools.py", [], r"tool call: get_current_weather \{'location': '北京'"),
+    ("seed_json_schema_tools.py", [], r"answer: \S+"),
+    ("seed_manifest_from_function.py", [], r"tool call: get_current_weather \{'location': '北京'"),
+    ("seed_manifest_from_function.py", [], r"answer: \S+"),
+    ("seed_manifest_decorators.py", [], r'"description": "城市名，例如：北京。"'),
+    ("seed_manifest_decorators.py", [], r"answer: \S+"),
+    ("streaming.py", [], r"tool call: get_current_weather \{'location': '北京'"),
+    ("streaming.py", [], r"answer: \S+"),
+    ("tool_choice.py", [], r"cloud component answer: \S+"),
+    ("tool_choice.py", [], r"forced local call: get_current_weather \{'location': '上海'"),
+    ("automatic_loop.py", [], r"round 1: agent calls get_current_weather .*北京"),
+    ("automatic_loop.py", [], r"round 1: agent calls get_current_weather .*上海"),
+    ("automatic_loop.py", [], r"answer: \S+"),
+    ("toolkit_bound_secret.py", [], r"api_key in what the agent sees: False"),
+    ("toolkit_bound_secret.py", [], r"call: WeatherService__today \{'city': '北京'\}"),
+    ("toolkit_bound_secret.py", [], r"key leaked: False"),
+    ("approval.py", [], r"cancelled orders: \['A1024'\]"),
+    ("approval.py", ["--decline"], r"the user declined to run tool 'cancel_order'"),
+    ("approval.py", ["--decline"], r"cancelled orders: none"),
+]
+
+_RUNS: dict[tuple[str, tuple[str, ...]], subprocess.CompletedProcess[str]] = {}
+
+
+def _run(name: str, args: list[str]) -> subprocess.CompletedProcess[str]:
+    key = (name, tuple(args))
+    if key not in _RUNS:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("APPBUILDER_", "GATEWAY_"))}
+        env["PYTHONIOENCODING"] = "utf-8"
+        # Import this checkout's package, however (or whether) it is installed.
+        env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), env.get("PYTHONPATH", "")])
+        _RUNS[key] = subprocess.run(  # noqa: S603 - a fixed interpreter and our own scripts
+            [sys.executable, str(EXAMPLES_DIR / name), *args],
+            cwd=REPO_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=120,
+            check=False,
+        )
+    return _RUNS[key]
+
+
+def _examples() -> list[Path]:
+    return sorted(p for p in EXAMPLES_DIR.glob("*.py") if not p.name.startswith("_"))
+
+
+def test_every_example_has_a_case() -> None:
+    """No example is left out of the table of cases."""
+    assert {p.name for p in _examples()} <= {case[0] for case in CASES}
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    CASES,
+    ids=[f"{c[0]}{' ' + ' '.join(c[1]) if c[1] else ''}: {c[2][:30]}" for c in CASES],
+)
+def test_example_runs_and_prints(name: str, args: list[str], expected: str) -> None:
+    """The example exits 0 and prints the line that shows it worked."""
+    result = _run(name, args)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert re.search(expected, result.stdout), result.stdout[-3000:]
+
+
+def test_examples_use_the_embedded_server_by_default() -> None:
+    """Without the hosted-app variables the examples say they use the embedded server."""
+    result = _run("streaming.py", [])
+    assert "embedded reference server" in result.stderr
