@@ -206,6 +206,9 @@ FILLER_PHRASES: tuple[str, ...] = (
     "总共",
 )
 
+#: Words that contain a concept's word without meaning it (计算机 is a computer, not a sum).
+_NOT_CONCEPTS = ("计算机", "天气预报员")
+
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9']*")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
@@ -259,6 +262,8 @@ def concepts_in(text: str) -> set[str]:
     """Return the concepts (keys of :data:`CONCEPTS`) that ``text`` expresses."""
     english, chinese = _concept_lookup()
     found = {english[w] for w in english_words(text) if w in english}
+    for word in _NOT_CONCEPTS:
+        text = text.replace(word, " ")
     found.update(concept for form, concept in chinese if form in text)
     return found
 

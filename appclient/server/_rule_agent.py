@@ -1,0 +1,244 @@
+"""The reference server's default agent: plans tool calls with rules, no model (pure).
+
+Each :meth:`RuleAgent.decide` looks at the whole turn again and answers with the next step:
+
+1. The first decision of a turn honours a forcing ``tool_choice``
+   (:func:`._tool_choice.resolve_tool_choice`).
+2. Otherwise the query is matched against the conversation's client tools and the server's
+   cloud components (:mod:`._tool_matching`); the first tool the query asks for that has not
+   been called in this turn is called, its arguments filled from the query
+   (:mod:`._argument_filling`), once per place when the query names several places: parallel
+   calls. So ``北京天气怎么样？再算一下 3*7`` calls the weather tool, then the calculator.
+3. When every tool the query asks for has been called, it answers from the results, in the
+   query's language, quoting every output.
+4. With no matching tool it answers plainly: a greeting, a request for the value a cloud
+   component still needs, or a short reply that echoes the query and lists the tools.
+
+A follow-up such as ``那上海呢？`` reuses the tool of the previous turn when the new query
+gives a value for it. The agent keeps no state between calls, so it is safe to share
+between threads.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
+
+from .._constants import RULE_AGENT_ECHO_CHARS
+from ._agent_api import AgentInput, ComponentInfo, Decision, PlannedCall, ToolResult
+from ._argument_filling import plan_arguments
+from ._components import default_components
+from ._query_values import detect_language
+from ._tool_choice import resolve_tool_choice
+from ._tool_matching import Candidate, Intent, candidates_from, match_intents
+
+__all__ = ["RuleAgent"]
+
+_GREETINGS = frozenset(
+    {"你好", "您好", "嗨", "哈喽", "在吗", "hi", "hello", "hey", "good morning", "good evening"}
+)
+
+
+class _Described(Protocol):
+    """Anything that describes a cloud component (a :class:`CloudComponent`, for example)."""
+
+    @property
+    def info(self) -> ComponentInfo:
+        """The component's name, description and parameters."""
+        ...
+
+
+class RuleAgent:
+    """Plans runs by matching the query against tools; the reference server's default agent.
+
+    Args:
+        components: The cloud components this agent may call when a run's
+            :class:`AgentInput` lists none; the built-in ones (``WeatherQuery``,
+            ``Calculator``) when ``None``. The server passes the components it runs, and
+            the engine runs them.
+        today: Returns today's date, for words such as 明天 and "tomorrow" (inject a fixed
+            date in tests).
+    """
+
+    def __init__(
+        self,
+        components: Iterable[_Described] | None = None,
+        *,
+        today: Callable[[], dt.date] = dt.date.today,
+    ) -> None:
+        chosen = tuple(components) if components is not None else default_components()
+        self.components: tuple[_Described, ...] = chosen
+        self._infos = tuple(component.info for component in chosen)
+        self._today = today
+
+    def __repr__(self) -> str:
+        names = ", ".join(info.name for info in self._infos)
+        return f"RuleAgent(components=[{names}])"
+
+    def decide(self, agent_input: AgentInput) -> Decision:
+        """Return the next step of the turn (see the module docs).
+
+        Raises:
+            UnknownToolChoiceError: ``tool_choice`` forces a name that is neither a client
+                tool nor a component (the server checks this first and answers 400).
+        """
+        today = self._today()
+        query = agent_input.query
+        components = agent_input.components or self._infos
+        results = agent_input.results
+        if not results:
+            forced = resolve_tool_choice(
+                agent_input.tool_choice,
+                tools=agent_input.tools,
+                components=components,
+                query=query,
+                today=today,
+            )
+            if forced is not None:
+                return Decision.call(forced, thought=_thought([forced], query, forced=True))
+        candidates = candidates_from(agent_input.tools, components)
+        intents = match_intents(query, candidates, today=today)
+        if not intents and not results and agent_input.history:
+            intents = _follow_up(query, agent_input.history[-1].query, candidates, today)
+        called = {result.name for result in results}
+        for intent in intents:
+            if intent.candidate.name in called or _lacks_values(intent):
+                continue
+            calls = _calls(intent)
+            return Decision.call(*calls, thought=_thought(calls, query))
+        if results:
+            return Decision.reply(_answer_from_results(query, results))
+        unmet = next((i for i in intents if _lacks_values(i)), None)
+        if unmet is not None:
+            return Decision.reply(_ask_for_values(query, unmet))
+        return Decision.reply(_plain_answer(query, candidates, agent_input.file_names))
+
+
+def _lacks_values(intent: Intent) -> bool:
+    return intent.candidate.cloud and bool(intent.arguments.guessed)
+
+
+def _calls(intent: Intent) -> list[PlannedCall]:
+    calls: list[PlannedCall] = []
+    for arguments in intent.arguments.calls:
+        call = PlannedCall(intent.candidate.name, dict(arguments), cloud=intent.candidate.cloud)
+        if call not in calls:
+            calls.append(call)
+    return calls
+
+
+def _follow_up(
+    query: str, previous: str, candidates: Sequence[Candidate], today: dt.date
+) -> list[Intent]:
+    """Reuse the previous turn's tool when the new query gives it a value (``那上海呢？``)."""
+    earlier = match_intents(previous, candidates, today=today)
+    if not earlier:
+        return []
+    first = earlier[0]
+    candidate = first.candidate
+    now = plan_arguments(candidate.parameters, query, today=today, tool_text=candidate.tool_text)
+    if not now.from_query:
+        return []
+    before = first.arguments.arguments
+    calls = tuple(
+        {**before, **{k: v for k, v in call.items() if k in now.from_query}} for call in now.calls
+    )
+    guessed = now.guessed & first.arguments.guessed
+    plan = type(now)(calls=calls, from_query=now.from_query, guessed=frozenset(guessed))
+    return [Intent(candidate, query, first.score, plan)]
+
+
+def _brief(arguments: dict[str, Any]) -> str:
+    values = [str(v) for v in arguments.values() if isinstance(v, (str, int, float))]
+    return ", ".join(values)
+
+
+def _thought(calls: Sequence[PlannedCall], query: str, *, forced: bool = False) -> str:
+    names = sorted({call.name for call in calls})
+    cloud = all(call.cloud for call in calls)
+    zh = detect_language(query) == "zh" or not query
+    joined = "、".join(names) if zh else ", ".join(names)
+    if forced:
+        return f"按 tool_choice 调用 {joined}" if zh else f"tool_choice forces {joined}"
+    if zh:
+        kind = "云端组件" if cloud else "本地工具"
+        return f"需要调用{kind} {joined}"
+    kind = "cloud component" if cloud else "local tool"
+    return f"I need to call the {kind} {joined}"
+
+
+def _answer_from_results(query: str, results: Sequence[ToolResult]) -> str:
+    zh = detect_language(query) == "zh" or not query
+    if len(results) == 1:
+        result = results[0]
+        if zh:
+            source = "云端组件" if result.cloud else "工具"
+            return f"根据{source} {result.name} 的结果：{result.output}"
+        return f"According to {result.name}: {result.output}"
+    lines = []
+    for result in results:
+        detail = _brief(result.arguments)
+        if zh:
+            lines.append(f"- {result.name}（{detail}）：{result.output}")
+        else:
+            lines.append(f"- {result.name} ({detail}): {result.output}")
+    header = "根据查询结果：" if zh else "Here is what the tools returned:"
+    return "\n".join([header, *lines])
+
+
+def _ask_for_values(query: str, intent: Intent) -> str:
+    candidate = intent.candidate
+    properties = candidate.parameters.get("properties")
+    details = []
+    for name in sorted(intent.arguments.guessed):
+        schema = properties.get(name) if isinstance(properties, dict) else None
+        text = schema.get("description") if isinstance(schema, dict) else None
+        details.append(f"{name}（{text}）" if isinstance(text, str) and text else name)
+    if detect_language(query) == "zh":
+        return f"要用 {candidate.name} 回答，还需要知道：{'、'.join(details)}。请补充后再问我。"
+    needed = ", ".join(details)
+    return f"To answer with {candidate.name} I need: {needed}. Please tell me and ask again."
+
+
+def _echo(query: str) -> str:
+    text = re.sub(r"\s+", " ", query).strip()
+    if len(text) > RULE_AGENT_ECHO_CHARS:
+        text = text[: RULE_AGENT_ECHO_CHARS - 1] + "…"
+    return text
+
+
+def _plain_answer(query: str, candidates: Sequence[Candidate], file_names: Sequence[str]) -> str:
+    zh = detect_language(query) == "zh"
+    names = [c.name for c in candidates]
+    listed = ("、" if zh else ", ").join(names)
+    normalized = re.sub(r"[\s!！,，.。?？~～]+", " ", query).strip().lower()
+    if not normalized:
+        reply = "请问有什么可以帮你？" if zh else "How can I help you?"
+    elif normalized in _GREETINGS:
+        if zh:
+            reply = "你好！我是 appclient 的参考智能体。"
+            reply += f"我可以调用这些工具：{listed}。" if names else "目前没有可用的工具。"
+        else:
+            reply = "Hello! I am appclient's reference agent. "
+            reply += f"I can use these tools: {listed}." if names else "No tools are available."
+    elif zh:
+        reply = f"收到：“{_echo(query)}”。"
+        reply += (
+            f"没有找到适合这个问题的工具（可用：{listed}），请换个说法，或说明要查询的内容。"
+            if names
+            else "目前没有可用的工具，我只能原样回复。"
+        )
+    else:
+        reply = f"You said: “{_echo(query)}”. "
+        reply += (
+            f"None of the available tools ({listed}) fits this request; "
+            "try rephrasing it or say what to look up."
+            if names
+            else "No tools are available, so I can only echo it."
+        )
+    if file_names:
+        files = ("、" if zh else ", ").join(file_names)
+        reply += f"已收到文件：{files}。" if zh else f" Files received: {files}."
+    return reply

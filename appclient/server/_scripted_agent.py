@@ -1,0 +1,245 @@
+"""A scripted agent: a fixed list of steps, for deterministic tests of your own tools.
+
+``ScriptedAgent`` answers each :meth:`~ScriptedAgent.decide` with the next step of its
+script, whatever the query says, so a test fixes exactly which tool calls the server sends
+and can then check what the program under test sent back::
+
+    agent = ScriptedAgent([
+        PlannedCall("get_current_weather", {"location": "北京", "unit": "celsius"}),
+        ScriptedAgent.echo_outputs("天气：{outputs}"),
+    ])
+    with ReferenceServer(agent=agent) as server:
+        ...  # run the program against server.url
+    assert agent.outputs_seen == ("北京今天25度",)
+
+A step is one of:
+
+- a :class:`Decision`, used as is;
+- a ``str``: the final answer of the turn;
+- a :class:`PlannedCall`: one tool call (``cloud=True`` for a server component);
+- a list or tuple of :class:`PlannedCall`: parallel calls in one round;
+- a callable taking the :class:`AgentInput` and returning any of the above, to answer from
+  what came back (see :meth:`ScriptedAgent.echo_outputs`).
+
+The server asks once when a turn starts, once after each round of tool outputs, and once
+after each round of cloud component calls; each ask takes one step. Asking past the end
+raises :class:`ScriptExhaustedError` (the server answers a JSON 500 naming it).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeAlias, cast
+
+from ._agent_api import AgentInput, Decision, PlannedCall, ToolResult
+
+__all__ = ["ScriptExhaustedError", "ScriptStep", "ScriptedAgent"]
+
+StepValue: TypeAlias = Decision | str | PlannedCall | Sequence[PlannedCall]
+ScriptStep: TypeAlias = StepValue | Callable[[AgentInput], StepValue]
+
+
+class ScriptExhaustedError(RuntimeError):
+    """A :class:`ScriptedAgent` was asked for more decisions than its script has steps.
+
+    Attributes:
+        steps: How many steps the script had.
+        query: The query of the turn that asked one time too many.
+    """
+
+    def __init__(self, *, steps: int, query: str) -> None:
+        self.steps = steps
+        self.query = query
+        super().__init__(
+            f"ScriptedAgent ran out of steps: all {steps} step(s) were used and the server "
+            f"asked again (query {query!r}). The server asks once per turn start, once per "
+            "round of tool outputs and once after each round of cloud component calls."
+        )
+
+
+def _as_decision(value: Any, *, where: str) -> Decision:
+    """Turn a step's value into a Decision, or raise TypeError naming the step."""
+    if isinstance(value, Decision):
+        return value
+    if isinstance(value, str):
+        return Decision.reply(value)
+    if isinstance(value, PlannedCall):
+        return Decision.call(_checked_call(value, where=where))
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise ValueError(f"{where} is an empty list of calls; give at least one PlannedCall")
+        return Decision.call(*(_checked_call(call, where=where) for call in value))
+    raise TypeError(
+        f"{where} is a {type(value).__name__}; expected a Decision, a str answer, a "
+        "PlannedCall, a list of PlannedCall, or a callable returning one of those"
+    )
+
+
+def _checked_call(call: Any, *, where: str) -> PlannedCall:
+    if not isinstance(call, PlannedCall):
+        raise TypeError(f"{where} holds a {type(call).__name__}, not a PlannedCall")
+    if not isinstance(call.arguments, dict):
+        raise TypeError(f"{where}: the arguments of {call.name!r} must be a dict")
+    return call
+
+
+def _check_step(step: Any, *, where: str) -> ScriptStep:
+    if callable(step) and not isinstance(step, (Decision, PlannedCall)):
+        return cast(ScriptStep, step)  # its result is checked when it runs
+    _as_decision(step, where=where)
+    return cast(ScriptStep, step)
+
+
+class ScriptedAgent:
+    """An agent that plays a fixed script of steps (see the module docs); thread-safe.
+
+    Args:
+        steps: The script, in order.
+    """
+
+    def __init__(self, steps: Iterable[ScriptStep] = ()) -> None:
+        self._lock = threading.Lock()
+        self._steps: list[ScriptStep] = []
+        self._next = 0
+        self._inputs: list[AgentInput] = []
+        self._decisions: list[Decision] = []
+        self.add(*steps)
+
+    def __repr__(self) -> str:
+        with self._lock:
+            return f"ScriptedAgent(steps={len(self._steps)}, used={self._next})"
+
+    def add(self, *steps: ScriptStep) -> ScriptedAgent:
+        """Append ``steps`` to the script and return the agent (so calls can be chained).
+
+        Raises:
+            TypeError: A step is not one of the accepted kinds (the message names it).
+            ValueError: A step is an empty list of calls.
+        """
+        with self._lock:
+            start = len(self._steps)
+            checked = [
+                _check_step(step, where=f"step {start + offset}")
+                for offset, step in enumerate(steps)
+            ]
+            self._steps.extend(checked)
+        return self
+
+    def decide(self, agent_input: AgentInput) -> Decision:
+        """Return the next step of the script as a :class:`Decision`.
+
+        Raises:
+            ScriptExhaustedError: Every step was already used.
+            TypeError: A callable step returned something that is not a step.
+        """
+        with self._lock:
+            self._inputs.append(agent_input)
+            index = self._next
+            if index >= len(self._steps):
+                raise ScriptExhaustedError(steps=len(self._steps), query=agent_input.query)
+            self._next += 1
+            step = self._steps[index]
+        where = f"step {index}"
+        if callable(step) and not isinstance(step, (Decision, PlannedCall)):
+            # User code runs outside the lock so a slow callable never blocks other runs.
+            decision = _as_decision(step(agent_input), where=f"{where} (callable)")
+        else:
+            decision = _as_decision(step, where=where)
+        with self._lock:
+            self._decisions.append(decision)
+        return decision
+
+    @property
+    def inputs(self) -> tuple[AgentInput, ...]:
+        """Every :class:`AgentInput` the agent was asked about, in order."""
+        with self._lock:
+            return tuple(self._inputs)
+
+    @property
+    def decisions(self) -> tuple[Decision, ...]:
+        """Every decision the agent returned, in order."""
+        with self._lock:
+            return tuple(self._decisions)
+
+    @property
+    def calls_seen(self) -> tuple[ToolResult, ...]:
+        """Every finished call the agent was shown (name, arguments, output), once each."""
+        seen: dict[str, ToolResult] = {}
+        for agent_input in self.inputs:
+            for result in agent_input.results:
+                seen.setdefault(result.call_id, result)
+        return tuple(seen.values())
+
+    @property
+    def outputs_seen(self) -> tuple[str, ...]:
+        """The outputs of :attr:`calls_seen`: what the tools sent back, in order."""
+        return tuple(result.output for result in self.calls_seen)
+
+    @property
+    def remaining(self) -> int:
+        """How many steps are left."""
+        with self._lock:
+            return len(self._steps) - self._next
+
+    # --- building steps -------------------------------------------------------------------
+
+    @staticmethod
+    def call(
+        name: str, arguments: Mapping[str, Any] | None = None, *, cloud: bool = False
+    ) -> PlannedCall:
+        """Return a step that calls ``name`` with ``arguments`` (a local tool by default)."""
+        return PlannedCall(name=name, arguments=dict(arguments or {}), cloud=cloud)
+
+    @staticmethod
+    def echo_outputs(
+        template: str = "{outputs}", *, separator: str = "\n"
+    ) -> Callable[[AgentInput], str]:
+        """Return a step that answers with the outputs of the turn's calls.
+
+        Args:
+            template: The answer; ``{outputs}`` is replaced by the outputs, ``{query}`` by
+                the turn's query.
+            separator: Put between outputs when there are several.
+        """
+
+        def answer(agent_input: AgentInput) -> str:
+            outputs = separator.join(result.output for result in agent_input.results)
+            return template.replace("{outputs}", outputs).replace("{query}", agent_input.query)
+
+        return answer
+
+    @classmethod
+    def tool_round(
+        cls,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        answer: str | None = None,
+        cloud: bool = False,
+    ) -> ScriptedAgent:
+        """Return an agent that calls one tool, then answers.
+
+        Args:
+            name: The tool to call.
+            arguments: Its arguments.
+            answer: The final answer; by default the tool's output, echoed.
+            cloud: Whether ``name`` is a cloud component.
+        """
+        final: ScriptStep = answer if answer is not None else cls.echo_outputs()
+        return cls([cls.call(name, arguments, cloud=cloud), final])
+
+    @classmethod
+    def parallel_round(
+        cls, name: str, argument_sets: Iterable[Mapping[str, Any]], *, answer: str | None = None
+    ) -> ScriptedAgent:
+        """Return an agent that calls ``name`` once per argument set in one round, then answers.
+
+        Args:
+            name: The local tool to call.
+            argument_sets: One arguments object per parallel call.
+            answer: The final answer; by default the outputs, one per line.
+        """
+        calls = [cls.call(name, arguments) for arguments in argument_sets]
+        final: ScriptStep = answer if answer is not None else cls.echo_outputs()
+        return cls([calls, final])
