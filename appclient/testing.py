@@ -25,6 +25,7 @@ from .server._agent_api import (
 )
 from .server._faults import FaultInjector
 from .server._reference_server import ReferenceServer
+from .server._scripted_agent import ScriptedAgent, ScriptExhaustedError
 
 __all__ = [
     "Agent",
@@ -34,6 +35,8 @@ __all__ = [
     "FaultInjector",
     "PlannedCall",
     "ReferenceServer",
+    "ScriptExhaustedError",
+    "ScriptedAgent",
     "ToolResult",
     "Turn",
 ]

@@ -16,8 +16,11 @@ from ._agent_api import (
     ToolResult,
     Turn,
 )
+from ._components import CloudComponent, default_components
 from ._faults import FaultInjector
 from ._reference_server import ReferenceServer
+from ._rule_agent import RuleAgent
+from ._scripted_agent import ScriptedAgent
 from ._sqlite_store import SQLiteStore
 from ._store import MemoryStore, Store
 from ._wsgi import ReferenceApp, create_app
@@ -25,6 +28,7 @@ from ._wsgi import ReferenceApp, create_app
 __all__ = [
     "Agent",
     "AgentInput",
+    "CloudComponent",
     "ComponentInfo",
     "Decision",
     "FaultInjector",
@@ -32,9 +36,12 @@ __all__ = [
     "PlannedCall",
     "ReferenceApp",
     "ReferenceServer",
+    "RuleAgent",
     "SQLiteStore",
+    "ScriptedAgent",
     "Store",
     "ToolResult",
     "Turn",
     "create_app",
+    "default_components",
 ]
