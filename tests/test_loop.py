@@ -1,15 +1,17 @@
-"""The automatic round trip, against a scripted fake client (pure, no sockets)."""
+"""The automatic round trip: against a scripted fake client, then the reference server."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
 from appclient import (
     AnswerDone,
+    AppClient,
     InvalidRequestError,
     LoopEvent,
     MaxRoundsExceededError,
@@ -27,6 +29,8 @@ from appclient import (
     ToolRegistry,
 )
 from appclient._loop import RoundTripMixin, as_registry
+from appclient.server._scripted_agent import ScriptedAgent
+from appclient.testing import Agent, PlannedCall, ReferenceServer
 
 
 def get_current_weather(location: str, unit: str = "celsius") -> str:
@@ -481,3 +485,112 @@ def test_result_events_and_tool_time() -> None:
     assert [e.event_status for e in result.events][-1] == "success"
     assert result.tool_time == pytest.approx(result.rounds[0].duration)
     assert json.dumps([r.to_output().model_dump() for r in result.tool_calls])
+
+
+# --- against the reference server ---------------------------------------------------------
+
+
+@contextmanager
+def _serve(agent: Agent | None) -> Iterator[tuple[ReferenceServer, AppClient]]:
+    """Start a reference server with ``agent`` and a client bound to it."""
+    with (
+        ReferenceServer(agent) as server,
+        AppClient(server.app_id, token=server.token, base_url=server.url) as client,
+    ):
+        yield server, client
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[ReferenceServer, AppClient]]:
+    """A client on a reference server with its default rule-based agent."""
+    with _serve(None) as pair:
+        yield pair
+
+
+def test_server_one_round(served: tuple[ReferenceServer, AppClient]) -> None:
+    """One local weather call, then an answer that uses its output."""
+    _, client = served
+    result = client.run_until_answer(query="今天北京天气怎么样？", tools=[get_current_weather])
+    [call] = result.tool_calls
+    assert (call.name, call.arguments["location"], call.output) == (
+        "get_current_weather",
+        "北京",
+        "北京今天25度",
+    )
+    assert "北京今天25度" in result.answer
+    assert len(result.runs) == 2
+
+
+def test_server_parallel_calls(served: tuple[ReferenceServer, AppClient]) -> None:
+    """Two cities give two parallel calls in one round, answered in one request."""
+    _, client = served
+    result = client.run_until_answer(
+        query="今天北京和上海的天气怎么样？", tools=[get_current_weather]
+    )
+    [round_] = result.rounds
+    assert [c.arguments["location"] for c in round_.tool_calls] == ["北京", "上海"]
+    assert len(result.runs) == 2
+    assert "北京今天25度" in result.answer
+    assert "上海今天25度" in result.answer
+
+
+def test_server_streaming(served: tuple[ReferenceServer, AppClient]) -> None:
+    """Streaming delivers the answer in several deltas that join to the result's answer."""
+    _, client = served
+    events = list(
+        client.iter_until_answer(query="今天北京天气怎么样？", tools=[get_current_weather])
+    )
+    deltas = [e.text for e in events if isinstance(e, TextDelta)]
+    done = events[-1]
+    assert isinstance(done, AnswerDone)
+    assert len(deltas) > 1
+    assert "".join(deltas) == done.result.answer
+    assert done.result.tool_calls[0].output == "北京今天25度"
+
+
+def test_server_forced_tool_choice(served: tuple[ReferenceServer, AppClient]) -> None:
+    """A forced tool_choice calls the local tool with its input, once."""
+    _, client = served
+    result = client.run_until_answer(
+        query="看看天气",
+        tools=[get_current_weather],
+        tool_choice={
+            "type": "function",
+            "function": {"name": "get_current_weather", "input": {"location": "上海"}},
+        },
+    )
+    assert [dict(c.arguments) for c in result.tool_calls] == [{"location": "上海"}]
+
+
+def test_server_three_rounds_with_a_scripted_agent() -> None:
+    """Three scripted rounds run to the answer; the agent saw every output in order."""
+    agent = ScriptedAgent(
+        [
+            PlannedCall("add", {"a": 1, "b": 2}),
+            PlannedCall("add", {"a": 3, "b": 4}),
+            [PlannedCall("add", {"a": 5, "b": 6}), PlannedCall("add", {"a": 7, "b": 8})],
+            ScriptedAgent.echo_outputs("sums: {outputs}", separator=", "),
+        ]
+    )
+    with _serve(agent) as (_, client):
+        result = client.run_until_answer(query="add things", tools=[add], stream=True)
+    assert [len(r.tool_calls) for r in result.rounds] == [1, 1, 2]
+    assert agent.outputs_seen == ("3", "7", "11", "15")
+    assert result.answer == "sums: 3, 7, 11, 15"
+
+
+def test_server_max_rounds_raises() -> None:
+    """An agent that keeps calling tools past max_rounds raises with the partial result."""
+    agent = ScriptedAgent([PlannedCall("add", {"a": i, "b": i}) for i in range(3)] + ["done"])
+    with _serve(agent) as (_, client), pytest.raises(MaxRoundsExceededError) as caught:
+        client.run_until_answer(query="q", tools=[add], max_rounds=2)
+    assert len(caught.value.result.rounds) == 2
+
+
+def test_server_interrupted_stream_raises() -> None:
+    """A stream cut before its final event raises StreamInterruptedError."""
+    agent = ScriptedAgent(["一段很长的回答，会被分成好几段发送。" * 4])
+    with _serve(agent) as (server, client):
+        server.faults.cut_stream_after(1)
+        with pytest.raises(StreamInterruptedError):
+            client.run_until_answer(query="q", tools=[add], stream=True)
