@@ -29,8 +29,7 @@ from appclient import (
     ToolRegistry,
 )
 from appclient._loop import RoundTripMixin, as_registry
-from appclient.server._scripted_agent import ScriptedAgent
-from appclient.testing import Agent, PlannedCall, ReferenceServer
+from appclient.testing import Agent, PlannedCall, ReferenceServer, ScriptedAgent
 
 
 def get_current_weather(location: str, unit: str = "celsius") -> str:
