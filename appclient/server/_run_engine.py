@@ -21,8 +21,10 @@ Choices the protocol leaves open, made here:
 - An output for a call that is not pending (unknown, or already answered) is a 400
   ``InvalidParameter`` naming the field and the id; nothing of that request is applied.
 - A new query while calls are pending drops the pending turn and starts a new one.
-- ``tool_choice`` of type ``function`` replaces the agent's first decision of a turn; a
-  forced cloud component runs in the run and the agent then answers from its result.
+- ``tool_choice`` of type ``function`` replaces the agent's first decision of a turn (an
+  unknown name is a 400 whatever the agent). A forced client tool ends the run with an
+  interrupt calling it; a forced cloud component runs in the run and its result is the
+  answer, as the hosted service does with "component results as the reply" switched on.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from ._agent_api import (
 )
 from ._responses import bad_parameter, new_id
 from ._state import ConversationState, OpenTurn, PendingCall, TurnRecord
+from ._tool_choice import UnknownToolChoiceError, resolve_tool_choice
 
 __all__ = [
     "EVENT_CODE_COMPONENT_FAILED",
@@ -236,30 +239,18 @@ class RunEngine:
     def _forced_call(
         self, state: ConversationState, tool_choice: ToolChoice | None, query: str
     ) -> PlannedCall | None:
-        if tool_choice is None or tool_choice.type != "function" or tool_choice.function is None:
-            return None
-        name = tool_choice.function.name
-        arguments = dict(tool_choice.function.input or {})
-        local = {_tool_name(tool): tool for tool in state.tools}
-        if name in local:
-            schema = local[name]["function"].get("parameters") or {}
-            cloud = False
-        elif name in self.components:
-            schema = self.components[name].info.parameters
-            cloud = True
-        else:
-            known = sorted({*local, *self.components})
+        try:
+            # A client tool wins over a component of the same name; one missing required
+            # input is read from the query the way the rule agent reads queries.
+            return resolve_tool_choice(
+                tool_choice, tools=state.tools, components=self._infos, query=query
+            )
+        except UnknownToolChoiceError as exc:
             raise bad_parameter(
                 "tool_choice.function.name",
-                f"{name!r} is neither a tool of this conversation nor a cloud component "
-                f"(known: {known})",
-            )
-        required = schema.get("required") if isinstance(schema, dict) else None
-        missing = [r for r in required or () if isinstance(r, str) and r not in arguments]
-        if len(missing) == 1 and query:
-            # As the hosted service documents: one missing required input takes the query.
-            arguments[missing[0]] = query
-        return PlannedCall(name=name, arguments=arguments, cloud=cloud)
+                f"{exc.name!r} is neither a tool of this conversation nor a cloud component "
+                f"(known: {sorted(exc.available)})",
+            ) from None
 
     def _decide(self, agent_input: AgentInput) -> Decision:
         try:
@@ -311,6 +302,9 @@ class RunEngine:
         for step in range(self._max_steps):
             if step == 0 and forced is not None:
                 decision = Decision.call(forced)
+            elif step == 1 and forced is not None and forced.cloud:
+                # As the hosted service does for a forced component: its result is the reply.
+                decision = Decision.reply(steps[-1].output)
             else:
                 decision = self._decide(
                     AgentInput(

@@ -120,6 +120,26 @@ def _normalize_cached(raw: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def _check_raw_parameters(raw: dict[str, Any], field: str) -> None:
+    # Normalising would quietly repair these; a client sending them has a bug to hear about.
+    function = raw.get("function")
+    parameters = function.get("parameters") if isinstance(function, dict) else None
+    if parameters is None:
+        return
+    if not isinstance(parameters, dict):
+        raise bad_parameter(f"{field}.function.parameters", "expected a JSON Schema object")
+    properties = parameters.get("properties")
+    if properties is None:
+        return
+    if not isinstance(properties, dict):
+        raise bad_parameter(f"{field}.function.parameters.properties", "expected an object")
+    for name, schema in properties.items():
+        if not isinstance(schema, dict):
+            raise bad_parameter(
+                f"{field}.function.parameters.properties.{name}", "expected a JSON Schema object"
+            )
+
+
 def _check_parameters(parameters: dict[str, Any], field: str) -> None:
     if parameters.get("type") != "object":
         raise bad_parameter(f"{field}.type", "the parameters schema must be of type 'object'")
@@ -160,6 +180,7 @@ def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
         field = f"tools[{index}]"
         if not isinstance(raw, dict):
             raise bad_parameter(field, "expected a tool object")
+        _check_raw_parameters(raw, field)
         try:
             normalized = _normalize_cached(raw)
         except RecursionError:

@@ -1,0 +1,182 @@
+"""Helpers for the server tests: call the WSGI app without sockets, and tiny agents."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from appclient.server import Decision, PlannedCall, create_app
+from appclient.server._agent_api import AgentInput, ComponentInfo
+from appclient.server._wsgi import ReferenceApp
+
+TOKEN = "test-token"
+OTHER_TOKEN = "other-token"
+APP_ID = "test-app"
+
+WEATHER_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "get_current_weather",
+        "description": (
+            "仅支持中国城市的天气查询，参数location为中国城市名称，其他国家城市不支持天气查询"
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "location": {"type": "string", "description": "城市名，举例：北京"},
+                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            },
+            "required": ["location", "unit"],
+        },
+    },
+}
+
+
+@dataclass
+class Reply:
+    """What the WSGI app answered."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    chunks: list[bytes] = field(default_factory=list)
+
+    def json(self) -> Any:
+        """The body, decoded."""
+        return json.loads(self.body)
+
+    def messages(self) -> list[dict[str, Any]]:
+        """The SSE messages of a stream reply, decoded."""
+        out = []
+        for chunk in self.chunks:
+            assert chunk.startswith(b"data: ")
+            assert chunk.endswith(b"\n\n")
+            out.append(json.loads(chunk[len(b"data: ") : -2]))
+        return out
+
+
+def call_app(
+    app: ReferenceApp,
+    path: str,
+    body: bytes | dict[str, Any] | None = None,
+    *,
+    token: str | None = TOKEN,
+    method: str = "POST",
+    headers: dict[str, str] | None = None,
+    content_type: str = "application/json",
+) -> Reply:
+    """Send one request to the WSGI app directly and collect the reply."""
+    raw = json.dumps(body).encode() if isinstance(body, dict) else (body or b"")
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": method,
+        "PATH_INFO": path,
+        "CONTENT_TYPE": content_type,
+        "CONTENT_LENGTH": str(len(raw)),
+        "wsgi.input": io.BytesIO(raw),
+    }
+    if token is not None:
+        environ["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+    for name, value in (headers or {}).items():
+        environ["HTTP_" + name.upper().replace("-", "_")] = value
+    captured: dict[str, Any] = {}
+
+    def start_response(status: str, response_headers: list[tuple[str, str]]) -> None:
+        captured["status"] = int(status.split()[0])
+        captured["headers"] = dict(response_headers)
+
+    chunks = list(app(environ, start_response))
+    return Reply(captured["status"], captured["headers"], b"".join(chunks), chunks)
+
+
+def make_app(agent: Any = None, **options: Any) -> ReferenceApp:
+    """Build an app with the test token(s), app id, and no cloud components unless given."""
+    options.setdefault("tokens", [TOKEN, OTHER_TOKEN])
+    options.setdefault("app_ids", APP_ID)
+    options.setdefault("components", ())
+    return create_app(agent=agent if agent is not None else WeatherAgent(), **options)
+
+
+def new_conversation(app: ReferenceApp, *, token: str = TOKEN) -> str:
+    reply = call_app(app, "/v2/app/conversation", {"app_id": APP_ID}, token=token)
+    assert reply.status == 200, reply.body
+    conversation_id: str = reply.json()["conversation_id"]
+    return conversation_id
+
+
+def run_body(conversation_id: str, **fields: Any) -> dict[str, Any]:
+    """A run body with the 13 keys the official Python client sends."""
+    body: dict[str, Any] = {
+        "query": "",
+        "stream": False,
+        "conversation_id": conversation_id,
+        "file_ids": [],
+        "app_id": APP_ID,
+        "tools": [],
+        "tool_outputs": None,
+        "tool_choice": None,
+        "end_user_id": None,
+        "action": None,
+        "mcp_authorization": None,
+        "parameters": None,
+        "custom_metadata": None,
+    }
+    body.update(fields)
+    return body
+
+
+class WeatherAgent:
+    """Calls the first local tool with Beijing arguments, then answers from the outputs."""
+
+    def decide(self, agent_input: AgentInput) -> Decision:
+        """Call the first tool, or answer from its output."""
+        if agent_input.results:
+            outputs = "；".join(result.output for result in agent_input.results)
+            return Decision.reply(f"根据工具结果：{outputs}")
+        if agent_input.tools:
+            name = agent_input.tools[0].function.name  # type: ignore[union-attr]
+            return Decision.call(PlannedCall(name, {"location": "北京", "unit": "celsius"}))
+        return Decision.reply(f"你好：{agent_input.query}")
+
+
+class ListAgent:
+    """Returns the given decisions one by one (thread-safe), then fails."""
+
+    def __init__(self, steps: list[Decision]) -> None:
+        self._steps = list(steps)
+        self._lock = threading.Lock()
+        self.inputs: list[AgentInput] = []
+
+    def decide(self, agent_input: AgentInput) -> Decision:
+        """Return the next scripted decision."""
+        with self._lock:
+            self.inputs.append(agent_input)
+            if not self._steps:
+                raise RuntimeError("ListAgent has no more steps")
+            return self._steps.pop(0)
+
+
+class EchoComponent:
+    """A cloud component that answers with its arguments (or raises when asked to)."""
+
+    def __init__(self, name: str = "Echo", *, fail: bool = False) -> None:
+        self.info = ComponentInfo(
+            name=name,
+            description="Echo the text back",
+            parameters={
+                "type": "object",
+                "properties": {"text": {"type": "string"}},
+                "required": ["text"],
+            },
+        )
+        self._fail = fail
+        self.calls: list[dict[str, Any]] = []
+
+    def run(self, arguments: dict[str, Any]) -> str:
+        """Echo the text argument."""
+        self.calls.append(arguments)
+        if self._fail:
+            raise RuntimeError("echo is broken")
+        return f"echo:{arguments.get('text', '')}"

@@ -1,0 +1,89 @@
+"""The multipart parser reads what the official clients upload; malformed bodies fail."""
+
+from __future__ import annotations
+
+import pytest
+
+from appclient.server._multipart import MultipartError, parse_header_value, parse_multipart
+
+BOUNDARY = "4232a1697be07d2258705f829af12ca8"
+CONTENT_TYPE = f"multipart/form-data; boundary={BOUNDARY}"
+
+
+def _body(*parts: tuple[str, bytes]) -> bytes:
+    out = b""
+    for disposition, data in parts:
+        out += (
+            f"--{BOUNDARY}\r\nContent-Disposition: {disposition}\r\n\r\n".encode() + data + b"\r\n"
+        )
+    return out + f"--{BOUNDARY}--\r\n".encode()
+
+
+def test_parses_fields_and_a_raw_utf8_file_name() -> None:
+    """Text fields and a file whose name is raw UTF-8 (as requests sends it) are read."""
+    body = _body(
+        ('form-data; name="app_id"', b"app"),
+        ('form-data; name="file"; filename="hello 测试.txt"', b"hello oracle\n"),
+    )
+    parts = parse_multipart(body, CONTENT_TYPE)
+    assert [p.name for p in parts] == ["app_id", "file"]
+    assert parts[0].text() == "app"
+    assert parts[1].filename == "hello 测试.txt"
+    assert parts[1].data == b"hello oracle\n"
+
+
+def test_binary_data_with_crlf_is_kept_exactly() -> None:
+    """File bytes containing CR/LF and dashes come back unchanged."""
+    data = b"\r\n--not-the-boundary\r\n\x00\xff"
+    parts = parse_multipart(_body(('form-data; name="file"; filename="b.bin"', data)), CONTENT_TYPE)
+    assert parts[0].data == data
+
+
+def test_rfc5987_file_name_wins() -> None:
+    """A percent-encoded filename* parameter is decoded and preferred."""
+    _, params = parse_header_value(
+        'form-data; name="file"; filename="x.txt"; filename*=UTF-8\'\'%E6%B5%8B.txt'
+    )
+    assert params["filename"] == "测.txt"
+
+
+def test_quoted_values_keep_semicolons_and_escapes() -> None:
+    """Quoted parameter values may hold ';' and escaped quotes."""
+    _, params = parse_header_value('form-data; name="a;b"; filename="say \\"hi\\".txt"')
+    assert params == {"name": "a;b", "filename": 'say "hi".txt'}
+
+
+def test_preamble_before_the_first_boundary_is_skipped() -> None:
+    """Text before the first boundary is ignored."""
+    body = b"preamble\r\n" + _body(('form-data; name="a"', b"1"))
+    assert parse_multipart(body, CONTENT_TYPE)[0].data == b"1"
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "problem"),
+    [
+        (b"", "application/json", "multipart/form-data"),
+        (b"", "multipart/form-data", "boundary"),
+        (b"no boundary here", CONTENT_TYPE, "does not contain"),
+        (
+            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\n\r\nabc'.encode(),
+            CONTENT_TYPE,
+            "ends before",
+        ),
+        (
+            f"--{BOUNDARY}\r\nX: y\r\n\r\nabc\r\n--{BOUNDARY}--".encode(),
+            CONTENT_TYPE,
+            "no form-data name",
+        ),
+        (
+            f"--{BOUNDARY}\r\nbroken header\r\n\r\nabc\r\n--{BOUNDARY}--".encode(),
+            CONTENT_TYPE,
+            "malformed",
+        ),
+        (f"--{BOUNDARY}xx".encode(), CONTENT_TYPE, "malformed boundary"),
+    ],
+)
+def test_malformed_bodies_raise(body: bytes, content_type: str, problem: str) -> None:
+    """Each malformed body raises MultipartError saying what is wrong."""
+    with pytest.raises(MultipartError, match=problem):
+        parse_multipart(body, content_type)

@@ -1,0 +1,56 @@
+"""Responses are one-line JSON or exact SSE frames, with the request id in the body."""
+
+from __future__ import annotations
+
+import json
+
+from appclient.server._responses import (
+    HTTPProblem,
+    dumps,
+    encode_json,
+    error_response,
+    json_response,
+    sse_response,
+)
+
+
+def test_dumps_is_compact_keeps_chinese_and_escapes_line_separators() -> None:
+    """JSON is compact, keeps non-ASCII text, and escapes U+2028/U+2029."""
+    text = dumps({"a": "北京\u2028x\u2029", "b": [1, 2]})
+    assert text == '{"a":"北京\\u2028x\\u2029","b":[1,2]}'
+    assert json.loads(text) == {"a": "北京\u2028x\u2029", "b": [1, 2]}
+
+
+def test_encode_json_survives_lone_surrogates() -> None:
+    """Text that cannot be UTF-8 is written with ASCII escapes, still valid JSON."""
+    assert json.loads(encode_json({"a": "\ud800"})) == {"a": "\ud800"}
+
+
+def test_error_response_shape() -> None:
+    """Errors are {request_id, code, message} on one line, with extra headers."""
+    problem = HTTPProblem(429, "TooManyRequests", "slow down", headers={"Retry-After": "1"})
+    response = error_response(problem, request_id="r1")
+    assert response.status == 429
+    assert response.request_id == "r1"
+    assert b"\n" not in response.body
+    assert json.loads(response.body) == {
+        "request_id": "r1",
+        "code": "TooManyRequests",
+        "message": "slow down",
+    }
+    assert response.headers == (("Retry-After", "1"),)
+
+
+def test_json_response_puts_request_id_in_the_body() -> None:
+    """A success body carries the request id answered in the header."""
+    response = json_response({"conversation_id": "c"}, request_id="r2")
+    assert json.loads(response.body) == {"request_id": "r2", "conversation_id": "c"}
+    assert not response.is_stream
+
+
+def test_sse_frames_are_exact() -> None:
+    """Each SSE message is exactly 'data: ' + compact JSON + a blank line."""
+    response = sse_response([{"a": 1}, {"b": "北京"}], request_id="r3")
+    assert response.chunks == (b'data: {"a":1}\n\n', 'data: {"b":"北京"}\n\n'.encode())
+    assert response.is_stream
+    assert response.content_type == "text/event-stream"

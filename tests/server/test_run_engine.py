@@ -1,0 +1,268 @@
+"""The run engine: decisions become interrupts, answers, in-run component calls or errors."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from appclient._models import ToolChoice, ToolOutput
+from appclient.server import Decision, PlannedCall
+from appclient.server._responses import HTTPProblem
+from appclient.server._run_engine import (
+    EVENT_CODE_COMPONENT_FAILED,
+    EVENT_CODE_STEP_LIMIT,
+    AgentFailure,
+    RunEngine,
+)
+from appclient.server._state import ConversationState
+from tests.server.helpers import WEATHER_TOOL, EchoComponent, ListAgent, WeatherAgent
+
+
+def _state(*tools: dict) -> ConversationState:
+    return ConversationState("c1", "owner", "app", 0.0, tools=tools)
+
+
+def _engine(agent, *components, **options) -> RunEngine:
+    return RunEngine(agent=agent, components=components, **options)
+
+
+def test_local_call_ends_the_run_with_pending_calls() -> None:
+    """A local call interrupts the run and waits in the conversation."""
+    outcome = _engine(WeatherAgent()).start_turn(_state(WEATHER_TOOL), query="北京天气")
+    assert outcome.ending == "interrupt"
+    assert outcome.calls[0].name == "get_current_weather"
+    assert outcome.calls[0].arguments == {"location": "北京", "unit": "celsius"}
+    assert outcome.state.open_turn is not None
+    assert outcome.state.open_turn.pending == outcome.calls
+
+
+def test_outputs_complete_the_turn_and_enter_history() -> None:
+    """Submitting every output lets the agent answer; the turn goes into the history."""
+    engine = _engine(WeatherAgent())
+    first = engine.start_turn(_state(WEATHER_TOOL), query="北京天气")
+    call_id = first.calls[0].call_id
+    second = engine.continue_turn(
+        first.state, outputs=[ToolOutput(tool_call_id=call_id, output="25度")]
+    )
+    assert second.ending == "answer"
+    assert second.answer == "根据工具结果：25度"
+    assert second.state.open_turn is None
+    assert second.state.history[-1].answer == "根据工具结果：25度"
+    assert second.state.history[-1].results[0].call_id == call_id
+
+
+def test_agent_sees_the_turn_query_when_outputs_arrive() -> None:
+    """The agent's input keeps the turn's query while outputs are submitted."""
+    agent = ListAgent([Decision.call(PlannedCall("get_current_weather", {})), Decision.reply("ok")])
+    engine = _engine(agent)
+    first = engine.start_turn(_state(WEATHER_TOOL), query="北京天气")
+    engine.continue_turn(
+        first.state, outputs=[ToolOutput(tool_call_id=first.calls[0].call_id, output="x")]
+    )
+    assert [i.query for i in agent.inputs] == ["北京天气", "北京天气"]
+    assert agent.inputs[1].results[0].output == "x"
+
+
+def test_partial_outputs_repeat_the_remaining_calls() -> None:
+    """Outputs for part of a round are applied; the run re-asks the rest with the same ids."""
+    agent = ListAgent(
+        [
+            Decision.call(
+                PlannedCall("get_current_weather", {"location": "东京"}),
+                PlannedCall("get_current_weather", {"location": "巴黎"}),
+            ),
+            Decision.reply("done"),
+        ]
+    )
+    engine = _engine(agent)
+    first = engine.start_turn(_state(WEATHER_TOOL), query="两个城市")
+    tokyo, paris = first.calls
+    partial = engine.continue_turn(
+        first.state, outputs=[ToolOutput(tool_call_id=tokyo.call_id, output="晴")]
+    )
+    assert partial.ending == "interrupt"
+    assert partial.calls == (paris,)
+    final = engine.continue_turn(
+        partial.state, outputs=[ToolOutput(tool_call_id=paris.call_id, output="雨")]
+    )
+    assert final.ending == "answer"
+    assert [r.output for r in agent.inputs[-1].results] == ["晴", "雨"]
+
+
+def test_unknown_tool_call_id_is_a_400_naming_it() -> None:
+    """An output for a call that is not pending is rejected, naming the field and the id."""
+    engine = _engine(WeatherAgent())
+    first = engine.start_turn(_state(WEATHER_TOOL), query="北京天气")
+    with pytest.raises(HTTPProblem) as caught:
+        engine.continue_turn(first.state, outputs=[ToolOutput(tool_call_id="nope", output="x")])
+    assert caught.value.status == 400
+    assert caught.value.code == "InvalidParameter"
+    assert "tool_outputs[0].tool_call_id" in caught.value.message
+    assert "'nope'" in caught.value.message
+
+
+def test_repeated_tool_call_id_is_a_400() -> None:
+    """The same call answered twice in one request is rejected."""
+    engine = _engine(WeatherAgent())
+    first = engine.start_turn(_state(WEATHER_TOOL), query="北京天气")
+    call_id = first.calls[0].call_id
+    outputs = [ToolOutput(tool_call_id=call_id, output="a")] * 2
+    with pytest.raises(HTTPProblem, match=r"tool_outputs\[1\]"):
+        engine.continue_turn(first.state, outputs=outputs)
+
+
+def test_outputs_without_a_pending_round_are_a_400() -> None:
+    """Outputs sent when nothing is pending name the unknown id."""
+    with pytest.raises(HTTPProblem, match="pending: none"):
+        _engine(WeatherAgent()).continue_turn(
+            _state(), outputs=[ToolOutput(tool_call_id="x", output="y")]
+        )
+
+
+def test_cloud_component_runs_inside_the_run() -> None:
+    """A cloud call is executed by the engine and the agent answers from its result."""
+    echo = EchoComponent()
+    agent = ListAgent(
+        [Decision.call(PlannedCall("Echo", {"text": "hi"}, cloud=True)), Decision.reply("fine")]
+    )
+    outcome = _engine(agent, echo).start_turn(_state(), query="q")
+    assert outcome.ending == "answer"
+    assert echo.calls == [{"text": "hi"}]
+    assert outcome.cloud_steps[0].output == "echo:hi"
+    assert agent.inputs[1].results[0].cloud is True
+
+
+def test_cloud_and_local_calls_in_one_run() -> None:
+    """Cloud calls run first; the local ones then end the run as an interrupt."""
+    agent = ListAgent(
+        [
+            Decision.call(
+                PlannedCall("Echo", {"text": "a"}, cloud=True),
+                PlannedCall("get_current_weather", {"location": "北京"}),
+            ),
+            Decision.reply("both"),
+        ]
+    )
+    engine = _engine(agent, EchoComponent())
+    first = engine.start_turn(_state(WEATHER_TOOL), query="q")
+    assert first.ending == "interrupt"
+    assert [s.name for s in first.cloud_steps] == ["Echo"]
+    final = engine.continue_turn(
+        first.state, outputs=[ToolOutput(tool_call_id=first.calls[0].call_id, output="o")]
+    )
+    assert [r.cloud for r in agent.inputs[-1].results] == [True, False]
+    assert final.answer == "both"
+
+
+def test_failing_component_ends_the_run_with_an_error() -> None:
+    """A component that raises gives an error ending and drops the turn."""
+    agent = ListAgent([Decision.call(PlannedCall("Echo", {"text": "a"}, cloud=True))])
+    outcome = _engine(agent, EchoComponent(fail=True)).start_turn(_state(), query="q")
+    assert outcome.ending == "error"
+    assert outcome.failure is not None
+    assert outcome.failure.code == EVENT_CODE_COMPONENT_FAILED
+    assert "echo is broken" in outcome.failure.message
+    assert outcome.state.open_turn is None
+
+
+def test_endless_component_calls_hit_the_step_limit() -> None:
+    """An agent that never stops calling components ends with a step-limit error."""
+    agent = ListAgent([Decision.call(PlannedCall("Echo", {"text": "a"}, cloud=True))] * 3)
+    outcome = _engine(agent, EchoComponent(), max_steps=3).start_turn(_state(), query="q")
+    assert outcome.failure is not None
+    assert outcome.failure.code == EVENT_CODE_STEP_LIMIT
+
+
+def test_agent_exception_becomes_agent_failure() -> None:
+    """An agent that raises is reported as AgentFailure naming the agent."""
+    with pytest.raises(AgentFailure, match="ListAgent"):
+        _engine(ListAgent([])).start_turn(_state(), query="q")
+
+
+def test_call_to_an_unknown_tool_is_an_agent_failure() -> None:
+    """An agent calling a tool nobody declared is reported, naming the tool."""
+    agent = ListAgent([Decision.call(PlannedCall("ghost", {}))])
+    with pytest.raises(AgentFailure, match="ghost"):
+        _engine(agent).start_turn(_state(), query="q")
+
+
+def test_forced_local_tool_interrupts_with_its_input() -> None:
+    """tool_choice function naming a client tool interrupts calling it with its input."""
+    choice = ToolChoice.model_validate(
+        {
+            "type": "function",
+            "function": {
+                "name": "get_current_weather",
+                "input": {"location": "上海", "unit": "celsius"},
+            },
+        }
+    )
+    agent = ListAgent([])
+    outcome = _engine(agent).start_turn(_state(WEATHER_TOOL), query="q", tool_choice=choice)
+    assert outcome.calls[0].arguments == {"location": "上海", "unit": "celsius"}
+    assert agent.inputs == []
+
+
+def test_forced_tool_fills_one_missing_required_input_from_the_query() -> None:
+    """Exactly one missing required input takes the query text."""
+    choice = ToolChoice.model_validate(
+        {
+            "type": "function",
+            "function": {"name": "get_current_weather", "input": {"unit": "celsius"}},
+        }
+    )
+    outcome = _engine(ListAgent([])).start_turn(
+        _state(WEATHER_TOOL), query="上海", tool_choice=choice
+    )
+    assert outcome.calls[0].arguments == {"unit": "celsius", "location": "上海"}
+
+
+def test_forced_cloud_component_result_is_the_answer() -> None:
+    """tool_choice naming a cloud component runs it in the run; its result is the reply."""
+    echo = EchoComponent("WeatherQuery")
+    choice = ToolChoice.model_validate(
+        {"type": "function", "function": {"name": "WeatherQuery", "input": None}}
+    )
+    agent = ListAgent([])
+    outcome = _engine(agent, echo).start_turn(
+        _state(WEATHER_TOOL), query="北京", tool_choice=choice
+    )
+    assert echo.calls == [{"text": "北京"}]
+    assert outcome.answer == "echo:北京"
+    assert [step.name for step in outcome.cloud_steps] == ["WeatherQuery"]
+    assert agent.inputs == []
+
+
+def test_forced_unknown_name_is_a_400() -> None:
+    """tool_choice naming nothing known is rejected, naming the field."""
+    choice = ToolChoice.model_validate({"type": "function", "function": {"name": "nope"}})
+    with pytest.raises(HTTPProblem, match=r"tool_choice\.function\.name"):
+        _engine(WeatherAgent()).start_turn(_state(), query="q", tool_choice=choice)
+
+
+def test_auto_tool_choice_is_passed_to_the_agent() -> None:
+    """An auto tool_choice reaches the agent's first decision."""
+    agent = ListAgent([Decision.reply("hi")])
+    choice = ToolChoice.model_validate({"type": "auto", "function": None})
+    _engine(agent).start_turn(_state(), query="q", tool_choice=choice)
+    assert agent.inputs[0].tool_choice == choice
+
+
+def test_new_query_drops_the_pending_round() -> None:
+    """A query while calls are pending starts a new turn; the old calls are gone."""
+    engine = _engine(WeatherAgent())
+    first = engine.start_turn(_state(WEATHER_TOOL), query="北京天气")
+    second = engine.start_turn(replace(first.state), query="你好")
+    old = first.calls[0].call_id
+    with pytest.raises(HTTPProblem):
+        engine.continue_turn(second.state, outputs=[ToolOutput(tool_call_id=old, output="x")])
+
+
+def test_history_is_capped() -> None:
+    """Only the newest turns are kept."""
+    engine = _engine(ListAgent([Decision.reply(str(i)) for i in range(5)]), max_history=3)
+    state = _state()
+    for i in range(5):
+        state = engine.start_turn(state, query=f"q{i}").state
+    assert [t.query for t in state.history] == ["q2", "q3", "q4"]

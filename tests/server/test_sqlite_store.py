@@ -1,0 +1,81 @@
+"""The SQLite store survives a reopen and is safe to share between store instances."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from appclient.server import SQLiteStore
+from appclient.server._state import ConversationState, OpenTurn, PendingCall, StoredResponse
+
+STATE = ConversationState("c1", "owner", "app", 1.0)
+
+
+def test_state_survives_reopening_the_file(tmp_path: Path) -> None:
+    """A pending call saved before closing is there after reopening."""
+    path = tmp_path / "state.db"
+    first = SQLiteStore(path)
+    waiting = replace(STATE, open_turn=OpenTurn("q", pending=(PendingCall("p1", "t", {}),)))
+    first.create_conversation(STATE)
+    first.acquire_run("c1", lease_id="a", now=0, lease_seconds=60)
+    first.commit_run(waiting, lease_id="a", message_id="m1")
+    first.reserve_key("k", "fp", now=0, stale_after=60)
+    first.complete_key("k", StoredResponse(200, "r", "application/json", b"{}", stream=False))
+    first.close()
+    second = SQLiteStore(path)
+    assert second.get_conversation("c1") == waiting
+    assert second.has_message("c1", "m1")
+    assert second.reserve_key("k", "fp", now=1, stale_after=60).outcome == "replay"
+    second.close()
+
+
+def test_two_instances_on_one_file_share_leases(tmp_path: Path) -> None:
+    """Two stores on one file (two worker processes) never both hold a conversation."""
+    path = tmp_path / "shared.db"
+    one, two = SQLiteStore(path), SQLiteStore(path)
+    one.create_conversation(STATE)
+    assert one.acquire_run("c1", lease_id="a", now=0, lease_seconds=60)
+    assert not two.acquire_run("c1", lease_id="b", now=0, lease_seconds=60)
+    assert two.reserve_key("k", "fp", now=0, stale_after=60).outcome == "new"
+    assert one.reserve_key("k", "fp", now=0, stale_after=60).outcome == "busy"
+    one.close()
+    two.close()
+
+
+def test_concurrent_lease_attempts_have_one_winner(tmp_path: Path) -> None:
+    """Of many threads racing for a lease, exactly one wins."""
+    store = SQLiteStore(tmp_path / "race.db")
+    store.create_conversation(STATE)
+    wins: list[str] = []
+    barrier = threading.Barrier(8)
+
+    def attempt(name: str) -> None:
+        barrier.wait()
+        if store.acquire_run("c1", lease_id=name, now=0, lease_seconds=60):
+            wins.append(name)
+
+    threads = [threading.Thread(target=attempt, args=(f"t{i}",)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(wins) == 1
+    store.close()
+
+
+def test_closed_store_refuses_work(tmp_path: Path) -> None:
+    """Using a closed store is a clear error."""
+    store = SQLiteStore(tmp_path / "closed.db")
+    store.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        store.get_conversation("c1")
+
+
+def test_repr_names_the_file(tmp_path: Path) -> None:
+    """The repr shows the database path."""
+    store = SQLiteStore(tmp_path / "named.db")
+    assert "named.db" in repr(store)
+    store.close()

@@ -1,0 +1,59 @@
+"""Uploaded files go into the data directory under server-chosen names, within a limit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from appclient.server._responses import HTTPProblem
+from appclient.server._uploads import UploadStorage, display_name
+
+
+@pytest.mark.parametrize(
+    ("sent", "shown"),
+    [
+        ("hello 测试.txt", "hello 测试.txt"),
+        ("../../etc/passwd", "passwd"),
+        ("C:\\Users\\me\\a.pdf", "a.pdf"),
+        ("", "file"),
+        ("bad\x00name", "badname"),
+    ],
+)
+def test_display_name_keeps_only_the_last_segment(sent: str, shown: str) -> None:
+    """Directories and control characters are dropped from client file names."""
+    assert display_name(sent) == shown
+
+
+def test_files_are_stored_under_their_id(tmp_path: Path) -> None:
+    """Data lands in the directory under the file id, never the client's name."""
+    storage = UploadStorage(tmp_path, max_bytes=10)
+    stored = storage.save("abc", b"12345")
+    assert stored == "abc.bin"
+    assert storage.path(stored).read_bytes() == b"12345"
+    assert [p.name for p in tmp_path.iterdir()] == ["abc.bin"]
+
+
+def test_oversize_file_is_a_413(tmp_path: Path) -> None:
+    """A file over the limit is refused with 413 and nothing is written."""
+    storage = UploadStorage(tmp_path, max_bytes=3)
+    with pytest.raises(HTTPProblem) as caught:
+        storage.save("abc", b"1234")
+    assert caught.value.status == 413
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_temporary_directory_is_removed_on_close() -> None:
+    """Without a directory, a temporary one is made and removed on close."""
+    storage = UploadStorage()
+    directory = storage.directory
+    storage.save("x", b"1")
+    storage.close()
+    assert not directory.exists()
+
+
+def test_given_directory_is_kept_on_close(tmp_path: Path) -> None:
+    """A directory the caller chose is not removed."""
+    storage = UploadStorage(tmp_path / "data")
+    storage.close()
+    assert (tmp_path / "data").is_dir()
