@@ -86,7 +86,8 @@ class CloudComponent(abc.ABC):
     def run(self, arguments: Mapping[str, Any]) -> str:
         """Run the component; every problem comes back as text, never as an exception.
 
-        Arguments the schema does not declare are ignored; missing required arguments and
+        Arguments the schema does not declare are dropped (unless it declares no properties
+        or allows ``additionalProperties``); missing required arguments and
         values that do not fit the schema are reported by name without calling
         :meth:`execute`.
 
@@ -128,9 +129,15 @@ class CloudComponent(abc.ABC):
         if missing:
             names = ", ".join(repr(name) for name in missing)
             raise ComponentInputError(f"missing required argument {names}")
+        # Undeclared arguments are dropped, unless the schema declares none or allows extras.
+        keep_extra = not properties or bool(parameters.get("additionalProperties", False))
         checked: dict[str, Any] = {}
         for name, value in arguments.items():
-            if name not in properties or value is None:
+            if name not in properties:
+                if keep_extra:
+                    checked[name] = value
+                continue
+            if value is None:
                 continue
             if not fits_schema(value, properties[name]):
                 raise ComponentInputError(
