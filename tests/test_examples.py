@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -85,3 +86,46 @@ def test_examples_use_the_embedded_server_by_default() -> None:
     """Without the hosted-app variables the examples say they use the embedded server."""
     result = _run("streaming.py", [])
     assert "embedded reference server" in result.stderr
+
+
+def _target_module():  # examples/_target.py is a script helper, not a package module
+    name = "_examples_target"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, EXAMPLES_DIR / "_target.py")
+        assert spec is not None
+        assert spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while being built
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def test_hosted_app_is_chosen_when_fully_configured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With token, gateway and app id set, the examples target the hosted app."""
+    monkeypatch.setenv("APPBUILDER_TOKEN", "bce-v3/secret-token")
+    monkeypatch.setenv("GATEWAY_URL_V2", "https://gateway.example")
+    monkeypatch.setenv("APPBUILDER_APP_ID", "app-123")
+    target = _target_module().hosted_settings()
+    assert (target.app_id, target.base_url, target.hosted) == (
+        "app-123",
+        "https://gateway.example",
+        True,
+    )
+    assert "secret-token" not in repr(target)
+
+
+def test_partial_configuration_means_the_embedded_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without an app id the examples do not try the hosted service."""
+    monkeypatch.setenv("APPBUILDER_TOKEN", "bce-v3/secret-token")
+    monkeypatch.setenv("GATEWAY_URL_V2", "https://gateway.example")
+    assert _target_module().hosted_settings() is None
+
+
+def test_embedded_target_restores_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The embedded server's variables are set inside the block and removed after it."""
+    module = _target_module()
+    with module.app_target() as target:
+        assert os.environ["GATEWAY_URL_V2"] == target.base_url
+        assert not target.hosted
+    assert "GATEWAY_URL_V2" not in os.environ
+    assert "APPBUILDER_TOKEN" not in os.environ
