@@ -32,11 +32,11 @@ from ._dispatch import ApprovalCallback, ToolCallRecord, iter_dispatch
 from ._errors import InvalidRequestError, ManifestError, redact_mapping
 from ._execution import ToolRunner
 from ._models import Tool, ToolOutput
+from ._tool_groups import ToolGroup, resolve_group
 from ._tool_results import serialize_result
 from .manifest import build_tool_spec, check_tool_name, get_overrides
 
 if TYPE_CHECKING:
-    from ._tool_groups import ToolGroup
     from .manifest import ToolSpec
 
 __all__ = ["RegisteredTool", "ToolRegistry"]
@@ -204,7 +204,36 @@ class ToolRegistry:
             ManifestError: The name is invalid or taken, a bound name is not a parameter, or
                 the callable cannot become a tool.
         """
-        values = {**(bind or {}), **bound}
+        entry = self._build(
+            func,
+            name=name,
+            description=description,
+            timeout=timeout,
+            requires_approval=requires_approval,
+            strict=strict,
+            allow_extra=allow_extra,
+            tool=tool,
+            bound={**(bind or {}), **bound},
+        )
+        self._store_all([entry])
+        return entry
+
+    def _build(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout: float | None = None,
+        requires_approval: bool = False,
+        strict: bool = False,
+        allow_extra: bool = False,
+        tool: Mapping[str, Any] | Tool | None = None,
+        bound: Mapping[str, Any],
+        toolkit: object | None = None,
+        method: str | None = None,
+    ) -> RegisteredTool:
+        values = dict(bound)
         tool_name = name
         if tool_name is None and tool is not None:
             function = (tool.function if isinstance(tool, Tool) else tool.get("function")) or {}
@@ -218,17 +247,18 @@ class ToolRegistry:
             bound=values,
             allow_extra=allow_extra,
         )
-        entry = RegisteredTool(
+        return RegisteredTool(
             name=check_tool_name(spec.name),
             spec=spec,
             func=func,
             tool=_advertised(tool, spec.name) if tool is not None else spec.to_tool(),
             timeout=self._timeout(timeout),
             requires_approval=requires_approval,
-            bound=dict(values),
+            bound=values,
             secrets=_secret_texts([*values.values(), *_partial_values(func)]),
+            toolkit=toolkit,
+            method=method,
         )
-        return self._store(entry)
 
     def add_toolkit(
         self,
@@ -274,18 +304,24 @@ class ToolRegistry:
             used.update(own)
             spec_name = build_tool_spec(method).name
             full = check_tool_name(f"{owner}{TOOLKIT_NAME_SEPARATOR}{spec_name}")
-            entry = self.add(
-                method, name=full, timeout=timeout, bind=own, requires_approval=requires_approval
+            entries.append(
+                self._build(
+                    method,
+                    name=full,
+                    timeout=timeout,
+                    requires_approval=requires_approval,
+                    bound=own,
+                    toolkit=toolkit,
+                    method=attr,
+                )
             )
-            entries.append(self._replace(entry, toolkit=toolkit, method=attr))
         unused = sorted(set(values) - used)
         if unused:
-            for entry in entries:
-                self.remove(entry.name)
             raise ManifestError(
                 f"cannot bind {', '.join(map(repr, unused))}: no tool method of "
                 f"{type(toolkit).__name__} has such a parameter"
             )
+        self._store_all(entries)
         return entries
 
     def add_group(self, group: ToolGroup | str) -> list[RegisteredTool]:
@@ -297,20 +333,20 @@ class ToolRegistry:
         Returns:
             The registered tools, in the group's order.
         """
-        from ._tool_groups import resolve_group  # the groups module builds on this one
-
-        return [
-            self.add(
+        entries = [
+            self._build(
                 entry.func,
                 name=entry.name,
                 description=entry.description,
                 timeout=entry.timeout,
                 requires_approval=entry.requires_approval,
                 strict=entry.strict,
-                bind=entry.bind,
+                bound=entry.bind,
             )
             for entry in resolve_group(group)
         ]
+        self._store_all(entries)
+        return entries
 
     def extend(self, items: Iterable[Any]) -> None:
         """Add functions, toolkit objects, groups and other registries.
@@ -318,12 +354,9 @@ class ToolRegistry:
         Raises:
             InvalidRequestError: An item is a tool dict without a function, or unsupported.
         """
-        from ._tool_groups import ToolGroup
-
         for item in items:
             if isinstance(item, ToolRegistry):
-                for entry in item:
-                    self._store(entry)
+                self._store_all(list(item))
             elif isinstance(item, ToolGroup):
                 self.add_group(item)
             elif isinstance(item, (Mapping, Tool)):
@@ -439,20 +472,15 @@ class ToolRegistry:
             raise InvalidRequestError(f"a tool timeout must be positive seconds, got {value!r}")
         return float(value)
 
-    def _store(self, entry: RegisteredTool) -> RegisteredTool:
+    def _store_all(self, entries: list[RegisteredTool]) -> None:
+        """Add entries all together, or none of them when a name is taken."""
         with self._lock:
-            if entry.name in self._tools:
-                raise ManifestError(f"a tool named {entry.name!r} is already registered")
-            self._tools[entry.name] = entry
-        return entry
-
-    def _replace(self, entry: RegisteredTool, **changes: Any) -> RegisteredTool:
-        from dataclasses import replace
-
-        updated = replace(entry, **changes)
-        with self._lock:
-            self._tools[entry.name] = updated
-        return updated
+            seen = set(self._tools)
+            for entry in entries:
+                if entry.name in seen:
+                    raise ManifestError(f"a tool named {entry.name!r} is already registered")
+                seen.add(entry.name)
+            self._tools.update((entry.name, entry) for entry in entries)
 
     def _snapshot(self) -> list[RegisteredTool]:
         with self._lock:

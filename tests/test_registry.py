@@ -289,3 +289,12 @@ def test_tools_are_plain_json() -> None:
 
     registry = ToolRegistry([get_current_weather])
     assert json.loads(json.dumps(registry.tools())) == registry.tools()
+
+
+def test_toolkit_registration_is_all_or_nothing() -> None:
+    """When one method's name is taken, none of the toolkit's tools is registered."""
+    registry = ToolRegistry()
+    registry.add(get_current_weather, name="Weather__forecast")
+    with pytest.raises(ManifestError, match="already registered"):
+        registry.add_toolkit(Weather(), api_key="weather-key-1")
+    assert registry.names() == ["Weather__forecast"]
