@@ -85,6 +85,10 @@ class _Generator(GenerateJsonSchema):
         # A default that cannot be written as JSON is simply left out of the schema.
         return None
 
+    def get_decimal_pattern(self, schema: Any) -> str | None:
+        # Without a pattern, the string branch of a Decimal admits "abc", which fails.
+        return self.build_decimal_pattern(schema)
+
 
 @dataclass(frozen=True)
 class FieldDefinition:

@@ -1,0 +1,1 @@
+"""Tests of appclient.manifest, one module per module of the package."""

@@ -1,11 +1,17 @@
-"""build_tool_spec and ToolSpec: names, descriptions, precedence, validation."""
+"""build_tool_spec and ToolSpec: names, precedence, strict mode, binding, caching."""
 
 from __future__ import annotations
 
-import pytest
+import datetime
+from typing import Annotated
 
-from appclient import ManifestError, ToolArgumentsError
-from appclient.manifest import ToolSpec, build_tool_spec
+import pytest
+from pydantic import Field
+
+from appclient import ManifestError
+from appclient.manifest import ToolSpec, build_tool_spec, manifest, manifest_parameter
+
+from .samples import Order, get_current_weather
 
 
 def add(a: int, b: int = 2) -> int:
@@ -21,28 +27,204 @@ def add(a: int, b: int = 2) -> int:
     return a + b
 
 
-def test_build_returns_tool_spec_with_name_and_description():
-    """The spec carries the function name and the docstring prose plus the return line."""
+def described(
+    field_only: Annotated[int, Field(description="from Field")],
+    annotated_only: Annotated[int, "from Annotated"],
+    doc_only: int,
+    decorated: Annotated[int, "from Annotated"],
+) -> None:
+    """Descriptions from every source.
+
+    Args:
+        field_only: from the docstring
+        annotated_only: from the docstring
+        doc_only: from the docstring
+        decorated: from the docstring
+    """
+
+
+manifest_parameter(name="decorated", description="from the decorator")(described)
+
+
+def connect(api_key: str, host: str, port: int = 443) -> str:
+    """Connect somewhere."""
+    return host
+
+
+def nested(order: Order, when: datetime.date | None = None, retries: int = 3) -> None:
+    """Place an order."""
+
+
+def test_build_returns_a_tool_spec():
+    """build_tool_spec returns a ToolSpec with the function's name and its func."""
     spec = build_tool_spec(add)
     assert isinstance(spec, ToolSpec)
-    assert spec.name == "add"
+    assert (spec.name, spec.func) == ("add", add)
+
+
+def test_description_appends_the_return_description():
+    """The description is the docstring prose followed by the return description."""
+    spec = build_tool_spec(add)
     assert spec.description == "Add two numbers.\n\nReturns: The sum."
+    assert spec.return_description == "The sum."
 
 
-def test_validate_arguments_coerces_lax_values():
-    """String numbers become ints, as pydantic's lax mode does."""
-    assert build_tool_spec(add).validate_arguments({"a": "4"}) == ((), {"a": 4})
+def test_return_schema_comes_from_the_annotation():
+    """The return annotation gives a return schema."""
+    assert build_tool_spec(add).return_schema == {"type": "integer"}
 
 
-def test_validate_arguments_rejects_fractional_int():
-    """2.5 is not an integer: the error names the field."""
-    with pytest.raises(ToolArgumentsError) as caught:
-        build_tool_spec(add).validate_arguments({"a": 2.5})
-    assert caught.value.problems[0][0] == "a"
-    assert "'add'" in str(caught.value)
+def test_explicit_description_beats_decorator_and_docstring():
+    """description= wins over @manifest and the docstring."""
+
+    @manifest(description="From the decorator.")
+    def tool(x: int) -> None:
+        """From the docstring."""
+
+    assert build_tool_spec(tool).description == "From the decorator."
+    assert build_tool_spec(tool, description="Explicit.").description == "Explicit."
 
 
-def test_invalid_name_states_the_rule():
-    """A name outside the pattern fails with the rule in the message."""
-    with pytest.raises(ManifestError, match="1 to 64 characters"):
+def test_parameter_description_precedence():
+    """Decorator > Field/Annotated > docstring for parameter descriptions."""
+    properties = build_tool_spec(described).schema["properties"]
+    assert {name: p["description"] for name, p in properties.items()} == {
+        "field_only": "from Field",
+        "annotated_only": "from Annotated",
+        "doc_only": "from the docstring",
+        "decorated": "from the decorator",
+    }
+
+
+def test_signature_type_beats_docstring_type():
+    """The seed's unit is typed str in the signature and int in the docstring: str wins."""
+    assert build_tool_spec(get_current_weather).schema["properties"]["unit"]["type"] == "string"
+
+
+def test_required_is_no_default():
+    """Parameters without defaults are required; defaults are written as JSON."""
+    schema = build_tool_spec(add).schema
+    assert schema["required"] == ["a"]
+    assert schema["properties"]["b"]["default"] == 2
+
+
+def test_schema_refuses_unknown_keys_by_default():
+    """The schema says what validation enforces: no unknown keys."""
+    assert build_tool_spec(add).schema["additionalProperties"] is False
+
+
+def test_allow_extra_leaves_the_schema_open():
+    """allow_extra=True removes additionalProperties: false."""
+    assert "additionalProperties" not in build_tool_spec(add, allow_extra=True).schema
+
+
+def test_name_with_invalid_characters_states_the_rule():
+    """An invalid name fails with the naming rule in the message."""
+    with pytest.raises(ManifestError, match="1 to 64 characters from A-Z"):
         build_tool_spec(add, name="has space")
+
+
+def test_name_length_limit():
+    """64 characters are allowed, 65 are not."""
+    assert build_tool_spec(add, name="a" * 64).name == "a" * 64
+    with pytest.raises(ManifestError):
+        build_tool_spec(add, name="a" * 65)
+
+
+def test_non_ascii_function_name_is_refused():
+    """A Python identifier outside the rule (Chinese) needs an explicit name."""
+
+    def 查询() -> None:  # noqa: N802 - a non-ASCII name is the point
+        """Query."""
+
+    with pytest.raises(ManifestError, match="invalid tool name"):
+        build_tool_spec(查询)
+
+
+def test_strict_closes_every_object():
+    """Strict mode sets additionalProperties: false on nested objects too."""
+    schema = build_tool_spec(nested, strict=True).schema
+    order = schema["properties"]["order"]
+    assert schema["additionalProperties"] is False
+    assert order["additionalProperties"] is False
+    assert order["properties"]["address"]["additionalProperties"] is False
+
+
+def test_strict_requires_every_property():
+    """Strict mode lists every property as required, nested ones included."""
+    schema = build_tool_spec(nested, strict=True).schema
+    assert schema["required"] == ["order", "when", "retries"]
+    assert schema["properties"]["order"]["required"] == ["address", "points"]
+
+
+def test_strict_makes_defaulted_parameters_nullable():
+    """Strict mode makes a defaulted parameter nullable and keeps its default."""
+    retries = build_tool_spec(nested, strict=True).schema["properties"]["retries"]
+    assert retries == {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": 3}
+
+
+def test_bound_parameters_are_hidden():
+    """Bound parameters disappear from the schema."""
+    spec = build_tool_spec(connect, bound={"api_key": "sk-secret"})
+    assert list(spec.schema["properties"]) == ["host", "port"]
+    assert spec.hidden == frozenset({"api_key"})
+
+
+def test_bound_values_never_appear_in_repr():
+    """The repr names bound parameters but never shows their values."""
+    text = repr(build_tool_spec(connect, bound={"api_key": "sk-secret"}))
+    assert "api_key" in text
+    assert "sk-secret" not in text
+
+
+def test_bound_unknown_name_is_an_error():
+    """Binding a name that is not a parameter is refused."""
+    with pytest.raises(ManifestError, match="'token'"):
+        build_tool_spec(connect, bound={"token": "x"})
+
+
+def test_to_tool_is_the_wire_shape():
+    """to_tool returns {"type": "function", "function": {name, description, parameters}}."""
+    tool = build_tool_spec(add).to_tool()
+    assert tool["type"] == "function"
+    assert set(tool["function"]) == {"name", "description", "parameters"}
+
+
+def test_to_tool_returns_independent_copies():
+    """Changing a returned tool does not change the next one."""
+    spec = build_tool_spec(add)
+    spec.to_tool()["function"]["parameters"]["properties"].clear()
+    assert spec.to_tool()["function"]["parameters"]["properties"]
+
+
+def test_repeated_builds_share_the_cached_work():
+    """Building the same function twice reuses the cached description."""
+    first, second = build_tool_spec(add), build_tool_spec(add)
+    assert first._template is second._template
+
+
+def test_methods_of_two_instances_share_the_cache_but_not_func():
+    """Two instances' bound methods share the description, each keeping its own func."""
+
+    class Counter:
+        def bump(self, by: int = 1) -> int:
+            """Bump."""
+            return by
+
+    one, two = Counter(), Counter()
+    spec_one, spec_two = build_tool_spec(one.bump), build_tool_spec(two.bump)
+    assert spec_one._template is spec_two._template
+    assert spec_one.func.__self__ is one
+    assert spec_two.func.__self__ is two
+
+
+def test_options_are_part_of_the_cache_key():
+    """A strict build and a lax build of one function differ."""
+    assert build_tool_spec(add, strict=True).schema != build_tool_spec(add).schema
+
+
+def test_parameters_describe_what_the_agent_sees():
+    """ParameterSpec carries name, requiredness, default and description."""
+    first, second = build_tool_spec(add).parameters
+    assert (first.name, first.required, first.has_default) == ("a", True, False)
+    assert (second.default, second.description) == (2, "The second number.")

@@ -1,0 +1,75 @@
+"""appclient manifest: print or write tool JSON for importable functions."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from appclient.manifest import _command
+
+MODULE = "tests.manifest.command_tools"
+
+
+def run(*argv: str) -> int:
+    """Parse argv with the subcommand's own arguments and run it."""
+    parser = argparse.ArgumentParser()
+    _command.add_arguments(parser)
+    return _command.run(parser.parse_args(list(argv)))
+
+
+def test_prints_one_tool_as_an_object(capsys):
+    """One reference prints one tool object."""
+    assert run(f"{MODULE}:lookup") == 0
+    assert json.loads(capsys.readouterr().out)["function"]["name"] == "lookup"
+
+
+def test_prints_several_tools_as_a_list(capsys):
+    """Several references print a list."""
+    assert run(f"{MODULE}:lookup", f"{MODULE}:Toolkit.convert") == 0
+    names = [t["function"]["name"] for t in json.loads(capsys.readouterr().out)]
+    assert names == ["lookup", "convert"]
+
+
+def test_module_alone_selects_its_manifest_functions(capsys):
+    """A module without :function selects every @manifest function it defines."""
+    assert run(MODULE) == 0
+    assert json.loads(capsys.readouterr().out)["function"]["name"] == "lookup"
+
+
+def test_writes_a_file(tmp_path):
+    """-o FILE writes one tool object to that file."""
+    target = tmp_path / "lookup.json"
+    assert run(f"{MODULE}:lookup", "-o", str(target)) == 0
+    assert json.loads(target.read_text("utf-8"))["function"]["name"] == "lookup"
+
+
+def test_writes_one_file_per_tool_into_a_folder(tmp_path):
+    """-o DIR/ writes <name>.json per tool."""
+    assert run(f"{MODULE}:lookup", f"{MODULE}:Toolkit.convert", "-o", f"{tmp_path}/out/") == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["convert.json", "lookup.json"]
+
+
+def test_strict_flag(capsys):
+    """--strict prints the strict form."""
+    assert run(f"{MODULE}:lookup", "--strict") == 0
+    parameters = json.loads(capsys.readouterr().out)["function"]["parameters"]
+    assert parameters["required"] == ["word", "limit"]
+
+
+def test_python_file_reference(tmp_path, capsys):
+    """path/to/file.py:function loads the file."""
+    source = tmp_path / "my_tools_file.py"
+    source.write_text("def hello(name: str) -> str:\n    '''Say hello.'''\n    return name\n")
+    assert run(f"{source}:hello") == 0
+    assert json.loads(capsys.readouterr().out)["function"]["description"] == "Say hello."
+
+
+@pytest.mark.parametrize(
+    "reference", ["no_such_module:f", f"{MODULE}:missing", f"{MODULE}:NOT_CALLABLE"]
+)
+def test_bad_reference_exits_2_with_a_message(reference, capsys):
+    """An unknown module or attribute, or a non-callable, exits 2 naming the problem."""
+    assert run(reference) == 2
+    assert "appclient manifest:" in capsys.readouterr().err

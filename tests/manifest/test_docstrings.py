@@ -1,0 +1,145 @@
+"""Docstrings in every supported style become descriptions."""
+
+from __future__ import annotations
+
+import pytest
+
+from appclient.manifest import build_tool_spec
+from appclient.manifest._docstrings import DocInfo, merge_doc_info, parse_docstring
+
+GOOGLE = """Get the weather.
+
+    Only Chinese cities are supported.
+
+    Args:
+        city (str): The city name.
+        days (int, optional): How many days. Defaults to 1.
+
+    Returns:
+        str: A weather report.
+
+    Raises:
+        ValueError: For an unknown city.
+
+    Examples:
+        >>> get_weather("Beijing")
+    """
+
+NUMPY = """Get the weather.
+
+Only Chinese cities are supported.
+
+Parameters
+----------
+city : str
+    The city name.
+days : int, optional
+    How many days.
+
+Returns
+-------
+str
+    A weather report.
+
+Raises
+------
+ValueError
+    For an unknown city.
+
+Examples
+--------
+>>> get_weather("Beijing")
+"""
+
+REST = """Get the weather.
+
+Only Chinese cities are supported.
+
+:param city: The city name.
+:type city: str
+:param int days: How many days.
+:returns: A weather report.
+:rtype: str
+:raises ValueError: For an unknown city.
+"""
+
+EPYDOC = """Get the weather.
+
+Only Chinese cities are supported.
+
+@param city: The city name.
+@type city: str
+@param days: How many days.
+@return: A weather report.
+@rtype: str
+@raise ValueError: For an unknown city.
+"""
+
+STYLES = {"google": GOOGLE, "numpy": NUMPY, "rest": REST, "epydoc": EPYDOC}
+
+
+@pytest.mark.parametrize("text", STYLES.values(), ids=STYLES.keys())
+def test_description_is_summary_and_body_only(text):
+    """The description keeps the prose and drops every interface section."""
+    assert parse_docstring(text).description == (
+        "Get the weather.\n\nOnly Chinese cities are supported."
+    )
+
+
+@pytest.mark.parametrize("text", STYLES.values(), ids=STYLES.keys())
+def test_parameter_descriptions(text):
+    """Each style yields the parameter descriptions."""
+    params = parse_docstring(text).params
+    assert params["city"] == "The city name."
+    assert params["days"].startswith("How many days.")
+
+
+@pytest.mark.parametrize("text", STYLES.values(), ids=STYLES.keys())
+def test_return_description(text):
+    """Each style yields the return description."""
+    assert parse_docstring(text).returns == "A weather report."
+
+
+@pytest.mark.parametrize("text", STYLES.values(), ids=STYLES.keys())
+def test_parameter_type_text(text):
+    """The documented type of a parameter is kept as text."""
+    assert parse_docstring(text).param_types["city"] == "str"
+
+
+@pytest.mark.parametrize("text", STYLES.values(), ids=STYLES.keys())
+def test_tool_from_each_style(text):
+    """A function documented in any style gets descriptions on its tool."""
+
+    def get_weather(city: str, days: int = 1) -> str:
+        return city
+
+    get_weather.__doc__ = text
+    spec = build_tool_spec(get_weather)
+    assert spec.description == (
+        "Get the weather.\n\nOnly Chinese cities are supported.\n\nReturns: A weather report."
+    )
+    assert spec.schema["properties"]["city"]["description"] == "The city name."
+
+
+def test_no_docstring_is_empty():
+    """No docstring gives empty facts."""
+    assert parse_docstring(None) == DocInfo()
+
+
+def test_prose_only_docstring_is_the_description():
+    """A docstring without sections is the description, indentation removed."""
+    assert parse_docstring("  Line one.\n\n    Line two.\n  ").description == (
+        "Line one.\n\nLine two."
+    )
+
+
+def test_merge_prefers_primary():
+    """merge_doc_info keeps the primary's statements and fills gaps from the fallback."""
+    primary = DocInfo(description="", params={"a": "A1"})
+    fallback = DocInfo(description="Tool.", params={"a": "A2", "b": "B"}, returns="R")
+    merged = merge_doc_info(primary, fallback)
+    assert (merged.description, dict(merged.params), merged.returns) == (
+        "Tool.",
+        {"a": "A1", "b": "B"},
+        "R",
+    )

@@ -1,0 +1,121 @@
+"""Manifest.from_function: the seed's examples, JSON output and the official SDK's shapes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from appclient import Tool, manifest, manifest_parameter
+from appclient._official_shape import normalize_tool
+from appclient.manifest import Manifest
+from tests.conftest import load_request_fixture
+
+from .samples import get_current_weather
+
+SEED_DESCRIPTION = (
+    "获取指定中国城市的当前天气信息。仅支持中国城市的天气查询。"
+    "参数 `location` 为中国城市名称，其他国家城市不支持天气查询。"
+)
+
+
+@manifest(description=SEED_DESCRIPTION)
+@manifest_parameter(name="location", description="城市名，例如：北京。")
+@manifest_parameter(name="unit", description="温度单位，支持 'celsius' 或 'fahrenheit'")
+def decorated_weather(location: str, unit: str) -> str:
+    """The seed's decorator example (方式3)."""
+    return "北京今天25度"
+
+
+def test_docstring_example_properties_and_descriptions():
+    """方式2: location and unit come with their Args: descriptions."""
+    properties = Manifest.from_function(get_current_weather)["function"]["parameters"]["properties"]
+    assert properties == {
+        "location": {"type": "string", "description": '城市名，例如："北京"。'},
+        "unit": {"type": "string", "description": '温度单位，支持 "celsius" 或 "fahrenheit"。'},
+    }
+
+
+def test_docstring_example_description_has_no_args_block():
+    """方式2: the description is the prose and the return line, without the Args: block."""
+    description = Manifest.from_function(get_current_weather)["function"]["description"]
+    assert description == (
+        "获取指定中国城市的当前天气信息。\n\n"
+        "仅支持中国城市的天气查询。参数 `location` 为中国城市名称，其他国家城市不支持天气查询。"
+        "\n\nReturns: 天气情况描述"
+    )
+    assert "Args" not in description
+
+
+def test_docstring_example_json_dumps_cleanly():
+    """方式2: the seed's json.dumps(..., indent=4, ensure_ascii=False) works."""
+    text = json.dumps(Manifest.from_function(get_current_weather), indent=4, ensure_ascii=False)
+    assert json.loads(text)["function"]["name"] == "get_current_weather"
+
+
+def test_decorator_example_descriptions():
+    """方式3: the decorator's descriptions are used."""
+    function = Manifest.from_function(decorated_weather)["function"]
+    assert function["description"].startswith("获取指定中国城市的当前天气信息。")
+    assert function["parameters"]["properties"]["location"]["description"] == "城市名，例如：北京。"
+    assert function["parameters"]["properties"]["unit"]["description"] == (
+        "温度单位，支持 'celsius' 或 'fahrenheit'"
+    )
+
+
+def test_decorator_example_json_dumps_cleanly():
+    """方式3: the seed's print(json.dumps(...)) works."""
+    text = json.dumps(Manifest.from_function(decorated_weather), indent=4, ensure_ascii=False)
+    assert "城市名，例如：北京。" in text
+
+
+@pytest.mark.parametrize("func", [get_current_weather, decorated_weather])
+def test_wire_model_accepts_the_manifest(func):
+    """appclient.Tool (what AppClient.run sends) accepts the manifest as it is."""
+    tool = Tool.model_validate(Manifest.from_function(func))
+    assert tool.function is not None
+    assert tool.function.name == func.__name__
+
+
+def test_manifest_is_a_plain_dict_with_extras():
+    """The manifest is a dict; the return description is an attribute, not a wire key."""
+    tool = Manifest.from_function(get_current_weather)
+    assert isinstance(tool, dict)
+    assert set(tool) == {"type", "function"}
+    assert tool.return_description == "天气情况描述"
+    assert (tool.name, tool.parameters["required"]) == ("get_current_weather", ["location", "unit"])
+
+
+def test_strict_option():
+    """from_function(strict=True) gives the strict form."""
+    schema = Manifest.from_function(get_current_weather, strict=True).parameters
+    assert schema["additionalProperties"] is False
+
+
+@pytest.mark.parametrize(
+    ("fixture", "func"),
+    [
+        ("04_run_tools_manifest_from_function", get_current_weather),
+        ("05_run_tools_manifest_decorator", decorated_weather),
+    ],
+)
+def test_same_parameters_as_the_official_sdk(fixture, func):
+    """Normalised, the official SDK's recorded manifest has our names, types and required."""
+    official = normalize_tool(load_request_fixture(fixture)["sdk_result"]["manifest"])
+    ours = Manifest.from_function(func, name="get_current_weather")
+    theirs = official["function"]["parameters"]
+    mine = ours["function"]["parameters"]
+    assert mine["required"] == theirs["required"]
+    assert {k: v["type"] for k, v in mine["properties"].items()} == {
+        k: v["type"] for k, v in theirs["properties"].items()
+    }
+
+
+def test_official_sdk_on_the_same_function():
+    """Where the official SDK is installed, its manifest lists the same parameters."""
+    appbuilder = pytest.importorskip("appbuilder")
+    official = appbuilder.Manifest.from_function(get_current_weather).model_dump()
+    theirs = normalize_tool(official)["function"]["parameters"]
+    mine = Manifest.from_function(get_current_weather)["function"]["parameters"]
+    assert list(mine["properties"]) == list(theirs["properties"])
+    assert mine["required"] == theirs["required"]
