@@ -70,6 +70,8 @@ def _fits_number(value: float, schema: Mapping[str, Any]) -> bool:
     ):
         return False
     step = schema.get("multipleOf")
+    if isinstance(step, int) and not isinstance(step, bool) and isinstance(value, int) and step > 0:
+        return value % step == 0
     if isinstance(step, (int, float)) and not isinstance(step, bool) and step > 0:
         quotient = value / step
         if not math.isclose(quotient, round(quotient), rel_tol=0, abs_tol=1e-9):
@@ -204,7 +206,10 @@ def _number_bounds(schema: Mapping[str, Any]) -> tuple[float | None, float | Non
 def _number_candidates(schema: Mapping[str, Any], preferred: Any, *, integer: bool) -> list[Any]:
     low, high = _number_bounds(schema)
     start = preferred if is_type(preferred, "number") else 1
-    raw: list[float] = [start, 1, 0]
+    clamped = min(
+        max(start, low if low is not None else start), high if high is not None else start
+    )
+    raw: list[float] = [start, clamped, 1, 0]
     if low is not None:
         raw += [low, low + 1, low + 0.5]
     if high is not None:
@@ -216,7 +221,9 @@ def _number_candidates(schema: Mapping[str, Any], preferred: Any, *, integer: bo
         step = None
     candidates: list[Any] = []
     for value in raw:
-        if step is not None:
+        if step is not None and isinstance(step, int) and isinstance(value, int):
+            candidates += [-(-value // step) * step, value // step * step]  # exact for big ints
+        elif step is not None:
             for rounding in (math.ceil, math.floor):
                 candidates.append(rounding(value / step) * step)
         else:
@@ -225,7 +232,8 @@ def _number_candidates(schema: Mapping[str, Any], preferred: Any, *, integer: bo
         candidates = [round(c) if math.isfinite(c) else 0 for c in candidates]
     else:
         candidates = [int(c) if float(c).is_integer() and abs(c) < 2**53 else c for c in candidates]
-    return candidates
+    # Closest to what was wanted first; the caller takes the first one that fits.
+    return sorted(candidates, key=lambda c: abs(c - start))
 
 
 def _string_candidates(schema: Mapping[str, Any], preferred: Any, today: dt.date) -> list[Any]:
