@@ -57,7 +57,12 @@ def main() -> None:
     registry = ToolRegistry([get_current_weather, get_n_day_weather_forecast])
     with app_target() as target, AppClient(target.app_id) as client:
         result = client.run_until_answer(
-            query="今天北京和上海的天气怎么样？", tools=registry, on_event=show
+            query=(
+                "What's the weather like today in celsius in Tokyo and Paris, "
+                "and the 3 day forecast for Tokyo?"
+            ),
+            tools=registry,
+            on_event=show,
         )
         print(
             f"{len(result.rounds)} round(s), {len(result.tool_calls)} call(s), "
