@@ -10,7 +10,9 @@
 #   Tests needing a server are skipped when no base URL is given.
 #
 # Everything comes from Debian packages: default-jdk-headless, libgoogle-gson-java, junit5.
-# GSON_JAR and JUNIT_CONSOLE_JAR override where the jars are looked for.
+# GSON_JAR and JUNIT_CONSOLE_JAR override where the jars are looked for; JAVA_INTEROP_BUILD_DIR
+# where classes and reports go (default java-interop/build); JAVA_INTEROP_REUSE_BUILD=1 skips
+# compiling when that folder already holds the classes.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -36,14 +38,19 @@ for arg in "$@"; do
     esac
 done
 
-rm -rf "$build/classes" "$build/test-classes"
-mkdir -p "$build/classes" "$build/test-classes" "$build/reports"
-find "$here/src/main/java" -name '*.java' >"$build/main-sources.txt"
-find "$here/src/test/java" -name '*.java' >"$build/test-sources.txt"
-javac --release 17 -encoding UTF-8 -Xlint:all -Xdoclint:all/protected -Werror \
-    -cp "$gson_jar" -d "$build/classes" @"$build/main-sources.txt"
-javac --release 17 -encoding UTF-8 -Xlint:all,-processing \
-    -cp "$build/classes:$gson_jar:$console_jar" -d "$build/test-classes" @"$build/test-sources.txt"
+if [[ "${JAVA_INTEROP_REUSE_BUILD:-}" == 1 && -d "$build/test-classes/dev" ]]; then
+    echo "run-tests.sh: reusing the classes in $build (JAVA_INTEROP_REUSE_BUILD=1)"
+else
+    rm -rf "$build/classes" "$build/test-classes"
+    mkdir -p "$build/classes" "$build/test-classes"
+    find "$here/src/main/java" -name '*.java' >"$build/main-sources.txt"
+    find "$here/src/test/java" -name '*.java' >"$build/test-sources.txt"
+    javac --release 17 -encoding UTF-8 -Xlint:all -Xdoclint:all/protected -Werror \
+        -cp "$gson_jar" -d "$build/classes" @"$build/main-sources.txt"
+    javac --release 17 -encoding UTF-8 -Xlint:all,-processing \
+        -cp "$build/classes:$gson_jar:$console_jar" -d "$build/test-classes" @"$build/test-sources.txt"
+fi
+mkdir -p "$build/reports"
 
 set +e
 java "${jvm_args[@]}" -Dfile.encoding=UTF-8 -jar "$console_jar" \

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,11 +35,8 @@ class ReferenceServerTest {
             + "\"unit\":{\"type\":\"string\",\"enum\":[\"celsius\",\"fahrenheit\"]}},"
             + "\"required\":[\"location\",\"unit\"]}}}";
 
-    private AppClient client;
-
-    @BeforeEach
-    void connect() {
-        client = clientFor(TestSettings.get("baseUrl"), token());
+    private static AppClient client() {
+        return clientFor(TestSettings.get("baseUrl"), token());
     }
 
     private static String token() {
@@ -70,6 +66,7 @@ class ReferenceServerTest {
     /** Non-stream round trip: the tool call names the tool with its arguments, the outputs give the answer. */
     @Test
     void roundTripNonStream() {
+        AppClient client = client();
         String conversation = client.createConversation();
         RunAnswer first = client.run(RunRequest.builder(conversation)
                 .query("今天北京的天气怎么样？")
@@ -95,6 +92,7 @@ class ReferenceServerTest {
     /** Stream round trip: the tool round arrives as one message with the interrupt last, the answer as several deltas. */
     @Test
     void roundTripStream() {
+        AppClient client = client();
         String conversation = client.createConversation();
         List<ToolCall> calls;
         try (RunStream stream = client.runStream(RunRequest.builder(conversation)
@@ -127,6 +125,7 @@ class ReferenceServerTest {
     /** Two cities in one query give two parallel calls, answered together in one run. */
     @Test
     void parallelToolCalls() {
+        AppClient client = client();
         String conversation = client.createConversation();
         RunAnswer first = client.run(RunRequest.builder(conversation)
                 .query("What's the weather like today in celsius in Tokyo and Paris.")
@@ -150,6 +149,7 @@ class ReferenceServerTest {
     /** A forced tool choice calls the named local tool with exactly the given input. */
     @Test
     void forcedToolChoice() {
+        AppClient client = client();
         String conversation = client.createConversation();
         RunAnswer first = client.run(RunRequest.builder(conversation)
                 .query("hello")
@@ -160,6 +160,36 @@ class ReferenceServerTest {
         assertEquals("get_current_weather", call.name());
         JsonObject expected = JsonParser.parseString("{\"location\":\"上海\",\"unit\":\"fahrenheit\"}").getAsJsonObject();
         assertEquals(expected, call.arguments());
+    }
+
+    /** An explicit auto tool choice (sent as {"type": "auto"}, no function) lets the agent decide. */
+    @Test
+    void autoToolChoiceLetsTheAgentDecide() {
+        AppClient client = client();
+        String conversation = client.createConversation();
+        RunAnswer first = client.run(RunRequest.builder(conversation)
+                .query("今天北京的天气怎么样？")
+                .tools(List.of(weatherTool()))
+                .toolChoice(ToolChoice.auto())
+                .build());
+        assertEquals("get_current_weather", first.toolCalls().get(0).name());
+    }
+
+    /** Forcing a cloud component runs it inside the run: the answer comes without local calls. */
+    @Test
+    void forcedCloudComponentAnswersInTheRun() {
+        AppClient client = client();
+        String conversation = client.createConversation();
+        // The seed's Go example sends an empty query here; the reference server answers that
+        // with a 400 (PROTOCOL section 3 only allows "" with tool outputs), so ask something.
+        RunAnswer answer = client.run(RunRequest.builder(conversation)
+                .query("天气")
+                .toolChoice(ToolChoice.function("WeatherQuery", Map.of("city", "北京")))
+                .endUserId("java-toolchoice-demo")
+                .build());
+        assertTrue(answer.toolCalls().isEmpty(), answer.toString());
+        assertEquals("success", answer.lastEvent().orElseThrow().eventStatus());
+        assertTrue(answer.answer().contains("北京"), answer.answer());
     }
 
     /** A wrong token is a 401 AuthenticationException carrying the server's request id. */
@@ -175,6 +205,7 @@ class ReferenceServerTest {
     /** An unknown tool_call_id is a 400 BadRequestException naming it. */
     @Test
     void unknownToolCallIdIsBadRequest() {
+        AppClient client = client();
         String conversation = client.createConversation();
         BadRequestException error = assertThrows(BadRequestException.class,
                 () -> client.run(RunRequest.builder(conversation).toolOutput("no-such-call", "x").build()));
