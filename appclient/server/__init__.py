@@ -3,8 +3,13 @@
 - :class:`ReferenceServer` runs it on a local port (a context manager, for tests too);
 - :func:`create_app` returns the WSGI application, for any WSGI server;
 - :class:`MemoryStore` and :class:`SQLiteStore` keep its state (:class:`Store` is the
-  interface); the agent interface (:class:`Agent`, :class:`Decision`, ...) lets you plug in
-  your own planner. ``appclient serve`` and ``python -m appclient.server`` run it.
+  interface);
+- :class:`RuleAgent` plans runs by default and :class:`ScriptedAgent` follows a script; the
+  agent interface (:class:`Agent`, :class:`Decision`, ...) lets you plug in your own
+  planner, and :class:`CloudComponent` your own server-side components
+  (:func:`default_components` are the built-in ones).
+
+``appclient serve`` and ``python -m appclient.server`` run it.
 """
 
 from ._agent_api import (

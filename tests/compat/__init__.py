@@ -1,0 +1,1 @@
+"""Compatibility tests: the official AppBuilder SDK against the reference server."""

@@ -1,0 +1,1 @@
+"""Tests of the reference server (appclient.server)."""

@@ -1,0 +1,129 @@
+"""With the SQLite store, a restart loses nothing: pending calls, tools, replays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import requests
+
+from appclient.server import ReferenceServer
+from tests.server.helpers import WEATHER_TOOL, WeatherAgent
+
+RUNS = "/v2/app/conversation/runs"
+
+
+def _server(db: Path) -> ReferenceServer:
+    return ReferenceServer(WeatherAgent(), components=(), db_path=db, token="durable-token")
+
+
+def _post(server: ReferenceServer, path: str, body: dict, **headers: str) -> requests.Response:
+    return requests.post(
+        f"{server.url}{path}",
+        json=body,
+        headers={"Authorization": f"Bearer {server.token}", **headers},
+        timeout=10,
+    )
+
+
+def test_pending_call_survives_a_restart(tmp_path: Path) -> None:
+    """Stop the server while a tool call is pending; outputs sent afterwards complete the run."""
+    db = tmp_path / "state.db"
+    with _server(db) as first:
+        cid = _post(first, "/v2/app/conversation", {"app_id": first.app_id}).json()[
+            "conversation_id"
+        ]
+        interrupt = _post(
+            first,
+            RUNS,
+            {
+                "app_id": first.app_id,
+                "conversation_id": cid,
+                "query": "北京天气",
+                "tools": [WEATHER_TOOL],
+            },
+        ).json()
+        call_id = interrupt["content"][-1]["tool_calls"][0]["id"]
+    with _server(db) as second:
+        outputs = {
+            "app_id": second.app_id,
+            "conversation_id": cid,
+            "tool_outputs": [{"tool_call_id": call_id, "output": "北京今天25度"}],
+        }
+        answer = _post(second, RUNS, outputs).json()
+        assert answer["answer"] == "根据工具结果：北京今天25度"
+        assert answer["content"][-1]["event_status"] == "success"
+        again = _post(
+            second, RUNS, {"app_id": second.app_id, "conversation_id": cid, "query": "上海天气"}
+        )
+        assert (
+            again.json()["content"][-1]["tool_calls"][0]["function"]["name"]
+            == "get_current_weather"
+        )
+        feedback = {
+            "app_id": second.app_id,
+            "conversation_id": cid,
+            "message_id": interrupt["message_id"],
+            "type": "upvote",
+        }
+        assert _post(second, "/v2/app/conversation/feedback", feedback).status_code == 200
+
+
+def test_idempotent_replay_survives_a_restart(tmp_path: Path) -> None:
+    """A retry after a restart gets the first answer, and the outputs stay applied once."""
+    db = tmp_path / "state.db"
+    with _server(db) as first:
+        cid = _post(first, "/v2/app/conversation", {"app_id": first.app_id}).json()[
+            "conversation_id"
+        ]
+        call_id = _post(
+            first,
+            RUNS,
+            {
+                "app_id": first.app_id,
+                "conversation_id": cid,
+                "query": "北京",
+                "tools": [WEATHER_TOOL],
+            },
+        ).json()["content"][-1]["tool_calls"][0]["id"]
+        outputs = {
+            "app_id": first.app_id,
+            "conversation_id": cid,
+            "stream": True,
+            "tool_outputs": [{"tool_call_id": call_id, "output": "晴"}],
+        }
+        original = _post(first, RUNS, outputs, **{"Idempotency-Key": "k-1"})
+    with _server(db) as second:
+        replay = _post(second, RUNS, outputs, **{"Idempotency-Key": "k-1"})
+        assert replay.content == original.content
+        assert replay.headers["Idempotent-Replayed"] == "true"
+        state = second.store.get_conversation(cid)
+        assert state is not None
+        assert len(state.history) == 1
+
+
+def test_uploads_live_next_to_the_database(tmp_path: Path) -> None:
+    """Uploaded files go to <db>.files and stay usable after a restart."""
+    db = tmp_path / "state.db"
+    with _server(db) as first:
+        cid = _post(first, "/v2/app/conversation", {"app_id": first.app_id}).json()[
+            "conversation_id"
+        ]
+        file_id = requests.post(
+            f"{first.url}/v2/app/conversation/file/upload",
+            files={
+                "app_id": (None, first.app_id),
+                "conversation_id": (None, cid),
+                "file": ("a.txt", b"abc"),
+            },
+            headers={"Authorization": f"Bearer {first.token}"},
+            timeout=10,
+        ).json()["id"]
+    assert (tmp_path / "state.db.files" / f"{file_id}.bin").read_bytes() == b"abc"
+    with _server(db) as second:
+        body = {
+            "app_id": second.app_id,
+            "conversation_id": cid,
+            "query": "总结",
+            "file_ids": [file_id],
+        }
+        assert _post(second, RUNS, body).status_code == 200

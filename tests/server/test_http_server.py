@@ -1,0 +1,185 @@
+"""The embedded HTTP/1.1 server: keep-alive, no Nagle, one send per response, exact SSE."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from appclient.server._http_server import WSGIHTTPServer, _Handler
+from tests.server.helpers import APP_ID, TOKEN, make_app, run_body
+
+AUTH = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+
+
+@pytest.fixture
+def server() -> Iterator[WSGIHTTPServer]:
+    app = make_app()
+    httpd = WSGIHTTPServer(("127.0.0.1", 0), app)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01})
+    thread.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.close_connections()
+    httpd.server_close()
+    thread.join()
+    app.close()
+
+
+def _connect(server: WSGIHTTPServer) -> http.client.HTTPConnection:
+    return http.client.HTTPConnection("127.0.0.1", server.server_port, timeout=10)
+
+
+def _post(conn: http.client.HTTPConnection, path: str, body: dict) -> http.client.HTTPResponse:
+    conn.request("POST", path, body=json.dumps(body), headers=AUTH)
+    return conn.getresponse()
+
+
+def _conversation(conn: http.client.HTTPConnection) -> str:
+    response = _post(conn, "/v2/app/conversation", {"app_id": APP_ID})
+    conversation_id: str = json.loads(response.read())["conversation_id"]
+    return conversation_id
+
+
+def _raw_exchange(server: WSGIHTTPServer, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", server.server_port), timeout=10) as sock:
+        sock.sendall(request)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    return data
+
+
+def test_keep_alive_serves_many_requests_on_one_connection(server: WSGIHTTPServer) -> None:
+    """Several requests reuse one TCP connection (HTTP/1.1 keep-alive)."""
+    conn = _connect(server)
+    cid = _conversation(conn)
+    first_socket = conn.sock
+    for _ in range(3):
+        response = _post(conn, "/v2/app/conversation/runs", run_body(cid, query="你好"))
+        assert response.status == 200
+        assert response.getheader("Content-Length") == str(len(response.read()))
+    assert conn.sock is first_socket
+    conn.close()
+
+
+def test_nagle_is_disabled_on_connections(server: WSGIHTTPServer) -> None:
+    """Accepted connections have TCP_NODELAY set."""
+    conn = _connect(server)
+    _conversation(conn)
+    (accepted,) = list(server._connections)
+    assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+    conn.close()
+
+
+def test_non_stream_response_is_one_send(
+    server: WSGIHTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Status line, headers and body of a JSON response go out in a single write."""
+    sends: list[bytes] = []
+    original = _Handler._send
+
+    def counting(self: _Handler, data: bytes) -> None:
+        sends.append(data)
+        original(self, data)
+
+    monkeypatch.setattr(_Handler, "_send", counting)
+    conn = _connect(server)
+    _conversation(conn)
+    assert len(sends) == 1
+    assert sends[0].startswith(b"HTTP/1.1 200 OK\r\n")
+    assert sends[0].endswith(b"}")
+    conn.close()
+
+
+def test_sse_is_exact_one_send_per_message_then_close(
+    server: WSGIHTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream is only 'data: <json>' frames, one write each, and the connection closes."""
+    conn = _connect(server)
+    cid = _conversation(conn)
+    conn.close()
+    sends: list[bytes] = []
+    original = _Handler._send
+
+    def counting(self: _Handler, data: bytes) -> None:
+        sends.append(data)
+        original(self, data)
+
+    monkeypatch.setattr(_Handler, "_send", counting)
+    body = json.dumps(run_body(cid, query="你好你好你好你好你好", stream=True)).encode()
+    request = (
+        f"POST /v2/app/conversation/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+    raw = _raw_exchange(server, request)
+    head, _, payload = raw.partition(b"\r\n\r\n")
+    assert b"Content-Type: text/event-stream; charset=utf-8" in head
+    assert b"Connection: close" in head
+    assert b"Content-Length" not in head
+    frames = payload.split(b"\n\n")
+    assert frames[-1] == b""
+    for frame in frames[:-1]:
+        assert frame.startswith(b"data: {")
+        assert b"\n" not in frame
+        json.loads(frame[len(b"data: ") :])
+    assert len(sends) == len(frames) - 1
+    assert json.loads(frames[-2][6:])["content"][-1]["event_status"] == "success"
+
+
+def test_chunked_request_body_is_411(server: WSGIHTTPServer) -> None:
+    """A chunked request body is refused with 411 in the JSON error shape."""
+    raw = _raw_exchange(
+        server,
+        b"POST /v2/app/conversation HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"2\r\n{}\r\n0\r\n\r\n",
+    )
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 411")
+    error = json.loads(body)
+    assert error["code"] == "LengthRequired"
+    assert f"X-Appbuilder-Request-Id: {error['request_id']}".encode() in head
+
+
+def test_garbage_request_line_is_a_json_400(server: WSGIHTTPServer) -> None:
+    """A broken request line gets the JSON error shape with a request id header."""
+    raw = _raw_exchange(server, b"NONSENSE\r\n\r\n")
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400")
+    error = json.loads(body)
+    assert f"X-Appbuilder-Request-Id: {error['request_id']}".encode() in head
+
+
+def test_oversize_body_gets_413_and_the_connection_stays_usable(server: WSGIHTTPServer) -> None:
+    """An over-limit body is answered 413 (the client is not reset) and keep-alive goes on."""
+    conn = _connect(server)
+    conn.request("POST", "/v2/app/conversation/runs", body=b"x" * (11 * 1024 * 1024), headers=AUTH)
+    response = conn.getresponse()
+    assert response.status == 413
+    assert json.loads(response.read())["code"] == "PayloadTooLarge"
+    assert _post(conn, "/v2/app/conversation", {"app_id": APP_ID}).status == 200
+    conn.close()
+
+
+def test_head_request_has_no_body(server: WSGIHTTPServer) -> None:
+    """HEAD is answered (405) without a body."""
+    conn = _connect(server)
+    conn.request("HEAD", "/v2/app/conversation", headers=AUTH)
+    response = conn.getresponse()
+    assert response.status == 405
+    assert response.read() == b""
+    conn.close()
+
+
+def test_close_connections_ends_idle_keep_alive(server: WSGIHTTPServer) -> None:
+    """close_connections() ends connections that sit idle between requests."""
+    conn = _connect(server)
+    _conversation(conn)
+    server.close_connections()
+    assert conn.sock is not None
+    assert conn.sock.recv(1) == b""
+    conn.close()

@@ -1,0 +1,93 @@
+"""`appclient serve` and `python -m appclient.server` print where and how to connect."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+import threading
+
+import requests
+
+from appclient.cli import build_parser
+from appclient.server import _serve_command
+
+
+def _serve(argv: list[str]) -> tuple[threading.Event, threading.Thread, io.StringIO]:
+    args = build_parser().parse_args(["serve", *argv])
+    stop, out = threading.Event(), io.StringIO()
+    worker = threading.Thread(
+        target=_serve_command.run, args=(args,), kwargs={"stop": stop, "out": out}
+    )
+    worker.start()
+    while "Ctrl-C" not in out.getvalue() and worker.is_alive():
+        threading.Event().wait(0.005)
+    return stop, worker, out
+
+
+def test_serve_prints_url_token_and_app_id_and_serves() -> None:
+    """The banner shows a working URL, a generated token and the app id."""
+    stop, worker, out = _serve(["--port", "0"])
+    try:
+        text = out.getvalue()
+        url = re.search(r"listening on (http://127\.0\.0\.1:\d+)", text)
+        token = re.search(r"token:\s+(\S+)", text)
+        assert url is not None
+        assert token is not None
+        assert "app id: appclient-demo-app" in text
+        assert f"GATEWAY_URL_V2={url.group(1)}" in text
+        reply = requests.post(
+            f"{url.group(1)}/v2/app/conversation",
+            json={"app_id": "appclient-demo-app"},
+            headers={"Authorization": f"Bearer {token.group(1)}"},
+            timeout=10,
+        )
+        assert reply.status_code == 200
+    finally:
+        stop.set()
+        worker.join(10)
+    assert not worker.is_alive()
+
+
+def test_serve_accepts_several_tokens_app_id_and_db(tmp_path) -> None:
+    """Repeated --token values, --app-id and --db are used."""
+    db = tmp_path / "state.db"
+    stop, worker, out = _serve(
+        ["--port", "0", "--token", "one", "--token", "two", "--app-id", "mine", "--db", str(db)]
+    )
+    try:
+        url = re.search(r"listening on (\S+)", out.getvalue())
+        assert url is not None
+        assert f"sqlite {db}" in out.getvalue()
+        for token in ("one", "two"):
+            reply = requests.post(
+                f"{url.group(1)}/v2/app/conversation",
+                json={"app_id": "mine"},
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=10,
+            )
+            assert reply.status_code == 200
+    finally:
+        stop.set()
+        worker.join(10)
+    assert db.exists()
+
+
+def test_python_dash_m_shows_the_same_options() -> None:
+    """`python -m appclient.server --help` documents the serve options."""
+    result = subprocess.run(
+        [sys.executable, "-m", "appclient.server", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    for option in ("--host", "--port", "--token", "--app-id", "--db"):
+        assert option in result.stdout
+
+
+def test_default_host_is_loopback() -> None:
+    """Without --host the server binds 127.0.0.1 only."""
+    args = build_parser().parse_args(["serve"])
+    assert args.host == "127.0.0.1"
