@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -44,6 +45,23 @@ class DocInfo:
 
 _EMPTY = DocInfo()
 
+_REST_MARK = re.compile(r"^\s*:(param|parameter|arg|type|returns?|rtype|raises?)\b", re.MULTILINE)
+_EPYDOC_MARK = re.compile(r"^\s*@(param|type|returns?|rtype|raises?)\b", re.MULTILINE)
+_NUMPY_UNDERLINE = re.compile(r"^\s*-{3,}\s*$", re.MULTILINE)
+
+
+def _likely_style(text: str) -> docstring_parser.DocstringStyle:
+    # docstring-parser's AUTO parses the text once per style and keeps the richest result;
+    # the styles' markers tell them apart at a fraction of that cost. Text without markers
+    # is prose or Google, which the Google parser reads.
+    if _REST_MARK.search(text):
+        return docstring_parser.DocstringStyle.REST
+    if _EPYDOC_MARK.search(text):
+        return docstring_parser.DocstringStyle.EPYDOC
+    if _NUMPY_UNDERLINE.search(text):
+        return docstring_parser.DocstringStyle.NUMPYDOC
+    return docstring_parser.DocstringStyle.GOOGLE
+
 
 def _clean_name(name: str) -> str:
     # NumPy and reST let writers document "*args" and "**kwargs" with their stars.
@@ -65,9 +83,12 @@ def parse_docstring(text: str | None) -> DocInfo:
         return _EMPTY
     cleaned = inspect.cleandoc(text)
     try:
-        parsed = docstring_parser.parse(cleaned)
+        parsed = docstring_parser.parse(cleaned, style=_likely_style(cleaned))
     except docstring_parser.ParseError:
-        return DocInfo(description=cleaned)
+        try:
+            parsed = docstring_parser.parse(cleaned)
+        except docstring_parser.ParseError:
+            return DocInfo(description=cleaned)
     parts = [p.strip() for p in (parsed.short_description, parsed.long_description) if p]
     joiner = "\n\n" if parsed.blank_after_short_description else "\n"
     description = joiner.join(p for p in parts if p)

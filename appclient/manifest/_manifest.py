@@ -23,19 +23,23 @@ class Manifest(dict[str, Any]):
     Attributes:
         return_description: What the function returns, from ``@manifest_return`` or the
             docstring's ``Returns:`` section (also appended to the description).
-        return_schema: The JSON Schema of the return value, when known.
     """
 
-    return_description: str | None
-    return_schema: dict[str, Any] | None
+    return_description: str | None = None
+    _spec: ToolSpec | None = None
 
     @classmethod
     def from_spec(cls, spec: ToolSpec) -> Manifest:
         """Return the manifest of an already built :class:`ToolSpec`."""
         result = cls(spec.to_tool())
         result.return_description = spec.return_description
-        result.return_schema = spec.return_schema
+        result._spec = spec
         return result
+
+    @property
+    def return_schema(self) -> dict[str, Any] | None:
+        """The JSON Schema of the return value, when known (computed on first use)."""
+        return self._spec.return_schema if self._spec is not None else None
 
     @classmethod
     def from_function(

@@ -21,6 +21,7 @@ unresolvable annotation names the parameter that has it instead of hiding every 
 
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
 import sys
@@ -33,9 +34,11 @@ from .._errors import ManifestError
 
 __all__ = [
     "EMPTY",
+    "CallKind",
     "CallableTarget",
     "SignatureInfo",
     "SignatureParameter",
+    "call_kind",
     "describe_signature",
     "evaluate_annotation",
     "namespaces",
@@ -58,9 +61,6 @@ class CallableTarget:
         preset: Names already supplied by keyword (``functools.partial`` keywords).
         doc_owner: For callable objects, the class whose docstring describes the tool.
         default_name: The name the tool gets unless one is given.
-        is_async: Calling it returns an awaitable.
-        is_generator: Calling it returns a generator.
-        is_async_generator: Calling it returns an async generator.
     """
 
     function: Callable[..., Any]
@@ -68,9 +68,6 @@ class CallableTarget:
     preset: frozenset[str] = frozenset()
     doc_owner: type | None = None
     default_name: str = ""
-    is_async: bool = False
-    is_generator: bool = False
-    is_async_generator: bool = False
 
 
 @dataclass(frozen=True)
@@ -95,12 +92,30 @@ class SignatureParameter:
 def _plain(
     function: Callable[..., Any], *, default_name: str, skip: int = 0, doc_owner: type | None = None
 ) -> CallableTarget:
-    code = inspect.unwrap(function)
     return CallableTarget(
-        function=function,
-        skip=skip,
-        doc_owner=doc_owner,
-        default_name=default_name,
+        function=function, skip=skip, doc_owner=doc_owner, default_name=default_name
+    )
+
+
+@dataclass(frozen=True)
+class CallKind:
+    """What calling a function returns.
+
+    Attributes:
+        is_async: An awaitable.
+        is_generator: A generator.
+        is_async_generator: An async generator.
+    """
+
+    is_async: bool
+    is_generator: bool
+    is_async_generator: bool
+
+
+def call_kind(function: Callable[..., Any]) -> CallKind:
+    """Tell whether calling ``function`` returns an awaitable, a generator or neither."""
+    code = inspect.unwrap(function)
+    return CallKind(
         is_async=inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(code),
         is_generator=inspect.isgeneratorfunction(code),
         is_async_generator=inspect.isasyncgenfunction(code),
@@ -132,9 +147,6 @@ def resolve_callable(obj: Any) -> CallableTarget:
             preset=inner.preset | frozenset(obj.keywords),
             doc_owner=inner.doc_owner,
             default_name=inner.default_name,
-            is_async=inner.is_async,
-            is_generator=inner.is_generator,
-            is_async_generator=inner.is_async_generator,
         )
     if isinstance(obj, types.MethodType):
         inner = resolve_callable(obj.__func__)
@@ -144,9 +156,6 @@ def resolve_callable(obj: Any) -> CallableTarget:
             preset=inner.preset,
             doc_owner=inner.doc_owner,
             default_name=inner.default_name,
-            is_async=inner.is_async,
-            is_generator=inner.is_generator,
-            is_async_generator=inner.is_async_generator,
         )
     if isinstance(obj, staticmethod):
         return resolve_callable(obj.__func__)
@@ -188,6 +197,11 @@ def namespaces(target: CallableTarget) -> tuple[dict[str, Any], dict[str, Any]]:
     return globalns, localns
 
 
+def _builtins_of(globalns: Mapping[str, Any]) -> Mapping[str, Any]:
+    found = globalns.get("__builtins__", builtins)
+    return found if isinstance(found, Mapping) else vars(found)
+
+
 def evaluate_annotation(
     annotation: Any, *, globalns: Mapping[str, Any], localns: Mapping[str, Any], where: str
 ) -> Any:
@@ -209,9 +223,16 @@ def evaluate_annotation(
         return type(None)
     if not isinstance(annotation, str):
         return annotation
+    if annotation.isidentifier():  # a bare name: look it up as eval would, minus the compile
+        for namespace_ in (localns, globalns, _builtins_of(globalns)):
+            if annotation in namespace_:
+                value = namespace_[annotation]
+                return type(None) if value is None else value
     try:
         # Evaluating annotation text in its module is exactly what typing.get_type_hints does.
-        return eval(annotation, dict(globalns), dict(localns))  # noqa: S307 - see above
+        # The module dict itself (no copy: modules are large); eval only reads it.
+        namespace = globalns if isinstance(globalns, dict) else dict(globalns)
+        return eval(annotation, namespace, localns)  # noqa: S307 - see above
     except Exception as exc:
         raise ManifestError(
             f"cannot resolve the annotation {annotation!r} of {where}: {exc} (names used in "

@@ -165,6 +165,9 @@ def arguments_schema(model: type[BaseModel], fields: Sequence[FieldDefinition]) 
 
 def type_schema(annotation: Any, *, mode: JsonSchemaMode = "serialization") -> Schema | None:
     """Return the tidied JSON Schema of one type, or ``None`` if it has none."""
+    plain = fast_schema(annotation)
+    if plain is not None:
+        return plain
     try:
         raw = TypeAdapter(prepare_annotation(annotation)).json_schema(
             schema_generator=_Generator, mode=mode
@@ -406,6 +409,8 @@ def prepare_annotation(annotation: Any) -> Any:
     """Return ``annotation`` ready for pydantic (``typing.TypedDict`` rewritten before 3.12)."""
     if not _REWRITE_TYPED_DICTS or annotation is EMPTY:
         return annotation
+    if isinstance(annotation, type) and not typing.is_typeddict(annotation):
+        return annotation  # a plain class: nothing inside to rewrite
     return _rewrite(annotation, frozenset())
 
 
