@@ -28,7 +28,7 @@ from typing import Any
 from .._constants import RULE_AGENT_MAX_PARALLEL_CALLS
 from ._argument_tables import REQUIRED_DEFAULTS, VALUE_SYNONYMS, VOCABULARY_BY_NAME
 from ._parameter_slots import Slot, parameter_slots, slot_of
-from ._place_names import find_places, lookup_place, place_name
+from ._place_names import PlaceMention, find_places, lookup_place, place_name
 from ._query_values import (
     detect_language,
     find_dates,
@@ -213,13 +213,14 @@ class _Reader:
             self.take(item.start, item.end)
         return [item.value for item in found]
 
-    def places(self, slot: Slot) -> list[str]:
+    def places(self) -> list[PlaceMention | str]:
+        """Return (and use up) the places in the text: known ones, else one unknown name."""
         text = self.text
         mentions = find_places(text)
         if mentions:
             for mention in mentions:
                 self.take(mention.start, mention.end)
-            return [place_name(m.place, slot.example_language, written=m.text) for m in mentions]
+            return list(mentions)
         for pattern in (_CAPITALISED_PLACE, _SUFFIXED_PLACE):
             for match in pattern.finditer(text):
                 group = match.lastindex or 0
@@ -228,13 +229,16 @@ class _Reader:
                     continue
                 self.take(match.start(group), match.end(group))
                 return [value]
-        span = self.span()
+        # A place outside the table: what is left once framing and topic words are gone.
+        span = self.span(all_concepts=True)
         short = span and (len(span) <= 8 if is_cjk(span[0]) else len(span.split()) <= 4)
         return [span] if short else []
 
     def numbers(self, slot: Slot, *, tied_only: bool) -> Any:
         text = self.text.lower()
-        candidates = [n for n in find_numbers(self.text) if fits_schema(n.value, slot.fill)]
+        # Only the type must match here; bounds are applied later by clamping (50 -> max 10).
+        wanted_type = {"type": slot.fill.get("type", "number")}
+        candidates = [n for n in find_numbers(self.text) if fits_schema(n.value, wanted_type)]
         for number in candidates:
             window = text[max(0, number.start - 8) : number.end + 8]
             if any(_search(cue, window) for cue in slot.cues):
@@ -260,14 +264,25 @@ class _Reader:
             self.take(item.start, item.end)
         return [str(item.value) for item in found]
 
-    def span(self) -> str:
-        """Return the longest stretch of the text that is not framing, tool words or used."""
+    def span(self, *, all_concepts: bool = False) -> str:
+        """Return the longest stretch of the text that is not framing, tool words or used.
+
+        Args:
+            all_concepts: Also treat every topic word (weather, 天气, ...) as framing, for
+                values such as places that are never a topic.
+        """
         text = self.text
         covered = [False] * len(text)
         for index in range(len(text) - 1):
             if text[index : index + 2] in self.cover:
                 covered[index] = covered[index + 1] = True
-        for phrase in self.phrases:
+        phrases = self.phrases
+        known_words = self.tool_words
+        if all_concepts:
+            forms = [f for forms in CONCEPTS.values() for f in forms]
+            phrases = (*phrases, *(f for f in forms if not f.isascii()))
+            known_words = known_words | {w for f in forms if f.isascii() for w in english_words(f)}
+        for phrase in phrases:
             for match in re.finditer(re.escape(phrase), text):
                 covered[match.start() : match.end()] = [True] * (match.end() - match.start())
         runs: list[str] = []
@@ -281,7 +296,7 @@ class _Reader:
             marked = (
                 any(covered[match.start() : match.end()])
                 or not (token[0].isalnum() or is_cjk(token[0]))
-                or bool(lowered and all(w in STOPWORDS or w in self.tool_words for w in lowered))
+                or bool(lowered and all(w in STOPWORDS or w in known_words for w in lowered))
             )
             if marked:
                 runs.append("".join(current))
@@ -309,7 +324,7 @@ class _Filler:
         self.reader = reader
 
     def evidence(self, slot: Slot, *, lone_text: bool) -> Any:
-        """Return the value the query gives for ``slot`` (a list for places), or ``_NONE``."""
+        """Return the value the query gives for ``slot`` (places are read apart), or _NONE."""
         reader = self.reader
         kind = slot.kind
         if kind == "choice":
@@ -325,8 +340,6 @@ class _Filler:
                 return _NONE
             reader.take(found.start, found.end)
             return found.value
-        if kind == "place":
-            return reader.places(slot) or _NONE
         if kind in ("integer", "number"):
             return reader.numbers(slot, tied_only=not slot.required)
         if kind == "boolean":
@@ -347,7 +360,8 @@ class _Filler:
             quoted = reader.quoted()
             if quoted:
                 return quoted[0]
-            return (reader.span() or _NONE) if lone_text else _NONE
+            takes_subject = not vocabulary and _default_of(slot) in ("#text", _NONE)
+            return (reader.span() or _NONE) if lone_text and takes_subject else _NONE
         return _NONE
 
     def array(self, slot: Slot) -> Any:
@@ -357,7 +371,8 @@ class _Filler:
         item_slot = slot_of(slot.name, described, required=True)
         values: list[Any] = []
         if item_slot.kind == "place" or (item_slot.kind == "text" and not items.get("type")):
-            values = self.reader.places(item_slot) if find_places(self.reader.text) else []
+            found = self.reader.places() if find_places(self.reader.text) else []
+            values = [_place_text(item, item_slot) for item in found]
         elif item_slot.kind == "choice":
             while (value := self.reader.choice(item_slot.options)) is not _NONE:
                 values.append(value)
@@ -375,8 +390,7 @@ class _Filler:
         for source in (slot.fill, slot.schema):
             if "default" in source and fits_schema(source["default"], slot.schema):
                 return source["default"]
-        names = ["_".join(slot.words), slot.name.lower(), *slot.words[::-1]]
-        wanted = next((REQUIRED_DEFAULTS[n] for n in names if n in REQUIRED_DEFAULTS), _NONE)
+        wanted = _default_of(slot)
         if wanted is _NONE:
             wanted = {
                 "place": "#place",
@@ -414,6 +428,19 @@ class _Filler:
         return wanted
 
 
+def _place_text(item: PlaceMention | str, slot: Slot) -> str:
+    """Name a found place in the language the slot's example uses."""
+    if isinstance(item, str):
+        return item
+    return place_name(item.place, slot.example_language, written=item.text)
+
+
+def _default_of(slot: Slot) -> Any:
+    """The common-name table's value for ``slot`` ("#..." values are computed), or _NONE."""
+    names = ["_".join(slot.words), slot.name.lower(), *slot.words[::-1]]
+    return next((REQUIRED_DEFAULTS[n] for n in names if n in REQUIRED_DEFAULTS), _NONE)
+
+
 def _fill(parameters: Any, reader: _Reader, *, max_calls: int) -> ArgumentPlan:
     slots = parameter_slots(parameters)
     filler = _Filler(reader)
@@ -423,24 +450,25 @@ def _fill(parameters: Any, reader: _Reader, *, max_calls: int) -> ArgumentPlan:
     fan_out: tuple[str, list[str]] | None = None
     place_slots = [s for s in slots if s.kind == "place"]
     ordered = sorted(slots, key=lambda s: (_ORDER.index(s.kind), not s.explicit))
+    places: list[PlaceMention | str] | None = None
     for slot in ordered:
-        lone = slot is (text_slots[0] if text_slots else None) and (
-            len(text_slots) == 1 or slot.required
-        )
-        value = filler.evidence(slot, lone_text=lone)
-        if value is _NONE:
-            continue
         if slot.kind == "place":
-            if len(place_slots) == 1 and len(value) > 1:
-                fan_out = (slot.name, value[:max_calls])
-            else:
-                # Several place parameters (from/to) take the places in order.
-                index = place_slots.index(slot)
-                value = value[min(index, len(value) - 1)] if index < len(value) else value[0]
-                value = value if isinstance(value, str) else value[0]
+            places = reader.places() if places is None else places
+            index = place_slots.index(slot)
+            if len(place_slots) == 1 and len(places) > 1:
+                fan_out = (slot.name, [_place_text(p, slot) for p in places[:max_calls]])
+            if index >= len(places):
+                continue
+            # Several place parameters (from/to) take the places in order.
+            value = _place_text(places[index], slot)
+        else:
+            lone = slot is (text_slots[0] if text_slots else None) and (
+                len(text_slots) == 1 or slot.required
+            )
+            value = filler.evidence(slot, lone_text=lone)
+            if value is _NONE:
+                continue
         value = value_for_schema(slot.schema, preferred=value, today=reader.today)
-        if isinstance(value, list) and slot.kind == "place":
-            value = value[0]
         values[slot.name] = value
         from_query.add(slot.name)
     guessed: set[str] = set()
@@ -455,10 +483,10 @@ def _fill(parameters: Any, reader: _Reader, *, max_calls: int) -> ArgumentPlan:
     }
     calls: list[dict[str, Any]] = [ordered_values]
     if fan_out is not None:
-        name, places = fan_out
+        name, names = fan_out
         schema = next(s.schema for s in slots if s.name == name)
         calls = []
-        for place in dict.fromkeys(places):
+        for place in dict.fromkeys(names):
             value = value_for_schema(schema, preferred=place, today=reader.today)
             calls.append({**ordered_values, name: value})
     return ArgumentPlan(tuple(calls), frozenset(from_query), frozenset(guessed))
