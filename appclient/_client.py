@@ -50,6 +50,7 @@ from ._errors import (
     APIStatusError,
     InvalidRequestError,
     ResponseDecodeError,
+    TransportError,
     redact,
 )
 from ._http import (
@@ -441,10 +442,30 @@ class AppClient(RoundTripMixin):
         files: dict[str, Any] | None = None,
         stream: bool = False,
     ) -> requests.Response:
-        """Send one logical request, retrying what is safe; return the HTTP 200 response."""
+        """Send one logical request, retrying what is safe; return the HTTP 200 response.
+
+        The first attempt runs outside tenacity, so a request that succeeds pays nothing for
+        the retry machinery (about a third of the client's own time per request otherwise).
+        A retryable failure is handed to the tenacity loop as its first attempt, so waits,
+        attempt numbers and logging are exactly those of a loop that made every attempt.
+        """
         idempotency_key = str(uuid.uuid4())
+        try:
+            return self._attempt(path, json_body, form, files, idempotency_key, stream=stream)
+        except (TransportError, APIStatusError) as error:
+            if not self._retry_policy.max_retries or not self._retry_policy.is_retryable(
+                error, stream=stream
+            ):
+                raise
+            first_failure: list[BaseException] = [error]
+
+        def attempt(*args: Any, stream: bool) -> requests.Response:
+            if first_failure:
+                raise first_failure.pop()
+            return self._attempt(*args, stream=stream)
+
         response: requests.Response = self._retrying(
-            self._attempt, path, json_body, form, files, idempotency_key, stream=stream
+            attempt, path, json_body, form, files, idempotency_key, stream=stream
         )
         return response
 

@@ -51,6 +51,8 @@ ToolOutputLike: TypeAlias = "ToolOutput | Mapping[str, Any] | BaseModel"
 ToolChoiceLike: TypeAlias = "ToolChoice | Mapping[str, Any] | BaseModel"
 
 FEEDBACK_TYPES: Final = ("upvote", "downvote", "cancel")
+# Built once: json.dumps builds a new encoder on every call that passes options.
+_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 _EMPTY_CODES: Final = (None, "", 0, "0")
 
 
@@ -330,7 +332,7 @@ def encode_json(body: Mapping[str, Any]) -> bytes:
         InvalidRequestError: A value is not JSON-serialisable (or is NaN/infinite).
     """
     try:
-        return json.dumps(body, separators=(",", ":"), allow_nan=False).encode("ascii")
+        return _ENCODER.encode(body).encode("ascii")
     except (TypeError, ValueError) as exc:
         raise InvalidRequestError(f"the request body is not JSON-serialisable: {exc}") from exc
 
