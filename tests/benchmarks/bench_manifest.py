@@ -18,7 +18,6 @@ Run: ``/work/venv/bin/python tests/benchmarks/bench_manifest.py [--quick] [--rep
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import statistics
 import sys
 import time
@@ -30,10 +29,9 @@ from typing import Any, Literal, Optional
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from pydantic import BaseModel
-
 from appclient.manifest import Manifest
 from appclient.manifest._docstrings import parse_docstring
+from tests.manifest.samples import Address, Point
 
 
 def get_current_weather(location: str, unit: str) -> str:
@@ -79,22 +77,7 @@ def search_flights(
     return []
 
 
-class Address(BaseModel):
-    """A postal address."""
-
-    street: str
-    city: str
-
-
-@dataclasses.dataclass
-class Parcel:
-    """A parcel's size."""
-
-    weight_kg: float
-    fragile: bool = False
-
-
-def ship(address: Address, parcel: Parcel, express: bool = False) -> str:
+def ship(address: Address, parcel: Point, express: bool = False) -> str:
     """Ship a parcel to an address."""
     return "ok"
 
