@@ -6,7 +6,7 @@
 #   Integration settings come from those system properties or from the environment:
 #   APPCLIENT_TEST_BASE_URL, APPCLIENT_TEST_TOKEN, APPCLIENT_TEST_APP_ID,
 #   APPCLIENT_TEST_TOOLS_DIR, APPCLIENT_TEST_FAILING_BASE_URL, APPCLIENT_TEST_CUT_STREAM_BASE_URL,
-#   APPCLIENT_TEST_HANGING_BASE_URL.
+#   APPCLIENT_TEST_HANGING_BASE_URL, APPCLIENT_TEST_FIXTURES_DIR.
 #   Tests needing a server are skipped when no base URL is given.
 #
 # Everything comes from Debian packages: default-jdk-headless, libgoogle-gson-java, junit5.

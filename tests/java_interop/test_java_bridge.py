@@ -5,7 +5,8 @@ instances sharing one token: a healthy one for the round trips, and three armed 
 documented ``faults`` API (the next request fails with 503, the next stream is cut after one
 message, the next request is held past the Java read timeout). It also gets a folder of tool
 files written by ``appclient manifest`` from :mod:`tests.java_interop.example_tools`, which
-the Java tests load and implement. A second, smaller run points the fault tests at the healthy
+the Java tests load and implement, and the recorded official-SDK response bodies, which a Java
+test replays through a loopback stub. A second, smaller run points the fault tests at the healthy
 server and expects exactly them to fail, so they cannot pass by accident.
 
 Without Java 17, gson or the JUnit console launcher these tests are skipped, but they FAIL
@@ -27,6 +28,7 @@ import pytest
 
 from appclient.cli import main as appclient_main
 from appclient.testing import ReferenceServer
+from tests.conftest import RESPONSE_FIXTURES
 
 pytestmark = pytest.mark.java
 
@@ -188,7 +190,11 @@ def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def java_run(servers: Servers, tools_dir: Path, build_dir: Path) -> JavaRun:
     """The Java suite compiled and run once against the servers with the generated tools."""
-    settings = {**servers.settings(), "TOOLS_DIR": str(tools_dir)}
+    settings = {
+        **servers.settings(),
+        "TOOLS_DIR": str(tools_dir),
+        "FIXTURES_DIR": str(RESPONSE_FIXTURES),
+    }
     return run_java_suite(settings, build_dir=build_dir)
 
 
@@ -214,6 +220,7 @@ def test_no_java_test_was_skipped(java_run: JavaRun) -> None:
         "forcedToolChoice",
         "wrongTokenIsAuthenticationException",
         "generatedToolsDriveARoundTrip",
+        "realisticAnswerStream",
         *FAULT_TESTS,
     ):
         assert java_run.outcome_of(name) == "✔", f"{name} did not pass:\n{java_run.output}"
