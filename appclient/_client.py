@@ -141,7 +141,6 @@ class AppClient(RoundTripMixin):
     """
 
     app_id: str
-    base_url: str
 
     def __init__(
         self,
@@ -170,8 +169,17 @@ class AppClient(RoundTripMixin):
         )
         self._session = session if session is not None else requests.Session()
         self._owns_session = session is None
+
+    @property
+    def base_url(self) -> str:
+        """The gateway's base URL (no trailing slash); may be reassigned, and is checked."""
+        return self._base_url
+
+    @base_url.setter
+    def base_url(self, value: str) -> None:
+        self._base_url = _base_url(value)
         self._urls = {
-            path: self.base_url + path
+            path: self._base_url + path
             for path in (PATH_CONVERSATION, PATH_RUNS, PATH_FILE_UPLOAD, PATH_FEEDBACK)
         }
 
@@ -351,11 +359,11 @@ class AppClient(RoundTripMixin):
         if (file_path is None) == (file_url is None):
             raise InvalidRequestError("pass exactly one of file_path or file_url")
         form = {"app_id": self.app_id, "conversation_id": conversation_id}
-        if file_url is not None:
-            require_text(file_url, name="file_url")
-            response = self._send(PATH_FILE_UPLOAD, form=form, files={"file_url": (None, file_url)})
+        if file_path is None:
+            url = require_text(file_url, name="file_url")
+            response = self._send(PATH_FILE_UPLOAD, form=form, files={"file_url": (None, url)})
         else:
-            path = Path(os.fspath(file_path))  # type: ignore[arg-type] # None excluded above
+            path = Path(os.fspath(file_path))
             if not path.is_file():
                 raise InvalidRequestError(f"file_path {str(path)!r} is not a readable file")
             try:
@@ -560,7 +568,11 @@ class AppClient(RoundTripMixin):
             except requests.RequestException as exc:
                 response.close()
                 raise transport_error(
-                    exc, method="POST", url=response.url, timeout=self._timeout
+                    exc,
+                    method="POST",
+                    url=response.url,
+                    timeout=self._timeout,
+                    secrets=self._secrets(),
                 ) from None
             return RunStream.from_body(
                 body, close=response.close, conversation_id=conversation_id, request_id=request_id

@@ -138,6 +138,17 @@ def test_base_url_with_credentials_is_refused() -> None:
         AppClient("app", token="t", base_url="http://user:pw@127.0.0.1:1")
 
 
+def test_base_url_can_be_reassigned(mock: responses.RequestsMock) -> None:
+    """A new base_url (as users of the official SDK set it) is checked and used."""
+    client = AppClient("app", token="t", base_url="http://127.0.0.1:1")
+    client.base_url = BASE + "/"
+    mock.post(CONV, json={"conversation_id": "c1"})
+    assert client.create_conversation() == "c1"
+    assert client.base_url == BASE
+    with pytest.raises(InvalidRequestError, match="base_url"):
+        client.base_url = "not a url"
+
+
 def test_default_timeouts_come_from_constants() -> None:
     """Without timeout the (connect, read) defaults apply."""
     client = AppClient("app", token="t")
