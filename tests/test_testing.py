@@ -1,0 +1,145 @@
+"""appclient.testing: what users need to test their own tools against a real server."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+
+import pytest
+import requests
+
+import appclient.testing as testing
+from appclient.testing import (
+    Decision,
+    FaultInjector,
+    PlannedCall,
+    ReferenceServer,
+    ScriptedAgent,
+    ScriptExhaustedError,
+)
+
+TOOL = {
+    "type": "function",
+    "function": {
+        "name": "lookup",
+        "description": "Look a word up",
+        "parameters": {"type": "object", "properties": {"word": {"type": "string"}}},
+    },
+}
+
+
+@pytest.fixture
+def server() -> Iterator[ReferenceServer]:
+    agent = ScriptedAgent([PlannedCall("lookup", {"word": "cat"}), ScriptedAgent.echo_outputs()])
+    with ReferenceServer(agent) as running:
+        yield running
+
+
+def _post(server: ReferenceServer, path: str, body: dict, **kwargs) -> requests.Response:
+    return requests.post(
+        f"{server.url}{path}",
+        json=body,
+        headers={"Authorization": f"Bearer {server.token}"},
+        timeout=10,
+        **kwargs,
+    )
+
+
+def _conversation(server: ReferenceServer) -> str:
+    return _post(server, "/v2/app/conversation", {"app_id": server.app_id}).json()[
+        "conversation_id"
+    ]
+
+
+def test_facade_exports_the_testing_tools() -> None:
+    """The module offers the server, the scripted agent, faults and the decision types."""
+    for name in ("ReferenceServer", "ScriptedAgent", "FaultInjector", "Decision", "PlannedCall"):
+        assert name in testing.__all__
+
+
+def test_scripted_agent_drives_a_deterministic_round_trip(server: ReferenceServer) -> None:
+    """The script's call reaches the client; its output comes back in the answer."""
+    cid = _conversation(server)
+    body = {"app_id": server.app_id, "conversation_id": cid, "query": "define cat", "tools": [TOOL]}
+    call = _post(server, "/v2/app/conversation/runs", body).json()["content"][-1]["tool_calls"][0]
+    assert call["function"] == {"name": "lookup", "arguments": {"word": "cat"}}
+    outputs = {
+        "app_id": server.app_id,
+        "conversation_id": cid,
+        "tool_outputs": [{"tool_call_id": call["id"], "output": "a small feline"}],
+    }
+    assert _post(server, "/v2/app/conversation/runs", outputs).json()["answer"] == "a small feline"
+
+
+def test_exhausted_script_is_a_json_500_naming_it(server: ReferenceServer) -> None:
+    """Asking past the end of the script is a JSON 500 that says so."""
+    cid = _conversation(server)
+    body = {"app_id": server.app_id, "conversation_id": cid, "query": "q", "tools": [TOOL]}
+    _post(server, "/v2/app/conversation/runs", body)
+    _post(server, "/v2/app/conversation/runs", body)
+    reply = _post(server, "/v2/app/conversation/runs", body)
+    assert reply.status_code == 500
+    assert "ran out of steps" in reply.json()["message"]
+    assert issubclass(ScriptExhaustedError, RuntimeError)
+
+
+def test_fail_next_answers_status_and_retry_after(server: ReferenceServer) -> None:
+    """fail_next makes the next requests fail with the status and Retry-After, then serves."""
+    server.faults.fail_next(2, status=503, retry_after=1)
+    for _ in range(2):
+        reply = _post(server, "/v2/app/conversation", {"app_id": server.app_id})
+        assert reply.status_code == 503
+        assert reply.headers["Retry-After"] == "1"
+        assert reply.headers["X-Appbuilder-Request-Id"] == reply.json()["request_id"]
+    assert _post(server, "/v2/app/conversation", {"app_id": server.app_id}).status_code == 200
+
+
+def test_hang_next_holds_until_the_client_gives_up(server: ReferenceServer) -> None:
+    """A held request times the client out; release() lets the server thread go."""
+    server.faults.hang_next(1)
+    with pytest.raises(requests.Timeout):
+        requests.post(f"{server.url}/v2/app/conversation", json={}, timeout=0.05)
+    server.faults.release()
+    assert _post(server, "/v2/app/conversation", {"app_id": server.app_id}).status_code == 200
+
+
+def test_cut_stream_after_closes_the_stream_early(server: ReferenceServer) -> None:
+    """cut_stream_after(1) delivers one SSE message, then the connection closes."""
+    cid = _conversation(server)
+    server.faults.cut_stream_after(1)
+    body = {
+        "app_id": server.app_id,
+        "conversation_id": cid,
+        "query": "q",
+        "tools": [TOOL],
+        "stream": True,
+    }
+    reply = _post(server, "/v2/app/conversation/runs", body)
+    frames = [f for f in reply.content.split(b"\n\n") if f]
+    assert len(frames) == 1
+    json.loads(frames[0].removeprefix(b"data: "))
+
+
+def test_a_shared_fault_injector_can_be_given() -> None:
+    """A FaultInjector made by the test is the one the server uses."""
+    faults = FaultInjector()
+    with ReferenceServer(ScriptedAgent([Decision.reply("hi")]), faults=faults) as server:
+        assert server.faults is faults
+        faults.fail_next(1, status=429)
+        assert _post(server, "/v2/app/conversation", {"app_id": server.app_id}).status_code == 429
+
+
+def test_released_hang_on_stop_does_not_block_shutdown() -> None:
+    """Stopping the server wakes a held request at once."""
+    server = ReferenceServer(ScriptedAgent([])).start()
+    server.faults.hang_next(1, timeout=60)
+    worker = threading.Thread(
+        target=lambda: requests.post(f"{server.url}/v2/app/conversation", json={}, timeout=30)
+    )
+    worker.start()
+    while server.faults.pending:
+        threading.Event().wait(0.001)
+    server.stop()
+    worker.join(10)
+    assert not worker.is_alive()
