@@ -126,11 +126,14 @@ class ArgumentPlan:
         from_query: Names of the parameters whose values the query supplied.
         guessed: Names of required parameters filled without evidence (default, table,
             type), so callers can tell a complete call from a well-founded one.
+        weak: Names in ``from_query`` whose value is only what was left of the query once
+            framing words were removed (an unknown place, a free-text subject).
     """
 
     calls: tuple[dict[str, Any], ...]
     from_query: frozenset[str]
     guessed: frozenset[str]
+    weak: frozenset[str] = frozenset()
 
     @property
     def arguments(self) -> dict[str, Any]:
@@ -182,6 +185,7 @@ class _Reader:
         self.cover = {t for t in terms if len(t) == 2 and all(is_cjk(c) for c in t)}
         self.cover.update(GENERIC_TERMS)
         self.phrases = (*FILLER_PHRASES, *(f for f in concept_forms if not f.isascii()))
+        self.spans_read = 0
 
     @property
     def text(self) -> str:
@@ -271,6 +275,7 @@ class _Reader:
             all_concepts: Also treat every topic word (weather, 天气, ...) as framing, for
                 values such as places that are never a topic.
         """
+        self.spans_read += 1
         text = self.text
         covered = [False] * len(text)
         for index in range(len(text) - 1):
@@ -451,9 +456,14 @@ def _fill(parameters: Any, reader: _Reader, *, max_calls: int) -> ArgumentPlan:
     place_slots = [s for s in slots if s.kind == "place"]
     ordered = sorted(slots, key=lambda s: (_ORDER.index(s.kind), not s.explicit))
     places: list[PlaceMention | str] | None = None
+    weak: set[str] = set()
+    places_weak = False
     for slot in ordered:
+        spans_before = reader.spans_read
         if slot.kind == "place":
-            places = reader.places() if places is None else places
+            if places is None:
+                places = reader.places()
+                places_weak = reader.spans_read > spans_before
             index = place_slots.index(slot)
             if len(place_slots) == 1 and len(places) > 1:
                 fan_out = (slot.name, [_place_text(p, slot) for p in places[:max_calls]])
@@ -471,6 +481,8 @@ def _fill(parameters: Any, reader: _Reader, *, max_calls: int) -> ArgumentPlan:
         value = value_for_schema(slot.schema, preferred=value, today=reader.today)
         values[slot.name] = value
         from_query.add(slot.name)
+        if reader.spans_read > spans_before or (slot.kind == "place" and places_weak):
+            weak.add(slot.name)
     guessed: set[str] = set()
     for slot in slots:
         if slot.required and slot.name not in values:
@@ -489,7 +501,7 @@ def _fill(parameters: Any, reader: _Reader, *, max_calls: int) -> ArgumentPlan:
         for place in dict.fromkeys(names):
             value = value_for_schema(schema, preferred=place, today=reader.today)
             calls.append({**ordered_values, name: value})
-    return ArgumentPlan(tuple(calls), frozenset(from_query), frozenset(guessed))
+    return ArgumentPlan(tuple(calls), frozenset(from_query), frozenset(guessed), frozenset(weak))
 
 
 def _declared_order(parameters: Any, slots: list[Slot]) -> list[Slot]:

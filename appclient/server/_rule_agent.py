@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from .._constants import RULE_AGENT_ECHO_CHARS
@@ -139,14 +140,15 @@ def _follow_up(
     first = earlier[0]
     candidate = first.candidate
     now = plan_arguments(candidate.parameters, query, today=today, tool_text=candidate.tool_text)
-    if not now.from_query:
+    if not now.from_query - now.weak:
+        # Only a leftover span (谢谢, 好的) is no reason to call the tool again.
         return []
     before = first.arguments.arguments
     calls = tuple(
         {**before, **{k: v for k, v in call.items() if k in now.from_query}} for call in now.calls
     )
     guessed = now.guessed & first.arguments.guessed
-    plan = type(now)(calls=calls, from_query=now.from_query, guessed=frozenset(guessed))
+    plan = replace(now, calls=calls, guessed=frozenset(guessed))
     return [Intent(candidate, query, first.score, plan)]
 
 

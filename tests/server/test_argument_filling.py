@@ -326,3 +326,12 @@ def test_every_argument_set_is_valid_against_its_schema(schema, query):
     for arguments in plan.calls:
         assert check.is_valid(arguments), (schema, query, arguments)
         assert set(schema["required"]) <= set(arguments)
+
+
+def test_leftover_spans_are_weak_evidence():
+    """An unknown place read from what is left of the query is marked weak; a known one is not."""
+    schema = parameters(SEED_RAW)
+    assert plan_arguments(schema, "今天张家口天气怎么样", today=TODAY, tool_text="天气").weak == {
+        "location"
+    }
+    assert plan_arguments(schema, "今天北京天气怎么样", today=TODAY).weak == frozenset()
