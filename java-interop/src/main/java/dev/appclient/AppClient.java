@@ -105,7 +105,7 @@ public final class AppClient {
         JsonObject body = new JsonObject();
         body.addProperty("app_id", appId);
         Answer answer = send(post(PATH_CONVERSATION, json(body)), "create conversation");
-        return Responses.requiredString(answer.text(), "conversation_id", answer.requestId);
+        return Responses.requiredString(answer.text(), "conversation_id", answer.requestId());
     }
 
     /**
@@ -118,7 +118,7 @@ public final class AppClient {
      */
     public RunAnswer run(RunRequest request) {
         Answer answer = send(post(PATH_RUNS, json(request.toJson(appId, false))), "run");
-        return Responses.runAnswer(answer.text(), answer.requestId);
+        return Responses.runAnswer(answer.text(), answer.requestId());
     }
 
     /**
@@ -132,12 +132,12 @@ public final class AppClient {
         HttpRequest.Builder post = post(PATH_RUNS, json(request.toJson(appId, true)))
                 .header("Accept", "text/event-stream");
         Opened opened = open(post, "stream run");
-        String type = opened.response.headers().firstValue("Content-Type").orElse("");
+        String type = opened.response().headers().firstValue("Content-Type").orElse("");
         return new RunStream(
-                opened.body,
+                opened.body(),
                 type.toLowerCase(Locale.ROOT).contains("text/event-stream"),
                 readTimeout,
-                opened.requestId,
+                opened.requestId(),
                 "stream run");
     }
 
@@ -190,7 +190,7 @@ public final class AppClient {
                 .header("Content-Type", form.contentType())
                 .POST(HttpRequest.BodyPublishers.ofByteArray(form.toBytes()));
         Answer answer = send(post, "upload file");
-        return Responses.requiredString(answer.text(), "id", answer.requestId);
+        return Responses.requiredString(answer.text(), "id", answer.requestId());
     }
 
     private static HttpRequest.BodyPublisher json(JsonObject body) {
@@ -212,7 +212,7 @@ public final class AppClient {
     /** Sends a request and reads its whole 200 body. */
     private Answer send(HttpRequest.Builder request, String what) {
         Opened opened = open(request, what);
-        return new Answer(readAll(opened.body, what, opened.requestId), opened.requestId);
+        return new Answer(readAll(opened.body(), what, opened.requestId()), opened.requestId());
     }
 
     /** Sends a request and returns once a 200 answer's headers are in; errors raise. */
