@@ -25,7 +25,7 @@ from ._errors import (
     redact,
     status_error_class,
 )
-from ._http_bodies import error_body_fields
+from ._http_answers import error_body_fields
 from ._retry import parse_http_date, parse_retry_after
 from ._version import __version__
 

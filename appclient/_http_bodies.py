@@ -1,15 +1,11 @@
-"""The bodies appclient sends and reads (pure: no sockets, no requests).
+"""The request bodies appclient sends, built and checked before sending (pure).
 
-Request side: caller arguments are checked and turned into the exact JSON the official
-Python client sends (PROTOCOL.md section 3: all 13 run keys, ``file_ids: []`` and
-``tools: []`` when absent, the other optional keys ``null``), raising
-:class:`~appclient.InvalidRequestError` naming the bad argument before anything is sent.
-Dict tools are checked but sent exactly as given, so the official Manifest shape reaches the
-server unchanged.
-
-Response side: bodies are decoded into the wire models, and the two ways a run can fail
-inside an HTTP 200 (a top-level ``code``/``message``, or an ``error`` event) become
-:class:`~appclient.RunError` instead of an empty answer.
+Caller arguments are checked and turned into the exact JSON the official Python client sends
+(PROTOCOL.md section 3: all 13 run keys, ``file_ids: []`` and ``tools: []`` when absent, the
+other optional keys ``null``), raising :class:`~appclient.InvalidRequestError` naming the bad
+argument before anything is sent. Dict tools are checked but sent exactly as given, so the
+official Manifest shape reaches the server unchanged. Response bodies are read by
+:mod:`appclient._http_answers`.
 """
 
 from __future__ import annotations
@@ -22,26 +18,21 @@ from typing import Any, Final, TypeAlias
 from pydantic import BaseModel, ValidationError
 
 from ._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
-from ._errors import InvalidRequestError, ResponseDecodeError, RunError
-from ._models import RunAnswer, Tool, ToolChoice, ToolOutput
+from ._errors import InvalidRequestError
+from ._models import Tool, ToolChoice, ToolOutput
 
 __all__ = [
     "FEEDBACK_TYPES",
     "ToolChoiceLike",
     "ToolOutputLike",
     "ToolsLike",
-    "decode_json",
     "encode_json",
-    "error_body_fields",
     "feedback_body",
-    "parse_run_answer",
-    "raise_for_error_event",
     "require_text",
     "run_body",
     "tool_choice_to_wire",
     "tool_outputs_to_wire",
     "tools_to_wire",
-    "top_level_error",
 ]
 
 #: Any single tool: a dict, a :class:`Tool`, another pydantic model of that shape, a plain
@@ -53,10 +44,6 @@ ToolChoiceLike: TypeAlias = "ToolChoice | Mapping[str, Any] | BaseModel"
 FEEDBACK_TYPES: Final = ("upvote", "downvote", "cancel")
 # Built once: json.dumps builds a new encoder on every call that passes options.
 _ENCODER: Final = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
-_EMPTY_CODES: Final = (None, "", 0, "0")
-
-
-# --- request bodies ----------------------------------------------------------------------
 
 
 def require_text(value: object, *, name: str) -> str:
@@ -335,96 +322,3 @@ def encode_json(body: Mapping[str, Any]) -> bytes:
         return _ENCODER.encode(body).encode("ascii")
     except (TypeError, ValueError) as exc:
         raise InvalidRequestError(f"the request body is not JSON-serialisable: {exc}") from exc
-
-
-# --- response bodies ---------------------------------------------------------------------
-
-
-def decode_json(content: bytes, *, what: str, request_id: str = "") -> Any:
-    """Decode a successful response body; :class:`ResponseDecodeError` when it is not JSON."""
-    try:
-        return json.loads(content)
-    except ValueError as exc:
-        raise ResponseDecodeError(_not_json(what, content, request_id, exc)) from None
-
-
-def _not_json(what: str, content: bytes | str, request_id: str, error: object) -> str:
-    if isinstance(content, bytes):
-        content = content.decode("utf-8", errors="replace")
-    snippet = content[:200] + ("..." if len(content) > 200 else "")
-    text = f"{what} is not the protocol's JSON ({error}): {snippet!r}"
-    return text + (f" (request_id={request_id})" if request_id else "")
-
-
-def top_level_error(body: Mapping[str, Any]) -> tuple[str, str] | None:
-    """Return ``(code, message)`` when a 200 body reports an error at the top level.
-
-    The hosted service answers some failures with HTTP 200 and ``{"code", "message"}``; the
-    official Python client shows an empty answer for them.
-    """
-    code = body.get("code")
-    message = body.get("message")
-    if code in _EMPTY_CODES and not (message and "code" in body):
-        return None
-    return ("" if code is None else str(code)), ("" if message is None else str(message))
-
-
-def parse_run_answer(
-    data: bytes | str, *, request_id: str = "", conversation_id: str = ""
-) -> RunAnswer:
-    """Decode one run answer (a non-stream body or one SSE message).
-
-    Raises:
-        RunError: The body reports a top-level error.
-        ResponseDecodeError: The body is not a JSON object of the run answer's shape.
-    """
-    try:
-        answer = RunAnswer.model_validate_json(data)
-    except ValidationError as exc:
-        raise ResponseDecodeError(
-            _not_json("the run answer", data, request_id, exc.errors()[0]["msg"])
-        ) from None
-    extra = answer.model_extra
-    if extra and ("code" in extra or "message" in extra):
-        failure = top_level_error(extra)
-        if failure is not None:
-            raise RunError(
-                failure[1] or "the server reported an error",
-                code=failure[0],
-                request_id=answer.request_id or request_id,
-                conversation_id=answer.conversation_id or conversation_id,
-            )
-    return answer
-
-
-def raise_for_error_event(answer: RunAnswer, *, conversation_id: str = "") -> None:
-    """Raise :class:`RunError` if ``answer`` holds an ``error`` event."""
-    event = answer.error_event
-    if event is not None:
-        raise RunError(
-            event.event_message or "the run reported an error event",
-            code=str(event.event_code),
-            request_id=answer.request_id,
-            conversation_id=answer.conversation_id or conversation_id,
-        )
-
-
-def error_body_fields(content: bytes) -> tuple[str, str, str, Any]:
-    """Read ``(code, message, request_id, body)`` from an HTTP error response body.
-
-    A JSON object gives its fields; anything else becomes the (shortened) text as the message.
-    """
-    try:
-        body: Any = json.loads(content) if content else None
-    except ValueError:
-        body = None
-    if isinstance(body, dict):
-        code, message, request_id = (body.get(key) for key in ("code", "message", "request_id"))
-        return (
-            "" if code is None else str(code),
-            "" if message is None else str(message),
-            request_id if isinstance(request_id, str) else "",
-            body,
-        )
-    text = content.decode("utf-8", errors="replace")
-    return "", text[:500].strip(), "", text if body is None else body

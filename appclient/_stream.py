@@ -20,7 +20,7 @@ from types import TracebackType
 
 from ._constants import MAX_SSE_LINE_BYTES, TERMINAL_EVENT_STATUSES
 from ._errors import StreamInterruptedError, TransportError
-from ._http_bodies import parse_run_answer, raise_for_error_event
+from ._http_answers import parse_run_answer, raise_for_error_event
 from ._models import Event, RunAnswer, ToolCall
 from ._sse import SSEDecoder
 

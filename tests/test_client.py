@@ -95,7 +95,7 @@ def test_token_and_base_url_come_from_the_environment(monkeypatch: pytest.Monkey
     monkeypatch.setenv("GATEWAY_URL_V2", "http://127.0.0.1:9/")
     client = AppClient("app")
     assert client.base_url == "http://127.0.0.1:9"
-    assert client._authorization.reveal() == "Bearer env-token"
+    assert client._transport._authorization.reveal() == "Bearer env-token"
 
 
 def test_arguments_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -104,7 +104,7 @@ def test_arguments_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("GATEWAY_URL_V2", "http://127.0.0.1:9")
     client = AppClient("app", token="arg-token", base_url="http://127.0.0.1:10")
     assert client.base_url == "http://127.0.0.1:10"
-    assert client._authorization.reveal() == "Bearer arg-token"
+    assert client._transport._authorization.reveal() == "Bearer arg-token"
 
 
 def test_default_base_url_is_the_hosted_service() -> None:
@@ -440,8 +440,9 @@ def test_close_closes_an_own_session(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(requests, "Session", _RecordingSession)
     client = AppClient("app", token="t")
     client.close()
-    assert isinstance(client._session, _RecordingSession)
-    assert client._session.closed == 1
+    session = client._transport._session
+    assert isinstance(session, _RecordingSession)
+    assert session.closed == 1
 
 
 def test_close_leaves_a_given_session_open() -> None:

@@ -1,4 +1,4 @@
-"""Request bodies built and checked before sending; response bodies decoded (pure)."""
+"""Request bodies built and checked before sending (pure)."""
 
 from __future__ import annotations
 
@@ -13,25 +13,18 @@ from pydantic import BaseModel
 from appclient import (
     Function,
     InvalidRequestError,
-    ResponseDecodeError,
-    RunError,
     Tool,
     ToolChoice,
     ToolChoiceFunction,
     ToolOutput,
 )
 from appclient._http_bodies import (
-    decode_json,
     encode_json,
-    error_body_fields,
     feedback_body,
-    parse_run_answer,
-    raise_for_error_event,
     run_body,
     tool_choice_to_wire,
     tool_outputs_to_wire,
     tools_to_wire,
-    top_level_error,
 )
 
 WEATHER = {
@@ -488,96 +481,3 @@ def test_encode_json_refuses_non_json_values(value: Any) -> None:
     """Values JSON cannot carry are refused before sending."""
     with pytest.raises(InvalidRequestError, match="not JSON-serialisable"):
         encode_json({"parameters": value})
-
-
-def test_decode_json_error_names_the_body() -> None:
-    """A body that is not JSON raises ResponseDecodeError with a snippet and request id."""
-    with pytest.raises(ResponseDecodeError, match=r"<html>.*request_id=r1"):
-        decode_json(b"<html>", what="the answer", request_id="r1")
-
-
-# --- responses ----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("body", "expected"),
-    [
-        ({"answer": "x"}, None),
-        ({"code": 0, "answer": "x"}, None),
-        ({"code": "", "message": ""}, None),
-        ({"code": "AuthFailed", "message": "bad token"}, ("AuthFailed", "bad token")),
-        ({"code": 500}, ("500", "")),
-        ({"code": None, "message": "failed"}, ("", "failed")),
-        ({"message": "only a message"}, None),
-    ],
-)
-def test_top_level_error(body: dict[str, Any], expected: tuple[str, str] | None) -> None:
-    """Top-level code/message marks an error; zero or empty codes do not."""
-    assert top_level_error(body) == expected
-
-
-def test_parse_run_answer_reads_the_protocol_body() -> None:
-    """A run body becomes a RunAnswer with its events and tool calls."""
-    body = {
-        "answer": "",
-        "content": [
-            {
-                "event_status": "interrupt",
-                "tool_calls": [
-                    {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
-                ],
-            }
-        ],
-    }
-    answer = parse_run_answer(json.dumps(body).encode())
-    assert answer.events[-1].tool_calls is not None
-    assert answer.events[-1].tool_calls[-1].function.arguments == {}
-
-
-def test_parse_run_answer_raises_run_error_for_top_level_error() -> None:
-    """A 200 body with a top-level code/message is a RunError carrying both."""
-    body = b'{"request_id": "r9", "code": "QuotaExceeded", "message": "no quota"}'
-    with pytest.raises(RunError) as caught:
-        parse_run_answer(body, conversation_id="c1")
-    assert (caught.value.code, caught.value.message) == ("QuotaExceeded", "no quota")
-    assert (caught.value.request_id, caught.value.conversation_id) == ("r9", "c1")
-
-
-@pytest.mark.parametrize("body", [b"not json", b"[1, 2]", b'"text"', b""])
-def test_parse_run_answer_refuses_non_objects(body: bytes) -> None:
-    """Bodies that are not a JSON object raise ResponseDecodeError."""
-    with pytest.raises(ResponseDecodeError, match="run answer"):
-        parse_run_answer(body, request_id="r1")
-
-
-def test_raise_for_error_event() -> None:
-    """An error event becomes a RunError with the event's code and message."""
-    answer = parse_run_answer(
-        b'{"request_id": "r", "content": [{"event_status": "error", "event_code": 42,'
-        b' "event_message": "component failed"}]}'
-    )
-    with pytest.raises(RunError, match="component failed") as caught:
-        raise_for_error_event(answer, conversation_id="c")
-    assert caught.value.code == "42"
-    assert caught.value.conversation_id == "c"
-
-
-def test_raise_for_error_event_passes_clean_answers() -> None:
-    """An answer without error events raises nothing."""
-    raise_for_error_event(parse_run_answer(b'{"content": [{"event_status": "success"}]}'))
-
-
-def test_error_body_fields_from_protocol_json() -> None:
-    """code, message and request_id are read from the error body."""
-    fields = error_body_fields(b'{"request_id": "r", "code": "NotFound", "message": "gone"}')
-    assert fields[:3] == ("NotFound", "gone", "r")
-
-
-def test_error_body_fields_from_text() -> None:
-    """A non-JSON error body becomes the message, kept as the body too."""
-    assert error_body_fields(b"Bad Gateway\n") == ("", "Bad Gateway", "", "Bad Gateway\n")
-
-
-def test_error_body_fields_from_a_json_list() -> None:
-    """A JSON body that is not an object is kept, with its text as the message."""
-    assert error_body_fields(b"[1]") == ("", "[1]", "", [1])

@@ -1,0 +1,158 @@
+"""The response bodies appclient reads (pure: bytes in, wire models or typed errors out).
+
+Successful bodies are decoded into the wire models. The two ways a run fails inside an
+HTTP 200, a top-level ``code``/``message`` or an ``error`` event, become
+:class:`~appclient.RunError` instead of an empty answer (which is what the official Python
+client shows); a body that is not the protocol's JSON becomes
+:class:`~appclient.ResponseDecodeError` naming the request id. Error bodies of 4xx/5xx answers
+are read into ``(code, message, request_id, body)`` for the status errors.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from ._errors import ResponseDecodeError, RunError, redact
+from ._models import RunAnswer
+
+__all__ = [
+    "decode_json",
+    "error_body_fields",
+    "parse_run_answer",
+    "raise_for_error_event",
+    "read_json_object",
+    "required_text",
+    "top_level_error",
+]
+
+_EMPTY_CODES: Final = (None, "", 0, "0")
+
+
+def decode_json(content: bytes, *, what: str, request_id: str = "") -> Any:
+    """Decode a successful response body; :class:`ResponseDecodeError` when it is not JSON."""
+    try:
+        return json.loads(content)
+    except ValueError as exc:
+        raise ResponseDecodeError(_not_json(what, content, request_id, exc)) from None
+
+
+def _not_json(what: str, content: bytes | str, request_id: str, error: object) -> str:
+    if isinstance(content, bytes):
+        content = content.decode("utf-8", errors="replace")
+    snippet = content[:200] + ("..." if len(content) > 200 else "")
+    text = f"{what} is not the protocol's JSON ({error}): {snippet!r}"
+    return text + (f" (request_id={request_id})" if request_id else "")
+
+
+def top_level_error(body: Mapping[str, Any]) -> tuple[str, str] | None:
+    """Return ``(code, message)`` when a 200 body reports an error at the top level.
+
+    The hosted service answers some failures with HTTP 200 and ``{"code", "message"}``; the
+    official Python client shows an empty answer for them.
+    """
+    code = body.get("code")
+    message = body.get("message")
+    if code in _EMPTY_CODES and not (message and "code" in body):
+        return None
+    return ("" if code is None else str(code)), ("" if message is None else str(message))
+
+
+def parse_run_answer(
+    data: bytes | str, *, request_id: str = "", conversation_id: str = ""
+) -> RunAnswer:
+    """Decode one run answer (a non-stream body or one SSE message).
+
+    Raises:
+        RunError: The body reports a top-level error.
+        ResponseDecodeError: The body is not a JSON object of the run answer's shape.
+    """
+    try:
+        answer = RunAnswer.model_validate_json(data)
+    except ValidationError as exc:
+        raise ResponseDecodeError(
+            _not_json("the run answer", data, request_id, exc.errors()[0]["msg"])
+        ) from None
+    extra = answer.model_extra
+    if extra and ("code" in extra or "message" in extra):
+        failure = top_level_error(extra)
+        if failure is not None:
+            raise RunError(
+                failure[1] or "the server reported an error",
+                code=failure[0],
+                request_id=answer.request_id or request_id,
+                conversation_id=answer.conversation_id or conversation_id,
+            )
+    return answer
+
+
+def raise_for_error_event(answer: RunAnswer, *, conversation_id: str = "") -> None:
+    """Raise :class:`RunError` if ``answer`` holds an ``error`` event."""
+    event = answer.error_event
+    if event is not None:
+        raise RunError(
+            event.event_message or "the run reported an error event",
+            code=str(event.event_code),
+            request_id=answer.request_id,
+            conversation_id=answer.conversation_id or conversation_id,
+        )
+
+
+def error_body_fields(content: bytes) -> tuple[str, str, str, Any]:
+    """Read ``(code, message, request_id, body)`` from an HTTP error response body.
+
+    A JSON object gives its fields; anything else becomes the (shortened) text as the message.
+    """
+    try:
+        body: Any = json.loads(content) if content else None
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        code, message, request_id = (body.get(key) for key in ("code", "message", "request_id"))
+        return (
+            "" if code is None else str(code),
+            "" if message is None else str(message),
+            request_id if isinstance(request_id, str) else "",
+            body,
+        )
+    text = content.decode("utf-8", errors="replace")
+    return "", text[:500].strip(), "", text if body is None else body
+
+
+def read_json_object(
+    content: bytes, *, what: str, request_id: str = "", secrets: Iterable[str] = ()
+) -> dict[str, Any]:
+    """Decode a successful non-run answer, which must be a JSON object without an error.
+
+    Raises:
+        ResponseDecodeError: The body is not a JSON object, or reports a top-level error
+            (named with its code and message, secrets scrubbed).
+    """
+    body = decode_json(content, what=what, request_id=request_id)
+    if not isinstance(body, dict):
+        raise ResponseDecodeError(
+            f"{what} is not a JSON object (request_id={request_id or 'unknown'})"
+        )
+    failure = top_level_error(body)
+    if failure is not None:
+        code, message = failure
+        request_id = body.get("request_id") or request_id or "unknown"
+        text = f"{what} reports an error: {code}: {message} (request_id={request_id})"
+        raise ResponseDecodeError(redact(text, secrets))
+    return body
+
+
+def required_text(body: Mapping[str, Any], name: str, *, what: str, request_id: str = "") -> str:
+    """Return the non-empty string field ``name`` of an answer, or raise naming it.
+
+    Raises:
+        ResponseDecodeError: The field is missing, empty or not a string.
+    """
+    value = body.get(name)
+    if not isinstance(value, str) or not value:
+        request_id = body.get("request_id") or request_id or "unknown"
+        raise ResponseDecodeError(f"{what} has no {name!r} (request_id={request_id})")
+    return value

@@ -1,0 +1,298 @@
+"""The one place that sends: :class:`Transport` under :class:`~appclient.AppClient`.
+
+Every request of the client goes through :meth:`Transport.send`, which sets the headers,
+applies the timeouts, retries what is safe to retry, and turns HTTP failures into the
+exception tree:
+
+- ``Authorization: Bearer <token>`` (a token already starting with ``Bearer`` is sent as is);
+- ``User-Agent: appclient/<version>``;
+- ``Idempotency-Key``: one uuid per logical request (one client method call), identical on
+  every retry, so a server can answer a repeated attempt with its first answer;
+- ``X-Appbuilder-Request-Id``: a fresh uuid per *attempt*, so server logs can tell the
+  attempts of one logical request apart (the idempotency key ties them together).
+
+Only the response headers are covered by retries: once :meth:`Transport.send` has returned a
+streamed response, nothing is sent again.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+import requests
+import tenacity
+
+from ._constants import (
+    DEFAULT_BASE_URL,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_READ_TIMEOUT,
+    ENV_BASE_URL,
+    HEADER_IDEMPOTENCY_KEY,
+    HEADER_REQUEST_ID,
+    STREAM_CHUNK_BYTES,
+)
+from ._errors import APIStatusError, InvalidRequestError, TransportError
+from ._http import (
+    USER_AGENT,
+    Secret,
+    authorization_value,
+    iter_body_chunks,
+    status_error,
+    transport_error,
+)
+from ._http_answers import read_json_object
+from ._retry import RetryPolicy
+from ._stream import RunStream
+
+__all__ = ["Transport", "parse_base_url", "parse_timeout"]
+
+_logger = logging.getLogger(__name__)
+
+_JSON_CONTENT_TYPE: Final = "application/json"
+
+
+def parse_timeout(timeout: float | tuple[float, float] | None) -> tuple[float, float]:
+    """Return ``(connect, read)`` seconds; one number sets both, ``None`` the defaults.
+
+    Raises:
+        InvalidRequestError: A value is not a positive finite number, or the pair is not a pair.
+    """
+    if timeout is None:
+        return (DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT)
+    pair = timeout if isinstance(timeout, tuple) else (timeout, timeout)
+    if len(pair) != 2 or not all(
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0
+        for value in pair
+    ):
+        raise InvalidRequestError(
+            f"timeout must be a positive number or a (connect, read) pair, got {timeout!r}"
+        )
+    return (float(pair[0]), float(pair[1]))
+
+
+def parse_base_url(base_url: str | None) -> str:
+    """Return the base URL without trailing slash; ``$GATEWAY_URL_V2`` or the hosted default.
+
+    Raises:
+        InvalidRequestError: Not an http(s) URL with a host, or it carries credentials.
+    """
+    value = base_url if base_url is not None else os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL
+    if not isinstance(value, str):
+        raise InvalidRequestError(f"base_url must be a string, got {type(value).__name__}")
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InvalidRequestError(f"base_url must be an http(s) URL, got {value!r}")
+    if parts.username or parts.password:
+        raise InvalidRequestError("base_url must not carry credentials; pass token= instead")
+    return value.strip().rstrip("/")
+
+
+class Transport:
+    """Sends the client's requests: headers, timeouts, retries, and HTTP errors as exceptions.
+
+    Args:
+        token: The secret key (kept in a :class:`~appclient._http.Secret`).
+        base_url: A checked base URL (see :func:`parse_base_url`).
+        timeout: ``(connect, read)`` seconds.
+        max_retries: Retries after the first attempt.
+        session: The session to send with, or ``None`` for a new one (closed by :meth:`close`).
+        sleep: Called with each retry wait.
+    """
+
+    def __init__(
+        self,
+        *,
+        token: str,
+        base_url: str,
+        timeout: tuple[float, float],
+        max_retries: int,
+        session: requests.Session | None,
+        sleep: Callable[[float], None],
+    ) -> None:
+        self._authorization = Secret(authorization_value(token))
+        self._token = Secret(token.strip())
+        self.base_url = base_url
+        self.timeout = timeout
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise InvalidRequestError(f"max_retries must be an int >= 0, got {max_retries!r}")
+        self.retry_policy = RetryPolicy(max_retries=max_retries)
+        self._retrying = self.retry_policy.retrying(sleep=sleep, before_sleep=self._log_retry)
+        self._session = session if session is not None else requests.Session()
+        self._owns_session = session is None
+
+    def __repr__(self) -> str:
+        return f"Transport(base_url={self.base_url!r}, max_retries={self.retry_policy.max_retries})"
+
+    def secrets(self) -> tuple[str, ...]:
+        """The values to scrub from any text that leaves the client."""
+        return (self._token.reveal(), self._authorization.reveal())
+
+    def close(self) -> None:
+        """Close the session if this transport created it."""
+        if self._owns_session:
+            self._session.close()
+
+    # --- sending -----------------------------------------------------------------------------
+
+    def send(
+        self,
+        path: str,
+        *,
+        json_body: bytes | None = None,
+        form: dict[str, str] | None = None,
+        files: dict[str, Any] | None = None,
+        stream: bool = False,
+    ) -> requests.Response:
+        """Send one logical request, retrying what is safe; return the HTTP 200 response.
+
+        The first attempt runs outside tenacity, so a request that succeeds pays nothing for
+        the retry machinery (which cost about a third of the client's own time per request).
+        A retryable failure is handed to the tenacity loop as its first attempt, so waits,
+        attempt numbers and logging are exactly those of a loop that made every attempt.
+
+        Raises:
+            APIStatusError: The server answered an error status (after all retries).
+            TransportError: Connection failure or timeout (after all retries).
+        """
+        idempotency_key = str(uuid.uuid4())
+        try:
+            return self._attempt(path, json_body, form, files, idempotency_key, stream=stream)
+        except (TransportError, APIStatusError) as error:
+            policy = self.retry_policy
+            if not policy.max_retries or not policy.is_retryable(error, stream=stream):
+                raise
+            first_failure: list[BaseException] = [error]
+
+        def attempt(*args: Any, stream: bool) -> requests.Response:
+            if first_failure:
+                raise first_failure.pop()
+            return self._attempt(*args, stream=stream)
+
+        response: requests.Response = self._retrying(
+            attempt, path, json_body, form, files, idempotency_key, stream=stream
+        )
+        return response
+
+    def _attempt(
+        self,
+        path: str,
+        json_body: bytes | None,
+        form: dict[str, str] | None,
+        files: dict[str, Any] | None,
+        idempotency_key: str,
+        *,
+        stream: bool,
+    ) -> requests.Response:
+        request_id = str(uuid.uuid4())
+        headers = {
+            "Authorization": self._authorization.reveal(),
+            "User-Agent": USER_AGENT,
+            HEADER_REQUEST_ID: request_id,
+            HEADER_IDEMPOTENCY_KEY: idempotency_key,
+        }
+        if json_body is not None:
+            headers["Content-Type"] = _JSON_CONTENT_TYPE
+        if files:
+            for part in files.values():  # a retry must send the file from its first byte
+                if isinstance(part, tuple) and hasattr(part[1], "seek"):
+                    part[1].seek(0)
+        url = self.base_url + path
+        debug = _logger.isEnabledFor(logging.DEBUG)
+        if debug:
+            _logger.debug(
+                "POST %s request_id=%s idempotency_key=%s stream=%s",
+                path,
+                request_id,
+                idempotency_key,
+                stream,
+            )
+            started = time.perf_counter()
+        try:
+            response = self._session.post(
+                url,
+                data=json_body if json_body is not None else form,
+                files=files,
+                headers=headers,
+                timeout=self.timeout,
+                stream=stream,
+                allow_redirects=False,  # requests would turn the POST into a GET
+            )
+        except requests.RequestException as exc:
+            raise transport_error(
+                exc, method="POST", url=url, timeout=self.timeout, secrets=self.secrets()
+            ) from None
+        if debug:
+            elapsed = (time.perf_counter() - started) * 1000
+            _logger.debug("POST %s -> HTTP %d in %.1f ms", path, response.status_code, elapsed)
+        if response.status_code == 200:
+            return response
+        try:
+            if 200 <= response.status_code < 300:
+                raise APIStatusError(
+                    status_code=response.status_code,
+                    code="UnexpectedStatus",
+                    message="the protocol answers success with HTTP 200 only",
+                    request_id=response.headers.get(HEADER_REQUEST_ID, ""),
+                )
+            raise status_error(response, secrets=self.secrets())
+        finally:
+            response.close()
+
+    def _log_retry(self, state: tenacity.RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome is not None else None
+        wait = state.next_action.sleep if state.next_action is not None else 0.0
+        _logger.info(
+            "retrying POST %s in %.2f s (attempt %d of %d failed: %s)",
+            state.args[0] if state.args else "?",
+            wait,
+            state.attempt_number,
+            self.retry_policy.max_retries + 1,
+            error,
+        )
+
+    # --- reading -----------------------------------------------------------------------------
+
+    def read_json(self, response: requests.Response, *, what: str) -> dict[str, Any]:
+        """Decode a non-run answer into a dict (see :func:`read_json_object`)."""
+        return read_json_object(
+            response.content,
+            what=what,
+            request_id=response.headers.get(HEADER_REQUEST_ID, ""),
+            secrets=self.secrets(),
+        )
+
+    def open_stream(self, response: requests.Response, *, conversation_id: str) -> RunStream:
+        """Wrap a streamed run's response in a :class:`RunStream` (a JSON answer: one message)."""
+        request_id = response.headers.get(HEADER_REQUEST_ID, "")
+        content_type = response.headers.get("Content-Type", "")
+        if "json" in content_type and "event-stream" not in content_type:
+            try:
+                body = response.content
+            except requests.RequestException as exc:
+                response.close()
+                raise transport_error(
+                    exc,
+                    method="POST",
+                    url=response.url,
+                    timeout=self.timeout,
+                    secrets=self.secrets(),
+                ) from None
+            return RunStream.from_body(
+                body, close=response.close, conversation_id=conversation_id, request_id=request_id
+            )
+        chunks = iter_body_chunks(
+            response, chunk_size=STREAM_CHUNK_BYTES, read_timeout=self.timeout[1]
+        )
+        return RunStream(
+            chunks, close=response.close, conversation_id=conversation_id, request_id=request_id
+        )

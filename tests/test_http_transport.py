@@ -1,0 +1,88 @@
+"""The transport under AppClient: configuration parsing, secrets, the first-attempt fast path."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import responses
+
+from appclient import InvalidRequestError, ServerError
+from appclient._constants import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT
+from appclient._http_transport import Transport, parse_base_url, parse_timeout
+
+BASE = "http://127.0.0.1:8936"
+TOKEN = "tok-transport-test-3141"
+
+
+@pytest.fixture
+def mock() -> Iterator[responses.RequestsMock]:
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
+        yield rsps
+
+
+def _transport(sleeps: list[float], max_retries: int = 2) -> Transport:
+    return Transport(
+        token=TOKEN,
+        base_url=BASE,
+        timeout=(1.0, 2.0),
+        max_retries=max_retries,
+        session=None,
+        sleep=sleeps.append,
+    )
+
+
+def test_parse_timeout_defaults_and_pairs() -> None:
+    """None gives the defaults, a number both limits, a pair each limit."""
+    assert parse_timeout(None) == (DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT)
+    assert parse_timeout(2) == (2.0, 2.0)
+    assert parse_timeout((1, 30.5)) == (1.0, 30.5)
+
+
+def test_parse_base_url_strips_and_keeps_a_path_prefix() -> None:
+    """Whitespace and trailing slashes go; a mount path behind a proxy stays."""
+    assert parse_base_url(" http://127.0.0.1:8000/mount/ ") == "http://127.0.0.1:8000/mount"
+
+
+def test_parse_base_url_refuses_non_strings() -> None:
+    """A non-string base URL is refused with its type."""
+    with pytest.raises(InvalidRequestError, match="must be a string"):
+        parse_base_url(8000)  # type: ignore[arg-type]
+
+
+def test_repr_and_secrets() -> None:
+    """The repr shows no token; secrets() lists the raw token and the header value."""
+    transport = _transport([])
+    assert TOKEN not in repr(transport)
+    assert transport.secrets() == (TOKEN, f"Bearer {TOKEN}")
+
+
+def test_success_on_the_first_attempt_skips_the_retry_loop(
+    mock: responses.RequestsMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request that succeeds at once never enters tenacity."""
+    transport = _transport([])
+
+    def no_loop(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the retry loop ran")
+
+    monkeypatch.setattr(transport, "_retrying", no_loop)
+    mock.post(f"{BASE}/v2/app/conversation", json={"conversation_id": "c"})
+    assert transport.send("/v2/app/conversation", json_body=b"{}").status_code == 200
+
+
+def test_retry_loop_counts_the_first_attempt(mock: responses.RequestsMock) -> None:
+    """After a failed first attempt the loop makes at most max_retries more."""
+    sleeps: list[float] = []
+    transport = _transport(sleeps, max_retries=2)
+    mock.post(f"{BASE}/v2/app/conversation", json={}, status=500)
+    with pytest.raises(ServerError):
+        transport.send("/v2/app/conversation", json_body=b"{}")
+    assert len(mock.calls) == 3
+    assert len(sleeps) == 2
+
+
+def test_transport_refuses_bad_max_retries() -> None:
+    """max_retries must be a non-negative int."""
+    with pytest.raises(InvalidRequestError, match="max_retries"):
+        _transport([], max_retries=-1)
