@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -36,10 +37,36 @@ class Manifest(dict[str, Any]):
         result._spec = spec
         return result
 
+    _return_schema: dict[str, Any] | None = None
+
     @property
     def return_schema(self) -> dict[str, Any] | None:
         """The JSON Schema of the return value, when known (computed on first use)."""
-        return self._spec.return_schema if self._spec is not None else None
+        if self._spec is not None:
+            return self._spec.return_schema
+        return copy.deepcopy(self._return_schema)
+
+    def _extras(self) -> tuple[str | None, dict[str, Any] | None]:
+        return self.return_description, self.return_schema
+
+    @classmethod
+    def _restore(
+        cls, tool: dict[str, Any], extras: tuple[str | None, dict[str, Any] | None]
+    ) -> Manifest:
+        result = cls(tool)
+        result.return_description, result._return_schema = extras
+        return result
+
+    # Copies and pickles carry the wire dict and the extras, never the spec (which holds the
+    # callable and a validation model that neither copies nor pickles).
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Manifest._restore, (dict(self), self._extras()))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Manifest:
+        return Manifest._restore(copy.deepcopy(dict(self), memo), self._extras())
+
+    def __copy__(self) -> Manifest:
+        return Manifest._restore(dict(self), self._extras())
 
     @classmethod
     def from_function(

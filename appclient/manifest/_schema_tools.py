@@ -12,9 +12,11 @@ for a model reading a tool description, so it is tidied here:
 - Keys are ordered ``type``, ``format``, ``description`` ... so people reading the JSON see
   the important words first; the agent does not care.
 
-Strict mode (:func:`apply_strict`) closes every object (``additionalProperties: false``),
-lists every property as required and makes the defaulted top-level parameters nullable, so a
+Strict mode (:func:`apply_strict`) closes every object that lists properties
+(``additionalProperties: false``; a map such as ``dict[str, T]`` keeps its value schema), lists
+every property as required and makes the defaulted top-level parameters nullable, so a
 ``null`` stands for "use the default" (argument validation turns it back into the default).
+Nested fields with defaults become required but not nullable: the agent sends a real value.
 """
 
 from __future__ import annotations

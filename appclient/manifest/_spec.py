@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import pickle
+import threading
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -259,6 +260,7 @@ class ToolSpec:
 
 # --- building -----------------------------------------------------------------------------
 
+_CACHE_LOCK = threading.Lock()
 _CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], _Template]] = (
     weakref.WeakKeyDictionary()
 )
@@ -273,7 +275,7 @@ def _cached(function: Any, key: tuple[Any, ...]) -> _Template | None:
 
 
 def _store(function: Any, key: tuple[Any, ...], template: _Template) -> None:
-    with contextlib.suppress(TypeError):  # not weakly referenceable: never cached
+    with _CACHE_LOCK, contextlib.suppress(TypeError):  # not weakly referenceable: not cached
         _CACHE.setdefault(function, {})[key] = template
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 
 import pytest
 
 from appclient import Tool, manifest, manifest_parameter
+from appclient._http_bodies import tools_to_wire
 from appclient._official_shape import normalize_tool
 from appclient.manifest import Manifest
 from tests.conftest import load_request_fixture
@@ -119,3 +122,27 @@ def test_official_sdk_on_the_same_function():
     mine = Manifest.from_function(get_current_weather)["function"]["parameters"]
     assert list(mine["properties"]) == list(theirs["properties"])
     assert mine["required"] == theirs["required"]
+
+
+def test_client_run_body_accepts_manifests_and_functions():
+    """AppClient.run's tools= conversion takes the manifest, and the bare function, as is."""
+    wire = tools_to_wire([Manifest.from_function(get_current_weather), decorated_weather])
+    assert wire[0] == Manifest.from_function(get_current_weather)
+    assert wire[1] == Manifest.from_function(decorated_weather)
+    json.dumps(wire, allow_nan=False)
+
+
+def test_manifest_survives_deepcopy():
+    """A deep copy (as the official-shape normaliser makes) keeps the tool and its extras."""
+    tool = Manifest.from_function(get_current_weather)
+    copied = copy.deepcopy(tool)
+    assert copied == tool
+    assert copied.return_description == "天气情况描述"
+
+
+def test_manifest_survives_pickling():
+    """A pickled manifest comes back equal, with its return schema."""
+    data = pickle.dumps(Manifest.from_function(get_current_weather))
+    restored = pickle.loads(data)  # noqa: S301 - bytes pickled by this test
+    assert restored == Manifest.from_function(get_current_weather)
+    assert restored.return_schema == {"type": "string"}

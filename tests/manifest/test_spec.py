@@ -228,3 +228,17 @@ def test_parameters_describe_what_the_agent_sees():
     first, second = build_tool_spec(add).parameters
     assert (first.name, first.required, first.has_default) == ("a", True, False)
     assert (second.default, second.description) == (2, "The second number.")
+
+
+def test_parameter_names_that_clash_with_pydantic_work():
+    """Parameters named json, schema, model_config or _private validate like any other."""
+
+    def odd(json: str, schema: int, _private: bool, model_config: str = "x") -> None:
+        """Odd names."""
+
+    spec = build_tool_spec(odd)
+    assert list(spec.schema["properties"]) == ["json", "schema", "_private", "model_config"]
+    assert spec.validate_arguments({"json": "a", "schema": "2", "_private": "true"}) == (
+        (),
+        {"json": "a", "schema": 2, "_private": True},
+    )
