@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
+from .._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
 from .._errors import ManifestError
 
 __all__ = [
@@ -177,8 +178,11 @@ def manifest(
         The same function, with the information attached.
 
     Raises:
-        ManifestError: Another ``@manifest`` on the same function said something else.
+        ManifestError: The name breaks the tool-name rule, or another ``@manifest`` on the
+            same function said something else.
     """
+    if name is not None and not TOOL_NAME_PATTERN.match(name):
+        raise ManifestError(f"invalid tool name {name!r}: a tool name must be {TOOL_NAME_RULE}")
 
     def decorate(target: _T) -> _T:
         record = _record_for(target)

@@ -73,3 +73,10 @@ def test_bad_reference_exits_2_with_a_message(reference, capsys):
     """An unknown module or attribute, or a non-callable, exits 2 naming the problem."""
     assert run(reference) == 2
     assert "appclient manifest:" in capsys.readouterr().err
+
+
+def test_the_appclient_command_runs_the_subcommand(capsys):
+    """`appclient manifest` reaches this subcommand through the CLI's parser."""
+    cli = pytest.importorskip("appclient.cli")
+    assert cli.main(["manifest", f"{MODULE}:lookup"]) == 0
+    assert json.loads(capsys.readouterr().out)["function"]["name"] == "lookup"

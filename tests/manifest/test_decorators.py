@@ -265,3 +265,9 @@ def test_decorating_after_building_rebuilds():
     assert build_tool_spec(find).description == ""
     manifest(description="Find things.")(find)
     assert build_tool_spec(find).description == "Find things."
+
+
+def test_invalid_manifest_name_fails_at_decoration_time():
+    """@manifest(name=...) breaking the naming rule fails when decorating, stating the rule."""
+    with pytest.raises(ManifestError, match="1 to 64 characters"):
+        manifest(name="天气")
