@@ -1,19 +1,9 @@
 """``ToolSpec``: one Python callable as a tool, with its schema and its argument validation.
 
-:func:`build_tool_spec` gathers what is known about a callable and decides, fact by fact,
-which source wins (strongest first):
-
-- **name**: the ``name=`` argument, ``@manifest(name=...)``, the function's ``__name__`` (a
-  lambda has none: it needs an explicit name). Checked against ``TOOL_NAME_PATTERN``.
-- **description**: the ``description=`` argument, ``@manifest(description=...)``, the
-  docstring's summary and body (without its Args/Returns/Raises/Examples sections). The
-  return description (``@manifest_return`` over the docstring's ``Returns:``) is appended as
-  ``Returns: ...`` so the agent reads it; it is also ``ToolSpec.return_description``.
-- **parameter description**: ``@manifest_parameter(description=...)``, then ``Field(...)`` or
-  ``Annotated[T, "text"]``, then the docstring's entry for that parameter.
-- **parameter type**: ``@manifest_parameter(type=...)``, the annotation, the docstring's type,
-  the default value's type; else no type at all (see ``_type_schema``).
-- **required**: no default (``@manifest_parameter(required=True)`` can insist).
+:func:`build_tool_spec` reads the callable (``_signature``), decides which source wins for
+each fact (``_precedence``, where the order is documented), writes the JSON Schema
+(``_type_schema`` and ``_schema_tools``) and prepares the argument validation
+(``_validation``).
 
 Building is cached per function (weakly, so functions can be garbage collected) and per set
 of options; what differs between two bound methods of one class, or between two partials with
@@ -28,7 +18,7 @@ import pickle
 import threading
 import weakref
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -36,29 +26,29 @@ from pydantic.fields import FieldInfo
 
 from .._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
 from .._errors import ManifestError
-from ._decorators import UNSET, ManifestOverrides, ParameterOverride, get_overrides
-from ._docstrings import DocInfo, merge_doc_info, parse_docstring
+from ._decorators import ManifestOverrides, get_overrides
+from ._precedence import (
+    GatheredParameter,
+    doc_info,
+    finish_property,
+    gather_parameter,
+    tool_description,
+)
 from ._schema_tools import Schema, admits, apply_strict, json_copy
 from ._signature import (
     EMPTY,
     CallableTarget,
-    SignatureParameter,
     call_kind,
     describe_signature,
-    namespaces,
     resolve_callable,
 )
 from ._type_schema import (
     FieldDefinition,
-    annotated_description,
     arguments_schema,
     build_arguments_model,
     fast_default,
     fast_schema,
-    infer_from_default,
-    optional_of,
     prepare_annotation,
-    resolve_type_name,
     type_schema,
 )
 from ._validation import ArgumentBinder, CallSlot
@@ -279,85 +269,7 @@ def _store(function: Any, key: tuple[Any, ...], template: _Template) -> None:
         _CACHE.setdefault(function, {})[key] = template
 
 
-def _is_generated_dataclass_doc(owner: type, text: str) -> bool:
-    # dataclasses write "Name(field: type, ...)" as the docstring of an undocumented class.
-    return text.startswith(f"{owner.__name__}(")
-
-
-def _doc_info(target: CallableTarget) -> DocInfo:
-    function_doc = parse_docstring(inspect.getdoc(target.function))
-    owner = target.doc_owner
-    if owner is None:
-        return function_doc
-    text = inspect.getdoc(owner) or ""
-    if _is_generated_dataclass_doc(owner, text):
-        text = ""
-    owner_doc = parse_docstring(text)
-    merged = merge_doc_info(function_doc, owner_doc)
-    return replace(merged, description=owner_doc.description or function_doc.description)
-
-
-@dataclass
-class _Parameter:
-    signature: SignatureParameter
-    annotation: Any
-    default: Any
-    required: bool
-    description: str | None
-    override: ParameterOverride | None
-
-
-def _choose_annotation(
-    parameter: SignatureParameter,
-    override: ParameterOverride | None,
-    doc: DocInfo,
-    target: CallableTarget,
-) -> Any:
-    if override is not None and override.type is not UNSET:
-        chosen = override.type
-        if isinstance(chosen, str):
-            globalns, localns = namespaces(target)
-            resolved = resolve_type_name(chosen, globalns=globalns, localns=localns)
-            if resolved is EMPTY:
-                raise ManifestError(
-                    f"cannot resolve type {chosen!r} given to @manifest_parameter for "
-                    f"{parameter.name!r}; pass a type, or use schema= for a raw JSON Schema"
-                )
-            chosen = resolved
-        return chosen
-    if parameter.annotation is not EMPTY:
-        return parameter.annotation
-    written = doc.param_types.get(parameter.name)
-    if written:
-        globalns, localns = namespaces(target)
-        resolved = resolve_type_name(written, globalns=globalns, localns=localns)
-        if resolved is not EMPTY:
-            return optional_of(resolved) if parameter.default is None else resolved
-    return infer_from_default(parameter.default)
-
-
-def _gather(
-    parameter: SignatureParameter,
-    override: ParameterOverride | None,
-    doc: DocInfo,
-    target: CallableTarget,
-) -> _Parameter:
-    annotation = prepare_annotation(_choose_annotation(parameter, override, doc, target))
-    default = parameter.default
-    required = default is EMPTY or (isinstance(default, FieldInfo) and default.is_required())
-    if override is not None and override.required:
-        required = True
-    field_description = default.description if isinstance(default, FieldInfo) else None
-    description = (
-        (override.description if override is not None else None)
-        or field_description
-        or annotated_description(annotation)
-        or doc.params.get(parameter.name)
-    )
-    return _Parameter(parameter, annotation, default, required, description, override)
-
-
-def _fast_properties(gathered: list[_Parameter]) -> dict[str, Schema] | None:
+def _fast_properties(gathered: list[GatheredParameter]) -> dict[str, Schema] | None:
     properties: dict[str, Schema] = {}
     for item in gathered:
         schema = fast_schema(item.annotation)
@@ -372,18 +284,6 @@ def _fast_properties(gathered: list[_Parameter]) -> dict[str, Schema] | None:
     return properties
 
 
-def _finish_property(schema: Schema, item: _Parameter) -> Schema:
-    if item.description:
-        schema["description"] = item.description
-    override = item.override
-    if override is not None and override.examples is not None:
-        schema["examples"] = json_copy(list(override.examples))
-    if override is not None and override.schema is not None:
-        schema.update(json_copy(dict(override.schema)))
-    first: Schema = {k: schema[k] for k in ("type", "format", "description") if k in schema}
-    return {**first, **{k: v for k, v in schema.items() if k not in first}}
-
-
 def _build_template(
     target: CallableTarget,
     *,
@@ -396,7 +296,7 @@ def _build_template(
 ) -> _Template:
     info = describe_signature(target)
     kind = call_kind(target.function)
-    doc = _doc_info(target)
+    doc = doc_info(target)
     by_name = {p.name: p for p in info.parameters}
     var_keyword = next((p for p in info.parameters if p.kind is p.kind.VAR_KEYWORD), None)
     for bound_name in bound_names:
@@ -411,7 +311,7 @@ def _build_template(
         raise ManifestError(f"@manifest_parameter names unknown parameters {unknown} of {name!r}")
     hidden = frozenset(p.name for p in info.parameters if p.preset) | bound_names
     gathered = [
-        _gather(p, parameter_overrides.get(p.name), doc, target)
+        gather_parameter(p, parameter_overrides.get(p.name), doc, target)
         for p in info.parameters
         if p.kind not in _VARIADIC and p.name not in hidden
     ]
@@ -433,7 +333,7 @@ def _build_template(
         properties = raw.get("properties", {})
         definitions = raw.get("$defs", {})
     properties = {
-        item.signature.name: _finish_property(properties[item.signature.name], item)
+        item.signature.name: finish_property(properties[item.signature.name], item)
         for item in gathered
     }
     nullable = {n: admits(s, "null", definitions) for n, s in properties.items()}
@@ -492,17 +392,7 @@ def _build_template(
         )
         for item in gathered
     )
-    return_description = (
-        overrides.return_description if overrides is not None else None
-    ) or doc.returns
-    text = (
-        description or (overrides.description if overrides is not None else None) or doc.description
-    )
-    text = text.strip()
-    if return_description and return_description not in text:
-        text = (
-            f"{text}\n\nReturns: {return_description}" if text else f"Returns: {return_description}"
-        )
+    text, return_description = tool_description(description, overrides, doc)
     return _Template(
         name=name,
         description=text,

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import datetime
-from typing import Annotated
 
 import pytest
-from pydantic import Field
 
 from appclient import ManifestError
-from appclient.manifest import ToolSpec, build_tool_spec, manifest, manifest_parameter
+from appclient.manifest import ToolSpec, build_tool_spec
 
-from .samples import Order, get_current_weather
+from .samples import Order
 
 
 def add(a: int, b: int = 2) -> int:
@@ -25,25 +23,6 @@ def add(a: int, b: int = 2) -> int:
         The sum.
     """
     return a + b
-
-
-def described(
-    field_only: Annotated[int, Field(description="from Field")],
-    annotated_only: Annotated[int, "from Annotated"],
-    doc_only: int,
-    decorated: Annotated[int, "from Annotated"],
-) -> None:
-    """Descriptions from every source.
-
-    Args:
-        field_only: from the docstring
-        annotated_only: from the docstring
-        doc_only: from the docstring
-        decorated: from the docstring
-    """
-
-
-manifest_parameter(name="decorated", description="from the decorator")(described)
 
 
 def connect(api_key: str, host: str, port: int = 443) -> str:
@@ -72,33 +51,6 @@ def test_description_appends_the_return_description():
 def test_return_schema_comes_from_the_annotation():
     """The return annotation gives a return schema."""
     assert build_tool_spec(add).return_schema == {"type": "integer"}
-
-
-def test_explicit_description_beats_decorator_and_docstring():
-    """description= wins over @manifest and the docstring."""
-
-    @manifest(description="From the decorator.")
-    def tool(x: int) -> None:
-        """From the docstring."""
-
-    assert build_tool_spec(tool).description == "From the decorator."
-    assert build_tool_spec(tool, description="Explicit.").description == "Explicit."
-
-
-def test_parameter_description_precedence():
-    """Decorator > Field/Annotated > docstring for parameter descriptions."""
-    properties = build_tool_spec(described).schema["properties"]
-    assert {name: p["description"] for name, p in properties.items()} == {
-        "field_only": "from Field",
-        "annotated_only": "from Annotated",
-        "doc_only": "from the docstring",
-        "decorated": "from the decorator",
-    }
-
-
-def test_signature_type_beats_docstring_type():
-    """The seed's unit is typed str in the signature and int in the docstring: str wins."""
-    assert build_tool_spec(get_current_weather).schema["properties"]["unit"]["type"] == "string"
 
 
 def test_required_is_no_default():

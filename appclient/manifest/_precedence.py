@@ -1,0 +1,163 @@
+"""Which source wins, fact by fact, when a callable becomes a tool (strongest first).
+
+- **name**: the ``name=`` argument, ``@manifest(name=...)``, the function's ``__name__`` (a
+  lambda has none: it needs an explicit name). Checked against ``TOOL_NAME_PATTERN``.
+- **description**: the ``description=`` argument, ``@manifest(description=...)``, the
+  docstring's summary and body (without its Args/Returns/Raises/Examples sections). For a
+  callable object, its class docstring, then its ``__call__`` docstring.
+- **return description**: ``@manifest_return(description=...)``, then the docstring's
+  ``Returns:``. It is appended to the description as ``Returns: ...`` (unless the description
+  already says it) so the agent reads it, and kept as ``ToolSpec.return_description``.
+- **parameter description**: ``@manifest_parameter(description=...)``, then ``Field(...)`` (as
+  the default or inside ``Annotated``) or ``Annotated[T, "text"]``, then the docstring's entry.
+- **parameter type**: ``@manifest_parameter(type=...)``, the annotation in the signature (a
+  docstring type never overrides it), the docstring's type, the default value's type; else
+  no type at all (see ``_type_schema``).
+- **required**: a parameter without a default; ``@manifest_parameter(required=True)`` can
+  insist on a defaulted one.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pydantic.fields import FieldInfo
+
+from .._errors import ManifestError
+from ._decorators import UNSET, ManifestOverrides, ParameterOverride
+from ._docstrings import DocInfo, merge_doc_info, parse_docstring
+from ._schema_tools import Schema, json_copy
+from ._signature import EMPTY, CallableTarget, SignatureParameter, namespaces
+from ._type_schema import (
+    annotated_description,
+    infer_from_default,
+    optional_of,
+    prepare_annotation,
+    resolve_type_name,
+)
+
+__all__ = [
+    "GatheredParameter",
+    "doc_info",
+    "finish_property",
+    "gather_parameter",
+    "tool_description",
+]
+
+
+def _is_generated_dataclass_doc(owner: type, text: str) -> bool:
+    # dataclasses write "Name(field: type, ...)" as the docstring of an undocumented class.
+    return text.startswith(f"{owner.__name__}(")
+
+
+def doc_info(target: CallableTarget) -> DocInfo:
+    """Return what the docstrings of ``target`` say (class and ``__call__`` for objects)."""
+    function_doc = parse_docstring(inspect.getdoc(target.function))
+    owner = target.doc_owner
+    if owner is None:
+        return function_doc
+    text = inspect.getdoc(owner) or ""
+    if _is_generated_dataclass_doc(owner, text):
+        text = ""
+    owner_doc = parse_docstring(text)
+    merged = merge_doc_info(function_doc, owner_doc)
+    return replace(merged, description=owner_doc.description or function_doc.description)
+
+
+@dataclass
+class GatheredParameter:
+    """One visible parameter with every fact decided.
+
+    Attributes:
+        signature: The parameter as the signature has it.
+        annotation: The winning type (ready for pydantic), or ``EMPTY``.
+        default: The signature default (possibly a pydantic ``FieldInfo``), or ``EMPTY``.
+        required: The agent must send it.
+        description: The winning description, if any.
+        override: What decorators said about it.
+    """
+
+    signature: SignatureParameter
+    annotation: Any
+    default: Any
+    required: bool
+    description: str | None
+    override: ParameterOverride | None
+
+
+def _choose_annotation(
+    parameter: SignatureParameter,
+    override: ParameterOverride | None,
+    doc: DocInfo,
+    target: CallableTarget,
+) -> Any:
+    if override is not None and override.type is not UNSET:
+        chosen = override.type
+        if isinstance(chosen, str):
+            globalns, localns = namespaces(target)
+            resolved = resolve_type_name(chosen, globalns=globalns, localns=localns)
+            if resolved is EMPTY:
+                raise ManifestError(
+                    f"cannot resolve type {chosen!r} given to @manifest_parameter for "
+                    f"{parameter.name!r}; pass a type, or use schema= for a raw JSON Schema"
+                )
+            chosen = resolved
+        return chosen
+    if parameter.annotation is not EMPTY:
+        return parameter.annotation
+    written = doc.param_types.get(parameter.name)
+    if written:
+        globalns, localns = namespaces(target)
+        resolved = resolve_type_name(written, globalns=globalns, localns=localns)
+        if resolved is not EMPTY:
+            return optional_of(resolved) if parameter.default is None else resolved
+    return infer_from_default(parameter.default)
+
+
+def gather_parameter(
+    parameter: SignatureParameter,
+    override: ParameterOverride | None,
+    doc: DocInfo,
+    target: CallableTarget,
+) -> GatheredParameter:
+    """Decide the type, requiredness and description of one parameter."""
+    annotation = prepare_annotation(_choose_annotation(parameter, override, doc, target))
+    default = parameter.default
+    required = default is EMPTY or (isinstance(default, FieldInfo) and default.is_required())
+    if override is not None and override.required:
+        required = True
+    field_description = default.description if isinstance(default, FieldInfo) else None
+    description = (
+        (override.description if override is not None else None)
+        or field_description
+        or annotated_description(annotation)
+        or doc.params.get(parameter.name)
+    )
+    return GatheredParameter(parameter, annotation, default, required, description, override)
+
+
+def finish_property(schema: Schema, item: GatheredParameter) -> Schema:
+    """Write the winning description and the decorator's keywords into a property schema."""
+    if item.description:
+        schema["description"] = item.description
+    override = item.override
+    if override is not None and override.examples is not None:
+        schema["examples"] = json_copy(list(override.examples))
+    if override is not None and override.schema is not None:
+        schema.update(json_copy(dict(override.schema)))
+    first: Schema = {k: schema[k] for k in ("type", "format", "description") if k in schema}
+    return {**first, **{k: v for k, v in schema.items() if k not in first}}
+
+
+def tool_description(
+    explicit: str | None, overrides: ManifestOverrides | None, doc: DocInfo
+) -> tuple[str, str | None]:
+    """Return the tool description (return line included) and the return description."""
+    returns = (overrides.return_description if overrides is not None else None) or doc.returns
+    text = explicit or (overrides.description if overrides is not None else None)
+    text = (text or doc.description).strip()
+    if returns and returns not in text:
+        text = f"{text}\n\nReturns: {returns}" if text else f"Returns: {returns}"
+    return text, returns
