@@ -89,14 +89,6 @@ class SignatureParameter:
     preset: bool
 
 
-def _plain(
-    function: Callable[..., Any], *, default_name: str, skip: int = 0, doc_owner: type | None = None
-) -> CallableTarget:
-    return CallableTarget(
-        function=function, skip=skip, doc_owner=doc_owner, default_name=default_name
-    )
-
-
 @dataclass(frozen=True)
 class CallKind:
     """What calling a function returns.
@@ -169,14 +161,16 @@ def resolve_callable(obj: Any) -> CallableTarget:
             f"{obj.__name__} is a class; pass a function, a method or an instance with __call__"
         )
     if inspect.isfunction(obj) or inspect.isbuiltin(obj) or inspect.ismethoddescriptor(obj):
-        return _plain(obj, default_name=_name_of(obj))
+        return CallableTarget(function=obj, default_name=_name_of(obj))
     if not callable(obj):
         raise ManifestError(f"{obj!r} is not callable, so it cannot become a tool")
     call = getattr(type(obj), "__call__", None)  # noqa: B004 - we need the class attribute itself
     if inspect.isfunction(call):
-        return _plain(call, skip=1, doc_owner=type(obj), default_name=type(obj).__name__)
+        return CallableTarget(
+            function=call, skip=1, doc_owner=type(obj), default_name=type(obj).__name__
+        )
     # Other callables (C extensions, exotic descriptors): let inspect find the signature.
-    return _plain(obj, default_name=_name_of(obj))
+    return CallableTarget(function=obj, default_name=_name_of(obj))
 
 
 def namespaces(target: CallableTarget) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -375,7 +375,9 @@ def _build_template(
         slots=slots,
         hidden=hidden,
         var_keyword=var_keyword.name if var_keyword is not None else None,
-        var_keyword_type=var_keyword.annotation if var_keyword is not None else EMPTY,
+        var_keyword_type=(
+            prepare_annotation(var_keyword.annotation) if var_keyword is not None else EMPTY
+        ),
         module=module,
         model=model,
     )
