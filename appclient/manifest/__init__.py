@@ -2,7 +2,9 @@
 
 Typical use::
 
-    from appclient.manifest import Manifest, manifest_parameter
+    from typing import Literal
+
+    from appclient.manifest import Manifest, build_tool_spec, manifest_parameter
 
     @manifest_parameter(name="city", description="City name, e.g. Beijing")
     def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
@@ -14,7 +16,7 @@ Typical use::
 
 Precedence, strongest first: explicit arguments (``name=``, ``description=``), decorators,
 ``Field``/``Annotated`` metadata, the docstring; a type in the signature beats a type in the
-docstring. See the module docstrings of ``_spec`` and ``_type_schema`` for the details.
+docstring. ``_precedence`` documents every rule; ``_type_schema`` where types come from.
 """
 
 from ._decorators import (

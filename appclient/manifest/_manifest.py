@@ -28,6 +28,7 @@ class Manifest(dict[str, Any]):
 
     return_description: str | None = None
     _spec: ToolSpec | None = None
+    _return_schema: dict[str, Any] | None = None
 
     @classmethod
     def from_spec(cls, spec: ToolSpec) -> Manifest:
@@ -36,8 +37,6 @@ class Manifest(dict[str, Any]):
         result.return_description = spec.return_description
         result._spec = spec
         return result
-
-    _return_schema: dict[str, Any] | None = None
 
     @property
     def return_schema(self) -> dict[str, Any] | None:
