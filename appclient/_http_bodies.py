@@ -248,8 +248,8 @@ def run_body(
     """Check the arguments of a run and return its body, keys as the official client orders.
 
     Raises:
-        InvalidRequestError: The conversation id is empty, there is neither a query nor tool
-            outputs, or any argument has the wrong type or shape.
+        InvalidRequestError: The conversation id is empty, there is neither a query, tool
+            outputs nor a forced tool choice, or any argument has the wrong type or shape.
     """
     require_text(conversation_id, name="conversation_id")
     if not isinstance(query, str):
@@ -257,8 +257,13 @@ def run_body(
     if not isinstance(stream, bool):
         raise InvalidRequestError(f"stream must be True or False, got {stream!r}")
     outputs = tool_outputs_to_wire(tool_outputs)
-    if not query.strip() and not outputs:
-        raise InvalidRequestError("a run needs a query or tool_outputs (both are empty)")
+    choice = tool_choice_to_wire(tool_choice)
+    # A forced tool carries its own input, so it needs no query (the seed's ToolChoice call).
+    forced = choice is not None and choice.get("type") == "function"
+    if not query.strip() and not outputs and not forced:
+        raise InvalidRequestError(
+            "a run needs a query, tool_outputs or a forced tool_choice (all are empty)"
+        )
     if end_user_id is not None:
         require_text(end_user_id, name="end_user_id")
     return {
@@ -269,7 +274,7 @@ def run_body(
         "app_id": app_id,
         "tools": tools_to_wire(tools),
         "tool_outputs": outputs,
-        "tool_choice": tool_choice_to_wire(tool_choice),
+        "tool_choice": choice,
         "end_user_id": end_user_id,
         "action": _optional_mapping(action, name="action"),
         "mcp_authorization": None,

@@ -104,13 +104,26 @@ def test_run_body_with_only_tool_outputs_sends_empty_query() -> None:
 @pytest.mark.parametrize("query", ["", "   \n"])
 def test_run_body_needs_a_query_or_outputs(query: str) -> None:
     """Neither a (non-blank) query nor tool outputs is refused before sending."""
-    with pytest.raises(InvalidRequestError, match="query or tool_outputs"):
+    with pytest.raises(InvalidRequestError, match="a query, tool_outputs or a forced tool_choice"):
         _run(query=query)
+
+
+def test_run_body_with_forced_tool_choice_needs_no_query() -> None:
+    """A forced tool choice carries its input, so an empty query is sent as the seed does."""
+    choice = {"type": "function", "function": {"name": "WeatherQuery", "input": {"city": "北京"}}}
+    body = _run(query="", tool_choice=choice)
+    assert (body["query"], body["tool_choice"]["function"]["name"]) == ("", "WeatherQuery")
+
+
+def test_run_body_auto_tool_choice_still_needs_a_query() -> None:
+    """tool_choice auto does not stand in for a query."""
+    with pytest.raises(InvalidRequestError, match="forced tool_choice"):
+        _run(query="", tool_choice={"type": "auto", "function": None})
 
 
 def test_run_body_empty_outputs_list_counts_as_none() -> None:
     """An empty tool_outputs list does not replace the query."""
-    with pytest.raises(InvalidRequestError, match="query or tool_outputs"):
+    with pytest.raises(InvalidRequestError, match="a query, tool_outputs or a forced tool_choice"):
         _run(query="", tool_outputs=[])
 
 
