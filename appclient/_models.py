@@ -87,7 +87,8 @@ class WireModel(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _drop_nulls_that_mean_default(cls, data: Any) -> Any:
-        if isinstance(data, dict) and cls._non_nullable_with_default:
+        # Fast path first: most bodies have no nulls, and this runs for every nested model.
+        if isinstance(data, dict) and cls._non_nullable_with_default and None in data.values():
             defaults = cls._non_nullable_with_default
             if any(v is None and k in defaults for k, v in data.items()):
                 data = {k: v for k, v in data.items() if v is not None or k not in defaults}
