@@ -1,0 +1,1 @@
+"""The appclient test suite; its layout mirrors the package."""
