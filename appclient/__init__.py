@@ -47,6 +47,17 @@ from ._loop_events import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from ._manifest import (
+    Manifest,
+    ParameterSpec,
+    ToolSpec,
+    build_tool_spec,
+    load_tools,
+    manifest,
+    manifest_parameter,
+    manifest_return,
+    save_tools,
+)
 from ._models import (
     Event,
     Function,
@@ -64,16 +75,6 @@ from ._registry import RegisteredTool, ToolRegistry
 from ._stream import RunStream
 from ._tool_groups import ToolGroup, register_tool, tool_group
 from ._version import __version__
-from .manifest import (
-    Manifest,
-    ToolSpec,
-    build_tool_spec,
-    load_tools,
-    manifest,
-    manifest_parameter,
-    manifest_return,
-    save_tools,
-)
 
 # A library never configures logging; this only silences "no handler" warnings.
 logging.getLogger("appclient").addHandler(logging.NullHandler())
@@ -99,6 +100,7 @@ __all__ = [
     "MaxRoundsExceededError",
     "Message",
     "NotFoundError",
+    "ParameterSpec",
     "PayloadTooLargeError",
     "PermissionDeniedError",
     "RateLimitError",

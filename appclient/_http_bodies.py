@@ -10,7 +10,6 @@ official Manifest shape reaches the server unchanged. Response bodies are read b
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, TypeAlias
@@ -19,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from ._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
 from ._errors import InvalidRequestError
+from ._manifest import Manifest
 from ._models import Tool, ToolChoice, ToolOutput
 
 __all__ = [
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 #: Any single tool: a dict, a :class:`Tool`, another pydantic model of that shape, a plain
-#: function (described by ``appclient.manifest``), or an object with ``to_tool()``/``to_tools()``.
+#: function (described by ``appclient.Manifest``), or an object with ``to_tool()``/``to_tools()``.
 ToolsLike: TypeAlias = Any
 ToolOutputLike: TypeAlias = "ToolOutput | Mapping[str, Any] | BaseModel"
 ToolChoiceLike: TypeAlias = "ToolChoice | Mapping[str, Any] | BaseModel"
@@ -76,16 +76,7 @@ def _string_list(value: object, *, name: str) -> list[str]:
 
 
 def _tool_from_function(func: Callable[..., Any]) -> dict[str, Any]:
-    # Imported on first use: the manifest builder is heavier than the client needs otherwise.
-    try:
-        manifest = importlib.import_module(".manifest", __package__)
-        from_function = manifest.Manifest.from_function
-    except (ImportError, AttributeError) as exc:
-        raise InvalidRequestError(
-            "turning a Python function into a tool needs appclient.manifest.Manifest, which "
-            f"could not be loaded: {exc}"
-        ) from exc
-    tool: dict[str, Any] = from_function(func)
+    tool: dict[str, Any] = Manifest.from_function(func)
     return tool
 
 

@@ -34,10 +34,10 @@ from ._execution import ToolRunner
 from ._models import Tool, ToolOutput
 from ._tool_groups import ToolGroup, resolve_group
 from ._tool_results import serialize_result
-from .manifest import build_tool_spec, check_tool_name, get_overrides
+from ._manifest import build_tool_spec, check_tool_name, get_overrides
 
 if TYPE_CHECKING:
-    from .manifest import ToolSpec
+    from ._manifest import ToolSpec
 
 __all__ = ["RegisteredTool", "ToolRegistry"]
 
@@ -69,7 +69,7 @@ class RegisteredTool:
 
     Attributes:
         name: The tool name the agent uses.
-        spec: The manifest's :class:`~appclient.manifest.ToolSpec` (schema and validation).
+        spec: The manifest's :class:`~appclient.ToolSpec` (schema and validation).
         func: The callable that runs (the spec's validation adds the bound values).
         tool: The tool dict sent in ``run(tools=...)``.
         timeout: Seconds a call may take, or ``None`` for no limit.

@@ -16,7 +16,7 @@ from ._version import __version__
 #: subcommand name -> (module that implements it, one-line help)
 _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("appclient._demo", "run the weather round trip against an embedded server"),
-    "manifest": ("appclient.manifest._command", "print or write tool JSON for Python functions"),
+    "manifest": ("appclient._manifest._command", "print or write tool JSON for Python functions"),
     "serve": ("appclient.server._serve_command", "run the reference agent server"),
 }
 

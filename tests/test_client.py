@@ -270,7 +270,7 @@ def test_run_accepts_tool_models(client: AppClient, mock: responses.RequestsMock
 
 
 def test_run_accepts_plain_functions(client: AppClient, mock: responses.RequestsMock) -> None:
-    """A plain function is described by appclient.manifest and sent as a tool."""
+    """A plain function is described by appclient.Manifest and sent as a tool."""
 
     def get_weather(city: str) -> str:
         """Weather of a city.
@@ -308,7 +308,7 @@ def test_invalid_run_sends_nothing(client: AppClient, mock: responses.RequestsMo
     """Client-side validation fails before any request is made."""
     with pytest.raises(InvalidRequestError, match="conversation_id"):
         client.run("", "hi")
-    with pytest.raises(InvalidRequestError, match="query or tool_outputs"):
+    with pytest.raises(InvalidRequestError, match="a query, tool_outputs or a forced"):
         client.run("c1")
     with pytest.raises(InvalidRequestError, match="tool_choice"):
         client.run("c1", "hi", tool_choice={"type": "sometimes"})

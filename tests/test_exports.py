@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-FACADES = ["appclient", "appclient.server", "appclient.manifest", "appclient.testing"]
+FACADES = ["appclient", "appclient.server", "appclient.testing"]
 
 
 def _facade(name: str):

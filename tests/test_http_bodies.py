@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 import types
 from typing import Any
 
@@ -259,37 +258,8 @@ def test_nested_lists_of_tools_are_flattened() -> None:
     assert len(tools_to_wire([[_named("a"), _named("b")], _named("c")])) == 3
 
 
-def test_functions_are_described_by_the_manifest(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A plain function is turned into a tool by appclient.manifest.Manifest.from_function."""
-    seen: list[Any] = []
-
-    def from_function(func: Any) -> dict[str, Any]:
-        seen.append(func)
-        return _named(func.__name__)
-
-    fake = types.ModuleType("appclient.manifest")
-    fake.Manifest = types.SimpleNamespace(from_function=from_function)  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "appclient.manifest", fake)
-
-    def lookup(city: str) -> str:
-        return city
-
-    assert tools_to_wire([lookup]) == [_named("lookup")]
-    assert seen == [lookup]
-
-
-def test_functions_without_manifest_give_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    """If the manifest builder cannot load, the error says so instead of an ImportError."""
-    monkeypatch.setitem(sys.modules, "appclient.manifest", None)
-    with pytest.raises(InvalidRequestError, match=r"appclient\.manifest"):
-        tools_to_wire([len])
-
-
 def test_real_manifest_describes_a_function() -> None:
-    """With the real manifest package, a seed-style function becomes a valid tool."""
-    manifest = pytest.importorskip("appclient.manifest")
-    if not hasattr(manifest, "Manifest"):
-        pytest.skip("appclient.manifest.Manifest is not available yet")
+    """A seed-style function becomes a valid tool through Manifest."""
 
     def get_current_weather(location: str, unit: str) -> str:
         """Get the weather of a city.

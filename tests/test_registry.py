@@ -10,7 +10,7 @@ import pytest
 
 from appclient import InvalidRequestError, ManifestError, ToolRegistry
 from appclient._tool_groups import ToolGroup
-from appclient.manifest import manifest
+from appclient._manifest import manifest
 
 
 def get_current_weather(location: str, unit: str = "celsius") -> str:

@@ -29,8 +29,8 @@ from typing import Any, Literal, Optional
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from appclient.manifest import Manifest
-from appclient.manifest._docstrings import parse_docstring
+from appclient._manifest import Manifest
+from appclient._manifest._docstrings import parse_docstring
 from tests.manifest.samples import Address, Point
 
 

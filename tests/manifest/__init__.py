@@ -1,1 +1,1 @@
-"""Tests of appclient.manifest, one module per module of the package."""
+"""Tests of appclient._manifest, one module per module of the package."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from appclient.manifest import manifest
+from appclient._manifest import manifest
 
 NOT_CALLABLE = 42
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from appclient.manifest import _command
+from appclient._manifest import _command
 
 MODULE = "tests.manifest.command_tools"
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from appclient import ManifestError
-from appclient.manifest import (
+from appclient._manifest import (
     Manifest,
     build_tool_spec,
     get_overrides,

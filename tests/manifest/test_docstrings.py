@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from appclient.manifest import build_tool_spec
-from appclient.manifest._docstrings import DocInfo, merge_doc_info, parse_docstring
+from appclient._manifest import build_tool_spec
+from appclient._manifest._docstrings import DocInfo, merge_doc_info, parse_docstring
 
 GOOGLE = """Get the weather.
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from jsonschema import Draft202012Validator
 
-from appclient.manifest import build_tool_spec
+from appclient._manifest import build_tool_spec
 
 from .samples import PROPERTY_FUNCTIONS, recursive
 from .schema_strategies import arguments_from_schema

@@ -6,9 +6,9 @@ from typing import Annotated
 
 from pydantic import Field
 
-from appclient.manifest import build_tool_spec, manifest, manifest_parameter
-from appclient.manifest._docstrings import DocInfo
-from appclient.manifest._precedence import tool_description
+from appclient._manifest import build_tool_spec, manifest, manifest_parameter
+from appclient._manifest._docstrings import DocInfo
+from appclient._manifest._precedence import tool_description
 
 from .samples import get_current_weather
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from appclient.manifest._schema_tools import (
+from appclient._manifest._schema_tools import (
     admits,
     apply_strict,
     inline_definitions,

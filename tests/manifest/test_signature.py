@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from appclient import ManifestError
-from appclient.manifest import build_tool_spec
-from appclient.manifest._signature import describe_signature, resolve_callable
+from appclient._manifest import build_tool_spec
+from appclient._manifest._signature import describe_signature, resolve_callable
 
 
 def properties(func: Any, **options: Any) -> list[str]:

@@ -7,7 +7,7 @@ import datetime
 import pytest
 
 from appclient import ManifestError
-from appclient.manifest import ToolSpec, build_tool_spec
+from appclient._manifest import ToolSpec, build_tool_spec
 
 from .samples import Order
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from appclient import ManifestError, Tool
-from appclient.manifest import build_tool_spec, load_tools, save_tools
+from appclient._manifest import build_tool_spec, load_tools, save_tools
 from tests.conftest import load_request_fixture
 
 from .samples import get_current_weather, scalars

@@ -11,9 +11,9 @@ from typing import Any, Literal, Optional, Union
 import pytest
 
 from appclient import ManifestError
-from appclient.manifest import build_tool_spec
-from appclient.manifest._signature import EMPTY
-from appclient.manifest._type_schema import (
+from appclient._manifest import build_tool_spec
+from appclient._manifest._signature import EMPTY
+from appclient._manifest._type_schema import (
     FieldDefinition,
     arguments_schema,
     build_arguments_model,

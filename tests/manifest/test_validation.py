@@ -9,7 +9,7 @@ import pytest
 from pydantic import Field
 
 from appclient import ToolArgumentsError
-from appclient.manifest import build_tool_spec
+from appclient._manifest import build_tool_spec
 
 from .samples import Address, Movie, Point, Unit
 

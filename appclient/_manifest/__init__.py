@@ -1,10 +1,10 @@
-"""Python callables as tools: JSON Schema manifests, decorators, validation and tool files.
+"""Python callables as tools. Private package: `appclient` re-exports its public names.
 
 Typical use::
 
     from typing import Literal
 
-    from appclient.manifest import Manifest, build_tool_spec, manifest_parameter
+    from appclient import Manifest, build_tool_spec, manifest_parameter
 
     @manifest_parameter(name="city", description="City name, e.g. Beijing")
     def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:

@@ -8,7 +8,7 @@ JSON Schema, the return description appended by the spec builder).
 
 Docstring types (``unit (int): ...``) are kept as text. They are the weakest evidence for a
 parameter's type: an annotation always wins, and the text is only used for a parameter that has
-no annotation (see :mod:`appclient.manifest._type_schema`).
+no annotation (see :mod:`appclient._manifest._type_schema`).
 """
 
 from __future__ import annotations
