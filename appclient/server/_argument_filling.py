@@ -19,10 +19,12 @@ Paris", ``北京和上海``), the plan holds one set of arguments per place: par
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .._constants import RULE_AGENT_MAX_PARALLEL_CALLS
@@ -144,6 +146,11 @@ class ArgumentPlan:
 def _surfaces(option: Any) -> tuple[str, ...]:
     if isinstance(option, bool) or not isinstance(option, (str, int, float)):
         return ()
+    return _surfaces_of(option)
+
+
+@lru_cache(maxsize=1024)
+def _surfaces_of(option: str | int | float) -> tuple[str, ...]:
     text = str(option)
     forms = {text, text.replace("_", " ")}
     for spellings in VALUE_SYNONYMS.values():
@@ -157,11 +164,36 @@ def _surfaces(option: Any) -> tuple[str, ...]:
 
 
 def _search(surface: str, text: str) -> re.Match[str] | None:
+    return _surface_pattern(surface).search(text)
+
+
+@lru_cache(maxsize=4096)
+def _surface_pattern(surface: str) -> re.Pattern[str]:
+    """A word written as a whole word: ``celsius`` is not found inside ``celsiusx``."""
     if any(is_cjk(c) for c in surface):
-        return re.compile(re.escape(surface)).search(text)
+        return re.compile(re.escape(surface))
     before = r"(?<![A-Za-z0-9])" if surface[0].isalnum() else ""
     after = r"(?![A-Za-z0-9])" if surface[-1].isalnum() else ""
-    return re.search(before + re.escape(surface) + after, text, re.IGNORECASE)
+    return re.compile(before + re.escape(surface) + after, re.IGNORECASE)
+
+
+@lru_cache(maxsize=512)
+def _tool_vocabulary(tool_text: str) -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
+    """The tool's own words: English words, CJK pairs to cover, and phrases to cover."""
+    terms = text_terms(tool_text) if tool_text else frozenset()
+    concept_forms = [f for c in sorted(concepts_in(tool_text)) for f in CONCEPTS[c]]
+    words = {t for t in terms if t.isascii() and not t.startswith("#")}
+    words.update(w for f in concept_forms if f.isascii() for w in english_words(f))
+    cover = {t for t in terms if len(t) == 2 and all(is_cjk(c) for c in t)} | GENERIC_TERMS
+    phrases = (*FILLER_PHRASES, *(f for f in concept_forms if not f.isascii()))
+    return frozenset(words), frozenset(cover), phrases
+
+
+@lru_cache(maxsize=1)
+def _all_concept_words() -> tuple[frozenset[str], tuple[str, ...]]:
+    forms = [f for group in CONCEPTS.values() for f in group]
+    words = frozenset(w for f in forms if f.isascii() for w in english_words(f))
+    return words, tuple(f for f in forms if not f.isascii())
 
 
 def _concept_of(value: Any) -> str | None:
@@ -177,14 +209,7 @@ class _Reader:
         self.query = query
         self.today = today
         self.language = detect_language(query)
-        terms = text_terms(tool_text) if tool_text else frozenset()
-        concepts = concepts_in(tool_text)
-        concept_forms = [f for c in concepts for f in CONCEPTS[c]]
-        self.tool_words = {t for t in terms if t.isascii() and not t.startswith("#")}
-        self.tool_words.update(w for f in concept_forms if f.isascii() for w in english_words(f))
-        self.cover = {t for t in terms if len(t) == 2 and all(is_cjk(c) for c in t)}
-        self.cover.update(GENERIC_TERMS)
-        self.phrases = (*FILLER_PHRASES, *(f for f in concept_forms if not f.isascii()))
+        self.tool_words, self.cover, self.phrases = _tool_vocabulary(tool_text)
         self.spans_read = 0
 
     @property
@@ -284,9 +309,9 @@ class _Reader:
         phrases = self.phrases
         known_words = self.tool_words
         if all_concepts:
-            forms = [f for forms in CONCEPTS.values() for f in forms]
-            phrases = (*phrases, *(f for f in forms if not f.isascii()))
-            known_words = known_words | {w for f in forms if f.isascii() for w in english_words(f)}
+            concept_words, concept_phrases = _all_concept_words()
+            phrases = (*phrases, *concept_phrases)
+            known_words = known_words | concept_words
         for phrase in phrases:
             for match in re.finditer(re.escape(phrase), text):
                 covered[match.start() : match.end()] = [True] * (match.end() - match.start())
@@ -490,8 +515,12 @@ def _fill(parameters: Any, reader: _Reader, *, max_calls: int) -> ArgumentPlan:
                 slot.schema, preferred=filler.default(slot), today=reader.today
             )
             guessed.add(slot.name)
+    # Copies: values may come from a (cached) schema's enum or default, which must not be
+    # shared with whoever receives the call.
     ordered_values = {
-        s.name: values[s.name] for s in _declared_order(parameters, slots) if s.name in values
+        s.name: copy.deepcopy(values[s.name])
+        for s in _declared_order(parameters, slots)
+        if s.name in values
     }
     calls: list[dict[str, Any]] = [ordered_values]
     if fan_out is not None:

@@ -10,9 +10,11 @@ example's language), and the words that tie a number in the query to it.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Literal
 
 from ._argument_tables import (
@@ -216,6 +218,21 @@ def parameter_slots(parameters: Any) -> list[Slot]:
     """
     if not isinstance(parameters, Mapping):
         return []
+    try:
+        # Not sorted: the declared order of properties matters (from/to take places in order).
+        key = json.dumps(parameters, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return _slots(parameters)
+    return list(_cached_slots(key))
+
+
+@lru_cache(maxsize=512)
+def _cached_slots(parameters_json: str) -> tuple[Slot, ...]:
+    # Slots hold the schema they were read from; a decoded copy keeps the cache immutable.
+    return tuple(_slots(json.loads(parameters_json)))
+
+
+def _slots(parameters: Mapping[str, Any]) -> list[Slot]:
     properties = parameters.get("properties")
     properties = properties if isinstance(properties, Mapping) else {}
     required_list = parameters.get("required")

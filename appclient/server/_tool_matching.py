@@ -164,7 +164,7 @@ def _choose(
     )
     best_component: Intent | None = None
     unmet_component: Intent | None = None
-    best_client: Intent | None = None
+    best_client: tuple[Candidate, float] | None = None
     for value, _, candidate in scored:
         if value < min(CLIENT_THRESHOLD, COMPONENT_THRESHOLD):
             break
@@ -177,14 +177,13 @@ def _choose(
             elif unmet_component is None and value >= UNMET_THRESHOLD:
                 unmet_component = Intent(candidate, view, value, plan)
         if not candidate.cloud and best_client is None and value >= CLIENT_THRESHOLD:
-            plan = plan_arguments(
-                candidate.parameters, view, today=today, tool_text=candidate.tool_text
-            )
-            best_client = Intent(candidate, view, value, plan)
+            best_client = (candidate, value)
     if best_client is not None and (
-        best_component is None or best_component.score < COMPONENT_ADVANTAGE * best_client.score
+        best_component is None or best_component.score < COMPONENT_ADVANTAGE * best_client[1]
     ):
-        return best_client
+        client, value = best_client
+        plan = plan_arguments(client.parameters, view, today=today, tool_text=client.tool_text)
+        return Intent(client, view, value, plan)
     # A component the query lacks required values for is returned only when nothing else
     # matches, so the agent can ask for what is missing.
     return best_component or unmet_component
@@ -204,6 +203,9 @@ def match_intents(query: str, candidates: Sequence[Candidate], *, today: dt.date
     if not query.strip() or not candidates:
         return []
     clauses = split_clauses(query)
+    if len(clauses) <= 1:
+        whole = _choose(query, query, candidates, today)
+        return [whole] if whole is not None else []
     chosen: list[tuple[Found, Candidate, float]] = []
     for clause in clauses:
         intent = _choose(clause.text, clause.text, candidates, today)
