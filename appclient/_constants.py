@@ -93,6 +93,10 @@ MAX_IDEMPOTENCY_KEY_LENGTH: Final = 255
 RULE_AGENT_MAX_PARALLEL_CALLS: Final = 8
 #: Longest piece of the user's query the rule agent echoes in a plain answer, in characters.
 RULE_AGENT_ECHO_CHARS: Final = 200
+#: Characters of a query the rule agent reads to plan calls (the rest is ignored).
+RULE_AGENT_MAX_QUERY_CHARS: Final = 4000
+#: Clauses of a query the rule agent matches one by one (later ones count with the last).
+RULE_AGENT_MAX_CLAUSES: Final = 16
 #: Longest expression the Calculator component evaluates, in characters.
 CALCULATOR_MAX_EXPRESSION_CHARS: Final = 200
 #: Largest absolute exponent the Calculator accepts in ``a ** b``.
