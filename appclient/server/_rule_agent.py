@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from .._constants import RULE_AGENT_ECHO_CHARS
+from .._constants import RULE_AGENT_ECHO_CHARS, RULE_AGENT_MAX_QUERY_CHARS
 from ._agent_api import AgentInput, ComponentInfo, Decision, PlannedCall, ToolResult
 from ._argument_filling import plan_arguments
 from ._components import default_components
@@ -86,7 +86,8 @@ class RuleAgent:
                 tool nor a component (the server checks this first and answers 400).
         """
         today = self._today()
-        query = agent_input.query
+        # Plans read a bounded prefix, so a huge query cannot make a decision slow.
+        query = agent_input.query[:RULE_AGENT_MAX_QUERY_CHARS]
         components = agent_input.components or self._infos
         results = agent_input.results
         if not results:

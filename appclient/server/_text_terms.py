@@ -268,7 +268,9 @@ def concepts_in(text: str) -> set[str]:
     return found
 
 
-@lru_cache(maxsize=4096)
+_CACHED_TEXT_CHARS = 1000
+
+
 def text_terms(text: str) -> frozenset[str]:
     """Return the matching terms of ``text``: words, CJK pairs and ``#concept`` terms.
 
@@ -279,6 +281,17 @@ def text_terms(text: str) -> frozenset[str]:
         English words (without stopwords), CJK character pairs (a lone CJK character stands
         for itself), and ``"#" + concept`` for every concept the text expresses.
     """
+    # Tool names and descriptions repeat on every request and are worth caching; long
+    # one-off queries are not (they would only fill the memory).
+    return _cached_terms(text) if len(text) <= _CACHED_TEXT_CHARS else _terms(text)
+
+
+@lru_cache(maxsize=4096)
+def _cached_terms(text: str) -> frozenset[str]:
+    return _terms(text)
+
+
+def _terms(text: str) -> frozenset[str]:
     terms = {w for w in english_words(text) if w not in STOPWORDS and len(w) > 1}
     for run in _cjk_runs(text):
         if len(run) == 1:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from .._constants import RULE_AGENT_MAX_CLAUSES
 from .._models import Tool
 from ._agent_api import ComponentInfo
 from ._argument_filling import ArgumentPlan, plan_arguments
@@ -203,6 +204,11 @@ def match_intents(query: str, candidates: Sequence[Candidate], *, today: dt.date
     if not query.strip() or not candidates:
         return []
     clauses = split_clauses(query)
+    if len(clauses) > RULE_AGENT_MAX_CLAUSES:
+        # Bounded work for any query: the tail counts as one last clause.
+        last = clauses[RULE_AGENT_MAX_CLAUSES - 1]
+        tail = Found(query[last.start :], last.start, len(query), query[last.start :])
+        clauses = [*clauses[: RULE_AGENT_MAX_CLAUSES - 1], tail]
     if len(clauses) <= 1:
         whole = _choose(query, query, candidates, today)
         return [whole] if whole is not None else []

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from appclient._constants import RULE_AGENT_MAX_CLAUSES, RULE_AGENT_MAX_QUERY_CHARS
 from appclient._models import ToolChoice
 from appclient.server._agent_api import Agent, Decision, PlannedCall, ToolResult, Turn
 from appclient.server._components import Calculator, default_components
@@ -360,3 +361,16 @@ def test_any_query_gives_a_decision(query):
     agent = RuleAgent(today=lambda: TODAY)
     decision = agent.decide(agent_input(query, SEED_RAW))
     assert decision.calls or decision.answer
+
+
+def test_only_the_start_of_a_huge_query_is_read(agent):
+    """Planning reads a bounded prefix: a request after it is not seen."""
+    query = "x" * (RULE_AGENT_MAX_QUERY_CHARS + 10) + " 北京天气"
+    assert agent.decide(agent_input(query, SEED_RAW)).calls == ()
+
+
+def test_requests_after_many_clauses_still_count(agent):
+    """Clauses past the limit are read together as one last clause."""
+    query = "你好。" * (RULE_AGENT_MAX_CLAUSES + 5) + "北京天气怎么样"
+    decision = agent.decide(agent_input(query, SEED_RAW))
+    assert [c.arguments["location"] for c in decision.calls] == ["北京"]
