@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from .._constants import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_RUN_LEASE_SECONDS
 from .._models import CreateConversationRequest, FeedbackRequest, RunRequest
@@ -25,6 +25,7 @@ from ._responses import (
     bad_parameter,
     json_response,
     new_id,
+    serial_id,
     sse_response,
 )
 from ._run_engine import RunEngine
@@ -112,6 +113,8 @@ class Endpoints:
     def _once(
         self, ctx: RequestContext, payload: object, produce: Callable[[], Response]
     ) -> Response:
+        if ctx.idempotency_key is None:
+            return produce()
         return self._guard.serve(
             key=ctx.idempotency_key,
             owner=ctx.owner,
@@ -161,7 +164,7 @@ class Endpoints:
     ) -> Response:
         conversation_id = request.conversation_id
         self._owned(conversation_id, owner=ctx.owner, app_id=request.app_id)
-        lease_id = new_id()
+        lease_id = serial_id()
         if not self.store.acquire_run(
             conversation_id, lease_id=lease_id, now=self._clock(), lease_seconds=self._lease_seconds
         ):
@@ -173,7 +176,7 @@ class Endpoints:
         try:
             state = self._owned(conversation_id, owner=ctx.owner, app_id=request.app_id)
             if tools:
-                state = replace(state, tools=tools)
+                state = state.evolve(tools=tools)
             file_names = self._file_names(request.file_ids or [], state)
             if request.tool_outputs:
                 outcome = self.engine.continue_turn(state, outputs=request.tool_outputs)

@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from .._constants import DEFAULT_ANSWER_DELTA_CHARS
-from ._responses import new_id
+from ._responses import serial_id
 from ._run_engine import CloudStep, RunFailure, RunOutcome
 from ._state import PendingCall
 
@@ -91,7 +91,7 @@ def _event(
         "event_code": code,
         "event_message": message,
         "event_type": event_type,
-        "event_id": new_id(),
+        "event_id": serial_id(),
         "event_status": status,
         "content_type": content_type,
         "outputs": outputs,

@@ -30,8 +30,10 @@ Choices the protocol leaves open, made here:
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from .._constants import DEFAULT_MAX_AGENT_STEPS, DEFAULT_MAX_HISTORY_TURNS
@@ -61,6 +63,8 @@ __all__ = [
 ]
 
 _log = logging.getLogger("appclient.server")
+
+_TOOL_MODEL_CACHE_SIZE = 512
 
 #: ``event_code`` of the error event when a cloud component raised.
 EVENT_CODE_COMPONENT_FAILED = 5001
@@ -171,6 +175,23 @@ class RunEngine:
         self._infos = tuple(component.info for component in components)
         self._max_steps = max_steps
         self._max_history = max_history
+        self._models: OrderedDict[int, tuple[dict[str, Any], Tool]] = OrderedDict()
+        self._models_lock = threading.Lock()
+
+    def _tool_model(self, tool: dict[str, Any]) -> Tool:
+        # Tool dicts are shared, read-only values (validation caches them), so their models
+        # are cached by identity; the entry keeps the dict alive, so its id stays unique.
+        key = id(tool)
+        with self._models_lock:
+            entry = self._models.get(key)
+        if entry is not None and entry[0] is tool:
+            return entry[1]
+        model = Tool.model_validate(tool)
+        with self._models_lock:
+            self._models[key] = (tool, model)
+            while len(self._models) > _TOOL_MODEL_CACHE_SIZE:
+                self._models.popitem(last=False)
+        return model
 
     def start_turn(
         self,
@@ -190,7 +211,7 @@ class RunEngine:
         forced = self._forced_call(state, tool_choice, query)
         turn = OpenTurn(query=query, file_names=file_names, end_user_id=end_user_id)
         choice = None if forced is not None else tool_choice
-        return self._drive(replace(state, open_turn=None), turn, forced=forced, choice=choice)
+        return self._drive(state.evolve(open_turn=None), turn, forced=forced, choice=choice)
 
     def continue_turn(
         self, state: ConversationState, *, outputs: Sequence[ToolOutput]
@@ -225,10 +246,12 @@ class RunEngine:
             if call.call_id in answered
         )
         remaining = tuple(call for call in turn.pending if call.call_id not in answered)
-        turn = replace(turn, results=results, pending=remaining)
+        turn = OpenTurn(
+            turn.query, results, remaining, turn.thought, turn.file_names, turn.end_user_id
+        )
         if remaining:
             return RunOutcome(
-                state=replace(state, open_turn=turn),
+                state=state.evolve(open_turn=turn),
                 message_id=new_id(),
                 query=turn.query,
                 calls=remaining,
@@ -294,9 +317,9 @@ class RunEngine:
         choice: ToolChoice | None,
     ) -> RunOutcome:
         message_id = new_id()
-        tools = tuple(Tool.model_validate(tool) for tool in state.tools)
+        tools = tuple(self._tool_model(tool) for tool in state.tools)
         local_names = {_tool_name(tool) for tool in state.tools}
-        history = tuple(Turn(query=r.query, answer=r.answer) for r in state.history)
+        history: tuple[Turn, ...] = state.history
         steps: list[CloudStep] = []
         results = list(turn.results)
         for step in range(self._max_steps):
@@ -348,9 +371,16 @@ class RunEngine:
                     PendingCall(new_id(), call.name, dict(call.arguments)) for call in local
                 )
                 thought = decision.thought or _default_thought(pending)
-                waiting = replace(turn, results=tuple(results), pending=pending, thought=thought)
+                waiting = OpenTurn(
+                    turn.query,
+                    tuple(results),
+                    pending,
+                    thought,
+                    turn.file_names,
+                    turn.end_user_id,
+                )
                 return RunOutcome(
-                    state=replace(state, open_turn=waiting),
+                    state=state.evolve(open_turn=waiting),
                     message_id=message_id,
                     query=turn.query,
                     cloud_steps=tuple(steps),
@@ -373,7 +403,7 @@ class RunEngine:
         failure: RunFailure,
     ) -> RunOutcome:
         return RunOutcome(
-            state=replace(state, open_turn=None),
+            state=state.evolve(open_turn=None),
             message_id=message_id,
             query=turn.query,
             cloud_steps=tuple(steps),

@@ -52,6 +52,9 @@ def _has_lone_surrogate(value: Any) -> bool:
     return False
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+
+
 def parse_json_object(body: bytes) -> dict[str, Any]:
     """Parse a request body that must be one JSON object.
 
@@ -59,7 +62,9 @@ def parse_json_object(body: bytes) -> dict[str, Any]:
         HTTPProblem: 400 ``InvalidJSON`` (not JSON) or ``InvalidParameter`` (not an object).
     """
     try:
-        value = json.loads(body, parse_constant=_reject_constant, parse_float=_finite_float)
+        # Like json.loads (which also accepts UTF-16/32 bodies), with one shared decoder.
+        text = body.decode(json.detect_encoding(body), "strict")
+        value = _DECODER.decode(text)
     except RecursionError:
         raise HTTPProblem(400, "InvalidJSON", "body: JSON nested too deeply") from None
     except ValueError as exc:  # includes JSONDecodeError and UnicodeDecodeError
@@ -100,24 +105,18 @@ def validate_model(model: type[ModelT], data: Any, *, prefix: str = "") -> Model
         raise bad_parameter(prefix or "body", "nested too deeply") from None
 
 
-_normalized: OrderedDict[str, dict[str, Any]] = OrderedDict()
-_normalized_lock = threading.Lock()
+# The same tools arrive with every run of a conversation, and normalising one parses its
+# docstring: recent results are kept, keyed by the raw tool's repr (a different key order
+# only costs a miss). A value is the checked wire dict, or None for a non-function tool.
+_checked_tools: OrderedDict[str, dict[str, Any] | None] = OrderedDict()
+_checked_lock = threading.Lock()
 
 
-def _normalize_cached(raw: dict[str, Any]) -> dict[str, Any]:
-    # The same tools arrive with every run of a conversation; normalising parses
-    # docstrings, so remember recent results (keyed by the tool's canonical JSON).
-    key = json.dumps(raw, sort_keys=True, ensure_ascii=False)
-    with _normalized_lock:
-        cached = _normalized.get(key)
-    if cached is not None:
-        return cached
-    result: dict[str, Any] = normalize_tool(raw)
-    with _normalized_lock:
-        _normalized[key] = result
-        while len(_normalized) > _CACHE_SIZE:
-            _normalized.popitem(last=False)
-    return result
+def _remember(key: str, tool: dict[str, Any] | None) -> None:
+    with _checked_lock:
+        _checked_tools[key] = tool
+        while len(_checked_tools) > _CACHE_SIZE:
+            _checked_tools.popitem(last=False)
 
 
 def _check_raw_parameters(raw: dict[str, Any], field: str) -> None:
@@ -154,6 +153,30 @@ def _check_parameters(parameters: dict[str, Any], field: str) -> None:
         raise bad_parameter(f"{field}.required", "expected a list of property names")
 
 
+def _check_tool(raw: dict[str, Any], field: str) -> dict[str, Any] | None:
+    """Return one tool normalised and checked (``None`` for a non-function tool)."""
+    _check_raw_parameters(raw, field)
+    try:
+        normalized = normalize_tool(raw)
+    except RecursionError:
+        raise bad_parameter(field, "nested too deeply") from None
+    tool = validate_model(Tool, normalized, prefix=field)
+    if tool.type != "function" or tool.function is None:
+        return None
+    name = tool.function.name
+    if not TOOL_NAME_PATTERN.match(name):
+        raise bad_parameter(f"{field}.function.name", f"{name!r} must be {TOOL_NAME_RULE}")
+    _check_parameters(tool.function.parameters, f"{field}.function.parameters")
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": tool.function.description,
+            "parameters": tool.function.parameters,
+        },
+    }
+
+
 def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
     """Validate and normalise the ``tools`` of a run request.
 
@@ -180,29 +203,21 @@ def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
         field = f"tools[{index}]"
         if not isinstance(raw, dict):
             raise bad_parameter(field, "expected a tool object")
-        _check_raw_parameters(raw, field)
         try:
-            normalized = _normalize_cached(raw)
+            key = repr(raw)
         except RecursionError:
             raise bad_parameter(field, "nested too deeply") from None
-        tool = validate_model(Tool, normalized, prefix=field)
-        if tool.type != "function" or tool.function is None:
+        with _checked_lock:
+            known = key in _checked_tools
+            cached = _checked_tools.get(key)
+        if not known:
+            cached = _check_tool(raw, field)
+            _remember(key, cached)
+        if cached is None:
             continue
-        name = tool.function.name
-        if not TOOL_NAME_PATTERN.match(name):
-            raise bad_parameter(f"{field}.function.name", f"{name!r} must be {TOOL_NAME_RULE}")
+        name = cached["function"]["name"]
         if name in seen:
             raise bad_parameter(f"{field}.function.name", f"{name!r} is declared twice")
         seen.add(name)
-        _check_parameters(tool.function.parameters, f"{field}.function.parameters")
-        tools.append(
-            {
-                "type": "function",
-                "function": {
-                    "name": name,
-                    "description": tool.function.description,
-                    "parameters": tool.function.parameters,
-                },
-            }
-        )
+        tools.append(cached)
     return tuple(tools)
