@@ -9,6 +9,7 @@ other cues; this table only makes the common ones exact.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -168,26 +169,40 @@ def _is_cjk(text: str) -> bool:
     return any("\u4e00" <= char <= "\u9fff" for char in text)
 
 
-def _pattern_for(spelling: str) -> str:
-    escaped = re.escape(spelling)
-    if _is_cjk(spelling):
-        return escaped
-    body = escaped.replace(r"\ ", r"\s+")
-    if len(spelling) <= 3 and spelling.isupper():
-        return rf"(?-i:(?<![A-Za-z]){body}(?![A-Za-z]))"
-    return rf"(?<![A-Za-z]){body}(?![A-Za-z])"
+@dataclass(frozen=True)
+class _Index:
+    """The table arranged for lookups: by spelling, by Chinese text, by English words."""
+
+    by_spelling: dict[str, Place]
+    chinese: dict[str, Place]
+    chinese_lengths: tuple[int, ...]
+    english: dict[tuple[str, ...], Place]
+    upper: dict[str, Place]
+    max_words: int
+
+
+# English words; "Xi'an" is one word, the "'s" of "Tokyo's" is not part of it.
+_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]{2,})?")
 
 
 @lru_cache(maxsize=1)
-def _matcher() -> tuple[re.Pattern[str], dict[str, Place]]:
+def _index() -> _Index:
     by_spelling: dict[str, Place] = {}
+    chinese: dict[str, Place] = {}
+    english: dict[tuple[str, ...], Place] = {}
+    upper: dict[str, Place] = {}
     for place in PLACES:
         for spelling in (place.zh, place.en, *place.aliases):
-            by_spelling.setdefault(spelling.casefold(), place)
-    # Longest first, so 北京市 wins over 北京 and New York City over New York.
-    spellings = sorted({s for p in PLACES for s in (p.zh, p.en, *p.aliases)}, key=len, reverse=True)
-    pattern = re.compile("|".join(_pattern_for(s) for s in spellings), re.IGNORECASE)
-    return pattern, by_spelling
+            by_spelling.setdefault(_key(spelling), place)
+            if _is_cjk(spelling):
+                chinese.setdefault(spelling, place)
+            elif len(spelling) <= 3 and spelling.isupper():
+                # Matched in upper case only: "US" is a place, the word "us" is not.
+                upper.setdefault(spelling, place)
+            else:
+                english.setdefault(tuple(_key(spelling).split()), place)
+    lengths = tuple(sorted({len(s) for s in chinese}, reverse=True))
+    return _Index(by_spelling, chinese, lengths, english, upper, max(map(len, english)))
 
 
 def _key(text: str) -> str:
@@ -196,7 +211,48 @@ def _key(text: str) -> str:
 
 def lookup_place(name: str) -> Place | None:
     """Return the known place spelled ``name`` (any language, any case), or ``None``."""
-    return _matcher()[1].get(_key(name.strip()))
+    return _index().by_spelling.get(_key(name.strip()))
+
+
+def _chinese_mentions(text: str, index: _Index) -> list[tuple[int, int, Place]]:
+    found = []
+    position = 0
+    while position < len(text):
+        if _is_cjk(text[position]):
+            # Longest first, so 北京市 wins over 北京.
+            for length in index.chinese_lengths:
+                place = index.chinese.get(text[position : position + length])
+                if place is not None:
+                    found.append((position, position + length, place))
+                    position += length
+                    break
+            else:
+                position += 1
+        else:
+            position += 1
+    return found
+
+
+def _english_mentions(text: str, index: _Index) -> list[tuple[int, int, Place]]:
+    words = list(_WORD.finditer(text))
+    found = []
+    position = 0
+    while position < len(words):
+        # Longest first, so New York City wins over New York.
+        for size in range(min(index.max_words, len(words) - position), 0, -1):
+            group = words[position : position + size]
+            if any(text[a.end() : b.start()].strip() for a, b in itertools.pairwise(group)):
+                continue  # only spaces may separate the words of one name
+            place = index.english.get(tuple(w.group().casefold() for w in group))
+            if place is None and size == 1:
+                place = index.upper.get(group[0].group())
+            if place is not None:
+                found.append((group[0].start(), group[-1].end(), place))
+                position += size
+                break
+        else:
+            position += 1
+    return found
 
 
 def find_places(text: str) -> list[PlaceMention]:
@@ -208,15 +264,16 @@ def find_places(text: str) -> list[PlaceMention]:
     Returns:
         One mention per distinct place, in the order they first appear.
     """
-    pattern, by_spelling = _matcher()
+    index = _index()
+    found = sorted(
+        _chinese_mentions(text, index) + _english_mentions(text, index), key=lambda f: f[:2]
+    )
     mentions: list[PlaceMention] = []
     seen: set[Place] = set()
-    for match in pattern.finditer(text):
-        place = by_spelling.get(_key(match.group()))
-        if place is None or place in seen:
-            continue
-        seen.add(place)
-        mentions.append(PlaceMention(place, match.group(), match.start(), match.end()))
+    for start, end, place in found:
+        if place not in seen:
+            seen.add(place)
+            mentions.append(PlaceMention(place, text[start:end], start, end))
     return mentions
 
 
