@@ -183,3 +183,78 @@ def test_close_connections_ends_idle_keep_alive(server: WSGIHTTPServer) -> None:
     assert conn.sock is not None
     assert conn.sock.recv(1) == b""
     conn.close()
+
+
+def _status_line(raw: bytes) -> bytes:
+    return raw.split(b"\r\n", 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status"),
+    [
+        (b"POST /v2/app/conversation HTTP/2.0\r\n\r\n", b"505"),
+        (b"POST /v2/app/conversation HTTP/1.1\r\nBad Header\r\n\r\n", b"400"),
+        (b"POST /v2/app/conversation HTTP/1.1\r\nName : value\r\n\r\n", b"400"),
+        (b"POST /v2/app/conversation HTTP/1.1\r\n folded: line\r\n\r\n", b"400"),
+        (
+            b"POST /v2/app/conversation HTTP/1.1\r\n"
+            + b"".join(b"X-%d: y\r\n" % i for i in range(101))
+            + b"\r\n",
+            b"431",
+        ),
+        (b"POST /v2/app/conversation HTTP/1.1\r\nX: " + b"y" * 70000 + b"\r\n\r\n", b"431"),
+    ],
+    ids=["version", "no-colon", "space-before-colon", "folded", "too-many", "too-long"],
+)
+def test_malformed_requests_get_json_errors(
+    server: WSGIHTTPServer, request_bytes: bytes, status: bytes
+) -> None:
+    """Requests the parser refuses get the JSON error shape and the connection closes."""
+    raw = _raw_exchange(server, request_bytes)
+    assert status in _status_line(raw)
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert b"Connection: close" in head
+    assert json.loads(body)["request_id"]
+
+
+def test_repeated_headers_are_joined(server: WSGIHTTPServer) -> None:
+    """Two Authorization lines are joined, so neither token alone gets through."""
+    body = json.dumps({"app_id": APP_ID}).encode()
+    raw = _raw_exchange(
+        server,
+        b"POST /v2/app/conversation HTTP/1.1\r\nConnection: close\r\n"
+        + f"Authorization: Bearer {TOKEN}\r\nAuthorization: Bearer x\r\n".encode()
+        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body,
+    )
+    assert b" 401 " in _status_line(raw)
+
+
+def test_http_1_0_closes_unless_keep_alive(server: WSGIHTTPServer) -> None:
+    """An HTTP/1.0 request without keep-alive gets an answer and a closed connection."""
+    body = json.dumps({"app_id": APP_ID}).encode()
+    raw = _raw_exchange(
+        server,
+        f"POST /v2/app/conversation HTTP/1.0\r\nAuthorization: Bearer {TOKEN}\r\n".encode()
+        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body,
+    )
+    assert b" 200 " in _status_line(raw)
+    assert b"Connection: close" in raw
+
+
+def test_expect_100_continue_is_honoured(server: WSGIHTTPServer) -> None:
+    """A client that waits for 100 Continue gets it before sending the body."""
+    body = json.dumps({"app_id": APP_ID}).encode()
+    with socket.create_connection(("127.0.0.1", server.server_port), timeout=10) as sock:
+        head = (
+            f"POST /v2/app/conversation HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\n"
+            f"Expect: 100-continue\r\nConnection: close\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        sock.sendall(head.encode())
+        assert sock.recv(1024).startswith(b"HTTP/1.1 100 Continue\r\n\r\n")
+        sock.sendall(body)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    assert b" 200 " in _status_line(data)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 
 from appclient.server._responses import (
     HTTPProblem,
@@ -10,6 +11,8 @@ from appclient.server._responses import (
     encode_json,
     error_response,
     json_response,
+    new_id,
+    serial_id,
     sse_response,
 )
 
@@ -54,3 +57,13 @@ def test_sse_frames_are_exact() -> None:
     assert response.chunks == (b'data: {"a":1}\n\n', 'data: {"b":"北京"}\n\n'.encode())
     assert response.is_stream
     assert response.content_type == "text/event-stream"
+
+
+def test_ids_are_uuid4_text_and_unique() -> None:
+    """new_id gives random uuid4 text; serial_id gives distinct uuid-shaped text."""
+    fresh = [new_id() for _ in range(500)]
+    assert len(set(fresh)) == 500
+    assert all(uuid.UUID(value).version == 4 for value in fresh)
+    serial = [serial_id() for _ in range(500)]
+    assert len(set(serial)) == 500
+    assert all(str(uuid.UUID(value)) == value for value in serial)
