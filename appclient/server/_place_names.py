@@ -178,7 +178,7 @@ class _Index:
     chinese_lengths: tuple[int, ...]
     english: dict[tuple[str, ...], Place]
     upper: dict[str, Place]
-    max_words: int
+    words_after: dict[str, int]
 
 
 # English words; "Xi'an" is one word, the "'s" of "Tokyo's" is not part of it.
@@ -202,7 +202,11 @@ def _index() -> _Index:
             else:
                 english.setdefault(tuple(_key(spelling).split()), place)
     lengths = tuple(sorted({len(s) for s in chinese}, reverse=True))
-    return _Index(by_spelling, chinese, lengths, english, upper, max(map(len, english)))
+    # First word of an English name -> the most words a name starting with it has.
+    words_after: dict[str, int] = {}
+    for words in english:
+        words_after[words[0]] = max(words_after.get(words[0], 0), len(words))
+    return _Index(by_spelling, chinese, lengths, english, upper, words_after)
 
 
 def _key(text: str) -> str:
@@ -218,7 +222,7 @@ def _chinese_mentions(text: str, index: _Index) -> list[tuple[int, int, Place]]:
     found = []
     position = 0
     while position < len(text):
-        if _is_cjk(text[position]):
+        if "\u4e00" <= text[position] <= "\u9fff":
             # Longest first, so 北京市 wins over 北京.
             for length in index.chinese_lengths:
                 place = index.chinese.get(text[position : position + length])
@@ -238,8 +242,10 @@ def _english_mentions(text: str, index: _Index) -> list[tuple[int, int, Place]]:
     found = []
     position = 0
     while position < len(words):
+        first = words[position].group()
+        most = index.words_after.get(first.casefold(), 1 if first in index.upper else 0)
         # Longest first, so New York City wins over New York.
-        for size in range(min(index.max_words, len(words) - position), 0, -1):
+        for size in range(min(most, len(words) - position), 0, -1):
             group = words[position : position + size]
             if any(text[a.end() : b.start()].strip() for a, b in itertools.pairwise(group)):
                 continue  # only spaces may separate the words of one name

@@ -163,31 +163,35 @@ def _choose(
         ((score(terms, c), index, c) for index, c in enumerate(candidates)),
         key=lambda item: (-item[0], item[1]),
     )
+    best_client = next(
+        ((c, v) for v, _, c in scored if not c.cloud and v >= CLIENT_THRESHOLD), None
+    )
+    # A component must beat the best client tool by COMPONENT_ADVANTAGE; below that its
+    # arguments need not even be planned.
+    bar = COMPONENT_ADVANTAGE * best_client[1] if best_client else 0.0
     best_component: Intent | None = None
     unmet_component: Intent | None = None
-    best_client: tuple[Candidate, float] | None = None
     for value, _, candidate in scored:
-        if value < min(CLIENT_THRESHOLD, COMPONENT_THRESHOLD):
+        if value < max(COMPONENT_THRESHOLD, bar) or best_component is not None:
             break
-        if candidate.cloud and best_component is None and value >= COMPONENT_THRESHOLD:
-            plan = plan_arguments(
-                candidate.parameters, view, today=today, tool_text=candidate.tool_text
-            )
-            if not plan.guessed:
-                best_component = Intent(candidate, view, value, plan)
-            elif unmet_component is None and value >= UNMET_THRESHOLD:
-                unmet_component = Intent(candidate, view, value, plan)
-        if not candidate.cloud and best_client is None and value >= CLIENT_THRESHOLD:
-            best_client = (candidate, value)
-    if best_client is not None and (
-        best_component is None or best_component.score < COMPONENT_ADVANTAGE * best_client[1]
-    ):
+        if not candidate.cloud:
+            continue
+        plan = plan_arguments(
+            candidate.parameters, view, today=today, tool_text=candidate.tool_text
+        )
+        if not plan.guessed:
+            best_component = Intent(candidate, view, value, plan)
+        elif unmet_component is None and value >= UNMET_THRESHOLD:
+            unmet_component = Intent(candidate, view, value, plan)
+    if best_component is not None:
+        return best_component
+    if best_client is not None:
         client, value = best_client
         plan = plan_arguments(client.parameters, view, today=today, tool_text=client.tool_text)
         return Intent(client, view, value, plan)
     # A component the query lacks required values for is returned only when nothing else
     # matches, so the agent can ask for what is missing.
-    return best_component or unmet_component
+    return unmet_component
 
 
 def match_intents(query: str, candidates: Sequence[Candidate], *, today: dt.date) -> list[Intent]:
