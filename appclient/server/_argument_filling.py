@@ -21,38 +21,20 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from .._constants import RULE_AGENT_MAX_PARALLEL_CALLS
 from ._argument_tables import REQUIRED_DEFAULTS, VALUE_SYNONYMS, VOCABULARY_BY_NAME
 from ._parameter_slots import Slot, parameter_slots, slot_of
-from ._place_names import PlaceMention, find_places, lookup_place, place_name
-from ._query_values import (
-    detect_language,
-    find_dates,
-    find_expression,
-    find_numbers,
-    find_quoted,
-    is_cjk,
-)
+from ._place_names import PlaceMention, find_places, place_name
+from ._query_reader import NOTHING, QueryReader
+from ._query_values import find_expression
 from ._schema_fit import fits_schema, value_for_schema
-from ._text_terms import (
-    CONCEPTS,
-    FILLER_PHRASES,
-    GENERIC_TERMS,
-    STOPWORDS,
-    concepts_in,
-    english_words,
-    text_terms,
-)
 
 __all__ = ["ArgumentPlan", "complete_arguments", "fill_arguments", "plan_arguments"]
 
-_NONE: Any = object()
 _ORDER = (
     "choice",
     "date",
@@ -66,55 +48,6 @@ _ORDER = (
     "object",
     "null",
     "text",
-)
-_NEGATION = re.compile(r"不|没|别|无需|不要|don't|do not|not|no|without", re.IGNORECASE)
-_BOOLEAN_NOISE = frozenset(
-    {
-        "is",
-        "has",
-        "include",
-        "enable",
-        "use",
-        "with",
-        "show",
-        "should",
-        "allow",
-        "need",
-        "flag",
-        "get",
-        "do",
-        "want",
-    }
-)
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-.]*|[\u4e00-\u9fff]|\s+|.", re.DOTALL)
-_EDGE_PARTICLES = frozenset("的了吗呢吧啊呀是在和与及把给我你他她它们个在于")
-_CAPITALISED_PLACE = re.compile(
-    r"(?<![A-Za-z])(?:in|at|for|from|to|of|near)\s+([A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3})"
-)
-_SUFFIXED_PLACE = re.compile(r"[\u4e00-\u9fff]{2,4}?[市省县区州镇]")
-_NOT_PLACES = frozenset(
-    {
-        *(
-            w.capitalize()
-            for w in (
-                "celsius",
-                "fahrenheit",
-                "kelvin",
-                "english",
-                "chinese",
-                "today",
-                "tomorrow",
-                "yesterday",
-                "monday",
-                "tuesday",
-                "wednesday",
-                "thursday",
-                "friday",
-                "saturday",
-                "sunday",
-            )
-        )
-    }
 )
 
 
@@ -143,218 +76,19 @@ class ArgumentPlan:
         return dict(self.calls[0])
 
 
-def _surfaces(option: Any) -> tuple[str, ...]:
-    if isinstance(option, bool) or not isinstance(option, (str, int, float)):
-        return ()
-    return _surfaces_of(option)
-
-
-@lru_cache(maxsize=1024)
-def _surfaces_of(option: str | int | float) -> tuple[str, ...]:
-    text = str(option)
-    forms = {text, text.replace("_", " ")}
-    for spellings in VALUE_SYNONYMS.values():
-        if text.lower() in spellings:
-            forms.update(spellings)
-            break
-    place = lookup_place(text)
-    if place is not None:
-        forms.update((place.zh, place.en, *place.aliases))
-    return tuple(f for f in forms if len(f) >= 2 or (f and not f.isalnum()))
-
-
-def _search(surface: str, text: str) -> re.Match[str] | None:
-    return _surface_pattern(surface).search(text)
-
-
-@lru_cache(maxsize=4096)
-def _surface_pattern(surface: str) -> re.Pattern[str]:
-    """A word written as a whole word: ``celsius`` is not found inside ``celsiusx``."""
-    if any(is_cjk(c) for c in surface):
-        return re.compile(re.escape(surface))
-    before = r"(?<![A-Za-z0-9])" if surface[0].isalnum() else ""
-    after = r"(?![A-Za-z0-9])" if surface[-1].isalnum() else ""
-    return re.compile(before + re.escape(surface) + after, re.IGNORECASE)
-
-
-@lru_cache(maxsize=512)
-def _tool_vocabulary(tool_text: str) -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
-    """The tool's own words: English words, CJK pairs to cover, and phrases to cover."""
-    terms = text_terms(tool_text) if tool_text else frozenset()
-    concept_forms = [f for c in sorted(concepts_in(tool_text)) for f in CONCEPTS[c]]
-    words = {t for t in terms if t.isascii() and not t.startswith("#")}
-    words.update(w for f in concept_forms if f.isascii() for w in english_words(f))
-    cover = {t for t in terms if len(t) == 2 and all(is_cjk(c) for c in t)} | GENERIC_TERMS
-    phrases = (*FILLER_PHRASES, *(f for f in concept_forms if not f.isascii()))
-    return frozenset(words), frozenset(cover), phrases
-
-
-@lru_cache(maxsize=1)
-def _all_concept_words() -> tuple[frozenset[str], tuple[str, ...]]:
-    forms = [f for group in CONCEPTS.values() for f in group]
-    words = frozenset(w for f in forms if f.isascii() for w in english_words(f))
-    return words, tuple(f for f in forms if not f.isascii())
-
-
 def _concept_of(value: Any) -> str | None:
     lowered = str(value).lower()
     return next((c for c, forms in VALUE_SYNONYMS.items() if lowered in forms), None)
 
 
-class _Reader:
-    """The query as a tool sees it, with each used value blanked out."""
-
-    def __init__(self, query: str, *, today: dt.date, tool_text: str) -> None:
-        self.chars = list(query)
-        self.query = query
-        self.today = today
-        self.language = detect_language(query)
-        self.tool_words, self.cover, self.phrases = _tool_vocabulary(tool_text)
-        self.spans_read = 0
-
-    @property
-    def text(self) -> str:
-        return "".join(self.chars)
-
-    def take(self, start: int, end: int) -> None:
-        self.chars[start:end] = " " * (end - start)
-
-    def choice(self, options: tuple[Any, ...]) -> Any:
-        text = self.text
-        best: tuple[int, int, Any] | None = None
-        for option in options:
-            for surface in _surfaces(option):
-                match = _search(surface, text)
-                if match and (best is None or match.start() < best[0]):
-                    best = (match.start(), match.end(), option)
-            if not isinstance(option, bool) and isinstance(option, (int, float)):
-                for number in find_numbers(text):
-                    if number.value == option and (best is None or number.start < best[0]):
-                        best = (number.start, number.end, option)
-        if best is None:
-            return _NONE
-        self.take(best[0], best[1])
-        return best[2]
-
-    def dates(self) -> list[dt.date]:
-        found = find_dates(self.text, today=self.today)
-        for item in found:
-            self.take(item.start, item.end)
-        return [item.value for item in found]
-
-    def places(self) -> list[PlaceMention | str]:
-        """Return (and use up) the places in the text: known ones, else one unknown name."""
-        text = self.text
-        mentions = find_places(text)
-        if mentions:
-            for mention in mentions:
-                self.take(mention.start, mention.end)
-            return list(mentions)
-        for pattern in (_CAPITALISED_PLACE, _SUFFIXED_PLACE):
-            for match in pattern.finditer(text):
-                group = match.lastindex or 0
-                value = match.group(group).strip()
-                if value in _NOT_PLACES or any(w in value for w in ("哪", "这", "那", "城市")):
-                    continue
-                self.take(match.start(group), match.end(group))
-                return [value]
-        # A place outside the table: what is left once framing and topic words are gone.
-        span = self.span(all_concepts=True)
-        short = span and (len(span) <= 8 if is_cjk(span[0]) else len(span.split()) <= 4)
-        return [span] if short else []
-
-    def numbers(self, slot: Slot, *, tied_only: bool) -> Any:
-        text = self.text.lower()
-        # Only the type must match here; bounds are applied later by clamping (50 -> max 10).
-        wanted_type = {"type": slot.fill.get("type", "number")}
-        candidates = [n for n in find_numbers(self.text) if fits_schema(n.value, wanted_type)]
-        for number in candidates:
-            window = text[max(0, number.start - 8) : number.end + 8]
-            if any(_search(cue, window) for cue in slot.cues):
-                self.take(number.start, number.end)
-                return number.value
-        if tied_only or not candidates:
-            return _NONE
-        self.take(candidates[0].start, candidates[0].end)
-        return candidates[0].value
-
-    def boolean(self, slot: Slot) -> Any:
-        text = self.text
-        for word in (w for w in slot.words if w not in _BOOLEAN_NOISE and len(w) > 2):
-            match = _search(word, text)
-            if match:
-                before = text[max(0, match.start() - 12) : match.start()]
-                return not _NEGATION.search(before)
-        return _NONE
-
-    def quoted(self) -> list[str]:
-        found = find_quoted(self.text)
-        for item in found:
-            self.take(item.start, item.end)
-        return [str(item.value) for item in found]
-
-    def span(self, *, all_concepts: bool = False) -> str:
-        """Return the longest stretch of the text that is not framing, tool words or used.
-
-        Args:
-            all_concepts: Also treat every topic word (weather, 天气, ...) as framing, for
-                values such as places that are never a topic.
-        """
-        self.spans_read += 1
-        text = self.text
-        covered = [False] * len(text)
-        for index in range(len(text) - 1):
-            if text[index : index + 2] in self.cover:
-                covered[index] = covered[index + 1] = True
-        phrases = self.phrases
-        known_words = self.tool_words
-        if all_concepts:
-            concept_words, concept_phrases = _all_concept_words()
-            phrases = (*phrases, *concept_phrases)
-            known_words = known_words | concept_words
-        for phrase in phrases:
-            for match in re.finditer(re.escape(phrase), text):
-                covered[match.start() : match.end()] = [True] * (match.end() - match.start())
-        runs: list[str] = []
-        current: list[str] = []
-        for match in _TOKEN.finditer(text):
-            token = match.group()
-            if token.isspace():
-                current.append(" ")
-                continue
-            lowered = english_words(token)
-            marked = (
-                any(covered[match.start() : match.end()])
-                or not (token[0].isalnum() or is_cjk(token[0]))
-                or bool(lowered and all(w in STOPWORDS or w in known_words for w in lowered))
-            )
-            if marked:
-                runs.append("".join(current))
-                current = []
-            else:
-                current.append(token)
-        runs.append("".join(current))
-        cleaned = [self._trim(run) for run in runs]
-        return max(cleaned, key=lambda run: len(run.replace(" ", "")), default="")
-
-    @staticmethod
-    def _trim(run: str) -> str:
-        run = run.strip()
-        while run and (run[0] in _EDGE_PARTICLES or run[0].isspace()):
-            run = run[1:]
-        while run and (run[-1] in _EDGE_PARTICLES or run[-1].isspace()):
-            run = run[:-1]
-        return run
-
-
 class _Filler:
     """Fills the slots of one parameters object from one reader."""
 
-    def __init__(self, reader: _Reader) -> None:
+    def __init__(self, reader: QueryReader) -> None:
         self.reader = reader
 
     def evidence(self, slot: Slot, *, lone_text: bool) -> Any:
-        """Return the value the query gives for ``slot`` (places are read apart), or _NONE."""
+        """Return the value the query gives for ``slot`` (places are read apart), or NOTHING."""
         reader = self.reader
         kind = slot.kind
         if kind == "choice":
@@ -362,12 +96,12 @@ class _Filler:
         if kind in ("date", "datetime"):
             dates = reader.dates()
             if not dates:
-                return _NONE
+                return NOTHING
             return dates[0].isoformat() + ("T00:00:00" if kind == "datetime" else "")
         if kind == "expression":
             found = find_expression(reader.text)
             if found is None:
-                return _NONE
+                return NOTHING
             reader.take(found.start, found.end)
             return found.value
         if kind in ("integer", "number"):
@@ -378,21 +112,21 @@ class _Filler:
             return self.array(slot)
         if kind == "object":
             nested = _fill(slot.fill, reader, max_calls=1)
-            return nested.calls[0] if nested.from_query else _NONE
+            return nested.calls[0] if nested.from_query else NOTHING
         if kind == "text":
             vocabulary = next(
                 (VOCABULARY_BY_NAME[w] for w in slot.words[::-1] if w in VOCABULARY_BY_NAME), ()
             )
             if vocabulary:
                 value = reader.choice(vocabulary)
-                if value is not _NONE:
+                if value is not NOTHING:
                     return value
             quoted = reader.quoted()
             if quoted:
                 return quoted[0]
-            takes_subject = not vocabulary and _default_of(slot) in ("#text", _NONE)
-            return (reader.span() or _NONE) if lone_text and takes_subject else _NONE
-        return _NONE
+            takes_subject = not vocabulary and _default_of(slot) in ("#text", NOTHING)
+            return (reader.span() or NOTHING) if lone_text and takes_subject else NOTHING
+        return NOTHING
 
     def array(self, slot: Slot) -> Any:
         items = slot.fill.get("items")
@@ -404,16 +138,16 @@ class _Filler:
             found = self.reader.places() if find_places(self.reader.text) else []
             values = [_place_text(item, item_slot) for item in found]
         elif item_slot.kind == "choice":
-            while (value := self.reader.choice(item_slot.options)) is not _NONE:
+            while (value := self.reader.choice(item_slot.options)) is not NOTHING:
                 values.append(value)
         elif item_slot.kind in ("date", "datetime"):
             values = [d.isoformat() for d in self.reader.dates()]
         elif item_slot.kind in ("integer", "number"):
-            while (value := self.reader.numbers(item_slot, tied_only=False)) is not _NONE:
+            while (value := self.reader.numbers(item_slot, tied_only=False)) is not NOTHING:
                 values.append(value)
         elif item_slot.kind == "text":
             values = self.reader.quoted()
-        return values or _NONE
+        return values or NOTHING
 
     def default(self, slot: Slot) -> Any:
         """Return a value for a required ``slot`` the query says nothing about."""
@@ -421,17 +155,17 @@ class _Filler:
             if "default" in source and fits_schema(source["default"], slot.schema):
                 return source["default"]
         wanted = _default_of(slot)
-        if wanted is _NONE:
+        if wanted is NOTHING:
             wanted = {
                 "place": "#place",
                 "date": "#today",
                 "datetime": "#today",
                 "expression": "#text",
                 "text": "#text",
-            }.get(slot.kind, _NONE)
+            }.get(slot.kind, NOTHING)
         value = self.resolve(wanted, slot)
         if slot.kind == "choice":
-            concept = _concept_of(value) if value is not _NONE else None
+            concept = _concept_of(value) if value is not NOTHING else None
             matching = [o for o in slot.options if concept and _concept_of(o) == concept]
             value = (matching or [o for o in slot.options if o == value] or list(slot.options))[0]
         if slot.kind == "datetime" and isinstance(value, str) and len(value) == 10:
@@ -466,12 +200,12 @@ def _place_text(item: PlaceMention | str, slot: Slot) -> str:
 
 
 def _default_of(slot: Slot) -> Any:
-    """The common-name table's value for ``slot`` ("#..." values are computed), or _NONE."""
+    """The common-name table's value for ``slot`` ("#..." values are computed), or NOTHING."""
     names = ["_".join(slot.words), slot.name.lower(), *slot.words[::-1]]
-    return next((REQUIRED_DEFAULTS[n] for n in names if n in REQUIRED_DEFAULTS), _NONE)
+    return next((REQUIRED_DEFAULTS[n] for n in names if n in REQUIRED_DEFAULTS), NOTHING)
 
 
-def _fill(parameters: Any, reader: _Reader, *, max_calls: int) -> ArgumentPlan:
+def _fill(parameters: Any, reader: QueryReader, *, max_calls: int) -> ArgumentPlan:
     slots = parameter_slots(parameters)
     filler = _Filler(reader)
     text_slots = [s for s in slots if s.kind == "text"]
@@ -501,7 +235,7 @@ def _fill(parameters: Any, reader: _Reader, *, max_calls: int) -> ArgumentPlan:
                 len(text_slots) == 1 or slot.required
             )
             value = filler.evidence(slot, lone_text=lone)
-            if value is _NONE:
+            if value is NOTHING:
                 continue
         value = value_for_schema(slot.schema, preferred=value, today=reader.today)
         values[slot.name] = value
@@ -560,7 +294,7 @@ def plan_arguments(
     Returns:
         The plan: one or more complete argument sets, and which values were evidence.
     """
-    reader = _Reader(query, today=today or dt.date.today(), tool_text=tool_text)
+    reader = QueryReader(query, today=today or dt.date.today(), tool_text=tool_text)
     return _fill(parameters, reader, max_calls=max(1, max_calls))
 
 
