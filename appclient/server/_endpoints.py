@@ -172,6 +172,7 @@ class Endpoints:
                 409,
                 "ConversationBusy",
                 f"conversation_id: another run on {conversation_id!r} is still in progress",
+                headers={"Retry-After": "1"},
             )
         try:
             state = self._owned(conversation_id, owner=ctx.owner, app_id=request.app_id)

@@ -13,7 +13,8 @@ Choices made here:
   would be wrong. The comparison is on parsed content, not bytes, so a client that
   re-encodes the body (or a new multipart boundary) still matches.
 - A repeat while the first request is still running is a 409 ``IdempotencyKeyInUse``
-  (retryable later); a reservation left by a crashed worker expires after the run lease.
+  with ``Retry-After: 1`` (ask again later); a reservation left by a crashed worker
+  expires after the run lease.
 - Only successes (HTTP 200) are stored. A failed request changed nothing, so its key is
   released and a retry runs for real.
 """
@@ -136,6 +137,7 @@ class IdempotencyGuard:
                 409,
                 "IdempotencyKeyInUse",
                 f"{HEADER_IDEMPOTENCY_KEY}: a request with this key is still running",
+                headers={"Retry-After": "1"},
             )
         if reservation.outcome == "mismatch":
             raise HTTPProblem(

@@ -343,7 +343,9 @@ def test_concurrent_run_on_one_conversation_is_409() -> None:
     )
     worker.start()
     assert entered.wait(10)
-    _assert_error(call_app(app, RUNS, run_body(cid, query="two")), 409, "ConversationBusy")
+    busy = call_app(app, RUNS, run_body(cid, query="two"))
+    _assert_error(busy, 409, "ConversationBusy")
+    assert busy.headers["Retry-After"] == "1"
     release.set()
     worker.join(10)
     assert results[0].json()["answer"] == "slow"
