@@ -190,7 +190,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _head(self, status: str, headers: list[tuple[str, str]]) -> bytes:
         lines = [f"{self.protocol_version} {status}\r\n"]
         lines.extend(f"{name}: {value}\r\n" for name, value in headers)
-        lines.append(f"Server: {self.server_version}\r\nDate: {_http_date()}\r\n")
+        # No Server header: every header costs the client parsing time on each response.
+        lines.append(f"Date: {_http_date()}\r\n")
         if self.close_connection:
             lines.append("Connection: close\r\n")
         lines.append("\r\n")
