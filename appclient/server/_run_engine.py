@@ -20,7 +20,8 @@ Choices the protocol leaves open, made here:
   with an interrupt and no output is lost or applied twice.
 - An output for a call that is not pending (unknown, or already answered) is a 400
   ``InvalidParameter`` naming the field and the id; nothing of that request is applied.
-- A new query while calls are pending drops the pending turn and starts a new one.
+- A new query while calls are pending drops the pending turn and starts a new one; a
+  query sent together with tool outputs is ignored (the outputs continue their turn).
 - ``tool_choice`` of type ``function`` replaces the agent's first decision of a turn (an
   unknown name is a 400 whatever the agent). A forced client tool ends the run with an
   interrupt calling it; a forced cloud component runs in the run and its result is the
