@@ -31,10 +31,10 @@ from ._constants import (
 from ._dispatch import ApprovalCallback, ToolCallRecord, iter_dispatch
 from ._errors import InvalidRequestError, ManifestError, redact_mapping
 from ._execution import ToolRunner
+from ._manifest import build_tool_spec, check_tool_name, get_overrides
 from ._models import Tool, ToolOutput
 from ._tool_groups import ToolGroup, resolve_group
 from ._tool_results import serialize_result
-from ._manifest import build_tool_spec, check_tool_name, get_overrides
 
 if TYPE_CHECKING:
     from ._manifest import ToolSpec

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from appclient import InvalidRequestError, ManifestError, ToolRegistry
-from appclient._tool_groups import ToolGroup
 from appclient._manifest import manifest
+from appclient._tool_groups import ToolGroup
 
 
 def get_current_weather(location: str, unit: str = "celsius") -> str:
