@@ -155,8 +155,13 @@ class Endpoints:
         if not request.conversation_id:
             raise bad_parameter("conversation_id", "must not be empty")
         outputs = request.tool_outputs or []
-        if not request.query and not outputs:
-            raise bad_parameter("query", "must not be empty when no tool_outputs are sent")
+        # A forced tool carries its input, so it needs no query (the seed's ToolChoice call).
+        forced = request.tool_choice is not None and request.tool_choice.type == "function"
+        if not request.query and not outputs and not forced:
+            raise bad_parameter(
+                "query",
+                "must not be empty when neither tool_outputs nor a forced tool_choice is sent",
+            )
         return self._once(ctx, data, lambda: self._run(ctx, request, tools))
 
     def _run(

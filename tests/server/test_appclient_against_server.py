@@ -134,3 +134,16 @@ def test_run_until_answer_with_the_rule_agent(rule_server: ReferenceServer) -> N
         result = client.run_until_answer(query="北京天气怎么样？", tools=[get_current_weather])
     assert "北京: 23 celsius" in result.answer
     assert [call.arguments["location"] for call in result.tool_calls] == ["北京"]
+
+
+def test_seed_tool_choice_call_with_empty_query(rule_server: ReferenceServer) -> None:
+    """The docs' Go ToolChoice call (query "", WeatherQuery forced with a city) answers."""
+    with _client(rule_server) as client:
+        cid = client.create_conversation()
+        choice = {
+            "type": "function",
+            "function": {"name": "WeatherQuery", "input": {"city": "北京"}},
+        }
+        message = client.run(cid, "", end_user_id="go_toolchoice_demo", tool_choice=choice)
+        assert "北京" in message.content.answer
+        assert message.content.events[-1].status == "success"

@@ -219,6 +219,30 @@ def test_unknown_tool_choice_is_400(app: ReferenceApp) -> None:
     assert body["message"].startswith("tool_choice.function.name:")
 
 
+def test_forced_tool_choice_needs_no_query(app: ReferenceApp) -> None:
+    """The seed's ToolChoice call (query "") interrupts with the forced tool and its input."""
+    cid = new_conversation(app)
+    forced = {"location": "上海", "unit": "celsius"}
+    choice = {"type": "function", "function": {"name": "get_current_weather", "input": forced}}
+    reply = call_app(app, RUNS, run_body(cid, tools=[WEATHER_TOOL], tool_choice=choice))
+    assert reply.status == 200, reply.body
+    (call,) = reply.json()["content"][-1]["tool_calls"]
+    assert (call["function"]["name"], call["function"]["arguments"]) == (
+        "get_current_weather",
+        forced,
+    )
+
+
+def test_auto_tool_choice_still_needs_a_query(app: ReferenceApp) -> None:
+    """tool_choice auto with an empty query is a 400 naming the query."""
+    cid = new_conversation(app)
+    choice = {"type": "auto", "function": None}
+    body = _assert_error(
+        call_app(app, RUNS, run_body(cid, tool_choice=choice)), 400, "InvalidParameter"
+    )
+    assert body["message"].startswith("query:")
+
+
 def test_upload_then_use_the_file_id(app: ReferenceApp) -> None:
     """An uploaded file's id is accepted in file_ids; the agent sees its name."""
     cid = new_conversation(app)

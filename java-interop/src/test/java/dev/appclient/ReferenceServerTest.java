@@ -180,10 +180,9 @@ class ReferenceServerTest {
     void forcedCloudComponentAnswersInTheRun() {
         AppClient client = client();
         String conversation = client.createConversation();
-        // The seed's Go example sends an empty query here; the reference server answers that
-        // with a 400 (PROTOCOL section 3 only allows "" with tool outputs), so ask something.
+        // As in the seed's Go example: a forced tool carries its input, so the query is empty.
         RunAnswer answer = client.run(RunRequest.builder(conversation)
-                .query("天气")
+                .query("")
                 .toolChoice(ToolChoice.function("WeatherQuery", Map.of("city", "北京")))
                 .endUserId("java-toolchoice-demo")
                 .build());
