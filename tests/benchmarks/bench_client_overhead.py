@@ -19,7 +19,7 @@ The server runs in a child process, as a real gateway would: in the client's own
 threads would compete with the client for the GIL and blur both timings (``--in-process``
 shows that setting anyway).
 
-Run: ``/work/venv/bin/python tests/benchmarks/bench_client_overhead.py [--quick]
+Run: ``python tests/benchmarks/bench_client_overhead.py [--quick]
 [--server reference|stdlib] [--rounds N] [--in-process]``
 """
 

@@ -5,7 +5,7 @@ and validating the arguments (lax pydantic), running it on a worker thread with 
 and serialising the result as JSON text. The baseline is the function called directly with
 the same arguments, measured in the same run, interleaved with the dispatch timings.
 
-Run: ``/work/venv/bin/python tests/benchmarks/bench_dispatch.py [--quick] [--rounds N]``
+Run: ``python tests/benchmarks/bench_dispatch.py [--quick] [--rounds N]``
 """
 
 from __future__ import annotations

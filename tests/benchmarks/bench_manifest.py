@@ -12,7 +12,7 @@ For each function of a small set, three timings (median over repeats, microsecon
 
 Ratios are official / appclient: above 1 means appclient is faster.
 
-Run: ``/work/venv/bin/python tests/benchmarks/bench_manifest.py [--quick] [--repeats N]``
+Run: ``python tests/benchmarks/bench_manifest.py [--quick] [--repeats N]``
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ output, the two-city parallel call, a weather-then-calculator chain) and the sam
 for a ``ScriptedAgent`` that just returns its next step: the least an agent can cost. Both
 are measured in the same run, interleaved, and the ratio is printed.
 
-Run: ``/work/venv/bin/python tests/benchmarks/bench_rule_agent.py [--quick] [--rounds N]``
+Run: ``python tests/benchmarks/bench_rule_agent.py [--quick] [--rounds N]``
 """
 
 from __future__ import annotations
