@@ -52,6 +52,9 @@ DEFAULT_BACKOFF_MAX: Final = 8.0
 DEFAULT_RETRY_AFTER_CAP: Final = 60.0
 #: HTTP statuses that are safe to retry (with the same Idempotency-Key).
 RETRYABLE_STATUS_CODES: Final = frozenset({408, 429, 500, 502, 503, 504})
+#: Statuses retried only when the server names a wait (Retry-After): 409 means the
+#: conversation is busy, or a request with the same Idempotency-Key is still running.
+RETRY_AFTER_ONLY_STATUS_CODES: Final = frozenset({409})
 #: Largest single SSE line the client accepts before declaring the stream broken.
 MAX_SSE_LINE_BYTES: Final = 16 * 1024 * 1024
 #: Bytes read from the socket per chunk while streaming.

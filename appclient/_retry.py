@@ -29,6 +29,7 @@ from ._constants import (
     DEFAULT_BACKOFF_MAX,
     DEFAULT_MAX_RETRIES,
     DEFAULT_RETRY_AFTER_CAP,
+    RETRY_AFTER_ONLY_STATUS_CODES,
     RETRYABLE_STATUS_CODES,
 )
 from ._errors import APIStatusError, RequestTimeoutError, TransportError
@@ -164,14 +165,17 @@ class RetryPolicy:
                 retried, because the run may already be under way on the server.
 
         Returns:
-            ``True`` for transport failures (timeouts only when not streaming) and for
-            retryable statuses whose server-requested wait is within the cap.
+            ``True`` for transport failures (timeouts only when not streaming), for
+            retryable statuses whose server-requested wait is within the cap, and for a 409
+            that carries a Retry-After within the cap (busy, try again with the same key).
         """
         if isinstance(error, RequestTimeoutError):
             return not stream
         if isinstance(error, TransportError):
             return True
         if isinstance(error, APIStatusError):
+            if error.status_code in RETRY_AFTER_ONLY_STATUS_CODES:
+                return error.retry_after is not None and error.retry_after <= self.retry_after_cap
             if error.status_code not in self.retryable_statuses:
                 return False
             return error.retry_after is None or error.retry_after <= self.retry_after_cap

@@ -71,6 +71,18 @@ def test_503_then_200_succeeds_with_one_idempotency_key(
     assert len(sleeps) == 1
 
 
+def test_busy_409_waits_as_told_and_retries_with_the_same_key(
+    client: AppClient, mock: responses.RequestsMock, sleeps: list[float]
+) -> None:
+    """A 409 with Retry-After (run or key still in progress) is retried after that wait."""
+    busy = {"code": "IdempotencyKeyInUse", "message": "still running"}
+    mock.post(RUNS, json=busy, status=409, headers={"Retry-After": "1"})
+    mock.post(RUNS, json=FINAL)
+    client.run("c1", tool_outputs=[{"tool_call_id": "t1", "output": "25"}])
+    keys = _header(mock, "Idempotency-Key")
+    assert (len(keys), keys[0] == keys[1], sleeps) == (2, True, [1.0])
+
+
 @pytest.mark.parametrize(
     ("status", "cls"), [(400, BadRequestError), (401, AuthenticationError), (404, NotFoundError)]
 )

@@ -39,6 +39,13 @@ def test_client_errors_are_never_retried(code: int) -> None:
     assert not RetryPolicy().is_retryable(_status(code))
 
 
+def test_busy_409_with_retry_after_is_retried() -> None:
+    """A 409 that names a wait (busy conversation, key in use) is retried within the cap."""
+    policy = RetryPolicy(retry_after_cap=30)
+    assert policy.is_retryable(_status(409, retry_after=1))
+    assert not policy.is_retryable(_status(409, retry_after=31))
+
+
 def test_connection_errors_are_retried_for_streams_too() -> None:
     """A failed connection is retried whether or not the request streams."""
     policy = RetryPolicy()
