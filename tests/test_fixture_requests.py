@@ -19,29 +19,14 @@ import responses
 
 from appclient import AppClient, ToolChoice, ToolChoiceFunction, ToolOutput
 from tests.conftest import load_request_fixture
+from tests.seed_tools import SEED_WEATHER_TOOL
 
 BASE = "http://127.0.0.1:8934"
 APP_ID = "oracle-app-id"
 CID = "480a53a4-74a3-4c77-bb5a-a4ba2e490abf"
 QUERY = "今天北京天气怎么样？"
 #: The seed's JSON Schema weather tool (AppBuilder ToolCall docs, way 1).
-WEATHER_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "get_current_weather",
-        "description": (
-            "仅支持中国城市的天气查询，参数location为中国城市名称，其他国家城市不支持天气查询"
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "location": {"type": "string", "description": "城市名，举例：北京"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-            },
-            "required": ["location", "unit"],
-        },
-    },
-}
+WEATHER_TOOL = SEED_WEATHER_TOOL
 
 
 def _tool_call_id(scenario: dict[str, Any]) -> str:

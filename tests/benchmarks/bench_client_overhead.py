@@ -46,27 +46,12 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 import requests
 
 from appclient import AppClient
+from tests.seed_tools import SEED_WEATHER_TOOL
 
 APP_ID = "bench-app"
 QUERY = "今天北京天气怎么样？"
 OUTPUT = "北京今天25度，晴"
-WEATHER_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "get_current_weather",
-        "description": (
-            "仅支持中国城市的天气查询，参数location为中国城市名称，其他国家城市不支持天气查询"
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "location": {"type": "string", "description": "城市名，举例：北京"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-            },
-            "required": ["location", "unit"],
-        },
-    },
-}
+WEATHER_TOOL = SEED_WEATHER_TOOL
 
 
 # --- the servers ------------------------------------------------------------------------------

@@ -28,24 +28,9 @@ from appclient._models import Tool
 from appclient.server import RuleAgent, ScriptedAgent
 from appclient.server._agent_api import AgentInput, ComponentInfo, ToolResult
 from appclient.server._components import default_components
+from tests.seed_tools import SEED_WEATHER_TOOL
 
-SEED_TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "get_current_weather",
-        "description": (
-            "仅支持中国城市的天气查询，参数location为中国城市名称，其他国家城市不支持天气查询"
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "location": {"type": "string", "description": "城市名，举例：北京"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-            },
-            "required": ["location", "unit"],
-        },
-    },
-}
+SEED_TOOL = SEED_WEATHER_TOOL
 COMPONENTS: tuple[ComponentInfo, ...] = tuple(c.info for c in default_components())
 TOOLS = (Tool.model_validate(SEED_TOOL),)
 OUTPUT = ToolResult("c1", "get_current_weather", {"location": "北京", "unit": "celsius"}, "25度")

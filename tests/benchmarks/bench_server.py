@@ -32,28 +32,18 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.seed_tools import SEED_WEATHER_TOOL
 
 TOKEN = "bench-token"
 APP_ID = "bench-app"
 RUNS = "/v2/app/conversation/runs"
-TOOL = {
-    "type": "function",
-    "function": {
-        "name": "get_current_weather",
-        "description": (
-            "仅支持中国城市的天气查询，参数location为中国城市名称，其他国家城市不支持天气查询"
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "location": {"type": "string", "description": "城市名，举例：北京"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-            },
-            "required": ["location", "unit"],
-        },
-    },
-}
+TOOL = SEED_WEATHER_TOOL
 HEADERS = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
 
 # --- the stub: fixed answers shaped like the recorded hosted responses -------------------

@@ -27,26 +27,12 @@ from appbuilder.core.console.appbuilder_client.event_handler import (
     ToolCallEventHandler,
 )
 
+from tests.seed_tools import SEED_WEATHER_TOOL
+
 pytestmark = pytest.mark.compat
 
 #: The seed's raw JSON Schema tool (AppBuilder ToolCall docs, 方式1).
-WEATHER_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "get_current_weather",
-        "description": (
-            "仅支持中国城市的天气查询，参数location为中国城市名称，其他国家城市不支持天气查询"
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "location": {"type": "string", "description": "城市名，举例：北京"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-            },
-            "required": ["location", "unit"],
-        },
-    },
-}
+WEATHER_TOOL = SEED_WEATHER_TOOL
 UNITS = ("celsius", "fahrenheit")
 #: A guard for the SDK's event-handler loops, which never end on a broken protocol.
 MAX_HANDLER_STEPS = 10

@@ -11,28 +11,13 @@ from typing import Any
 from appclient.server import Decision, PlannedCall, create_app
 from appclient.server._agent_api import AgentInput, ComponentInfo
 from appclient.server._wsgi import ReferenceApp
+from tests.seed_tools import SEED_WEATHER_TOOL
 
 TOKEN = "test-token"
 OTHER_TOKEN = "other-token"
 APP_ID = "test-app"
 
-WEATHER_TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "get_current_weather",
-        "description": (
-            "仅支持中国城市的天气查询，参数location为中国城市名称，其他国家城市不支持天气查询"
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "location": {"type": "string", "description": "城市名，举例：北京"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-            },
-            "required": ["location", "unit"],
-        },
-    },
-}
+WEATHER_TOOL = SEED_WEATHER_TOOL
 
 
 @dataclass
