@@ -11,111 +11,27 @@ to set them, and their values are redacted from outputs, error texts and reprs.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import SecretBytes, SecretStr
-
-from ._constants import (
-    DEFAULT_TOOL_TIMEOUT,
-    DEFAULT_TOOL_WORKERS,
-    MIN_REDACTED_SECRET_LENGTH,
-    TOOLKIT_NAME_SEPARATOR,
-)
+from ._constants import DEFAULT_TOOL_TIMEOUT, DEFAULT_TOOL_WORKERS, TOOLKIT_NAME_SEPARATOR
 from ._dispatch import ApprovalCallback, ToolCallRecord, iter_dispatch
-from ._errors import InvalidRequestError, ManifestError, redact_mapping
+from ._errors import InvalidRequestError, ManifestError
 from ._execution import ToolRunner
 from ._manifest import build_tool_spec, check_tool_name, get_overrides
 from ._models import Tool, ToolOutput
+from ._registered_tool import RegisteredTool, advertised_tool, partial_values, secret_texts
 from ._tool_groups import ToolGroup, resolve_group
 from ._tool_results import serialize_result
 
 if TYPE_CHECKING:
-    from ._manifest import ToolSpec
+    pass
 
 __all__ = ["RegisteredTool", "ToolRegistry"]
-
-
-def _secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
-    found: list[str] = []
-    for value in values:
-        if isinstance(value, SecretStr):
-            value = value.get_secret_value()
-        elif isinstance(value, SecretBytes):
-            value = value.get_secret_value().decode("utf-8", errors="replace")
-        if isinstance(value, str) and len(value) >= MIN_REDACTED_SECRET_LENGTH:
-            found.append(value)
-    return tuple(found)
-
-
-def _partial_values(func: Callable[..., Any]) -> list[Any]:
-    values: list[Any] = []
-    while isinstance(func, functools.partial):
-        values.extend(func.args)
-        values.extend(func.keywords.values())
-        func = func.func
-    return values
-
-
-@dataclass(frozen=True, repr=False)
-class RegisteredTool:
-    """A tool in a registry: its spec, how it is called, and its dispatch options.
-
-    Attributes:
-        name: The tool name the agent uses.
-        spec: The manifest's :class:`~appclient.ToolSpec` (schema and validation).
-        func: The callable that runs (the spec's validation adds the bound values).
-        tool: The tool dict sent in ``run(tools=...)``.
-        timeout: Seconds a call may take, or ``None`` for no limit.
-        requires_approval: Whether each call asks the approval callback first.
-        bound: Parameter values supplied by the program (never shown).
-        secrets: The bound texts redacted from outputs and errors.
-        toolkit: The toolkit object for a toolkit method, else ``None``.
-        method: The method name for a toolkit method, else ``None``.
-    """
-
-    name: str
-    spec: ToolSpec
-    func: Callable[..., Any]
-    tool: dict[str, Any]
-    timeout: float | None = None
-    requires_approval: bool = False
-    bound: Mapping[str, Any] = field(default_factory=dict)
-    secrets: tuple[str, ...] = ()
-    toolkit: object | None = None
-    method: str | None = None
-
-    @property
-    def description(self) -> str:
-        """The tool's description, as the agent reads it."""
-        function = self.tool.get("function") or {}
-        text = function.get("description", "") if isinstance(function, Mapping) else ""
-        return text if isinstance(text, str) else ""
-
-    @property
-    def bound_names(self) -> frozenset[str]:
-        """Names of the parameters the program supplies."""
-        return frozenset(self.bound)
-
-    def __repr__(self) -> str:
-        bound = redact_mapping(self.bound, self.bound)
-        return (
-            f"RegisteredTool(name={self.name!r}, timeout={self.timeout!r}, "
-            f"requires_approval={self.requires_approval!r}, bound={bound!r})"
-        )
-
-
-def _advertised(tool: Mapping[str, Any] | Tool, name: str) -> dict[str, Any]:
-    model = tool if isinstance(tool, Tool) else Tool.model_validate(tool)
-    data = model.model_dump(mode="json", exclude_none=True)
-    data.setdefault("function", {})["name"] = name
-    return data
 
 
 def _is_tool_method(value: Any) -> bool:
@@ -251,11 +167,11 @@ class ToolRegistry:
             name=check_tool_name(spec.name),
             spec=spec,
             func=func,
-            tool=_advertised(tool, spec.name) if tool is not None else spec.to_tool(),
+            tool=advertised_tool(tool, spec.name) if tool is not None else spec.to_tool(),
             timeout=self._timeout(timeout),
             requires_approval=requires_approval,
             bound=values,
-            secrets=_secret_texts([*values.values(), *_partial_values(func)]),
+            secrets=secret_texts([*values.values(), *partial_values(func)]),
             toolkit=toolkit,
             method=method,
         )

@@ -1,0 +1,103 @@
+"""One tool in a :class:`~appclient.ToolRegistry`: its spec, callable, options and secrets.
+
+Besides the record itself, this module holds the small pure helpers the registry uses to
+build one: which bound values are secrets to redact, the values a ``functools.partial``
+binds, and the advertised form of a ready-made tool dict.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import SecretBytes, SecretStr
+
+from ._constants import MIN_REDACTED_SECRET_LENGTH
+from ._errors import redact_mapping
+from ._models import Tool
+
+if TYPE_CHECKING:
+    from ._manifest import ToolSpec
+
+__all__ = ["RegisteredTool", "advertised_tool", "partial_values", "secret_texts"]
+
+
+def secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
+    """Return the bound values that are text worth redacting (secrets unwrapped)."""
+    found: list[str] = []
+    for value in values:
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
+        elif isinstance(value, SecretBytes):
+            value = value.get_secret_value().decode("utf-8", errors="replace")
+        if isinstance(value, str) and len(value) >= MIN_REDACTED_SECRET_LENGTH:
+            found.append(value)
+    return tuple(found)
+
+
+def partial_values(func: Callable[..., Any]) -> list[Any]:
+    """Return every value bound by (nested) ``functools.partial`` layers of ``func``."""
+    values: list[Any] = []
+    while isinstance(func, functools.partial):
+        values.extend(func.args)
+        values.extend(func.keywords.values())
+        func = func.func
+    return values
+
+
+@dataclass(frozen=True, repr=False)
+class RegisteredTool:
+    """A tool in a registry: its spec, how it is called, and its dispatch options.
+
+    Attributes:
+        name: The tool name the agent uses.
+        spec: The manifest's :class:`~appclient.ToolSpec` (schema and validation).
+        func: The callable that runs (the spec's validation adds the bound values).
+        tool: The tool dict sent in ``run(tools=...)``.
+        timeout: Seconds a call may take, or ``None`` for no limit.
+        requires_approval: Whether each call asks the approval callback first.
+        bound: Parameter values supplied by the program (never shown).
+        secrets: The bound texts redacted from outputs and errors.
+        toolkit: The toolkit object for a toolkit method, else ``None``.
+        method: The method name for a toolkit method, else ``None``.
+    """
+
+    name: str
+    spec: ToolSpec
+    func: Callable[..., Any]
+    tool: dict[str, Any]
+    timeout: float | None = None
+    requires_approval: bool = False
+    bound: Mapping[str, Any] = field(default_factory=dict)
+    secrets: tuple[str, ...] = ()
+    toolkit: object | None = None
+    method: str | None = None
+
+    @property
+    def description(self) -> str:
+        """The tool's description, as the agent reads it."""
+        function = self.tool.get("function") or {}
+        text = function.get("description", "") if isinstance(function, Mapping) else ""
+        return text if isinstance(text, str) else ""
+
+    @property
+    def bound_names(self) -> frozenset[str]:
+        """Names of the parameters the program supplies."""
+        return frozenset(self.bound)
+
+    def __repr__(self) -> str:
+        bound = redact_mapping(self.bound, self.bound)
+        return (
+            f"RegisteredTool(name={self.name!r}, timeout={self.timeout!r}, "
+            f"requires_approval={self.requires_approval!r}, bound={bound!r})"
+        )
+
+
+def advertised_tool(tool: Mapping[str, Any] | Tool, name: str) -> dict[str, Any]:
+    """Return a ready-made tool as a wire dict, renamed to ``name``."""
+    model = tool if isinstance(tool, Tool) else Tool.model_validate(tool)
+    data = model.model_dump(mode="json", exclude_none=True)
+    data.setdefault("function", {})["name"] = name
+    return data

@@ -1,0 +1,42 @@
+"""One registered tool: secrets to redact, partial-bound values, advertised tool dicts."""
+
+from __future__ import annotations
+
+import functools
+
+from pydantic import SecretStr
+
+from appclient import ToolRegistry
+from appclient._registered_tool import advertised_tool, partial_values, secret_texts
+from tests.seed_tools import SEED_WEATHER_TOOL
+
+
+def _search(query: str, api_key: str, region: str) -> str:
+    """Search the intranet."""
+    return query
+
+
+def test_secret_texts_unwrap_secret_str_and_skip_short_values() -> None:
+    """SecretStr values are unwrapped; short or non-text values are not redacted."""
+    assert secret_texts([SecretStr("sk-abcdef"), "en", 42, "long-key"]) == ("sk-abcdef", "long-key")
+
+
+def test_partial_values_collect_every_layer() -> None:
+    """Positional and keyword values of nested partials are all found."""
+    inner = functools.partial(_search, api_key="k-1234")
+    outer = functools.partial(inner, region="north")
+    assert sorted(partial_values(outer)) == ["k-1234", "north"]
+
+
+def test_advertised_tool_takes_the_registered_name() -> None:
+    """A ready-made tool dict is advertised under the name it was registered with."""
+    tool = advertised_tool(SEED_WEATHER_TOOL, "weather_now")
+    assert tool["function"]["name"] == "weather_now"
+    assert tool["function"]["parameters"] == SEED_WEATHER_TOOL["function"]["parameters"]
+
+
+def test_repr_hides_bound_values() -> None:
+    """A registered tool's repr names its bound parameters but never their values."""
+    entry = ToolRegistry().add(_search, api_key="sk-secret-123", region="north")
+    assert "sk-secret-123" not in repr(entry)
+    assert "api_key" in repr(entry)
