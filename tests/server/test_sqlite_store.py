@@ -10,6 +10,9 @@ import pytest
 
 from appclient.server import SQLiteStore
 from appclient.server._state import ConversationState, OpenTurn, PendingCall, StoredResponse
+from tests.server.helpers import WEATHER_TOOL, call_app, make_app, new_conversation, run_body
+
+RUNS = "/v2/app/conversation/runs"
 
 STATE = ConversationState("c1", "owner", "app", 1.0)
 
@@ -79,3 +82,21 @@ def test_repr_names_the_file(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "named.db")
     assert "named.db" in repr(store)
     store.close()
+
+
+def test_two_wsgi_workers_share_one_round_trip(tmp_path: Path) -> None:
+    """Like gunicorn workers over one SQLite file: a round trip may hop between apps."""
+    db = tmp_path / "shared.db"
+    worker_a = make_app(db_path=db, data_dir=tmp_path / "files")
+    worker_b = make_app(db_path=db, data_dir=tmp_path / "files")
+    try:
+        cid = new_conversation(worker_a)
+        interrupt = call_app(worker_b, RUNS, run_body(cid, query="北京天气", tools=[WEATHER_TOOL]))
+        (call,) = interrupt.json()["content"][-1]["tool_calls"]
+        outputs = [{"tool_call_id": call["id"], "output": "北京今天25度"}]
+        answer = call_app(worker_a, RUNS, run_body(cid, tool_outputs=outputs))
+        assert answer.status == 200, answer.body
+        assert "北京今天25度" in answer.json()["answer"]
+    finally:
+        worker_a.close()
+        worker_b.close()
