@@ -20,6 +20,14 @@ def test_ruff_reports_nothing() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_ruff_format_changes_nothing() -> None:
+    """Every file is already in ruff's format."""
+    result = _run(
+        sys.executable, "-m", "ruff", "format", "--check", "appclient", "tests", "examples"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_mypy_strict_reports_nothing() -> None:
     """Mypy in strict mode (configured in pyproject.toml) finds no error in the package."""
     result = _run(sys.executable, "-m", "mypy")
