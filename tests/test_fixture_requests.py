@@ -19,7 +19,7 @@ import responses
 
 from appclient import AppClient, ToolChoice, ToolChoiceFunction, ToolOutput
 from tests.conftest import load_request_fixture
-from tests.seed_tools import SEED_WEATHER_TOOL
+from tests.seed import SEED_WEATHER_TOOL
 
 BASE = "http://127.0.0.1:8934"
 APP_ID = "oracle-app-id"

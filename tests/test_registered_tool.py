@@ -8,7 +8,7 @@ from pydantic import SecretStr
 
 from appclient import ToolRegistry
 from appclient._registered_tool import advertised_tool, partial_values, secret_texts
-from tests.seed_tools import SEED_WEATHER_TOOL
+from tests.seed import SEED_WEATHER_TOOL
 
 
 def _search(query: str, api_key: str, region: str) -> str:

@@ -46,7 +46,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 import requests
 
 from appclient import AppClient
-from tests.seed_tools import SEED_WEATHER_TOOL
+from tests.seed import SEED_WEATHER_TOOL, official_run_body
 
 APP_ID = "bench-app"
 QUERY = "今天北京天气怎么样？"
@@ -212,22 +212,7 @@ def appclient_round_trip(client: AppClient) -> str:
 
 
 def _run_body(conversation_id: str, **fields: Any) -> dict[str, Any]:
-    return {
-        "query": "",
-        "stream": False,
-        "conversation_id": conversation_id,
-        "file_ids": [],
-        "app_id": APP_ID,
-        "tools": [],
-        "tool_outputs": None,
-        "tool_choice": None,
-        "end_user_id": None,
-        "action": None,
-        "mcp_authorization": None,
-        "parameters": None,
-        "custom_metadata": None,
-        **fields,
-    }
+    return official_run_body(conversation_id, app_id=APP_ID, **fields)
 
 
 def bare_round_trip(session: requests.Session, url: str, token: str) -> str:

@@ -31,22 +31,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from appclient._manifest import Manifest
 from appclient._manifest._docstrings import parse_docstring
-from tests.manifest.samples import Address, Point
-
-
-def get_current_weather(location: str, unit: str) -> str:
-    """获取指定中国城市的当前天气信息。
-
-    仅支持中国城市的天气查询。参数 `location` 为中国城市名称，其他国家城市不支持天气查询。
-
-    Args:
-        location (str): 城市名，例如："北京"。
-        unit (int): 温度单位，支持 "celsius" 或 "fahrenheit"。
-
-    Returns:
-        str: 天气情况描述
-    """  # noqa: D415 - the seed's docstring, verbatim
-    return "北京今天25度"
+from tests.manifest.samples import Address, Point, get_current_weather
 
 
 def search_flights(

@@ -28,7 +28,7 @@ from appclient._models import Tool
 from appclient.server import RuleAgent, ScriptedAgent
 from appclient.server._agent_api import AgentInput, ComponentInfo, ToolResult
 from appclient.server._components import default_components
-from tests.seed_tools import SEED_WEATHER_TOOL
+from tests.seed import SEED_WEATHER_TOOL
 
 SEED_TOOL = SEED_WEATHER_TOOL
 COMPONENTS: tuple[ComponentInfo, ...] = tuple(c.info for c in default_components())

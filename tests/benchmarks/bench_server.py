@@ -38,7 +38,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.seed_tools import SEED_WEATHER_TOOL
+from tests.seed import SEED_WEATHER_TOOL
 
 TOKEN = "bench-token"
 APP_ID = "bench-app"

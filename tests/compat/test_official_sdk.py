@@ -27,7 +27,7 @@ from appbuilder.core.console.appbuilder_client.event_handler import (
     ToolCallEventHandler,
 )
 
-from tests.seed_tools import SEED_WEATHER_TOOL
+from tests.seed import SEED_WEATHER_TOOL
 
 pytestmark = pytest.mark.compat
 

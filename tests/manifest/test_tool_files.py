@@ -9,25 +9,12 @@ import pytest
 from appclient import ManifestError, Tool
 from appclient._manifest import build_tool_spec, load_tools, save_tools
 from tests.conftest import load_request_fixture
+from tests.seed import SEED_JAVA_TOOL
 
 from .samples import get_current_weather, scalars
 
 #: The tool file of the seed's Java example, verbatim.
-JAVA_EXAMPLE = {
-    "type": "function",
-    "function": {
-        "name": "get_cur_whether",
-        "description": "这是一个获得指定地点天气的工具",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "location": {"type": "string", "description": "省，市名，例如：河北省"},
-                "unit": {"type": "string", "enum": ["摄氏度", "华氏度"]},
-            },
-            "required": ["location"],
-        },
-    },
-}
+JAVA_EXAMPLE = SEED_JAVA_TOOL
 
 
 def test_one_tool_is_written_as_an_object(tmp_path):

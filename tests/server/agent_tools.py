@@ -10,6 +10,7 @@ from appclient._official_shape import normalize_tool
 from appclient.server._agent_api import AgentInput, ComponentInfo, ToolResult
 from appclient.server._components import default_components
 from tests.conftest import load_request_fixture
+from tests.seed import SEED_JAVA_TOOL
 
 #: The fixed "today" of every agent test (a Wednesday).
 TODAY = dt.date(2024, 5, 1)
@@ -31,21 +32,7 @@ SEED_FROM_FUNCTION: dict[str, Any] = normalize_tool(SEED_FROM_FUNCTION_WIRE)
 SEED_DECORATOR: dict[str, Any] = normalize_tool(SEED_DECORATOR_WIRE)
 
 #: The seed's Java/Go tool: Chinese enum members, location described with 河北省.
-SEED_JAVA: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "get_cur_whether",
-        "description": "这是一个获得指定地点天气的工具",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "location": {"type": "string", "description": "省，市名，例如：河北省"},
-                "unit": {"type": "string", "enum": ["摄氏度", "华氏度"]},
-            },
-            "required": ["location"],
-        },
-    },
-}
+SEED_JAVA = SEED_JAVA_TOOL
 
 #: OpenAI's canonical example: English description and example.
 OPENAI_WEATHER: dict[str, Any] = {

@@ -11,7 +11,7 @@ from typing import Any
 from appclient.server import Decision, PlannedCall, create_app
 from appclient.server._agent_api import AgentInput, ComponentInfo
 from appclient.server._wsgi import ReferenceApp
-from tests.seed_tools import SEED_WEATHER_TOOL
+from tests.seed import SEED_WEATHER_TOOL, official_run_body
 
 TOKEN = "test-token"
 OTHER_TOKEN = "other-token"
@@ -92,24 +92,8 @@ def new_conversation(app: ReferenceApp, *, token: str = TOKEN) -> str:
 
 
 def run_body(conversation_id: str, **fields: Any) -> dict[str, Any]:
-    """A run body with the 13 keys the official Python client sends."""
-    body: dict[str, Any] = {
-        "query": "",
-        "stream": False,
-        "conversation_id": conversation_id,
-        "file_ids": [],
-        "app_id": APP_ID,
-        "tools": [],
-        "tool_outputs": None,
-        "tool_choice": None,
-        "end_user_id": None,
-        "action": None,
-        "mcp_authorization": None,
-        "parameters": None,
-        "custom_metadata": None,
-    }
-    body.update(fields)
-    return body
+    """A run body with the 13 keys the official Python client sends, for the test app."""
+    return official_run_body(conversation_id, app_id=APP_ID, **fields)
 
 
 class WeatherAgent:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.conftest import load_request_fixture
-from tests.seed_tools import SEED_WEATHER_TOOL
+from tests.seed import SEED_WEATHER_TOOL
 
 
 def test_seed_weather_tool_matches_fixture_02() -> None:
