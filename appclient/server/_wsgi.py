@@ -14,7 +14,6 @@ and answered as a 500 JSON error that says nothing about the internals.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -36,34 +35,22 @@ from .._constants import (
 )
 from ._agent_api import Agent
 from ._auth import TokenAuthority, generate_token
+from ._components import default_components
 from ._endpoints import Endpoints, RequestContext
 from ._faults import FaultInjector
 from ._idempotency import check_key
 from ._responses import HTTPProblem, Response, error_response, new_id
+from ._rule_agent import RuleAgent
 from ._run_engine import AgentFailure, Component, RunEngine
 from ._sqlite_store import SQLiteStore
 from ._store import MemoryStore, Store
 from ._uploads import UploadStorage
 
-__all__ = ["ReferenceApp", "create_app", "default_agent", "default_components"]
+__all__ = ["ReferenceApp", "create_app"]
 
 _log = logging.getLogger("appclient.server")
 
 StartResponse = Callable[..., Any]
-
-
-def default_components() -> tuple[Component, ...]:
-    """Return the server's built-in cloud components (weather query, calculator, ...)."""
-    # Imported on use: the components and the rule agent are only needed by a real server.
-    module = importlib.import_module("appclient.server._components")
-    return tuple(module.default_components())
-
-
-def default_agent(components: Sequence[Component]) -> Agent:
-    """Return the default rule-based agent, knowing ``components``."""
-    module = importlib.import_module("appclient.server._rule_agent")
-    agent: Agent = module.RuleAgent(components=components)
-    return agent
 
 
 def _status_line(status: int) -> str:
@@ -264,7 +251,7 @@ def create_app(
     on_close.append(uploads.close)
     component_list = tuple(default_components() if components is None else components)
     engine = RunEngine(
-        agent=agent if agent is not None else default_agent(component_list),
+        agent=agent if agent is not None else RuleAgent(components=component_list),
         components=component_list,
         max_steps=max_agent_steps,
     )
