@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, TypeAlias, get_args
 
 from pydantic import BaseModel, ValidationError
 
 from ._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
 from ._errors import InvalidRequestError
 from ._manifest import Manifest
-from ._models import Tool, ToolChoice, ToolOutput
+from ._models import FeedbackType, Tool, ToolChoice, ToolOutput
 
 __all__ = [
     "FEEDBACK_TYPES",
@@ -41,7 +41,8 @@ ToolsLike: TypeAlias = Any
 ToolOutputLike: TypeAlias = "ToolOutput | Mapping[str, Any] | BaseModel"
 ToolChoiceLike: TypeAlias = "ToolChoice | Mapping[str, Any] | BaseModel"
 
-FEEDBACK_TYPES: Final = ("upvote", "downvote", "cancel")
+#: The feedback kinds, read from the wire model so the two cannot drift apart.
+FEEDBACK_TYPES: Final[tuple[str, ...]] = get_args(FeedbackType)
 # Built once: json.dumps builds a new encoder on every call that passes options.
 _ENCODER: Final = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
