@@ -16,7 +16,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ._constants import DEFAULT_TOOL_TIMEOUT, DEFAULT_TOOL_WORKERS, TOOLKIT_NAME_SEPARATOR
 from ._dispatch import ApprovalCallback, ToolCallRecord, iter_dispatch
@@ -27,9 +27,6 @@ from ._models import Tool, ToolOutput
 from ._registered_tool import RegisteredTool, advertised_tool, partial_values, secret_texts
 from ._tool_groups import ToolGroup, resolve_group
 from ._tool_results import serialize_result
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["RegisteredTool", "ToolRegistry"]
 
