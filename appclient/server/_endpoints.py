@@ -31,6 +31,7 @@ from ._responses import (
 from ._run_engine import RunEngine
 from ._state import ConversationState, FeedbackRecord, FileRecord
 from ._store import Store
+from ._tool_choice import forced_tool_name
 from ._uploads import UploadStorage, display_name
 from ._validation import parse_json_object, validate_model, validate_tools
 
@@ -154,10 +155,10 @@ class Endpoints:
         self._check_app(request.app_id)
         if not request.conversation_id:
             raise bad_parameter("conversation_id", "must not be empty")
-        outputs = request.tool_outputs or []
-        # A forced tool carries its input, so it needs no query (the seed's ToolChoice call).
-        forced = request.tool_choice is not None and request.tool_choice.type == "function"
-        if not request.query and not outputs and not forced:
+        # A forced tool carries its input, so it needs no query (the seed's ToolChoice call);
+        # "forced" means what the run engine will force, so the two cannot drift apart.
+        forced = forced_tool_name(request.tool_choice) is not None
+        if not request.query and not request.tool_outputs and not forced:
             raise bad_parameter(
                 "query",
                 "must not be empty when neither tool_outputs nor a forced tool_choice is sent",
