@@ -142,10 +142,7 @@ def tools_to_wire(tools: ToolsLike) -> list[dict[str, Any]]:
     if tools is None:
         return []
     out: list[dict[str, Any]] = []
-    if isinstance(tools, (list, tuple)):
-        for index, item in enumerate(tools):
-            _tool_items(item, f"tools[{index}]", out)
-    elif callable(getattr(tools, "to_tools", None)):
+    if callable(getattr(tools, "to_tools", None)):
         _tool_items(tools, "tools", out)
     elif callable(getattr(tools, "tools", None)):  # a ToolRegistry
         _tool_items(list(tools.tools()), "tools.tools()", out)
@@ -153,7 +150,7 @@ def tools_to_wire(tools: ToolsLike) -> list[dict[str, Any]]:
         raise InvalidRequestError(
             f"tools must be a list of tools, got a single {type(tools).__name__}; wrap it in a list"
         )
-    else:
+    else:  # a list, tuple or any other iterable of tool-likes
         for index, item in enumerate(tools):
             _tool_items(item, f"tools[{index}]", out)
     seen: set[str] = set()
