@@ -267,7 +267,10 @@ class RunEngine:
             # A client tool wins over a component of the same name; one missing required
             # input is read from the query the way the rule agent reads queries.
             return resolve_tool_choice(
-                tool_choice, tools=state.tools, components=self._infos, query=query
+                tool_choice,
+                tools=[self._tool_model(tool) for tool in state.tools],
+                components=self._infos,
+                query=query,
             )
         except UnknownToolChoiceError as exc:
             raise bad_parameter(
