@@ -22,7 +22,7 @@ from ._constants import DEFAULT_TOOL_TIMEOUT, DEFAULT_TOOL_WORKERS, TOOLKIT_NAME
 from ._dispatch import ApprovalCallback, ToolCallRecord, iter_dispatch
 from ._errors import InvalidRequestError, ManifestError
 from ._execution import ToolRunner
-from ._manifest import build_tool_spec, check_tool_name, get_overrides
+from ._manifest import build_tool_spec, check_tool_name, default_tool_name, get_overrides
 from ._models import Tool, ToolOutput
 from ._registered_tool import RegisteredTool, advertised_tool, partial_values, secret_texts
 from ._tool_groups import ToolGroup, resolve_group
@@ -215,8 +215,7 @@ class ToolRegistry:
             params = _parameter_names(method)
             own = {k: v for k, v in values.items() if k in params}
             used.update(own)
-            spec_name = build_tool_spec(method).name
-            full = check_tool_name(f"{owner}{TOOLKIT_NAME_SEPARATOR}{spec_name}")
+            full = check_tool_name(f"{owner}{TOOLKIT_NAME_SEPARATOR}{default_tool_name(method)}")
             entries.append(
                 self._build(
                     method,

@@ -27,7 +27,13 @@ from ._decorators import (
     manifest_return,
 )
 from ._manifest import Manifest
-from ._spec import ParameterSpec, ToolSpec, build_tool_spec, check_tool_name
+from ._spec import (
+    ParameterSpec,
+    ToolSpec,
+    build_tool_spec,
+    check_tool_name,
+    default_tool_name,
+)
 from ._tool_files import load_tools, save_tools
 
 __all__ = [
@@ -37,6 +43,7 @@ __all__ = [
     "ToolSpec",
     "build_tool_spec",
     "check_tool_name",
+    "default_tool_name",
     "get_overrides",
     "load_tools",
     "manifest",

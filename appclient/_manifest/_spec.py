@@ -53,7 +53,13 @@ from ._type_schema import (
 )
 from ._validation import ArgumentBinder, CallSlot
 
-__all__ = ["ParameterSpec", "ToolSpec", "build_tool_spec", "check_tool_name"]
+__all__ = [
+    "ParameterSpec",
+    "ToolSpec",
+    "build_tool_spec",
+    "check_tool_name",
+    "default_tool_name",
+]
 
 _VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
@@ -413,6 +419,23 @@ def _build_template(
     )
 
 
+def _default_name(target: CallableTarget, overrides: ManifestOverrides | None) -> str:
+    return (overrides.name if overrides is not None else None) or target.default_name
+
+
+def default_tool_name(func: Callable[..., Any]) -> str:
+    """Return the name :func:`build_tool_spec` gives ``func`` when no ``name=`` is passed.
+
+    Cheap (nothing is built), for callers that only need the name, such as a toolkit
+    composing ``Class__method`` names.
+
+    Raises:
+        ManifestError: ``func`` cannot become a tool (see :func:`resolve_callable`).
+    """
+    target = resolve_callable(func)
+    return _default_name(target, get_overrides(func) or get_overrides(target.function))
+
+
 def build_tool_spec(
     func: Callable[..., Any],
     *,
@@ -444,7 +467,7 @@ def build_tool_spec(
     """
     target = resolve_callable(func)
     overrides = get_overrides(func) or get_overrides(target.function)
-    chosen = name or (overrides.name if overrides is not None else None) or target.default_name
+    chosen = name or _default_name(target, overrides)
     if chosen == "<lambda>":
         raise ManifestError(
             f"a lambda has no name: pass name=... (a tool name must be {TOOL_NAME_RULE})"

@@ -7,7 +7,7 @@ import datetime
 import pytest
 
 from appclient import ManifestError
-from appclient._manifest import ToolSpec, build_tool_spec
+from appclient._manifest import ToolSpec, build_tool_spec, default_tool_name, manifest
 
 from .samples import Order
 
@@ -168,6 +168,19 @@ def test_methods_of_two_instances_share_the_cache_but_not_func():
     assert spec_one._template is spec_two._template
     assert spec_one.func.__self__ is one
     assert spec_two.func.__self__ is two
+
+
+def test_default_tool_name_is_the_name_a_build_gives():
+    """default_tool_name agrees with build_tool_spec, @manifest names and bound methods included."""
+
+    class Kit:
+        @manifest(name="lookup")
+        def find(self, query: str) -> str:
+            """Find."""
+            return query
+
+    for func in (add, Kit().find):
+        assert default_tool_name(func) == build_tool_spec(func).name
 
 
 def test_options_are_part_of_the_cache_key():
