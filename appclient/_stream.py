@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 
-from ._constants import MAX_SSE_LINE_BYTES, TERMINAL_EVENT_STATUSES
+from ._constants import MAX_SSE_LINE_BYTES
 from ._errors import StreamInterruptedError, TransportError
 from ._http_answers import parse_run_answer, raise_for_error_event
 from ._models import Event, RunAnswer, ToolCall
@@ -28,11 +28,10 @@ __all__ = ["RunStream"]
 
 
 def _ends_run(answer: RunAnswer) -> bool:
-    if answer.is_completion:
+    if answer.is_completion or any(event.is_terminal for event in answer.events):
         return True
-    if any(event.event_status in TERMINAL_EVENT_STATUSES for event in answer.events):
-        return True
-    return bool(answer.events and answer.events[-1].tool_calls)
+    last = answer.last_event
+    return last is not None and bool(last.tool_calls)
 
 
 class RunStream:
