@@ -20,7 +20,6 @@ import random as _random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any
 
 import tenacity
 
@@ -231,14 +230,11 @@ class RetryPolicy:
             error = state.outcome.exception() if state.outcome is not None else None
             return self.delay(state.attempt_number, error)
 
-        options: dict[str, Any] = {}
-        if before_sleep is not None:
-            options["before_sleep"] = before_sleep
         return tenacity.Retrying(
             stop=tenacity.stop_after_attempt(self.max_retries + 1),
             retry=should_retry,
             wait=wait,
             sleep=sleep,
+            before_sleep=before_sleep,
             reraise=True,
-            **options,
         )
