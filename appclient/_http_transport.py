@@ -123,9 +123,12 @@ class Transport:
         self._token = Secret(token.strip())
         self.base_url = base_url
         self.timeout = timeout
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise InvalidRequestError(f"max_retries must be an int >= 0, got {max_retries!r}")
-        self.retry_policy = RetryPolicy(max_retries=max_retries)
+        try:  # the policy owns the rule; the caller gets the error of a bad argument
+            self.retry_policy = RetryPolicy(max_retries=max_retries)
+        except (TypeError, ValueError):
+            raise InvalidRequestError(
+                f"max_retries must be an int >= 0, got {max_retries!r}"
+            ) from None
         self._retrying = self.retry_policy.retrying(sleep=sleep, before_sleep=self._log_retry)
         self._session = session if session is not None else requests.Session()
         self._owns_session = session is None
