@@ -28,7 +28,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
-from .._official_shape import python_type_to_schema
+from .._manifest._signature import EMPTY, describe_signature, resolve_callable
+from .._manifest._type_schema import type_schema
 from ._agent_api import ComponentInfo
 from ._place_names import lookup_place
 from ._query_values import detect_language
@@ -38,6 +39,7 @@ from ._schema_fit import fits_schema
 __all__ = ["Calculator", "CloudComponent", "WeatherQuery", "default_components"]
 
 _log = logging.getLogger("appclient.server")
+_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
 
 class ComponentInputError(ValueError):
@@ -174,7 +176,8 @@ class CloudComponent(abc.ABC):
             The component.
 
         Raises:
-            ValueError: The name breaks the tool-name rule.
+            ValueError: The name breaks the tool-name rule, or an annotation does not
+                resolve (a :class:`~appclient.ManifestError`).
         """
         component_name = name or str(getattr(func, "__name__", ""))
         if not TOOL_NAME_PATTERN.match(component_name):
@@ -189,22 +192,15 @@ class CloudComponent(abc.ABC):
 
 
 def _signature_schema(func: Callable[..., Any]) -> dict[str, Any]:
+    # The manifest package owns reading signatures and typing them (Optional, list[int],
+    # string annotations); a component keeps the bare schema: no defaults, open to extras.
     properties: dict[str, Any] = {}
     required: list[str] = []
-    for parameter in inspect.signature(func).parameters.values():
-        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+    for parameter in describe_signature(resolve_callable(func)).parameters:
+        if parameter.preset or parameter.kind in _VARIADIC:
             continue
-        annotation = parameter.annotation
-        if annotation is parameter.empty:
-            properties[parameter.name] = {}
-        else:
-            type_name = (
-                annotation
-                if isinstance(annotation, str)
-                else getattr(annotation, "__name__", None) or str(annotation)
-            )
-            properties[parameter.name] = python_type_to_schema(type_name)
-        if parameter.default is parameter.empty:
+        properties[parameter.name] = type_schema(parameter.annotation) or {}
+        if parameter.default is EMPTY:
             required.append(parameter.name)
     return {"type": "object", "properties": properties, "required": required}
 

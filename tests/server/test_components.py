@@ -3,6 +3,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+from typing import Optional
 
 import pytest
 
@@ -165,6 +166,22 @@ def test_from_function_reads_the_signature():
         },
     )
     assert component.run({"a": 1}) == "3"
+
+
+def test_from_function_types_optional_and_generic_annotations():
+    """``Optional[int]`` and ``list[int]`` get their full schema, as Manifest.from_function does."""
+
+    def pick(first: int | None, rest: list[int]) -> str:
+        return str(first)
+
+    # Evaluated typing objects, as a module without ``from __future__ import annotations`` has.
+    pick.__annotations__ = {"first": Optional[int], "rest": list[int]}  # noqa: UP045 - on purpose
+
+    properties = CloudComponent.from_function(pick).info.parameters["properties"]
+    assert properties == {
+        "first": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+        "rest": {"type": "array", "items": {"type": "integer"}},
+    }
 
 
 def test_from_function_dumps_structured_results_as_json():
