@@ -127,6 +127,13 @@ def _check_raw_parameters(raw: dict[str, Any], field: str) -> None:
         return
     if not isinstance(parameters, dict):
         raise bad_parameter(f"{field}.function.parameters", "expected a JSON Schema object")
+    required = parameters.get("required")
+    if required is not None and (
+        not isinstance(required, list) or not all(isinstance(r, str) for r in required)
+    ):
+        raise bad_parameter(
+            f"{field}.function.parameters.required", "expected a list of property names"
+        )
     properties = parameters.get("properties")
     if properties is None:
         return
@@ -140,14 +147,10 @@ def _check_raw_parameters(raw: dict[str, Any], field: str) -> None:
 
 
 def _check_parameters(parameters: dict[str, Any], field: str) -> None:
+    # Properties were checked raw (normalising keeps them a dict of schema objects); the
+    # type, and "required": null next to no properties, pass normalising unchanged.
     if parameters.get("type") != "object":
         raise bad_parameter(f"{field}.type", "the parameters schema must be of type 'object'")
-    properties = parameters.get("properties", {})
-    if not isinstance(properties, dict):
-        raise bad_parameter(f"{field}.properties", "expected an object")
-    for name, schema in properties.items():
-        if not isinstance(schema, dict):
-            raise bad_parameter(f"{field}.properties.{name}", "expected a JSON Schema object")
     required = parameters.get("required", [])
     if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
         raise bad_parameter(f"{field}.required", "expected a list of property names")

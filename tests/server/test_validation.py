@@ -110,6 +110,10 @@ def _renamed(name: str) -> dict:
     return tool
 
 
+def _with_parameters(parameters: dict) -> dict:
+    return {"type": "function", "function": {"name": "t", "parameters": parameters}}
+
+
 @pytest.mark.parametrize(
     ("tools", "field"),
     [
@@ -140,6 +144,14 @@ def _renamed(name: str) -> dict:
         ),
         (
             [{"type": "function", "function": {"name": "t", "parameters": {"required": "a"}}}],
+            "tools[0].function.parameters.required",
+        ),
+        (
+            [_with_parameters({"properties": {"a": {"type": "string"}}, "required": 5})],
+            "tools[0].function.parameters.required",
+        ),
+        (
+            [_with_parameters({"properties": {"ab": {"type": "string"}}, "required": "ab"})],
             "tools[0].function.parameters.required",
         ),
         ([WEATHER_TOOL] * 200, "tools"),
