@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, Literal, TextIO
 
 from ._client import AppClient
+from ._constants import DEMO_MAX_ROUNDS, DEMO_QUERY
 from ._errors import AppClientError
 from ._loop_events import (
     AnswerDone,
@@ -31,7 +32,6 @@ from ._registry import ToolRegistry
 
 __all__ = ["add_arguments", "get_current_weather", "run"]
 
-DEFAULT_QUERY = "今天北京和上海的天气怎么样？"
 
 #: The demo's local "weather station": fixed readings, so the demo is reproducible.
 _READINGS: dict[str, tuple[float, str]] = {
@@ -66,12 +66,14 @@ def get_current_weather(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the demo's options to its sub-parser."""
-    parser.add_argument("--query", default=DEFAULT_QUERY, help="what to ask the agent")
+    parser.add_argument("--query", default=DEMO_QUERY, help="what to ask the agent")
     parser.add_argument("--no-color", action="store_true", help="plain text output")
     parser.add_argument(
         "--no-stream", action="store_true", help="wait for whole answers instead of streaming"
     )
-    parser.add_argument("--max-rounds", type=int, default=4, help="tool rounds allowed")
+    parser.add_argument(
+        "--max-rounds", type=int, default=DEMO_MAX_ROUNDS, help="tool rounds allowed"
+    )
 
 
 class _Style:
