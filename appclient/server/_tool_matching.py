@@ -155,9 +155,7 @@ def _query_terms(text: str, today: dt.date) -> frozenset[str]:
     return terms
 
 
-def _choose(
-    clause: str, view: str, candidates: Sequence[Candidate], today: dt.date
-) -> Intent | None:
+def _choose(clause: str, candidates: Sequence[Candidate], today: dt.date) -> Intent | None:
     terms = _query_terms(clause, today)
     scored = sorted(
         ((score(terms, c), index, c) for index, c in enumerate(candidates)),
@@ -177,18 +175,18 @@ def _choose(
         if not candidate.cloud:
             continue
         plan = plan_arguments(
-            candidate.parameters, view, today=today, tool_text=candidate.tool_text
+            candidate.parameters, clause, today=today, tool_text=candidate.tool_text
         )
         if not plan.guessed:
-            best_component = Intent(candidate, view, value, plan)
+            best_component = Intent(candidate, clause, value, plan)
         elif unmet_component is None and value >= UNMET_THRESHOLD:
-            unmet_component = Intent(candidate, view, value, plan)
+            unmet_component = Intent(candidate, clause, value, plan)
     if best_component is not None:
         return best_component
     if best_client is not None:
         client, value = best_client
-        plan = plan_arguments(client.parameters, view, today=today, tool_text=client.tool_text)
-        return Intent(client, view, value, plan)
+        plan = plan_arguments(client.parameters, clause, today=today, tool_text=client.tool_text)
+        return Intent(client, clause, value, plan)
     # A component the query lacks required values for is returned only when nothing else
     # matches, so the agent can ask for what is missing.
     return unmet_component
@@ -213,16 +211,13 @@ def match_intents(query: str, candidates: Sequence[Candidate], *, today: dt.date
         last = clauses[RULE_AGENT_MAX_CLAUSES - 1]
         tail = Found(query[last.start :], last.start, len(query), query[last.start :])
         clauses = [*clauses[: RULE_AGENT_MAX_CLAUSES - 1], tail]
-    if len(clauses) <= 1:
-        whole = _choose(query, query, candidates, today)
-        return [whole] if whole is not None else []
     chosen: list[tuple[Found, Candidate, float]] = []
-    for clause in clauses:
-        intent = _choose(clause.text, clause.text, candidates, today)
+    for clause in clauses if len(clauses) > 1 else []:
+        intent = _choose(clause.text, candidates, today)
         if intent is not None:
             chosen.append((clause, intent.candidate, intent.score))
     if not chosen:
-        whole = _choose(query, query, candidates, today)
+        whole = _choose(query, candidates, today)
         return [whole] if whole is not None else []
     intents: list[Intent] = []
     for name in dict.fromkeys(c.name for _, c, _ in chosen):
