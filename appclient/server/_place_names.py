@@ -13,11 +13,10 @@ import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+
+from ._query_values import Language, detect_language, is_cjk
 
 __all__ = ["Place", "PlaceMention", "find_places", "lookup_place", "place_name"]
-
-Language = Literal["zh", "en"]
 
 
 @dataclass(frozen=True)
@@ -165,10 +164,6 @@ PLACES: tuple[Place, ...] = _places(
 )
 
 
-def _is_cjk(text: str) -> bool:
-    return any("\u4e00" <= char <= "\u9fff" for char in text)
-
-
 @dataclass(frozen=True)
 class _Index:
     """The table arranged for lookups: by spelling, by Chinese text, by English words."""
@@ -194,7 +189,7 @@ def _index() -> _Index:
     for place in PLACES:
         for spelling in (place.zh, place.en, *place.aliases):
             by_spelling.setdefault(_key(spelling), place)
-            if _is_cjk(spelling):
+            if detect_language(spelling) == "zh":
                 chinese.setdefault(spelling, place)
             elif len(spelling) <= 3 and spelling.isupper():
                 # Matched in upper case only: "US" is a place, the word "us" is not.
@@ -222,7 +217,7 @@ def _chinese_mentions(text: str, index: _Index) -> list[tuple[int, int, Place]]:
     found = []
     position = 0
     while position < len(text):
-        if "\u4e00" <= text[position] <= "\u9fff":
+        if is_cjk(text[position]):
             # Longest first, so 北京市 wins over 北京.
             for length in index.chinese_lengths:
                 place = index.chinese.get(text[position : position + length])
@@ -300,5 +295,5 @@ def place_name(place: Place, language: Language | None, *, written: str = "") ->
     if language == "en":
         return place.en
     if written:
-        return place.zh if _is_cjk(written) else place.en
+        return place.zh if detect_language(written) == "zh" else place.en
     return place.zh

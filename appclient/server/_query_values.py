@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 __all__ = [
     "Found",
+    "Language",
     "blank_spans",
     "detect_language",
     "find_dates",
