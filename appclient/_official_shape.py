@@ -181,15 +181,18 @@ def normalize_parameters(
             result["properties"] = {}
         return result
     docs = param_docs or {}
-    required = [r for r in result.get("required") or [] if isinstance(r, str)]
+    given = result.get("required")
+    # A malformed "required" (not a list) is left as given for validators to report; only a
+    # list (or none) can take the names that properties declared required themselves.
+    required = list(given) if isinstance(given, list) else [] if given is None else None
     normalized: dict[str, Any] = {}
     for name, prop in properties.items():
         schema, declared_required = _normalize_property(prop, docs.get(name))
         normalized[name] = schema
-        if declared_required and name not in required:
+        if declared_required and required is not None and name not in required:
             required.append(name)
     result["properties"] = normalized
-    if required or "required" in result:
+    if required is not None and (required or "required" in result):
         result["required"] = required
     return result
 

@@ -104,3 +104,12 @@ def test_null_description_becomes_empty_text() -> None:
     """A tool with description null gets an empty description."""
     tool = normalize_tool({"type": "function", "function": {"name": "f", "description": None}})
     assert tool["function"]["description"] == ""
+
+
+@pytest.mark.parametrize("required", [5, "ab", {"a": True}])
+def test_malformed_required_is_left_for_validators(required: object) -> None:
+    """A required that is not a list is kept as given, never split or dropped."""
+    params = normalize_parameters(
+        {"type": "object", "properties": {"a": {"type": "str"}}, "required": required}
+    )
+    assert params["required"] == required
