@@ -27,6 +27,7 @@ from ._responses import (
     new_id,
     serial_id,
     sse_response,
+    text_response,
 )
 from ._run_engine import RunEngine
 from ._state import ConversationState, FeedbackRecord, FileRecord
@@ -213,7 +214,7 @@ class Endpoints:
             )
             return sse_response(messages, request_id=ctx.request_id)
         body = render_body(outcome, request_id=ctx.request_id, date=date)
-        return json_response(body, request_id=ctx.request_id)
+        return text_response(body, request_id=ctx.request_id)
 
     def _file_names(self, file_ids: list[str], state: ConversationState) -> tuple[str, ...]:
         names = []

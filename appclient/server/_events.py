@@ -1,7 +1,8 @@
 """Wire events and run messages, built from a :class:`RunOutcome` (PROTOCOL sections 4-6).
 
-Pure functions from what a run did to the JSON-ready dicts the protocol sends. The same
-outcome renders as one non-stream body or as a list of SSE messages:
+Pure functions from what a run did to the JSON text the protocol sends, written through
+templates whose constant parts are encoded once (a run's answer is on every request's hot
+path). The same outcome renders as one non-stream body or as a list of SSE messages:
 
 - a run that ends with local calls: ``function_call``/``done`` events (cloud components
   first, each followed by its result event), one per local call, then the ``Interrupt``
@@ -24,6 +25,7 @@ import time
 from typing import Any
 
 from .._constants import DEFAULT_ANSWER_DELTA_CHARS
+from ._json_template import Hole, JsonTemplate, json_text, string_text
 from ._responses import serial_id
 from ._run_engine import CloudStep, RunFailure, RunOutcome
 from ._state import PendingCall
@@ -42,9 +44,17 @@ USAGE_MODEL_NAME = "appclient-reference-agent"
 _AGENT_EVENT_TYPE = "ChatAgent"
 
 
+_last_date: tuple[int, str] = (-1, "")
+
+
 def utc_date(now: float | None = None) -> str:
     """Return the protocol's ``date`` text, e.g. ``2024-09-23T08:05:00Z``."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
+    global _last_date  # a one-entry cache (every run asks); a race only recomputes it
+    second = int(time.time() if now is None else now)
+    cached = _last_date
+    if cached[0] != second:
+        cached = _last_date = (second, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second)))
+    return cached[1]
 
 
 def split_answer(text: str, *, max_chars: int = DEFAULT_ANSWER_DELTA_CHARS) -> list[str]:
@@ -65,103 +75,171 @@ def split_answer(text: str, *, max_chars: int = DEFAULT_ANSWER_DELTA_CHARS) -> l
     return [text[start : start + size] for start in range(0, len(text), size)]
 
 
-def _usage(prompt: str, completion: str) -> dict[str, Any]:
-    prompt_tokens = len(prompt)
-    completion_tokens = len(completion)
-    return {
-        "prompt_tokens": prompt_tokens,
-        "completion_tokens": completion_tokens,
-        "total_tokens": prompt_tokens + completion_tokens,
-        "name": USAGE_MODEL_NAME,
-    }
-
-
-def _event(
-    event_type: str,
-    status: str,
+def _event_shape(
+    event_type: str | Hole,
+    status: str | Hole,
     content_type: str,
     outputs: dict[str, Any],
     *,
-    code: int = 0,
-    message: str = "",
-    usage: dict[str, Any] | None = None,
-    tool_calls: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:
-    event: dict[str, Any] = {
-        "event_code": code,
-        "event_message": message,
-        "event_type": event_type,
-        "event_id": serial_id(),
-        "event_status": status,
-        "content_type": content_type,
-        "outputs": outputs,
+    code: int | Hole = 0,
+    message: str | Hole = "",
+    **extra: Any,
+) -> JsonTemplate:
+    """Return the template of one event; its ``event_id`` is always a hole."""
+    return JsonTemplate(
+        {
+            "event_code": code,
+            "event_message": message,
+            "event_type": event_type,
+            "event_id": Hole("event_id"),
+            "event_status": status,
+            "content_type": content_type,
+            "outputs": outputs,
+            **extra,
+        }
+    )
+
+
+_USAGE_SHAPE = {
+    "prompt_tokens": Hole("prompt_tokens"),
+    "completion_tokens": Hole("completion_tokens"),
+    "total_tokens": Hole("total_tokens"),
+    "name": USAGE_MODEL_NAME,
+}
+_USAGE = JsonTemplate(_USAGE_SHAPE)
+_PLAN_USAGE = JsonTemplate({**_USAGE_SHAPE, "type": "plan"})
+_FUNCTION_CALL_EVENT = _event_shape(
+    "function_call",
+    "done",
+    "function_call",
+    {
+        "text": {
+            "arguments": Hole("arguments"),
+            "component_code": Hole("name"),
+            "component_name": Hole("name"),
+        }
+    },
+)
+_COMPONENT_RESULT_EVENT = _event_shape(Hole("name"), "done", "text", {"text": Hole("text")})
+_INTERRUPT_EVENT = _event_shape(
+    "Interrupt",
+    "interrupt",
+    "contexts",
+    {
+        "text": {
+            "function_call": {
+                "thought": Hole("thought"),
+                "name": Hole("name"),
+                "arguments": Hole("arguments"),
+                "usage": Hole("usage"),
+                "tool_call_id": Hole("call_id"),
+            },
+            "used_tool": [],
+        }
+    },
+    tool_calls=Hole("tool_calls"),
+)
+_TOOL_CALL = JsonTemplate(
+    {
+        "id": Hole("call_id"),
+        "type": "function",
+        "function": {"name": Hole("name"), "arguments": Hole("arguments")},
     }
-    if usage is not None:
-        event["usage"] = usage
-    if tool_calls is not None:
-        event["tool_calls"] = tool_calls
-    return event
+)
+_STATUS_EVENT = _event_shape(_AGENT_EVENT_TYPE, Hole("status"), "status", {})
+_ERROR_EVENT = _event_shape(
+    _AGENT_EVENT_TYPE, "error", "status", {}, code=Hole("code"), message=Hole("message")
+)
+_TEXT_EVENT = _event_shape(_AGENT_EVENT_TYPE, Hole("status"), "text", {"text": Hole("text")})
+_TEXT_EVENT_WITH_USAGE = _event_shape(
+    _AGENT_EVENT_TYPE, Hole("status"), "text", {"text": Hole("text")}, usage=Hole("usage")
+)
+_MESSAGE = JsonTemplate(
+    {
+        "request_id": Hole("request_id"),
+        "date": Hole("date"),
+        "answer": Hole("answer"),
+        "conversation_id": Hole("conversation_id"),
+        "message_id": Hole("message_id"),
+        "is_completion": Hole("is_completion"),
+        "content": Hole("content"),
+    }
+)
 
 
-def _function_call_event(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    text = {"arguments": arguments, "component_code": name, "component_name": name}
-    return _event("function_call", "done", "function_call", {"text": text})
+def _event_id() -> str:
+    return string_text(serial_id())
 
 
-def _cloud_events(step: CloudStep) -> list[dict[str, Any]]:
+def _usage(template: JsonTemplate, prompt: str, completion: str) -> str:
+    # The reference agent has no tokenizer: its "tokens" are characters.
+    return template.fill(
+        prompt_tokens=str(len(prompt)),
+        completion_tokens=str(len(completion)),
+        total_tokens=str(len(prompt) + len(completion)),
+    )
+
+
+def _function_call_event(name: str, arguments: dict[str, Any]) -> str:
+    return _FUNCTION_CALL_EVENT.fill(
+        event_id=_event_id(), name=string_text(name), arguments=json_text(arguments)
+    )
+
+
+def _cloud_events(step: CloudStep) -> list[str]:
     return [
         _function_call_event(step.name, step.arguments),
-        _event(step.name, "done", "text", {"text": step.output}),
+        _COMPONENT_RESULT_EVENT.fill(
+            event_id=_event_id(), name=string_text(step.name), text=string_text(step.output)
+        ),
     ]
 
 
-def _interrupt_event(outcome: RunOutcome) -> dict[str, Any]:
+def _interrupt_event(outcome: RunOutcome) -> str:
     calls: tuple[PendingCall, ...] = outcome.calls
-    first = calls[0]
-    plan_usage = {**_usage(outcome.query, outcome.thought), "type": "plan"}
-    function_call = {
-        "thought": outcome.thought,
-        "name": first.name,
-        "arguments": first.arguments,
-        "usage": plan_usage,
-        "tool_call_id": first.call_id,
-    }
-    tool_calls = [
-        {
-            "id": call.call_id,
-            "type": "function",
-            "function": {"name": call.name, "arguments": call.arguments},
-        }
-        for call in calls
-    ]
-    return _event(
-        "Interrupt",
-        "interrupt",
-        "contexts",
-        {"text": {"function_call": function_call, "used_tool": []}},
-        tool_calls=tool_calls,
+    arguments = [json_text(call.arguments) for call in calls]
+    names = [string_text(call.name) for call in calls]
+    call_ids = [string_text(call.call_id) for call in calls]
+    tool_calls = ",".join(
+        _TOOL_CALL.fill(call_id=call_id, name=name, arguments=text)
+        for call_id, name, text in zip(call_ids, names, arguments, strict=True)
+    )
+    return _INTERRUPT_EVENT.fill(
+        event_id=_event_id(),
+        thought=string_text(outcome.thought),
+        name=names[0],
+        arguments=arguments[0],
+        usage=_usage(_PLAN_USAGE, outcome.query, outcome.thought),
+        call_id=call_ids[0],
+        tool_calls=f"[{tool_calls}]",
     )
 
 
-def _error_event(failure: RunFailure) -> dict[str, Any]:
-    return _event(
-        _AGENT_EVENT_TYPE, "error", "status", {}, code=failure.code, message=failure.message
+def _error_event(failure: RunFailure) -> str:
+    return _ERROR_EVENT.fill(
+        event_id=_event_id(), code=str(int(failure.code)), message=string_text(failure.message)
     )
 
 
-def _status_event(status: str) -> dict[str, Any]:
-    return _event(_AGENT_EVENT_TYPE, status, "status", {})
+def _status_event(status: str) -> str:
+    return _STATUS_EVENT.fill(event_id=_event_id(), status=string_text(status))
 
 
-def _text_event(status: str, text: str, *, usage: dict[str, Any] | None = None) -> dict[str, Any]:
-    return _event(_AGENT_EVENT_TYPE, status, "text", {"text": text}, usage=usage)
+def _text_event(status: str, text: str, *, usage: str | None = None) -> str:
+    if usage is None:
+        return _TEXT_EVENT.fill(
+            event_id=_event_id(), status=string_text(status), text=string_text(text)
+        )
+    return _TEXT_EVENT_WITH_USAGE.fill(
+        event_id=_event_id(), status=string_text(status), text=string_text(text), usage=usage
+    )
 
 
-def _cloud_part(outcome: RunOutcome) -> list[dict[str, Any]]:
+def _cloud_part(outcome: RunOutcome) -> list[str]:
     return [event for step in outcome.cloud_steps for event in _cloud_events(step)]
 
 
-def _tool_round(outcome: RunOutcome) -> list[dict[str, Any]]:
+def _tool_round(outcome: RunOutcome) -> list[str]:
     events = _cloud_part(outcome)
     events.extend(_function_call_event(call.name, call.arguments) for call in outcome.calls)
     events.append(_interrupt_event(outcome))
@@ -170,26 +248,26 @@ def _tool_round(outcome: RunOutcome) -> list[dict[str, Any]]:
 
 def _message(
     outcome: RunOutcome,
-    events: list[dict[str, Any]],
+    events: list[str],
     *,
     answer: str,
     is_completion: bool,
     request_id: str,
     date: str,
-) -> dict[str, Any]:
-    return {
-        "request_id": request_id,
-        "date": date,
-        "answer": answer,
-        "conversation_id": outcome.state.conversation_id,
-        "message_id": outcome.message_id,
-        "is_completion": is_completion,
-        "content": events,
-    }
+) -> str:
+    return _MESSAGE.fill(
+        request_id=string_text(request_id),
+        date=string_text(date),
+        answer=string_text(answer),
+        conversation_id=string_text(outcome.state.conversation_id),
+        message_id=string_text(outcome.message_id),
+        is_completion="true" if is_completion else "false",
+        content=f"[{','.join(events)}]",
+    )
 
 
-def render_body(outcome: RunOutcome, *, request_id: str, date: str) -> dict[str, Any]:
-    """Return the non-stream body of a run: every event in order, the whole answer.
+def render_body(outcome: RunOutcome, *, request_id: str, date: str) -> str:
+    """Return the non-stream body of a run as JSON text: every event, the whole answer.
 
     Args:
         outcome: What the run did.
@@ -203,7 +281,7 @@ def render_body(outcome: RunOutcome, *, request_id: str, date: str) -> dict[str,
         assert outcome.failure is not None  # noqa: S101 - guaranteed by ending == "error"
         events = [*_cloud_part(outcome), _error_event(outcome.failure)]
     else:
-        usage = _usage(outcome.query, outcome.answer)
+        usage = _usage(_USAGE, outcome.query, outcome.answer)
         events = [
             _status_event("preparing"),
             *_cloud_part(outcome),
@@ -226,8 +304,8 @@ def render_stream(
     request_id: str,
     date: str,
     max_delta_chars: int = DEFAULT_ANSWER_DELTA_CHARS,
-) -> list[dict[str, Any]]:
-    """Return the SSE messages of a run, in order; the last one has ``is_completion``.
+) -> list[str]:
+    """Return the SSE messages of a run as JSON texts, in order; the last is the completion.
 
     Args:
         outcome: What the run did.
@@ -237,7 +315,7 @@ def render_stream(
     """
     ending = outcome.ending
     if ending == "interrupt":
-        groups: list[tuple[list[dict[str, Any]], str]] = [(_tool_round(outcome), "")]
+        groups: list[tuple[list[str], str]] = [(_tool_round(outcome), "")]
     elif ending == "error":
         assert outcome.failure is not None  # noqa: S101 - guaranteed by ending == "error"
         groups = [([*_cloud_part(outcome), _error_event(outcome.failure)], "")]
@@ -245,7 +323,7 @@ def render_stream(
         groups = [([_status_event("preparing"), *_cloud_part(outcome)], "")]
         for delta in split_answer(outcome.answer, max_chars=max_delta_chars):
             groups.append(([_text_event("running", delta)], delta))
-        usage = _usage(outcome.query, outcome.answer)
+        usage = _usage(_USAGE, outcome.query, outcome.answer)
         groups.append(([_text_event("done", "", usage=usage)], ""))
         groups.append(([_status_event("success")], ""))
     last = len(groups) - 1

@@ -11,21 +11,24 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from ._json_template import json_text
 
 __all__ = [
     "HTTPProblem",
     "Response",
     "bad_parameter",
-    "dumps",
     "encode_json",
+    "encode_text",
     "error_response",
     "json_response",
     "new_id",
     "serial_id",
     "sse_response",
+    "text_response",
 ]
 
 JSON_CONTENT_TYPE = "application/json"
@@ -43,32 +46,21 @@ def new_id() -> str:
     return f"{digits[:8]}-{digits[8:12]}-4{digits[13:16]}-{variant}{digits[17:20]}-{digits[20:32]}"
 
 
-def dumps(value: Any) -> str:
-    """Encode ``value`` as compact one-line JSON with non-ASCII text kept.
+def encode_text(text: str) -> bytes:
+    """Return JSON text as UTF-8 bytes.
 
-    Args:
-        value: A JSON-ready value.
-
-    Returns:
-        The JSON text; line and paragraph separators are escaped so the text is one line
-        for every reader.
+    Text that cannot be UTF-8 (a lone surrogate coming from an agent or component) is
+    written with ASCII escapes instead, which is still valid JSON for the same value.
     """
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    if "\u2028" in text or "\u2029" in text:
-        text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return text
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(json.loads(text), separators=(",", ":")).encode("ascii")
 
 
 def encode_json(value: Any) -> bytes:
-    """Return :func:`dumps` of ``value`` as UTF-8 bytes.
-
-    Text that cannot be UTF-8 (a lone surrogate coming from an agent or component) is
-    written with ASCII escapes instead, which is still valid JSON.
-    """
-    try:
-        return dumps(value).encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    """Return ``value`` as compact one-line JSON in UTF-8 (see :func:`json_text`)."""
+    return encode_text(json_text(value))
 
 
 _SERIAL_PREFIX = new_id()[:24]
@@ -158,6 +150,11 @@ def json_response(payload: dict[str, Any], *, request_id: str, status: int = 200
     return Response(status=status, request_id=request_id, body=body)
 
 
+def text_response(text: str, *, request_id: str) -> Response:
+    """Return a 200 response whose body is ``text``, JSON that already holds ``request_id``."""
+    return Response(status=200, request_id=request_id, body=encode_text(text))
+
+
 def error_response(problem: HTTPProblem, *, request_id: str) -> Response:
     """Return the JSON error response ``{"request_id", "code", "message"}`` for a problem."""
     body = encode_json({"request_id": request_id, "code": problem.code, "message": problem.message})
@@ -169,12 +166,12 @@ def error_response(problem: HTTPProblem, *, request_id: str) -> Response:
     )
 
 
-def sse_response(messages: list[dict[str, Any]], *, request_id: str) -> Response:
+def sse_response(messages: Sequence[str], *, request_id: str) -> Response:
     r"""Return an SSE response: each message exactly ``data: <compact json>\n\n``.
 
     Args:
-        messages: The run's messages, in order.
+        messages: The run's messages as one-line JSON texts, in order.
         request_id: The request id of the run.
     """
-    chunks = tuple(b"data: " + encode_json(message) + b"\n\n" for message in messages)
+    chunks = tuple(b"data: " + encode_text(message) + b"\n\n" for message in messages)
     return Response(status=200, request_id=request_id, chunks=chunks, content_type=SSE_CONTENT_TYPE)

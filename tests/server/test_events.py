@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from appclient._models import RunAnswer
 from appclient.server._events import render_body, render_stream, split_answer, utc_date
@@ -29,11 +32,16 @@ def _outcome(**fields) -> RunOutcome:
     return RunOutcome(state=STATE, message_id="msg-1", query="北京天气", **fields)
 
 
+def _body(outcome: RunOutcome) -> dict:
+    return json.loads(render_body(outcome, request_id="r", date="d"))
+
+
+def _stream(outcome: RunOutcome) -> list[dict]:
+    return [json.loads(text) for text in render_stream(outcome, request_id="r", date="d")]
+
+
 def _all_messages(outcome: RunOutcome) -> list[dict]:
-    return [
-        render_body(outcome, request_id="r", date="d"),
-        *render_stream(outcome, request_id="r", date="d"),
-    ]
+    return [_body(outcome), *_stream(outcome)]
 
 
 @pytest.mark.parametrize(
@@ -61,7 +69,7 @@ def test_no_promised_field_is_null(outcome: RunOutcome) -> None:
 
 def test_interrupt_is_last_and_carries_tool_calls() -> None:
     """A tool round ends with the Interrupt event holding the calls; arguments are objects."""
-    body = render_body(_outcome(calls=(CALL,), thought="需要调用"), request_id="r", date="d")
+    body = _body(_outcome(calls=(CALL,), thought="需要调用"))
     last = body["content"][-1]
     assert last["event_type"] == "Interrupt"
     assert last["event_status"] == "interrupt"
@@ -88,7 +96,7 @@ def test_interrupt_is_last_and_carries_tool_calls() -> None:
 
 def test_streamed_tool_round_is_one_message() -> None:
     """A streamed tool round is ONE SSE message with the interrupt last."""
-    messages = render_stream(_outcome(calls=(CALL, CALL)), request_id="r", date="d")
+    messages = _stream(_outcome(calls=(CALL, CALL)))
     assert len(messages) == 1
     assert messages[0]["content"][-1]["tool_calls"]
     assert len(messages[0]["content"][-1]["tool_calls"]) == 2
@@ -97,7 +105,7 @@ def test_streamed_tool_round_is_one_message() -> None:
 def test_streamed_answer_has_several_running_deltas_then_done_then_success() -> None:
     """Answers stream as running deltas (each with its answer), an empty done, success."""
     answer = "北京今天25度，晴。适合出门。"
-    messages = render_stream(_outcome(answer=answer), request_id="r", date="d")
+    messages = _stream(_outcome(answer=answer))
     statuses = [m["content"][-1]["event_status"] for m in messages]
     assert statuses[0] == "preparing"
     running = [m for m in messages if m["content"][-1]["event_status"] == "running"]
@@ -113,13 +121,13 @@ def test_streamed_answer_has_several_running_deltas_then_done_then_success() -> 
 
 def test_message_id_is_constant_within_a_run() -> None:
     """Every message of a run carries the same message_id."""
-    messages = render_stream(_outcome(answer="一二三四五六七八九十"), request_id="r", date="d")
+    messages = _stream(_outcome(answer="一二三四五六七八九十"))
     assert {m["message_id"] for m in messages} == {"msg-1"}
 
 
 def test_non_stream_answer_has_the_whole_text() -> None:
     """A non-stream answer lists preparing, components, one done text and success."""
-    body = render_body(_outcome(answer="全文", cloud_steps=(STEP,)), request_id="r", date="d")
+    body = _body(_outcome(answer="全文", cloud_steps=(STEP,)))
     assert body["answer"] == "全文"
     assert [e["event_status"] for e in body["content"]] == [
         "preparing",
@@ -137,8 +145,8 @@ def test_non_stream_answer_has_the_whole_text() -> None:
 def test_error_run_ends_with_an_error_event() -> None:
     """A failed run ends with an error event with a non-zero code and a message."""
     for message in (
-        render_body(_outcome(failure=RunFailure(5002, "too many")), request_id="r", date="d"),
-        render_stream(_outcome(failure=RunFailure(5002, "too many")), request_id="r", date="d")[-1],
+        _body(_outcome(failure=RunFailure(5002, "too many"))),
+        _stream(_outcome(failure=RunFailure(5002, "too many")))[-1],
     ):
         last = message["content"][-1]
         assert last["event_status"] == "error"
@@ -159,3 +167,34 @@ def test_split_answer_joins_back(text: str) -> None:
 def test_utc_date_format() -> None:
     """Dates look like the hosted service's: 2024-09-23T08:05:00Z."""
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", utc_date(0.0))
+
+
+@given(text=st.text(), value=st.text())
+def test_any_text_renders_as_valid_json_that_keeps_it(text: str, value: str) -> None:
+    """Thoughts, answers, outputs, messages and arguments of any text come back intact."""
+    step = CloudStep("cloud-1", "WeatherQuery", {"city": value}, text)
+    call = PendingCall("call-1", "get_current_weather", {"location": value, text: [value]})
+    outcomes = [
+        _outcome(calls=(call,), thought=text, cloud_steps=(step,)),
+        _outcome(answer=text + value, cloud_steps=(step,)),
+        _outcome(failure=RunFailure(5001, text)),
+    ]
+    interrupt, answer, error = ([_body(o), *_stream(o)] for o in outcomes)
+    for message in interrupt:
+        last = message["content"][-1]
+        assert last["outputs"]["text"]["function_call"]["thought"] == text
+        assert last["tool_calls"][0]["function"]["arguments"] == call.arguments
+        assert message["content"][1]["outputs"]["text"] == text
+    assert answer[0]["answer"] == text + value
+    assert "".join(message["answer"] for message in answer[1:]) == text + value
+    assert all(message["content"][-1]["event_message"] == text for message in error)
+
+
+def test_rendered_text_is_one_line() -> None:
+    """Line and paragraph separators in agent text never break a body or SSE message."""
+    outcome = _outcome(answer="一\n二\u2028三\u2029四")
+    for text in [
+        render_body(outcome, request_id="r", date="d"),
+        *render_stream(outcome, request_id="r", date="d"),
+    ]:
+        assert len(text.splitlines()) == 1

@@ -41,7 +41,7 @@ def test_repeated_key_replays_the_first_answer() -> None:
 def test_stream_answers_replay_as_the_same_stream() -> None:
     """A stream's replay has the same SSE messages."""
     guard = IdempotencyGuard(MemoryStore())
-    produce = Counter(sse_response([{"a": 1}, {"b": 2}], request_id="s"))
+    produce = Counter(sse_response(['{"a":1}', '{"b":2}'], request_id="s"))
     first = _serve(guard, produce)
     second = _serve(guard, produce)
     assert second.chunks == first.chunks

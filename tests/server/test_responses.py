@@ -7,21 +7,28 @@ import uuid
 
 from appclient.server._responses import (
     HTTPProblem,
-    dumps,
     encode_json,
+    encode_text,
     error_response,
     json_response,
     new_id,
     serial_id,
     sse_response,
+    text_response,
 )
 
 
-def test_dumps_is_compact_keeps_chinese_and_escapes_line_separators() -> None:
-    """JSON is compact, keeps non-ASCII text, and escapes U+2028/U+2029."""
-    text = dumps({"a": "北京\u2028x\u2029", "b": [1, 2]})
-    assert text == '{"a":"北京\\u2028x\\u2029","b":[1,2]}'
-    assert json.loads(text) == {"a": "北京\u2028x\u2029", "b": [1, 2]}
+def test_encode_json_is_compact_utf8_with_line_separators_escaped() -> None:
+    """Bodies are compact UTF-8 JSON that keeps Chinese and escapes U+2028/U+2029."""
+    body = encode_json({"a": "北京\u2028x\u2029", "b": [1, 2]})
+    assert body == '{"a":"北京\\u2028x\\u2029","b":[1,2]}'.encode()
+
+
+def test_encode_text_escapes_lone_surrogates_as_ascii() -> None:
+    """JSON text holding a lone surrogate becomes ASCII-escaped JSON of the same value."""
+    body = encode_text('{"a":"\ud800北"}')
+    assert body == b'{"a":"\\ud800\\u5317"}'
+    assert json.loads(body) == {"a": "\ud800北"}
 
 
 def test_encode_json_survives_lone_surrogates() -> None:
@@ -51,9 +58,17 @@ def test_json_response_puts_request_id_in_the_body() -> None:
     assert not response.is_stream
 
 
+def test_text_response_sends_the_text_as_utf8() -> None:
+    """A pre-rendered JSON text is the body as it is, in UTF-8."""
+    response = text_response('{"request_id":"r4","answer":"北京"}', request_id="r4")
+    assert response.status == 200
+    assert response.body == '{"request_id":"r4","answer":"北京"}'.encode()
+    assert response.request_id == "r4"
+
+
 def test_sse_frames_are_exact() -> None:
     """Each SSE message is exactly 'data: ' + compact JSON + a blank line."""
-    response = sse_response([{"a": 1}, {"b": "北京"}], request_id="r3")
+    response = sse_response(['{"a":1}', '{"b":"北京"}'], request_id="r3")
     assert response.chunks == (b'data: {"a":1}\n\n', 'data: {"b":"北京"}\n\n'.encode())
     assert response.is_stream
     assert response.content_type == "text/event-stream"
