@@ -48,9 +48,9 @@ from ._agent_api import (
     ToolResult,
     Turn,
 )
-from ._responses import bad_parameter, new_id
+from ._responses import bad_parameter, serial_id
 from ._state import ConversationState, OpenTurn, PendingCall, TurnRecord
-from ._tool_choice import UnknownToolChoiceError, resolve_tool_choice
+from ._tool_choice import UnknownToolChoiceError, forced_tool_name, resolve_tool_choice
 
 __all__ = [
     "EVENT_CODE_COMPONENT_FAILED",
@@ -182,9 +182,10 @@ class RunEngine:
     def _tool_model(self, tool: dict[str, Any]) -> Tool:
         # Tool dicts are shared, read-only values (validation caches them), so their models
         # are cached by identity; the entry keeps the dict alive, so its id stays unique.
+        # Reading needs no lock: one dict lookup is atomic, and the identity check below
+        # catches an entry replaced meanwhile.
         key = id(tool)
-        with self._models_lock:
-            entry = self._models.get(key)
+        entry = self._models.get(key)
         if entry is not None and entry[0] is tool:
             return entry[1]
         model = Tool.model_validate(tool)
@@ -253,7 +254,7 @@ class RunEngine:
         if remaining:
             return RunOutcome(
                 state=state.evolve(open_turn=turn),
-                message_id=new_id(),
+                message_id=serial_id(),
                 query=turn.query,
                 calls=remaining,
                 thought=turn.thought,
@@ -263,6 +264,8 @@ class RunEngine:
     def _forced_call(
         self, state: ConversationState, tool_choice: ToolChoice | None, query: str
     ) -> PlannedCall | None:
+        if forced_tool_name(tool_choice) is None:
+            return None
         try:
             # A client tool wins over a component of the same name; one missing required
             # input is read from the query the way the rule agent reads queries.
@@ -320,7 +323,7 @@ class RunEngine:
         forced: PlannedCall | None,
         choice: ToolChoice | None,
     ) -> RunOutcome:
-        message_id = new_id()
+        message_id = serial_id()
         tools = tuple(self._tool_model(tool) for tool in state.tools)
         local_names = {_tool_name(tool) for tool in state.tools}
         history: tuple[Turn, ...] = state.history
@@ -357,7 +360,7 @@ class RunEngine:
                 )
             cloud, local = self._split(decision.calls, local_names)
             for call in cloud:
-                call_id = new_id()
+                call_id = serial_id()
                 try:
                     output = str(self.components[call.name].run(dict(call.arguments)))
                 except Exception as exc:
@@ -372,7 +375,7 @@ class RunEngine:
                 )
             if local:
                 pending = tuple(
-                    PendingCall(new_id(), call.name, dict(call.arguments)) for call in local
+                    PendingCall(serial_id(), call.name, dict(call.arguments)) for call in local
                 )
                 thought = decision.thought or _default_thought(pending)
                 waiting = OpenTurn(

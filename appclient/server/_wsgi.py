@@ -39,7 +39,7 @@ from ._components import default_components
 from ._endpoints import Endpoints, RequestContext
 from ._faults import FaultInjector
 from ._idempotency import check_key
-from ._responses import HTTPProblem, Response, error_response, new_id
+from ._responses import HTTPProblem, Response, error_response, serial_id
 from ._rule_agent import RuleAgent
 from ._run_engine import AgentFailure, Component, RunEngine
 from ._sqlite_store import SQLiteStore
@@ -53,11 +53,11 @@ _log = logging.getLogger("appclient.server")
 StartResponse = Callable[..., Any]
 
 
+_STATUS_LINES = {status.value: f"{status.value} {status.phrase}" for status in HTTPStatus}
+
+
 def _status_line(status: int) -> str:
-    try:
-        return f"{status} {HTTPStatus(status).phrase}"
-    except ValueError:
-        return f"{status} Error"
+    return _STATUS_LINES.get(status) or f"{status} Error"
 
 
 class ReferenceApp:
@@ -97,7 +97,7 @@ class ReferenceApp:
         return f"ReferenceApp(store={self.store!r}, tokens=<{len(self.tokens)} hidden>)"
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        response = self.handle(environ, request_id=new_id())
+        response = self.handle(environ, request_id=serial_id())
         headers = [
             ("Content-Type", f"{response.content_type}; charset=utf-8"),
             (HEADER_REQUEST_ID, response.request_id),
@@ -169,15 +169,12 @@ class ReferenceApp:
     def _read_body(self, environ: dict[str, Any]) -> bytes:
         stream = environ.get("wsgi.input")
         length_text = (environ.get("CONTENT_LENGTH") or "").strip()
-        too_large = HTTPProblem(
-            413, "PayloadTooLarge", f"body: over the limit of {self.max_body_bytes} bytes"
-        )
         if length_text:
             if not length_text.isdigit():
                 raise HTTPProblem(400, "InvalidParameter", "Content-Length: not a number")
             length = int(length_text)
             if length > self.max_body_bytes:
-                raise too_large
+                raise self._too_large()
             body: bytes = stream.read(length) if stream is not None and length else b""
             if len(body) < length:
                 raise HTTPProblem(400, "InvalidParameter", "body: shorter than Content-Length")
@@ -185,9 +182,14 @@ class ReferenceApp:
         if stream is not None and environ.get("wsgi.input_terminated"):
             body = stream.read(self.max_body_bytes + 1)
             if len(body) > self.max_body_bytes:
-                raise too_large
+                raise self._too_large()
             return body
         return b""
+
+    def _too_large(self) -> HTTPProblem:
+        return HTTPProblem(
+            413, "PayloadTooLarge", f"body: over the limit of {self.max_body_bytes} bytes"
+        )
 
     def close(self) -> None:
         """Wake held requests and release what the app created (store, upload directory)."""

@@ -49,6 +49,13 @@ def test_escaped_surrogate_pairs_are_fine() -> None:
     assert parse_json_object(b'{"q": "\\ud83d\\ude00"}') == {"q": "\U0001f600"}
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16-le", "utf-16", "utf-32-le"])
+def test_bodies_in_any_json_encoding_are_read(encoding: str) -> None:
+    """UTF-8 (with or without a BOM), UTF-16 and UTF-32 bodies parse, as json.loads reads them."""
+    body = '{"q": "北京"}'.encode(encoding)
+    assert parse_json_object(body) == {"q": "北京"}
+
+
 def test_field_path_formats_locations() -> None:
     """Pydantic locations become dotted paths with indexes."""
     assert field_path(("tools", 0, "function", "name")) == "tools[0].function.name"
