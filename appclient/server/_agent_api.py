@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ComponentInfo:
     """A cloud component the server can run itself, described like a tool."""
 
@@ -36,7 +36,7 @@ class ComponentInfo:
     parameters: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlannedCall:
     """One call an agent wants made.
 
@@ -52,7 +52,7 @@ class PlannedCall:
     cloud: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     """The result of a call made earlier in this turn (local output or cloud result)."""
 
@@ -63,7 +63,7 @@ class ToolResult:
     cloud: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Turn:
     """One finished exchange of the conversation: what the user asked, what the agent said."""
 
@@ -71,7 +71,7 @@ class Turn:
     answer: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AgentInput:
     """Everything an agent may base its next decision on.
 
@@ -97,7 +97,7 @@ class AgentInput:
     end_user_id: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Decision:
     """What the agent does next: make calls, or answer.
 

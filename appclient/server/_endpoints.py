@@ -41,7 +41,7 @@ __all__ = ["Endpoints", "RequestContext"]
 _MAX_URL_CHARS = 4096
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RequestContext:
     """An authenticated request, as the endpoints see it.
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._constants import DEFAULT_ANSWER_DELTA_CHARS
 from ._json_template import Hole, JsonTemplate, json_text, string_text
@@ -100,14 +100,13 @@ def _event_shape(
     )
 
 
-_USAGE_SHAPE = {
+# The reference agent has no tokenizer: its usage figures count characters.
+_USAGE = {
     "prompt_tokens": Hole("prompt_tokens"),
     "completion_tokens": Hole("completion_tokens"),
     "total_tokens": Hole("total_tokens"),
     "name": USAGE_MODEL_NAME,
 }
-_USAGE = JsonTemplate(_USAGE_SHAPE)
-_PLAN_USAGE = JsonTemplate({**_USAGE_SHAPE, "type": "plan"})
 _FUNCTION_CALL_EVENT = _event_shape(
     "function_call",
     "done",
@@ -131,7 +130,7 @@ _INTERRUPT_EVENT = _event_shape(
                 "thought": Hole("thought"),
                 "name": Hole("name"),
                 "arguments": Hole("arguments"),
-                "usage": Hole("usage"),
+                "usage": {**_USAGE, "type": "plan"},
                 "tool_call_id": Hole("call_id"),
             },
             "used_tool": [],
@@ -152,7 +151,7 @@ _ERROR_EVENT = _event_shape(
 )
 _TEXT_EVENT = _event_shape(_AGENT_EVENT_TYPE, Hole("status"), "text", {"text": Hole("text")})
 _TEXT_EVENT_WITH_USAGE = _event_shape(
-    _AGENT_EVENT_TYPE, Hole("status"), "text", {"text": Hole("text")}, usage=Hole("usage")
+    _AGENT_EVENT_TYPE, Hole("status"), "text", {"text": Hole("text")}, usage=_USAGE
 )
 _MESSAGE = JsonTemplate(
     {
@@ -171,47 +170,55 @@ def _event_id() -> str:
     return string_text(serial_id())
 
 
-def _usage(template: JsonTemplate, prompt: str, completion: str) -> str:
-    # The reference agent has no tokenizer: its "tokens" are characters.
-    return template.fill(
-        prompt_tokens=str(len(prompt)),
-        completion_tokens=str(len(completion)),
-        total_tokens=str(len(prompt) + len(completion)),
-    )
+def _usage(prompt: str, completion: str) -> dict[str, str]:
+    """Return the usage holes' texts for a prompt and a completion."""
+    return {
+        "prompt_tokens": str(len(prompt)),
+        "completion_tokens": str(len(completion)),
+        "total_tokens": str(len(prompt) + len(completion)),
+    }
 
 
-def _function_call_event(name: str, arguments: dict[str, Any]) -> str:
-    return _FUNCTION_CALL_EVENT.fill(
-        event_id=_event_id(), name=string_text(name), arguments=json_text(arguments)
-    )
+class _CallTexts(NamedTuple):
+    """One call's values as JSON texts, encoded once for every event that repeats them."""
+
+    call_id: str
+    name: str
+    arguments: str
+
+
+def _call_texts(call: PendingCall) -> _CallTexts:
+    return _CallTexts(string_text(call.call_id), string_text(call.name), json_text(call.arguments))
+
+
+def _function_call_event(name: str, arguments: str) -> str:
+    return _FUNCTION_CALL_EVENT.fill(event_id=_event_id(), name=name, arguments=arguments)
 
 
 def _cloud_events(step: CloudStep) -> list[str]:
+    name = string_text(step.name)
     return [
-        _function_call_event(step.name, step.arguments),
+        _function_call_event(name, json_text(step.arguments)),
         _COMPONENT_RESULT_EVENT.fill(
-            event_id=_event_id(), name=string_text(step.name), text=string_text(step.output)
+            event_id=_event_id(), name=name, text=string_text(step.output)
         ),
     ]
 
 
-def _interrupt_event(outcome: RunOutcome) -> str:
-    calls: tuple[PendingCall, ...] = outcome.calls
-    arguments = [json_text(call.arguments) for call in calls]
-    names = [string_text(call.name) for call in calls]
-    call_ids = [string_text(call.call_id) for call in calls]
+def _interrupt_event(outcome: RunOutcome, calls: list[_CallTexts]) -> str:
     tool_calls = ",".join(
-        _TOOL_CALL.fill(call_id=call_id, name=name, arguments=text)
-        for call_id, name, text in zip(call_ids, names, arguments, strict=True)
+        _TOOL_CALL.fill(call_id=call.call_id, name=call.name, arguments=call.arguments)
+        for call in calls
     )
+    first = calls[0]
     return _INTERRUPT_EVENT.fill(
         event_id=_event_id(),
         thought=string_text(outcome.thought),
-        name=names[0],
-        arguments=arguments[0],
-        usage=_usage(_PLAN_USAGE, outcome.query, outcome.thought),
-        call_id=call_ids[0],
+        name=first.name,
+        arguments=first.arguments,
+        call_id=first.call_id,
         tool_calls=f"[{tool_calls}]",
+        **_usage(outcome.query, outcome.thought),
     )
 
 
@@ -225,13 +232,13 @@ def _status_event(status: str) -> str:
     return _STATUS_EVENT.fill(event_id=_event_id(), status=string_text(status))
 
 
-def _text_event(status: str, text: str, *, usage: str | None = None) -> str:
+def _text_event(status: str, text: str, *, usage: dict[str, str] | None = None) -> str:
     if usage is None:
         return _TEXT_EVENT.fill(
             event_id=_event_id(), status=string_text(status), text=string_text(text)
         )
     return _TEXT_EVENT_WITH_USAGE.fill(
-        event_id=_event_id(), status=string_text(status), text=string_text(text), usage=usage
+        event_id=_event_id(), status=string_text(status), text=string_text(text), **usage
     )
 
 
@@ -240,9 +247,10 @@ def _cloud_part(outcome: RunOutcome) -> list[str]:
 
 
 def _tool_round(outcome: RunOutcome) -> list[str]:
+    calls = [_call_texts(call) for call in outcome.calls]
     events = _cloud_part(outcome)
-    events.extend(_function_call_event(call.name, call.arguments) for call in outcome.calls)
-    events.append(_interrupt_event(outcome))
+    events.extend(_function_call_event(call.name, call.arguments) for call in calls)
+    events.append(_interrupt_event(outcome, calls))
     return events
 
 
@@ -281,7 +289,7 @@ def render_body(outcome: RunOutcome, *, request_id: str, date: str) -> str:
         assert outcome.failure is not None  # noqa: S101 - guaranteed by ending == "error"
         events = [*_cloud_part(outcome), _error_event(outcome.failure)]
     else:
-        usage = _usage(_USAGE, outcome.query, outcome.answer)
+        usage = _usage(outcome.query, outcome.answer)
         events = [
             _status_event("preparing"),
             *_cloud_part(outcome),
@@ -323,7 +331,7 @@ def render_stream(
         groups = [([_status_event("preparing"), *_cloud_part(outcome)], "")]
         for delta in split_answer(outcome.answer, max_chars=max_delta_chars):
             groups.append(([_text_event("running", delta)], delta))
-        usage = _usage(_USAGE, outcome.query, outcome.answer)
+        usage = _usage(outcome.query, outcome.answer)
         groups.append(([_text_event("done", "", usage=usage)], ""))
         groups.append(([_status_event("success")], ""))
     last = len(groups) - 1

@@ -76,7 +76,7 @@ def serial_id() -> str:
     return f"{_SERIAL_PREFIX}{next(_serial) & 0xFFFFFFFFFFFF:012x}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Response:
     r"""A finished response, ready to be written.
 

@@ -93,7 +93,7 @@ class AgentFailure(Exception):  # noqa: N818 - reads better at the raise site th
     """
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CloudStep:
     """A cloud component call made inside the run, with its result."""
 
@@ -103,7 +103,7 @@ class CloudStep:
     output: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunFailure:
     """Why a run ended with an ``error`` event."""
 
@@ -111,7 +111,7 @@ class RunFailure:
     message: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunOutcome:
     """Everything one run did, and the conversation state to save afterwards.
 

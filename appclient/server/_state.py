@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PendingCall:
     """A local tool call sent to the program and not answered yet."""
 
@@ -35,7 +35,7 @@ class PendingCall:
     arguments: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OpenTurn:
     """A turn that stopped at an interrupt and waits for tool outputs.
 
@@ -56,7 +56,7 @@ class OpenTurn:
     end_user_id: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TurnRecord(Turn):
     """A finished turn: the query, the answer, the run that answered and the calls made.
 
@@ -74,7 +74,7 @@ class _Keep:
 _KEEP = _Keep()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ConversationState:
     """Everything the server keeps about one conversation.
 
@@ -165,7 +165,7 @@ def _open_turn(data: dict[str, Any]) -> OpenTurn:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FileRecord:
     """An uploaded file (or a remembered ``file_url``) of a conversation.
 
@@ -190,7 +190,7 @@ class FileRecord:
     created_at: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FeedbackRecord:
     """One feedback call against a message of a conversation."""
 
@@ -202,7 +202,7 @@ class FeedbackRecord:
     created_at: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StoredResponse:
     """A successful response kept for ``Idempotency-Key`` replays.
 

@@ -21,7 +21,7 @@ from ._state import ConversationState, FeedbackRecord, FileRecord, StoredRespons
 __all__ = ["KeyReservation", "MemoryStore", "Store"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KeyReservation:
     """The answer to reserving an idempotency key.
 
@@ -107,13 +107,13 @@ class Store(ABC):
         """Release resources (connections); the store is unusable afterwards."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _Lease:
     lease_id: str
     expires: float
 
 
-@dataclass
+@dataclass(slots=True)
 class _KeyEntry:
     fingerprint: str
     reserved_at: float
