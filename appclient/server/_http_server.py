@@ -70,22 +70,24 @@ _MAX_LINE = 65536
 
 
 class _Headers:
-    """Request headers: case-insensitive lookup, repeated headers joined with commas."""
+    """Request headers, kept as the WSGI environ keys they become (``HTTP_USER_AGENT``).
+
+    Repeated headers are joined with commas. Keeping them in environ form means building
+    the environ later is one dict update, not a second pass over the headers.
+    """
 
     def __init__(self) -> None:
-        self._items: list[tuple[str, str]] = []
-        self._values: dict[str, str] = {}
+        self.environ: dict[str, str] = {}
+        self.count = 0
 
     def add(self, name: str, value: str) -> None:
-        self._items.append((name, value))
-        key = name.lower()
-        self._values[key] = f"{self._values[key]}, {value}" if key in self._values else value
+        key = "HTTP_" + name.upper().replace("-", "_")
+        known = self.environ.get(key)
+        self.environ[key] = value if known is None else f"{known},{value}"
+        self.count += 1
 
     def get(self, name: str, default: Any = None) -> Any:
-        return self._values.get(name.lower(), default)
-
-    def items(self) -> list[tuple[str, str]]:
-        return list(self._items)
+        return self.environ.get("HTTP_" + name.upper().replace("-", "_"), default)
 
 
 _date_cache: tuple[int, str] = (0, "")
@@ -150,7 +152,7 @@ class _Handler(BaseHTTPRequestHandler):
             line = self.rfile.readline(_MAX_LINE + 1)
             if line in (b"\r\n", b"\n", b""):
                 break
-            if len(line) > _MAX_LINE or len(headers.items()) >= _MAX_HEADERS:
+            if len(line) > _MAX_LINE or headers.count >= _MAX_HEADERS:
                 self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE)
                 return False
             name, separator, value = line.decode("latin-1").partition(":")
@@ -158,7 +160,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_error(HTTPStatus.BAD_REQUEST, "malformed header line")
                 return False
             headers.add(name, value.strip())
-        self.headers = headers  # type: ignore[assignment] # read only via get() and items()
+        self.headers = headers  # type: ignore[assignment] # read only via get() and environ
         connection = (headers.get("Connection") or "").lower()
         if self.request_version == "HTTP/1.1":
             self.close_connection = "close" in connection
@@ -219,8 +221,6 @@ class _Handler(BaseHTTPRequestHandler):
             "SERVER_PORT": str(self.server.server_port),
             "SERVER_PROTOCOL": self.request_version,
             "REMOTE_ADDR": self.client_address[0],
-            "CONTENT_TYPE": self.headers.get("Content-Type", ""),
-            "CONTENT_LENGTH": self.headers.get("Content-Length", ""),
             "wsgi.version": (1, 0),
             "wsgi.url_scheme": "http",
             "wsgi.input": body,
@@ -229,11 +229,10 @@ class _Handler(BaseHTTPRequestHandler):
             "wsgi.multiprocess": False,
             "wsgi.run_once": False,
         }
-        for name, value in self.headers.items():
-            key = "HTTP_" + name.upper().replace("-", "_")
-            if key in ("HTTP_CONTENT_TYPE", "HTTP_CONTENT_LENGTH"):
-                continue
-            environ[key] = f"{environ[key]},{value}" if key in environ else value
+        environ.update(self.headers.environ)  # type: ignore[attr-defined] # our _Headers
+        # CGI names these two without the HTTP_ prefix.
+        environ["CONTENT_TYPE"] = environ.pop("HTTP_CONTENT_TYPE", "")
+        environ["CONTENT_LENGTH"] = environ.pop("HTTP_CONTENT_LENGTH", "")
         return environ
 
     def _serve(self) -> None:

@@ -258,3 +258,31 @@ def test_expect_100_continue_is_honoured(server: WSGIHTTPServer) -> None:
         while chunk := sock.recv(65536):
             data += chunk
     assert b" 200 " in _status_line(data)
+
+
+def test_environ_follows_cgi_naming() -> None:
+    """Headers become HTTP_* keys; Content-Type and Content-Length have no prefix."""
+    seen: dict = {}
+
+    def app(environ: dict, start_response) -> list[bytes]:
+        seen.update(environ)
+        start_response("200 OK", [("Content-Length", "0")])
+        return [b""]
+
+    httpd = WSGIHTTPServer(("127.0.0.1", 0), app)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01})
+    thread.start()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", httpd.server_port, timeout=10)
+        headers = {"Content-Type": "application/json", "X-Trace-Id": "t1", "Idempotency-Key": "k"}
+        conn.request("POST", "/v2/app/conversation?x=1", body=b"{}", headers=headers)
+        assert conn.getresponse().status == 200
+        conn.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+    assert (seen["CONTENT_TYPE"], seen["CONTENT_LENGTH"]) == ("application/json", "2")
+    assert (seen["HTTP_X_TRACE_ID"], seen["HTTP_IDEMPOTENCY_KEY"]) == ("t1", "k")
+    assert "HTTP_CONTENT_TYPE" not in seen and "HTTP_CONTENT_LENGTH" not in seen
+    assert (seen["PATH_INFO"], seen["QUERY_STRING"]) == ("/v2/app/conversation", "x=1")
