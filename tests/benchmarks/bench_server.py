@@ -16,6 +16,10 @@ Printed: round trips per second and p50/p99 latency at 1, 4 and 16 concurrent cl
 the median single round trip against each server, measured in the same run and
 interleaved, with the ratios to the stub (target for the server itself: within 1.5x).
 
+Where the OS allows it (Linux, two or more CPUs) the clients run on the first CPU and the
+servers on the others, as loopback load tools are usually run: then client and server
+never wait for each other's core, and the scheduler moving them around adds no noise.
+
 Run: ``python tests/benchmarks/bench_server.py [--quick]``.
 """
 
@@ -24,6 +28,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -184,13 +189,25 @@ def _serve_stub() -> int:
 # --- clients -------------------------------------------------------------------------------
 
 
+def _cpu_split() -> tuple[set[int], set[int]] | None:
+    """Return (client CPUs, server CPUs), or ``None`` where processes cannot be pinned."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return None
+    return {cpus[0]}, set(cpus[1:])
+
+
 @contextmanager
-def _process(command: list[str]) -> Iterator[int]:
+def _process(command: list[str], cpus: set[int] | None) -> Iterator[int]:
     """Start a server process, yield its port once it prints it, stop it afterwards."""
     process = subprocess.Popen(  # noqa: S603 - fixed argument list, no shell
         command, stdout=subprocess.PIPE, text=True
     )
     try:
+        if cpus is not None:
+            os.sched_setaffinity(process.pid, cpus)
         assert process.stdout is not None
         port = 0
         for line in process.stdout:
@@ -325,10 +342,15 @@ def main(argv: list[str] | None = None) -> int:
     per_client = 5 if args.quick else 100
     single_rounds = 20 if args.quick else 500
     me = [sys.executable, __file__]
+    split = _cpu_split()
+    servers = None
+    if split is not None:
+        clients, servers = split
+        os.sched_setaffinity(0, clients)
     with (
-        _process([*me, "--serve-reference", "fixed"]) as fixed_port,
-        _process([*me, "--serve-reference", "rule"]) as rule_port,
-        _process([*me, "--serve-stub"]) as stub_port,
+        _process([*me, "--serve-reference", "fixed"], servers) as fixed_port,
+        _process([*me, "--serve-reference", "rule"], servers) as rule_port,
+        _process([*me, "--serve-stub"], servers) as stub_port,
     ):
         ports = {"server": fixed_port, "server+rule agent": rule_port, "stub": stub_port}
         for port in ports.values():  # warm up imports, caches and connections
@@ -337,6 +359,10 @@ def main(argv: list[str] | None = None) -> int:
                 warm.round_trip()
             warm.close()
         print("Round trips (2 requests each), keep-alive http.client clients, 2-process setup")
+        if split is None:
+            print("CPUs: not pinned (the OS does not allow it here, or there is one CPU)")
+        else:
+            print(f"CPUs: clients on {sorted(split[0])}, servers on {sorted(split[1])}")
         print("\nReference server, fixed-decision agent (the server itself):")
         _table(fixed_port, per_client)
         print("\nReference server, default rule agent (as `appclient serve` runs):")
