@@ -63,17 +63,30 @@ def encode_json(value: Any) -> bytes:
     return encode_text(json_text(value))
 
 
-_SERIAL_PREFIX = new_id()[:24]
 _serial = itertools.count(1)
+_serial_prefix = ""
+
+
+def _choose_serial_prefix() -> None:
+    global _serial_prefix
+    _serial_prefix = new_id()[:24]
+
+
+_choose_serial_prefix()
+if hasattr(os, "register_at_fork"):
+    # Forked workers (gunicorn --preload) share one store: each needs its own prefix, or
+    # two workers would hand out the same message ids and run leases.
+    os.register_at_fork(after_in_child=_choose_serial_prefix)
 
 
 def serial_id() -> str:
     """Return a process-unique id in uuid form, cheaper than :func:`new_id`.
 
-    For ids that only need to be distinct (event ids, leases), not unguessable: a random
-    prefix chosen once per process and a counter (``next`` on it is atomic in CPython).
+    For ids that only need to be distinct, not unguessable (request, message, event and
+    call ids, leases): a random prefix chosen per process, again after a fork, and a
+    counter (``next`` on it is atomic in CPython).
     """
-    return f"{_SERIAL_PREFIX}{next(_serial) & 0xFFFFFFFFFFFF:012x}"
+    return f"{_serial_prefix}{next(_serial) & 0xFFFFFFFFFFFF:012x}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import uuid
+
+import pytest
 
 from appclient.server._responses import (
     HTTPProblem,
@@ -82,3 +86,15 @@ def test_ids_are_uuid4_text_and_unique() -> None:
     serial = [serial_id() for _ in range(500)]
     assert len(set(serial)) == 500
     assert all(str(uuid.UUID(value)) == value for value in serial)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_serial_ids_differ_in_a_forked_worker() -> None:
+    """A forked worker gets its own serial prefix, so workers never share an id."""
+    context = multiprocessing.get_context("fork")
+    parent_end, child_end = context.Pipe()
+    child = context.Process(target=lambda: child_end.send(serial_id()))
+    child.start()
+    from_child = parent_end.recv()
+    child.join()
+    assert from_child[:24] != serial_id()[:24]
