@@ -284,5 +284,6 @@ def test_environ_follows_cgi_naming() -> None:
         thread.join()
     assert (seen["CONTENT_TYPE"], seen["CONTENT_LENGTH"]) == ("application/json", "2")
     assert (seen["HTTP_X_TRACE_ID"], seen["HTTP_IDEMPOTENCY_KEY"]) == ("t1", "k")
-    assert "HTTP_CONTENT_TYPE" not in seen and "HTTP_CONTENT_LENGTH" not in seen
+    assert "HTTP_CONTENT_TYPE" not in seen
+    assert "HTTP_CONTENT_LENGTH" not in seen
     assert (seen["PATH_INFO"], seen["QUERY_STRING"]) == ("/v2/app/conversation", "x=1")
