@@ -15,8 +15,9 @@ Each :meth:`RuleAgent.decide` looks at the whole turn again and answers with the
    component still needs, or a short reply that echoes the query and lists the tools.
 
 A follow-up such as ``那上海呢？`` reuses the tool of the previous turn when the new query
-gives a value for it. The agent keeps no state between calls, so it is safe to share
-between threads.
+gives a value for it. Decisions depend only on their input; the one thing kept between
+calls is a memo of recent query plans (:mod:`._intent_memo`), so the agent is safe to share
+between threads and a turn's query is planned once, not again after every tool result.
 """
 
 from __future__ import annotations
@@ -27,10 +28,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from .._constants import RULE_AGENT_ECHO_CHARS, RULE_AGENT_MAX_QUERY_CHARS
+from .._constants import (
+    RULE_AGENT_ECHO_CHARS,
+    RULE_AGENT_MAX_QUERY_CHARS,
+    RULE_AGENT_PLAN_MEMO_SIZE,
+)
 from ._agent_api import AgentInput, ComponentInfo, Decision, PlannedCall, ToolResult
 from ._argument_filling import plan_arguments
 from ._components import default_components
+from ._intent_memo import IntentMemo
 from ._query_values import detect_language
 from ._tool_choice import resolve_tool_choice
 from ._tool_matching import Candidate, Intent, candidates_from, match_intents
@@ -73,6 +79,7 @@ class RuleAgent:
         self.components: tuple[_Described, ...] = chosen
         self._infos = tuple(component.info for component in chosen)
         self._today = today
+        self._plans = IntentMemo(size=RULE_AGENT_PLAN_MEMO_SIZE)
 
     def __repr__(self) -> str:
         names = ", ".join(info.name for info in self._infos)
@@ -101,7 +108,7 @@ class RuleAgent:
             if forced is not None:
                 return Decision.call(forced, thought=_thought([forced], query, forced=True))
         candidates = candidates_from(agent_input.tools, components)
-        intents = match_intents(query, candidates, today=today)
+        intents = self._plans.intents(query, candidates, today=today)
         if not intents and not results and agent_input.history:
             intents = _follow_up(query, agent_input.history[-1].query, candidates, today)
         called = {result.name for result in results}
