@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import itertools
 import json
 import os
 import statistics
@@ -233,6 +234,9 @@ def _post(conn: http.client.HTTPConnection, path: str, body: dict[str, Any]) -> 
     return decoded
 
 
+_query_numbers = itertools.count(1)
+
+
 class _Client:
     """One keep-alive connection with its own conversation."""
 
@@ -242,9 +246,12 @@ class _Client:
 
     def round_trip(self) -> float:
         """Run one tool round trip; return its duration in seconds."""
+        # Every turn asks a new query, as users do: the rule agent plans each one afresh
+        # (it remembers a plan only for the rest of its turn, and for a repeated query).
+        query = f"今天北京天气怎么样？#{next(_query_numbers)}"
         start = time.perf_counter()
         base = {"app_id": APP_ID, "conversation_id": self.cid}
-        first = _post(self.conn, RUNS, {**base, "query": "今天北京天气怎么样？", "tools": [TOOL]})
+        first = _post(self.conn, RUNS, {**base, "query": query, "tools": [TOOL]})
         call = first["content"][-1]["tool_calls"][-1]
         outputs = [{"tool_call_id": call["id"], "output": "北京今天25度"}]
         answer = _post(self.conn, RUNS, {**base, "tool_outputs": outputs})
