@@ -3,8 +3,8 @@
 The rule agent promises that every call it makes is valid against the tool's parameters.
 The server has no JSON Schema dependency, so this module checks the keywords that describe
 tool parameters in practice: ``type`` (one or a list), ``enum``, ``const``, number bounds
-and ``multipleOf``, string lengths, ``pattern`` and the ``date``/``date-time`` formats,
-array ``items``/lengths/``uniqueItems``, object ``properties``/``required``/
+and ``multipleOf``, string lengths, ``pattern`` and the ``date``/``date-time``/``email``
+formats, array ``items``/lengths/``uniqueItems``, object ``properties``/``required``/
 ``additionalProperties``, and ``anyOf``/``oneOf``/``allOf``. Keywords it does not know are
 ignored, as JSON Schema itself ignores unknown keywords.
 
@@ -26,6 +26,10 @@ __all__ = ["fits_schema", "is_type", "value_for_schema"]
 
 _MISSING: Any = object()
 _MAX_DEPTH = 8
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
+_EMAIL_FORMATS = ("email", "idn-email")
+#: What an address parameter gets when the query gives none (example.com is reserved).
+_PLACEHOLDER_EMAIL = "user@example.com"
 
 
 def is_type(value: Any, type_name: str) -> bool:
@@ -80,6 +84,8 @@ def _fits_number(value: float, schema: Mapping[str, Any]) -> bool:
 
 
 def _fits_format(value: str, fmt: Any) -> bool:
+    if fmt in _EMAIL_FORMATS:
+        return _EMAIL.fullmatch(value) is not None
     try:
         if fmt == "date":
             return re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) is not None and bool(
@@ -242,6 +248,9 @@ def _string_candidates(schema: Mapping[str, Any], preferred: Any, today: dt.date
         base = today.isoformat()
     elif fmt == "date-time":
         base = f"{today.isoformat()}T00:00:00"
+    elif fmt in _EMAIL_FORMATS:
+        fits = isinstance(preferred, str) and _EMAIL.fullmatch(preferred)
+        base = preferred if fits else _PLACEHOLDER_EMAIL
     elif isinstance(preferred, str):
         base = preferred
     elif preferred is _MISSING or preferred is None or isinstance(preferred, (dict, list)):

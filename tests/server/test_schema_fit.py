@@ -127,3 +127,18 @@ def test_fits_schema_accepts_every_valid_value(data, schema):
 def test_fits_schema_agrees_with_jsonschema(schema, value):
     """On arbitrary JSON values, fits_schema and jsonschema give the same verdict."""
     assert fits_schema(value, schema) == validator(schema).is_valid(value)
+
+
+def test_email_format_needs_an_address():
+    """A string with ``format: email`` fits only when it is an address (local part @ domain)."""
+    schema = {"type": "string", "format": "email"}
+    assert fits_schema("bob@example.com", schema)
+    assert not fits_schema("example.com 发", schema)
+
+
+def test_value_for_schema_gives_an_email_format_an_address():
+    """A preferred value that is no address becomes a placeholder address that fits."""
+    schema = {"type": "string", "format": "email", "maxLength": 40}
+    value = value_for_schema(schema, preferred="the report", today=TODAY)
+    assert fits_schema(value, schema)
+    assert validator(schema).is_valid(value)
