@@ -303,7 +303,8 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
     """Serves a WSGI app over HTTP/1.1, one thread per connection.
 
     Args:
-        address: ``(host, port)``; port 0 picks a free port (see ``server_port``).
+        address: ``(host, port)``; port 0 picks a free port (see ``server_port``); an IPv6
+            literal host (``"::1"``) binds an IPv6 socket.
         app: The WSGI application.
         keepalive_timeout: Seconds an idle connection stays open.
     """
@@ -323,6 +324,9 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
         self.keepalive_timeout = keepalive_timeout
         self._connections: set[socket.socket] = set()
         self._connections_lock = threading.Lock()
+        if ":" in address[0]:
+            # An IPv6 literal ("::1", "::"); the class default is IPv4 only.
+            self.address_family = socket.AF_INET6
         super().__init__(address, _Handler)
 
     def server_bind(self) -> None:

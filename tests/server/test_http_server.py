@@ -287,3 +287,34 @@ def test_environ_follows_cgi_naming() -> None:
     assert "HTTP_CONTENT_TYPE" not in seen
     assert "HTTP_CONTENT_LENGTH" not in seen
     assert (seen["PATH_INFO"], seen["QUERY_STRING"]) == ("/v2/app/conversation", "x=1")
+
+
+def _ipv6_loopback_works() -> bool:
+    if not socket.has_ipv6:
+        return False
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _ipv6_loopback_works(), reason="no IPv6 loopback on this machine")
+def test_ipv6_host_binds_and_serves() -> None:
+    """An IPv6 address such as ::1 binds an IPv6 socket and serves requests."""
+    app = make_app()
+    httpd = WSGIHTTPServer(("::1", 0), app)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01})
+    thread.start()
+    try:
+        conn = http.client.HTTPConnection("::1", httpd.server_port, timeout=10)
+        response = _post(conn, "/v2/app/conversation", {"app_id": APP_ID})
+        assert response.status == 200
+        conn.close()
+    finally:
+        httpd.shutdown()
+        httpd.close_connections()
+        httpd.server_close()
+        thread.join()
+        app.close()
