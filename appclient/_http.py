@@ -158,8 +158,9 @@ _READ_TIMEOUTS: Final = (
 def _raw_chunks(response: requests.Response, chunk_size: int) -> Iterator[bytes]:
     raw: Any = response.raw
     if callable(getattr(raw, "read1", None)):
-        # urllib3 >= 2: read1 returns as soon as any bytes arrive, decoding included.
-        while chunk := raw.read1(chunk_size):
+        # urllib3 >= 2: read1 returns as soon as any bytes arrive. requests builds the raw
+        # response with decode_content=False, so a gzip-encoded stream must ask for decoding.
+        while chunk := raw.read1(chunk_size, decode_content=True):
             yield chunk
     elif getattr(raw, "chunked", False) and raw.supports_chunked_reads():
         # urllib3 1.26, chunked transfer: one HTTP chunk (one SSE flush) at a time.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 from typing import Any
 
@@ -186,7 +187,7 @@ class _Raw:
     def __init__(self, parts: list[bytes | BaseException]) -> None:
         self.parts = parts
 
-    def read1(self, amount: int) -> bytes:
+    def read1(self, amount: int, decode_content: bool | None = None) -> bytes:
         part = self.parts.pop(0) if self.parts else b""
         if isinstance(part, BaseException):
             raise part
@@ -204,6 +205,30 @@ def test_iter_body_chunks_yields_what_read1_returns() -> None:
     """With read1 available, chunks are passed on as they arrive."""
     chunks = iter_body_chunks(_streamed(_Raw([b"a", b"bc"])), chunk_size=8, read_timeout=1)
     assert list(chunks) == [b"a", b"bc"]
+
+
+class _CompressedRaw:
+    """urllib3 2's response as requests leaves it: raw bytes unless decoding is asked for."""
+
+    decode_content = False  # requests builds its raw responses with decode_content=False
+
+    def __init__(self, plain: bytes) -> None:
+        self.plain = plain
+        self.sent = False
+
+    def read1(self, amount: int, decode_content: bool | None = None) -> bytes:
+        if self.sent:
+            return b""
+        self.sent = True
+        decode = self.decode_content if decode_content is None else decode_content
+        return self.plain if decode else gzip.compress(self.plain)
+
+
+def test_iter_body_chunks_decodes_a_compressed_stream_with_read1() -> None:
+    """A gzip-encoded event stream (Content-Encoding) is yielded decoded on urllib3 2."""
+    raw = _CompressedRaw(b"data: x\n\n")
+    chunks = iter_body_chunks(_streamed(raw), chunk_size=8, read_timeout=1)
+    assert b"".join(chunks) == b"data: x\n\n"
 
 
 def test_iter_body_chunks_uses_http_client_read1_on_old_urllib3() -> None:
