@@ -179,7 +179,10 @@ def _scrub(exc: BaseException, secrets: tuple[str, ...]) -> bool:
     if not secrets:
         return True
     exc.args = tuple(redact(a, secrets) if isinstance(a, str) else a for a in exc.args)
-    text = str(exc)
+    try:
+        text = str(exc)
+    except Exception:  # a text that cannot be read cannot be checked: treat it as leaking
+        return False
     return redact(text, secrets) == text
 
 

@@ -131,9 +131,15 @@ def invalid_arguments(
 
 
 def describe_exception(exc: BaseException) -> str:
-    """Return ``Type: message`` for an exception (no traceback), or just the type."""
-    message = str(exc).strip()
+    """Return ``Type: message`` for an exception (no traceback), or just the type.
+
+    An exception whose ``__str__`` itself fails is described by its type alone.
+    """
     kind = type(exc).__name__
+    try:
+        message = str(exc).strip()
+    except Exception:  # a broken __str__ must not turn one failed call into a crash
+        message = ""
     return f"{kind}: {message}" if message else kind
 
 

@@ -311,6 +311,26 @@ RAISED: list[tuple[str, dict[str, Any], type[ToolError]]] = [
 ]
 
 
+class UnprintableError(Exception):
+    """An exception whose message cannot be read."""
+
+    def __str__(self) -> str:
+        raise RuntimeError("no message")
+
+
+def test_exception_whose_str_fails_still_becomes_an_output() -> None:
+    """A tool raising an exception whose str() fails is reported by type, not a crash."""
+
+    def broken(query: str, api_key: str) -> str:
+        """Raise an unprintable exception."""
+        raise UnprintableError
+
+    registry = ToolRegistry()
+    registry.add(broken, api_key=SECRET)
+    output = one(registry, "broken", {"query": "q"}).output
+    assert output.startswith("Error: tool 'broken' failed: UnprintableError")
+
+
 @pytest.mark.parametrize(("case", "raw", "kind"), RAISED, ids=[c[0] for c in RAISED])
 def test_raise_errors_raises_the_tool_error(
     registry: ToolRegistry, case: str, raw: dict[str, Any], kind: type[ToolError]
