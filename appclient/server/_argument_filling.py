@@ -1,12 +1,12 @@
 """Fill a tool's arguments from a user's query, guided by the parameters' schema (pure).
 
 For every parameter the filler looks in the query for the kind of value the schema asks for
-(see :mod:`._parameter_slots`): an enum member or a common synonym of one (``摄氏度``,
-``°C``, ``celsius``), a known place in the language the parameter's example uses, a date
-(``明天`` -> ISO), an arithmetic expression, a number tied to the parameter by a nearby word
-(``3天``, ``top 5``), a yes/no, quoted text, or, for a lone free-text parameter, the span of
-the query that names the subject (``查找张三的信息`` -> ``张三``). Each value used is blanked
-out of the text so no word feeds two parameters.
+(see :mod:`._parameter_slots`): an enum member or a common synonym of one (``摄氏度``, ``°C``,
+``celsius``), a known place in the language the parameter's example uses, a date (``明天`` ->
+ISO), an email address, an arithmetic expression, a number tied to the parameter by a
+nearby word (``3天``, ``top 5``), a yes/no, quoted text, or, for a lone free-text parameter,
+the span of the query that names the subject (``查找张三的信息`` -> ``张三``). Each value used is
+blanked out of the text so no word feeds two parameters.
 
 A parameter the query gives no evidence for is left out when optional; when required it
 gets its schema default, else a sensible value from a small table of common names
@@ -35,10 +35,14 @@ from ._schema_fit import fits_schema, value_for_schema
 
 __all__ = ["ArgumentPlan", "complete_arguments", "fill_arguments", "plan_arguments"]
 
+#: The address a required email parameter gets when the query names none (a reserved domain).
+_PLACEHOLDER_EMAIL = "user@example.com"
+
 _ORDER = (
     "choice",
     "date",
     "datetime",
+    "email",
     "expression",
     "place",
     "array",
@@ -98,6 +102,9 @@ class _Filler:
             if not dates:
                 return NOTHING
             return dates[0].isoformat() + ("T00:00:00" if kind == "datetime" else "")
+        if kind == "email":
+            addresses = reader.emails()
+            return addresses[0] if addresses else NOTHING
         if kind == "expression":
             found = find_expression(reader.text)
             if found is None:
@@ -142,6 +149,8 @@ class _Filler:
                 values.append(value)
         elif item_slot.kind in ("date", "datetime"):
             values = [d.isoformat() for d in self.reader.dates()]
+        elif item_slot.kind == "email":
+            values = self.reader.emails()
         elif item_slot.kind in ("integer", "number"):
             while (value := self.reader.numbers(item_slot, tied_only=False)) is not NOTHING:
                 values.append(value)
@@ -160,6 +169,7 @@ class _Filler:
                 "place": "#place",
                 "date": "#today",
                 "datetime": "#today",
+                "email": "#email",
                 "expression": "#text",
                 "text": "#text",
             }.get(slot.kind, NOTHING)
@@ -187,6 +197,9 @@ class _Filler:
             if slot.example:
                 return slot.example
             return "北京" if (slot.example_language or language) == "zh" else "Beijing"
+        if wanted == "#email":
+            example = slot.example or ""
+            return example if "@" in example else _PLACEHOLDER_EMAIL
         if wanted == "#text":
             return reader.span() or reader.query.strip() or (slot.example or "")
         return wanted

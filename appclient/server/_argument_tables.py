@@ -6,8 +6,8 @@ Kept apart from the filling logic so the words can grow without touching the alg
   and ``celsius`` are one value), used to match enum members and free-text units.
 - :data:`REQUIRED_DEFAULTS`: a sensible value for a required parameter the query says
   nothing about, by parameter name (``unit`` -> ``celsius``, ``limit`` -> 1).
-- The name and description cues that mark a parameter as a place, a date, an arithmetic
-  expression, or a number of days/items/people.
+- The name and description cues that mark a parameter as a place, a date, an email address,
+  an arithmetic expression, or a number of days/items/people.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from __future__ import annotations
 __all__ = [
     "DATE_DESCRIPTION_CUES",
     "DATE_NAME_WORDS",
+    "EMAIL_DESCRIPTION_CUES",
+    "EMAIL_NAME_WORDS",
     "EXPRESSION_DESCRIPTION_CUES",
     "EXPRESSION_NAME_WORDS",
     "NUMBER_CUES",
@@ -162,6 +164,17 @@ PLACE_DESCRIPTION_CUES: tuple[str, ...] = (
     "country",
     "region",
     "address",
+)
+
+#: Words of a parameter's name that make it an email address.
+EMAIL_NAME_WORDS = frozenset({"email", "mail"})
+#: Words in a parameter's description that make it an email address.
+EMAIL_DESCRIPTION_CUES: tuple[str, ...] = (
+    "email address",
+    "e-mail address",
+    "mail address",
+    "邮箱",
+    "邮件地址",
 )
 
 #: Words of a parameter's name that make it a date.

@@ -1,11 +1,12 @@
 """What kind of value each parameter of a tool wants, read from its JSON Schema (pure).
 
 The argument filler looks for different things in the query depending on the parameter: an
-enum member, a place, a date, an arithmetic expression, a number, a yes/no, or the free text
-that names the subject. This module reads a ``parameters`` object once and describes each
-property as a :class:`Slot`: its kind, its options (an ``enum``, or the values a description
-quotes such as ``'celsius' 或 'fahrenheit'``), the example its description gives (and that
-example's language), and the words that tie a number in the query to it.
+enum member, a place, a date, an email address, an arithmetic expression, a number, a
+yes/no, or the free text that names the subject. This module reads a ``parameters`` object
+once and describes each property as a :class:`Slot`: its kind, its options (an ``enum``, or
+the values a description quotes such as ``'celsius' 或 'fahrenheit'``), the example its
+description gives (and that example's language), and the words that tie a number in the
+query to it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from typing import Any, Literal
 from ._argument_tables import (
     DATE_DESCRIPTION_CUES,
     DATE_NAME_WORDS,
+    EMAIL_DESCRIPTION_CUES,
+    EMAIL_NAME_WORDS,
     EXPRESSION_DESCRIPTION_CUES,
     EXPRESSION_NAME_WORDS,
     NUMBER_CUES,
@@ -41,6 +44,7 @@ SlotKind = Literal[
     "null",
     "date",
     "datetime",
+    "email",
     "expression",
     "place",
     "text",
@@ -168,6 +172,10 @@ def _string_kind(name_words: set[str], fill: Mapping[str, Any], description: str
         return "date"
     if fill.get("format") == "date-time":
         return "datetime"
+    if fill.get("format") in ("email", "idn-email") or name_words & EMAIL_NAME_WORDS:
+        return "email"
+    if _mentions(description, EMAIL_DESCRIPTION_CUES):
+        return "email"
     if name_words & EXPRESSION_NAME_WORDS or _mentions(description, EXPRESSION_DESCRIPTION_CUES):
         return "expression"
     if name_words & PLACE_NAME_WORDS or _mentions(description, PLACE_DESCRIPTION_CUES):

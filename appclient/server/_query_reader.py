@@ -1,11 +1,12 @@
 """Reading a user's query for one tool: values found and used up one by one (pure).
 
 A :class:`QueryReader` holds the query as one tool sees it. Each method looks for one kind
-of value (an enum member or a synonym of one, dates, places, a number tied to a parameter,
-a yes/no, quoted text, the free-text subject) and blanks out the text it used, so the
-argument filler never reads the same words twice. The tool's own words (its name and
-description) count as framing, which is what lets :meth:`QueryReader.span` find the subject:
-``查找张三的信息`` read for a tool described as ``查找公司内指定人员的信息`` leaves ``张三``.
+of value (an enum member or a synonym of one, dates, places, email addresses, a number tied
+to a parameter, a yes/no, quoted text, the free-text subject) and blanks out the text it
+used, so the argument filler never reads the same words twice. The tool's own words (its
+name and description) count as framing, which is what lets :meth:`QueryReader.span` find
+the subject: ``查找张三的信息`` read for a tool described as ``查找公司内指定人员的信息``
+leaves ``张三``.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ _BOOLEAN_NOISE = frozenset(
         "want",
     }
 )
+_EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-.]*|[\u4e00-\u9fff]|\s+|.", re.DOTALL)
 #: How far (in characters) a cue word may sit from the number it ties to a parameter.
 _CUE_REACH = 8
@@ -258,6 +260,13 @@ class QueryReader:
                 before = text[max(0, match.start() - 12) : match.start()]
                 return not _NEGATION.search(before)
         return NOTHING
+
+    def emails(self) -> list[str]:
+        """Return (and use up) every email address in the text."""
+        found = list(_EMAIL.finditer(self.text))
+        for match in found:
+            self.take(match.start(), match.end())
+        return [match.group() for match in found]
 
     def quoted(self) -> list[str]:
         """Return (and use up) every quoted piece of text."""

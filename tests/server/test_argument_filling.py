@@ -335,3 +335,27 @@ def test_leftover_spans_are_weak_evidence():
         "location"
     }
     assert plan_arguments(schema, "今天北京天气怎么样", today=TODAY).weak == frozenset()
+
+
+def test_an_email_address_in_the_query_fills_the_address_parameter():
+    """The address the query names goes to the email parameter, and only there."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "to": {"type": "string", "format": "email", "description": "recipient address"},
+            "body": {"type": "string", "description": "the message body"},
+        },
+        "required": ["to", "body"],
+    }
+    plan = plan_arguments(schema, "send an email to alice@example.com: the report is ready")
+    assert plan.arguments["to"] == "alice@example.com"
+    assert "example.com" not in plan.arguments["body"]
+    assert "to" in plan.from_query
+
+
+def test_an_email_parameter_is_known_by_its_name():
+    """A parameter named like ``recipient_email`` takes the query's address, format or not."""
+    schema = _object(recipient_email={"type": "string"})
+    assert fill_arguments(schema, "给 bob@example.com 发邮件") == {
+        "recipient_email": "bob@example.com"
+    }

@@ -23,6 +23,8 @@ from tests.server.agent_tools import SEED_DECORATOR, SEED_FROM_FUNCTION, SEED_RA
         ("when", {"type": "string", "format": "date-time"}, "datetime"),
         ("updated", {"type": "string"}, "text"),
         ("expression", {"type": "string"}, "expression"),
+        ("to", {"type": "string", "format": "email"}, "email"),
+        ("cc", {"type": "string", "description": "收件人邮箱"}, "email"),
         ("q", {"type": "string", "description": "算术表达式"}, "expression"),
         ("count", {"type": "integer"}, "integer"),
         ("count", {"anyOf": [{"type": "integer"}, {"type": "null"}]}, "integer"),
