@@ -175,15 +175,32 @@ def _ask_approval(ready: _Ready, approve: ApprovalCallback | None) -> ToolError 
 
 
 def _scrub(exc: BaseException, secrets: tuple[str, ...]) -> bool:
-    """Redact secrets from the exception's args in place; False if its text still leaks."""
+    """Redact secrets in place from the exception and every exception chained to it.
+
+    A traceback prints the whole ``__cause__``/``__context__`` chain (and notes), so each
+    link is cleaned. Returns False when some text still leaks (a custom ``__str__``).
+    """
     if not secrets:
         return True
-    exc.args = tuple(redact(a, secrets) if isinstance(a, str) else a for a in exc.args)
-    try:
-        text = str(exc)
-    except Exception:  # a text that cannot be read cannot be checked: treat it as leaking
-        return False
-    return redact(text, secrets) == text
+    pending: list[BaseException | None] = [exc]
+    seen: set[int] = set()
+    while pending:
+        link = pending.pop()
+        if link is None or id(link) in seen:
+            continue
+        seen.add(id(link))
+        link.args = tuple(redact(a, secrets) if isinstance(a, str) else a for a in link.args)
+        notes = getattr(link, "__notes__", None)
+        if isinstance(notes, list):
+            notes[:] = [redact(n, secrets) if isinstance(n, str) else n for n in notes]
+        try:
+            text = str(link)
+        except Exception:  # a text that cannot be read cannot be checked: treat it as leaking
+            return False
+        if redact(text, secrets) != text:
+            return False
+        pending.extend((link.__cause__, link.__context__))
+    return True
 
 
 def _finished(ready: _Ready, outcome: Outcome) -> ToolCallRecord:

@@ -472,6 +472,24 @@ def test_bound_value_is_redacted_from_raised_errors_and_their_cause(
     assert SECRET not in str(caught.value.__cause__)
 
 
+def test_bound_value_is_redacted_from_the_whole_exception_chain() -> None:
+    """A key in an exception the tool's exception was raised from never reaches a traceback."""
+    import traceback
+
+    def wrapped(query: str, api_key: str) -> str:
+        """Raise from an exception that mentions the key."""
+        try:
+            raise ValueError(f"401 for key {api_key}")
+        except ValueError as exc:
+            raise RuntimeError("the search service refused the request") from exc
+
+    registry = ToolRegistry()
+    registry.add(wrapped, api_key=SECRET)
+    with pytest.raises(ToolExecutionError) as caught:
+        registry.dispatch([call("wrapped", {"query": "q"})], raise_errors=True)
+    assert SECRET not in "".join(traceback.format_exception(caught.value))
+
+
 def test_agent_cannot_override_a_bound_value(registry: ToolRegistry) -> None:
     """Model input for a bound parameter is refused, and the bound value is not echoed."""
     output = one(registry, "leak", {"query": "q", "api_key": "attacker"}).output
