@@ -209,8 +209,9 @@ class AppClient(RoundTripMixin):
             query: The user's message; may be empty when ``tool_outputs`` are sent.
             file_ids: Ids from :meth:`upload_file` the app may read.
             stream: Return a :class:`RunStream` of answer deltas instead of a :class:`Message`.
-            tools: Local tools the agent may call: dicts, :class:`Tool` models, plain
-                functions (described from their signature and docstring), or a registry.
+            tools: Local tools the agent may call: dicts, :class:`Tool` models, MCP tools
+                (``name``, ``description``, ``inputSchema``), plain functions (described from
+                their signature and docstring), or a registry.
             tool_outputs: Results of the last round's tool calls (dicts or
                 :class:`ToolOutput`), all of them in one run.
             tool_choice: ``{"type": "auto"}`` or force one tool with

@@ -35,8 +35,9 @@ __all__ = [
     "tools_to_wire",
 ]
 
-#: Any single tool: a dict, a :class:`Tool`, another pydantic model of that shape, a plain
-#: function (described by ``appclient.Manifest``), or an object with ``to_tool()``/``to_tools()``.
+#: Any single tool: a dict, a :class:`Tool`, another pydantic model of that shape, an MCP tool
+#: (``name``, ``description``, ``inputSchema``), a plain function (described by
+#: ``appclient.Manifest``), or an object with ``to_tool()``/``to_tools()``.
 ToolsLike: TypeAlias = Any
 ToolOutputLike: TypeAlias = "ToolOutput | Mapping[str, Any] | BaseModel"
 ToolChoiceLike: TypeAlias = "ToolChoice | Mapping[str, Any] | BaseModel"
@@ -102,11 +103,24 @@ def _checked_tool(tool: Mapping[str, Any], where: str) -> dict[str, Any]:
     return tool if "type" in tool and isinstance(tool, dict) else {"type": kind, **tool}
 
 
+def _from_mcp_tool(item: Any) -> dict[str, Any]:
+    # The official client turns an MCP tool (its data_class.MCPTool, or the MCP SDK's Tool
+    # from list_tools()) into a function tool whose parameters are the input schema.
+    function: dict[str, Any] = {"name": getattr(item, "name", None)}
+    description = getattr(item, "description", None)
+    if description is not None:
+        function["description"] = description
+    function["parameters"] = item.inputSchema
+    return {"type": "function", "function": function}
+
+
 def _tool_items(item: Any, where: str, out: list[dict[str, Any]]) -> None:
     if isinstance(item, Tool):
         out.append(item.model_dump(mode="json", by_alias=True, exclude_none=True))
     elif isinstance(item, Mapping):
         out.append(_checked_tool(item, where))
+    elif hasattr(item, "inputSchema") and not hasattr(item, "function"):
+        out.append(_checked_tool(_from_mcp_tool(item), where))
     elif isinstance(item, BaseModel):  # e.g. the official SDK's data_class.Tool
         out.append(_checked_tool(item.model_dump(mode="json", exclude_none=True), where))
     elif callable(getattr(item, "to_tools", None)):
@@ -130,8 +144,9 @@ def tools_to_wire(tools: ToolsLike) -> list[dict[str, Any]]:
     """Turn the ``tools`` argument into wire tool dicts, checking names are valid and unique.
 
     Args:
-        tools: ``None``, a list of tool-likes (dicts, :class:`Tool` models, functions, objects
-            with ``to_tool()``/``to_tools()``, nested lists), or a registry with ``tools()``.
+        tools: ``None``, a list of tool-likes (dicts, :class:`Tool` models, MCP tools,
+            functions, objects with ``to_tool()``/``to_tools()``, nested lists), or a registry
+            with ``tools()``.
 
     Returns:
         The tools to send (``[]`` for ``None``); dicts are sent as given.

@@ -234,6 +234,24 @@ def test_foreign_pydantic_tool_models_are_dumped() -> None:
     assert tools_to_wire([tool])[0]["function"]["name"] == "f"
 
 
+def test_mcp_tool_models_become_function_tools() -> None:
+    """An MCP tool (name, description, inputSchema), as the official client accepts, is sent."""
+
+    class MCPTool(BaseModel):
+        name: str
+        description: str
+        inputSchema: dict[str, Any]  # noqa: N815 - the MCP field name
+
+    schema = {"type": "object", "properties": {"location": {"type": "string"}}}
+    tool = MCPTool(name="weather", description="天气", inputSchema=schema)
+    assert tools_to_wire([tool]) == [
+        {
+            "type": "function",
+            "function": {"name": "weather", "description": "天气", "parameters": schema},
+        }
+    ]
+
+
 def test_non_function_tools_pass_through() -> None:
     """Tools of other types (code_interpreter...) are sent as given."""
     assert tools_to_wire([{"type": "code_interpreter"}]) == [{"type": "code_interpreter"}]
