@@ -79,6 +79,8 @@ DEFAULT_SERVE_PORT: Final = 8765
 DEFAULT_RUN_LEASE_SECONDS: Final = 300.0
 #: Seconds an idle keep-alive connection stays open on the embedded HTTP server.
 DEFAULT_KEEPALIVE_TIMEOUT: Final = 60.0
+#: Seconds `ReferenceServer.stop` lets requests in flight finish before closing the store.
+DEFAULT_SHUTDOWN_GRACE_SECONDS: Final = 10.0
 #: Longest time a `hang_next` fault holds a request before answering 503 anyway.
 DEFAULT_HANG_SECONDS: Final = 30.0
 #: Finished turns kept per conversation (older ones are dropped from the stored history).

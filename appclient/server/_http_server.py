@@ -247,6 +247,17 @@ class _Handler(BaseHTTPRequestHandler):
         if length < 0:
             self.send_error(HTTPStatus.BAD_REQUEST, "Content-Length is not a number")
             return
+        server = self.server
+        if not server.begin_request(self.connection):
+            # The server is stopping: drop the connection unanswered (a client may retry).
+            self.close_connection = True
+            return
+        try:
+            self._run_app(length)
+        finally:
+            server.end_request(self.connection)
+
+    def _run_app(self, length: int) -> None:
         body = _BodyReader(self.rfile, length)
         captured: list[Any] = []
 
@@ -324,6 +335,9 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
         self.keepalive_timeout = keepalive_timeout
         self._connections: set[socket.socket] = set()
         self._connections_lock = threading.Lock()
+        self._busy: set[socket.socket] = set()
+        self._idle = threading.Condition(self._connections_lock)
+        self._draining = False
         if ":" in address[0]:
             # An IPv6 literal ("::1", "::"); the class default is IPv4 only.
             self.address_family = socket.AF_INET6
@@ -348,6 +362,38 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
         with self._connections_lock:
             self._connections.discard(request)
         super().shutdown_request(request)
+
+    def begin_request(self, connection: socket.socket) -> bool:
+        """Mark a connection busy with a request; False once :meth:`drain` has begun."""
+        with self._connections_lock:
+            if self._draining:
+                return False
+            self._busy.add(connection)
+            return True
+
+    def end_request(self, connection: socket.socket) -> None:
+        """Mark a connection's request finished."""
+        with self._connections_lock:
+            self._busy.discard(connection)
+            if self._draining and not self._busy:
+                self._idle.notify_all()
+
+    def drain(self, timeout: float) -> bool:
+        """Refuse new requests, end idle connections, and wait for requests in flight.
+
+        Args:
+            timeout: The longest wait, in seconds.
+
+        Returns:
+            True when no request is in flight any more, False when ``timeout`` ran out.
+        """
+        with self._connections_lock:
+            self._draining = True
+            idle = [connection for connection in self._connections if connection not in self._busy]
+            for connection in idle:
+                with contextlib.suppress(OSError):
+                    connection.shutdown(socket.SHUT_RDWR)
+            return self._idle.wait_for(lambda: not self._busy, timeout=timeout)
 
     def close_connections(self) -> None:
         """End every open connection (idle keep-alive ones included)."""

@@ -24,6 +24,7 @@ from .._constants import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_UPLOAD_BYTES,
     DEFAULT_SERVER_HOST,
+    DEFAULT_SHUTDOWN_GRACE_SECONDS,
 )
 from ._agent_api import Agent
 from ._auth import generate_token
@@ -56,6 +57,7 @@ class ReferenceServer:
         max_body_bytes: Largest request body (413 above it).
         max_upload_bytes: Largest uploaded file (413 above it).
         keepalive_timeout: Seconds an idle connection stays open.
+        shutdown_grace: Seconds :meth:`stop` waits for requests in flight to finish.
     """
 
     def __init__(
@@ -75,6 +77,7 @@ class ReferenceServer:
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         max_upload_bytes: int = DEFAULT_MAX_UPLOAD_BYTES,
         keepalive_timeout: float = DEFAULT_KEEPALIVE_TIMEOUT,
+        shutdown_grace: float = DEFAULT_SHUTDOWN_GRACE_SECONDS,
     ) -> None:
         self.token = token if token is not None else generate_token()
         self.app_id = app_id if app_id is not None else DEFAULT_APP_ID
@@ -91,6 +94,7 @@ class ReferenceServer:
         self._max_body_bytes = max_body_bytes
         self._max_upload_bytes = max_upload_bytes
         self._keepalive_timeout = keepalive_timeout
+        self._shutdown_grace = shutdown_grace
         self._app: ReferenceApp | None = None
         self._http: WSGIHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -158,12 +162,15 @@ class ReferenceServer:
         return self
 
     def stop(self) -> None:
-        """Stop serving, end open connections, and release the app's resources."""
+        """Stop serving, let requests in flight finish, end connections, release resources."""
         http, self._http = self._http, None
         if http is None:
             return
         self.faults.release()
         http.shutdown()
+        # Runs in flight finish (and release their conversation's lease) before the store
+        # closes; otherwise a lease left in a SQLite file blocks the conversation after restart.
+        http.drain(timeout=self._shutdown_grace)
         http.close_connections()
         http.server_close()
         if self._thread is not None:

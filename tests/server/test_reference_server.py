@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import requests
 
 from appclient._constants import DEFAULT_APP_ID
 from appclient.server import MemoryStore, ReferenceServer
+from appclient.server._agent_api import AgentInput, Decision
 from tests.server.helpers import WeatherAgent
 
 
@@ -119,3 +121,51 @@ def test_default_agent_is_the_rule_agent() -> None:
         ).json()
         assert "22" in reply["answer"]
         assert [e["event_type"] for e in reply["content"]][1:3] == ["function_call", "Calculator"]
+
+
+class _GatedAgent:
+    """Answers only once the test opens the gate (a run held in flight)."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.gate = threading.Event()
+
+    def decide(self, agent_input: AgentInput) -> Decision:
+        self.entered.set()
+        self.gate.wait(timeout=10)
+        return Decision.reply("done")
+
+
+def test_stop_lets_a_run_in_flight_finish_and_release_its_lease(tmp_path: Path) -> None:
+    """stop() waits for a run in flight: it is answered and leaves no lease in the SQLite file."""
+    agent = _GatedAgent()
+    db_path = tmp_path / "state.db"
+    server = ReferenceServer(agent, components=(), db_path=db_path).start()
+    conversation_id = _create(server).json()["conversation_id"]
+    answers: list[int] = []
+
+    def run() -> None:
+        response = requests.post(
+            f"{server.url}/v2/app/conversation/runs",
+            json={"app_id": server.app_id, "conversation_id": conversation_id, "query": "q"},
+            headers={"Authorization": f"Bearer {server.token}"},
+            timeout=10,
+        )
+        answers.append(response.status_code)
+
+    client = threading.Thread(target=run)
+    client.start()
+    assert agent.entered.wait(timeout=10)
+    http = server._http
+    assert http is not None
+    stopper = threading.Thread(target=server.stop)
+    stopper.start()
+    while not http._draining:  # stop() has begun waiting for the run
+        stopper.join(timeout=0.01)
+    agent.gate.set()
+    stopper.join()
+    client.join()
+    assert answers == [200]
+    with sqlite3.connect(db_path) as db:
+        leases = db.execute("SELECT lease_id FROM conversations").fetchall()
+    assert leases == [(None,)]
