@@ -61,7 +61,7 @@ class ApprovalRequest:
     description: str = ""
 
 
-#: ``approve(request) -> bool`` (or an awaitable of bool). Raise
+#: ``approve(request) -> bool`` (or an awaitable of bool); only ``True`` approves. Raise
 #: :class:`~appclient.ToolApprovalDeniedError` to refuse with a reason the agent will read.
 ApprovalCallback = Callable[[ApprovalRequest], bool | Awaitable[bool]]
 
@@ -169,9 +169,22 @@ def _ask_approval(ready: _Ready, approve: ApprovalCallback | None) -> ToolError 
     except Exception as exc:  # a broken callback must not run the tool, nor sink the round
         reason = f"the approval check failed: {redact(describe_exception(exc), tool.secrets)}"
         return approval_declined(tool.name, reason, tool_call_id=request.id)
-    if answer:
+    # Only a real yes approves: a truthy answer such as the text "n" (from input()) must not
+    # run a tool that needs approval.
+    if answer is True:
         return None
-    return approval_declined(tool.name, tool_call_id=request.id)
+    if answer is False or answer is None:
+        return approval_declined(tool.name, tool_call_id=request.id)
+    reason = f"the approval callback answered {_short_repr(answer)}, not True or False"
+    return approval_declined(tool.name, redact(reason, tool.secrets), tool_call_id=request.id)
+
+
+def _short_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # an unreadable answer is named by its type
+        return f"a {type(value).__qualname__}"
+    return text if len(text) <= 40 else text[:40] + "..."
 
 
 def _scrub(exc: BaseException, secrets: tuple[str, ...]) -> bool:

@@ -550,6 +550,14 @@ def test_async_approval_callback() -> None:
     assert "declined" in one(registry, "delete_file", {"path": "/no"}).output
 
 
+def test_non_boolean_approval_answer_declines() -> None:
+    """Only True approves: a callback returning the text "n" does not run the tool."""
+    registry = _approval_registry(approve=lambda request: "n")
+    output = one(registry, "delete_file", {"path": "/x"}).output
+    assert "declined" in output
+    assert "'n'" in output
+
+
 def test_no_callback_means_declined() -> None:
     """A tool needing approval never runs without an approval callback."""
     output = one(_approval_registry(), "delete_file", {"path": "/x"}).output
