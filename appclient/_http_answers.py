@@ -29,7 +29,8 @@ __all__ = [
     "top_level_error",
 ]
 
-_EMPTY_CODES: Final = (None, "", 0, "0")
+_EMPTY_CODES: Final = (None, "")
+_SUCCESS_CODES: Final = (0, "0")
 
 
 def decode_json(content: bytes, *, what: str, request_id: str = "") -> Any:
@@ -56,6 +57,8 @@ def top_level_error(body: Mapping[str, Any]) -> tuple[str, str] | None:
     """
     code = body.get("code")
     message = body.get("message")
+    if code in _SUCCESS_CODES:  # an explicit success code, whatever the message says
+        return None
     if code in _EMPTY_CODES and not (message and "code" in body):
         return None
     return ("" if code is None else str(code)), ("" if message is None else str(message))

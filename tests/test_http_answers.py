@@ -30,6 +30,8 @@ def test_decode_json_error_names_the_body() -> None:
     [
         ({"answer": "x"}, None),
         ({"code": 0, "answer": "x"}, None),
+        ({"code": 0, "message": "success", "answer": "x"}, None),
+        ({"code": "0", "message": "ok"}, None),
         ({"code": "", "message": ""}, None),
         ({"code": "AuthFailed", "message": "bad token"}, ("AuthFailed", "bad token")),
         ({"code": 500}, ("500", "")),
