@@ -75,6 +75,8 @@ def _from_text(raw: str) -> dict[str, Any]:
         parsed = json.loads(text)
     except ValueError as exc:
         raise ArgumentsDecodeError(f"not valid JSON ({exc}): {_quote(raw)}") from None
+    except RecursionError:  # the parser gives up on deep nesting: bad input, not a crash
+        raise ArgumentsDecodeError(f"the JSON is nested too deeply: {_quote(raw)}") from None
     # Some models encode the object twice ("{\"city\": ...}" inside a string): undo one level.
     if isinstance(parsed, str) and parsed.strip()[:1] in ("{", "`"):
         return _from_text(parsed)

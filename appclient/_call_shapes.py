@@ -103,6 +103,8 @@ def _parse_text(text: str) -> Any:
         raise InvalidRequestError(
             f"tool calls given as text must be JSON (a call or a list of calls): {exc}"
         ) from None
+    except RecursionError:  # the parser gives up on deep nesting: bad input, not a crash
+        raise InvalidRequestError("tool calls given as text are nested too deeply") from None
 
 
 def _items(calls: Any) -> list[Any]:

@@ -38,6 +38,7 @@ REJECTED: list[tuple[str, Any, str]] = [
     ("non-string keys", {1: "a"}, "argument names must be strings"),
     ("bytes not utf-8", b"\xff\xfe", "not UTF-8"),
     ("truncated json", '{"a": ', "not valid JSON"),
+    ("nested too deeply", '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
 ]
 
 

@@ -130,6 +130,12 @@ def test_text_that_is_not_json_is_refused() -> None:
         read_calls("call get_weather please")
 
 
+def test_text_nested_too_deeply_is_refused() -> None:
+    """Calls given as JSON text nested past the parser's depth are refused, not a crash."""
+    with pytest.raises(InvalidRequestError, match="nested too deeply"):
+        read_calls("[" * 100_000 + "]" * 100_000)
+
+
 def test_unsupported_type_is_refused() -> None:
     """An object that holds no tool calls is refused with its type named."""
     with pytest.raises(InvalidRequestError, match="int"):
