@@ -107,8 +107,12 @@ def python_type_to_schema(type_name: str) -> dict[str, Any]:
         head = head.strip().removeprefix("typing.").lower()
         if head == "optional" and args:
             return _any_of([python_type_to_schema(args[0]), {"type": "null"}])
-        if head == "union":
-            return _any_of([python_type_to_schema(arg) for arg in args])
+        if head == "annotated" and args:
+            return python_type_to_schema(args[0])
+        if head in ("union", "uniontype"):
+            # The official SDK drops NoneType from the members: a one-member union was T | None.
+            members = [python_type_to_schema(arg) for arg in args]
+            return _any_of([*members, {"type": "null"}] if len(members) == 1 else members)
         if head == "literal":
             values = [_literal_value(arg) for arg in args]
             return {"enum": values}

@@ -41,6 +41,25 @@ def test_python_type_names_translate(type_name: str, schema: dict) -> None:
     assert python_type_to_schema(type_name) == schema
 
 
+def test_annotated_type_name_takes_the_annotated_type() -> None:
+    """``Annotated[int, text]`` (official name of an ``Annotated`` hint) is an integer."""
+    assert python_type_to_schema("Annotated[int, the count]") == {"type": "integer"}
+
+
+def test_union_type_name_of_pipe_union_is_a_union() -> None:
+    """``UnionType[int, str]`` (official name of an ``int | str`` hint) is a union."""
+    assert python_type_to_schema("UnionType[int, str]") == {
+        "anyOf": [{"type": "integer"}, {"type": "string"}]
+    }
+
+
+def test_one_member_union_type_name_is_nullable() -> None:
+    """``UnionType[float]`` (official name of ``float | None``, None dropped) admits null."""
+    assert python_type_to_schema("UnionType[float]") == {
+        "anyOf": [{"type": "number"}, {"type": "null"}]
+    }
+
+
 def test_docstring_manifest_is_normalised() -> None:
     """Fixture 04: types become JSON Schema, Args descriptions fill the properties."""
     tool = normalize_tool(_fixture_tool("04_run_tools_manifest_from_function"))
