@@ -30,6 +30,7 @@ from ._argument_tables import (
     PLACE_NAME_WORDS,
 )
 from ._query_values import detect_language, find_quoted, is_cjk
+from ._schema_fit import inline_refs
 from ._text_terms import english_words
 
 __all__ = ["Slot", "SlotKind", "fill_schema", "parameter_slots", "slot_of"]
@@ -222,7 +223,8 @@ def slot_of(name: str, schema: Any, *, required: bool) -> Slot:
 def parameter_slots(parameters: Any) -> list[Slot]:
     """Describe every property of a ``parameters`` object, required ones first, in order.
 
-    Names in ``required`` without a property get a slot too (any value is valid for them).
+    Local ``$ref`` schemas are read as the schemas they point to. Names in ``required``
+    without a property get a slot too (any value is valid for them).
     """
     if not isinstance(parameters, Mapping):
         return []
@@ -230,14 +232,14 @@ def parameter_slots(parameters: Any) -> list[Slot]:
         # Not sorted: the declared order of properties matters (from/to take places in order).
         key = json.dumps(parameters, ensure_ascii=False)
     except (TypeError, ValueError):
-        return _slots(parameters)
+        return _slots(inline_refs(parameters))
     return list(_cached_slots(key))
 
 
 @lru_cache(maxsize=512)
 def _cached_slots(parameters_json: str) -> tuple[Slot, ...]:
     # Slots hold the schema they were read from; a decoded copy keeps the cache immutable.
-    return tuple(_slots(json.loads(parameters_json)))
+    return tuple(_slots(inline_refs(json.loads(parameters_json))))
 
 
 def _slots(parameters: Mapping[str, Any]) -> list[Slot]:

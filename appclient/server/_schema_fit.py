@@ -6,7 +6,8 @@ tool parameters in practice: ``type`` (one or a list), ``enum``, ``const``, numb
 and ``multipleOf``, string lengths, ``pattern`` and the ``date``/``date-time``/``email``
 formats, array ``items``/lengths/``uniqueItems``, object ``properties``/``required``/
 ``additionalProperties``, and ``anyOf``/``oneOf``/``allOf``. Keywords it does not know are
-ignored, as JSON Schema itself ignores unknown keywords.
+ignored, as JSON Schema itself ignores unknown keywords. Local ``$ref`` (``#/$defs/...``,
+as pydantic writes nested models) is read by :func:`inline_refs` first.
 
 :func:`value_for_schema` goes the other way: it returns a valid value as close to a
 preferred one as the schema allows (a number clamped into its bounds, a string cut to its
@@ -22,7 +23,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
-__all__ = ["fits_schema", "is_type", "value_for_schema"]
+__all__ = ["fits_schema", "inline_refs", "is_type", "value_for_schema"]
 
 _MISSING: Any = object()
 _MAX_DEPTH = 8
@@ -192,6 +193,59 @@ def fits_schema(value: Any, schema: Any) -> bool:
     if isinstance(value, dict):
         return _fits_object(value, schema)
     return True
+
+
+# --- local references -----------------------------------------------------------------------
+
+
+def _pointer_target(root: Mapping[str, Any], ref: str) -> Any:
+    """The schema the local JSON pointer ``ref`` (``#/$defs/Name``) names, or None."""
+    if ref == "#":
+        return root
+    if not ref.startswith("#/"):
+        return None
+    node: Any = root
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
+def inline_refs(schema: Any) -> Any:
+    """Return ``schema`` with every local ``$ref`` replaced by the schema it points to.
+
+    The referring schema's other keywords (a ``description``, say) are kept beside the
+    target's. A reference that cannot be resolved (remote, or a bad pointer) and one that
+    recurses deeper than a few levels become ``{}`` (anything fits), so the result is finite.
+    """
+    if not isinstance(schema, Mapping):
+        return schema
+    root = schema
+
+    def walk(node: Any, depth: int) -> Any:
+        if isinstance(node, list):
+            return [walk(item, depth) for item in node]
+        if not isinstance(node, Mapping):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            target = _pointer_target(root, ref)
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            if not isinstance(target, Mapping) or depth >= _MAX_DEPTH:
+                return walk(rest, depth)
+            return {**walk(target, depth + 1), **walk(rest, depth)}
+        return {
+            key: value if key in ("$defs", "definitions") else walk(value, depth)
+            for key, value in node.items()
+        }
+
+    inlined: Any = walk(schema, 0)
+    return inlined
 
 
 # --- producing a value that fits -------------------------------------------------------------

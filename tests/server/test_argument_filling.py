@@ -359,3 +359,22 @@ def test_an_email_parameter_is_known_by_its_name():
     assert fill_arguments(schema, "给 bob@example.com 发邮件") == {
         "recipient_email": "bob@example.com"
     }
+
+
+def test_referenced_parameter_schemas_are_filled_by_their_target():
+    """A parameter given by ``$ref`` (pydantic's ``$defs``) gets a value valid for the target."""
+    schema = {
+        "type": "object",
+        "$defs": {
+            "Place": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "room": {"type": "integer"}},
+                "required": ["city", "room"],
+            }
+        },
+        "properties": {"where": {"$ref": "#/$defs/Place"}},
+        "required": ["where"],
+    }
+    plan = plan_arguments(schema, "meet in Paris, room 5", today=TODAY)
+    assert plan.arguments == {"where": {"city": "Paris", "room": 5}}
+    assert validator(schema).is_valid(plan.arguments)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from appclient.server._schema_fit import fits_schema, is_type, value_for_schema
+from appclient.server._schema_fit import fits_schema, inline_refs, is_type, value_for_schema
 from tests.server.schema_strategies import (
     parameters_schemas,
     property_schemas,
@@ -142,3 +142,27 @@ def test_value_for_schema_gives_an_email_format_an_address():
     value = value_for_schema(schema, preferred="the report", today=TODAY)
     assert fits_schema(value, schema)
     assert validator(schema).is_valid(value)
+
+
+def test_inline_refs_replaces_local_references_with_their_targets():
+    """``$ref`` to ``#/$defs/...`` (or ``definitions``) is replaced by the schema it names."""
+    schema = {
+        "type": "object",
+        "$defs": {"Loc": {"type": "object", "properties": {"city": {"type": "string"}}}},
+        "properties": {"where": {"$ref": "#/$defs/Loc", "description": "the place"}},
+    }
+    inlined = inline_refs(schema)
+    assert inlined["properties"]["where"] == {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "description": "the place",
+    }
+
+
+def test_inline_refs_stops_at_recursive_references():
+    """A schema that refers to itself is inlined to a bounded depth, not forever."""
+    schema = {
+        "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
+        "$ref": "#/$defs/Node",
+    }
+    assert inline_refs(schema)["type"] == "object"
