@@ -160,10 +160,14 @@ def unserializable_result(tool_name: str, problem: str, *, tool_call_id: str = "
 
 
 def timed_out(tool_name: str, timeout: float, *, tool_call_id: str = "") -> ToolError:
-    """Build the error for a tool that ran past its timeout."""
+    """Build the error for a tool that ran past its timeout.
+
+    A synchronous tool cannot be stopped from outside its thread and keeps running, so the
+    agent is told the outcome is unknown rather than invited to repeat the call at once.
+    """
     return ToolTimeoutError(
-        f"tool {tool_name!r} did not finish within {timeout:g} seconds and was stopped; "
-        "try again later or with a smaller request",
+        f"tool {tool_name!r} did not finish within {timeout:g} seconds, so its result is "
+        "unknown: it may still complete in the background; check before calling it again",
         tool_name=tool_name,
         tool_call_id=tool_call_id,
     )

@@ -83,6 +83,13 @@ def test_failure_messages(case: str, error: ToolError, kind: type, needles: list
         assert needle in text
 
 
+def test_timeout_does_not_claim_the_tool_was_stopped() -> None:
+    """A timed-out thread cannot be stopped, so the agent is warned it may still take effect."""
+    text = str(timed_out("send_email", 5))
+    assert "stopped" not in text
+    assert "may still" in text
+
+
 def test_problems_are_kept_on_the_error() -> None:
     """Argument problems stay available as data."""
     error = invalid_arguments("t", [("a", "bad")])
