@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -137,14 +137,17 @@ def load_tools(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 def _write_json(path: Path, data: Any) -> None:
     text = json.dumps(data, indent=_JSON_INDENT, ensure_ascii=False) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Write next to the target and rename, so a reader never sees half a file.
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # Write next to the target and rename, so a reader never sees half a file. The temporary
+    # file is created with mode 0o666 so the umask applies, as for any new file (mkstemp's
+    # private 0o600 would make the tool file unreadable to, say, a Java service's user).
+    temporary = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
 
 

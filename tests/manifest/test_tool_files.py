@@ -115,3 +115,12 @@ def test_non_object_tool_is_refused(tmp_path):
     path.write_text(json.dumps([JAVA_EXAMPLE, 3]), "utf-8")
     with pytest.raises(ManifestError, match=r"list\.json\[1\]"):
         load_tools(path)
+
+
+def test_saved_file_has_the_usual_permissions(tmp_path):
+    """A saved tool file gets the mode any new file gets (umask), not a private 0600."""
+    reference = tmp_path / "reference.json"
+    reference.write_text("{}", encoding="utf-8")
+    path = tmp_path / "weather.json"
+    save_tools(get_current_weather, path)
+    assert path.stat().st_mode & 0o777 == reference.stat().st_mode & 0o777
