@@ -276,7 +276,8 @@ class AppClient(RoundTripMixin):
             The file id, for ``run(..., file_ids=[...])``.
 
         Raises:
-            InvalidRequestError: Both or neither source given, or the file is not readable.
+            InvalidRequestError: Both or neither source given, ``file_path`` is not a path,
+                or the file is not readable.
             APIStatusError: The server refused (413 for a file over its limit).
             TransportError: No answer after all retries.
             ResponseDecodeError: The answer holds no file id.
@@ -291,7 +292,7 @@ class AppClient(RoundTripMixin):
                 PATH_FILE_UPLOAD, form=form, files={"file_url": (None, url)}
             )
         else:
-            path = Path(os.fspath(file_path))
+            path = _local_path(file_path)
             if not path.is_file():
                 raise InvalidRequestError(f"file_path {str(path)!r} is not a readable file")
             try:
@@ -366,6 +367,19 @@ class AppClient(RoundTripMixin):
 
     def __repr__(self) -> str:
         return f"AppClient(app_id={self.app_id!r}, base_url={self.base_url!r})"
+
+
+def _local_path(file_path: object) -> Path:
+    # os.fspath alone would let a file object or a number through as a bare TypeError, and
+    # Path("") would be reported as the directory ".".
+    path = os.fspath(file_path) if isinstance(file_path, (str, os.PathLike)) else None
+    if not isinstance(path, str):
+        raise InvalidRequestError(
+            f"file_path must be a path (str or os.PathLike), got {type(file_path).__name__}"
+        )
+    if not path:
+        raise InvalidRequestError("file_path must not be empty")
+    return Path(path)
 
 
 def _request_id(response: requests.Response) -> str:
