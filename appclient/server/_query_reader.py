@@ -148,11 +148,15 @@ def _cue_distance(text: str, start: int, end: int, cues: tuple[str, ...]) -> int
     """How many characters lie between a number and its nearest cue word, if one is close."""
     distances = []
     for cue in cues:
-        after = search_word(cue, text[end : end + _CUE_REACH])
-        if after is not None:
+        # The reach is the gap between number and cue, so the windows also hold the cue.
+        reach = _CUE_REACH + len(cue)
+        after = search_word(cue, text[end : end + reach])
+        if after is not None and after.start() <= _CUE_REACH:
             distances.append(after.start())
-        before = text[max(0, start - _CUE_REACH) : start]
-        matches = list(_surface_pattern(cue).finditer(before))
+        before = text[max(0, start - reach) : start]
+        matches = [
+            m for m in _surface_pattern(cue).finditer(before) if len(before) - m.end() <= _CUE_REACH
+        ]
         if matches:
             distances.append(len(before) - matches[-1].end())
     return min(distances) if distances else None

@@ -67,6 +67,16 @@ def test_numbers_prefer_one_tied_to_the_parameter():
     assert _reader("第2页，未来3天").numbers(slot, tied_only=False) == 3
 
 
+@pytest.mark.parametrize(
+    ("name", "query", "number"),
+    [("priority", "room 5, priority 2", 2), ("quantity", "page 3: 4 in quantity", 4)],
+)
+def test_long_cue_words_tie_numbers_too(name, query, number):
+    """A cue word longer than the reach (``priority``) still ties the number beside it."""
+    slot = slot_of(name, {"type": "integer"}, required=True)
+    assert _reader(query).numbers(slot, tied_only=True) == number
+
+
 def test_untied_numbers_only_when_allowed():
     """tied_only refuses a number no cue word sits next to."""
     slot = slot_of("days", {"type": "integer"}, required=False)
