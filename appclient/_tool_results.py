@@ -75,8 +75,9 @@ def serialize_result(value: Any) -> str:
     ``str`` is returned as is; ``bytes`` as UTF-8 text (base64 with a ``base64:`` prefix
     when not UTF-8); a generator is consumed first (text chunks joined, other items as a
     JSON list); everything else becomes JSON with ``ensure_ascii=False`` (``None`` is
-    ``null``, ``True`` is ``true``). A value whose JSON form is a lone string (an enum
-    member, a date, an object with its own ``__str__``) is sent as that plain text.
+    ``null``, ``True`` is ``true``, NaN and infinities are ``null``). A value whose JSON
+    form is a lone string (an enum member, a date, an object with its own ``__str__``) is
+    sent as that plain text.
 
     Args:
         value: What the tool function returned.
@@ -97,7 +98,11 @@ def serialize_result(value: Any) -> str:
         if isinstance(value, str):
             return value
     try:
-        data = to_jsonable_python(value, fallback=_fallback, serialize_unknown=False)
+        # JSON has no NaN or Infinity: json.dumps would write them, and the agent's parser
+        # would reject the whole output; null is what pydantic's own JSON writes for them.
+        data = to_jsonable_python(
+            value, fallback=_fallback, serialize_unknown=False, inf_nan_mode="null"
+        )
     except PydanticSerializationError as exc:
         if isinstance(exc.__cause__, ResultSerializationError):
             raise exc.__cause__ from None

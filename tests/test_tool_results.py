@@ -6,6 +6,7 @@ import dataclasses
 import datetime
 import decimal
 import enum
+import json
 import uuid
 from pathlib import PurePosixPath
 from typing import Any
@@ -101,6 +102,17 @@ def test_objects_without_a_text_form_are_refused(value: Any) -> None:
     """An object whose only text form is a repr is refused with a message naming its type."""
     with pytest.raises(ResultSerializationError, match="has no JSON form"):
         serialize_result(value)
+
+
+@pytest.mark.parametrize("value", [float("nan"), {"t": float("inf")}, [float("-inf")]])
+def test_non_finite_numbers_become_json_null(value: Any) -> None:
+    """NaN and infinities, which JSON cannot hold, are sent as null so the output stays JSON."""
+    decoded = json.loads(serialize_result(value), parse_constant=_refuse)
+    assert decoded in (None, {"t": None}, [None])
+
+
+def _refuse(constant: str) -> Any:
+    raise AssertionError(f"{constant} is not JSON")
 
 
 def test_python_repr_never_appears() -> None:
