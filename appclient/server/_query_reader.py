@@ -144,18 +144,27 @@ def _all_concept_words() -> tuple[frozenset[str], tuple[str, ...]]:
     return words, tuple(f for f in forms if not f.isascii())
 
 
+@lru_cache(maxsize=1024)
+def _cue_pattern(cue: str) -> re.Pattern[str]:
+    """A cue as a whole word; cues are stems (``passenger``), so an English plural counts."""
+    if not cue.isascii() or not cue[-1].isalpha():
+        return _surface_pattern(cue)
+    before = r"(?<![A-Za-z0-9])" if cue[0].isalnum() else ""
+    return re.compile(before + re.escape(cue) + r"(?:e?s)?(?![A-Za-z0-9])", re.IGNORECASE)
+
+
 def _cue_distance(text: str, start: int, end: int, cues: tuple[str, ...]) -> int | None:
     """How many characters lie between a number and its nearest cue word, if one is close."""
     distances = []
     for cue in cues:
         # The reach is the gap between number and cue, so the windows also hold the cue.
         reach = _CUE_REACH + len(cue)
-        after = search_word(cue, text[end : end + reach])
+        after = _cue_pattern(cue).search(text[end : end + reach + 2])
         if after is not None and after.start() <= _CUE_REACH:
             distances.append(after.start())
         before = text[max(0, start - reach) : start]
         matches = [
-            m for m in _surface_pattern(cue).finditer(before) if len(before) - m.end() <= _CUE_REACH
+            m for m in _cue_pattern(cue).finditer(before) if len(before) - m.end() <= _CUE_REACH
         ]
         if matches:
             distances.append(len(before) - matches[-1].end())

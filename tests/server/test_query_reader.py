@@ -77,6 +77,12 @@ def test_long_cue_words_tie_numbers_too(name, query, number):
     assert _reader(query).numbers(slot, tied_only=True) == number
 
 
+def test_cue_words_match_their_plural():
+    """The cue ``passenger`` (the name's stem) ties the number before ``passengers``."""
+    slot = slot_of("passengers", {"type": "integer"}, required=True)
+    assert _reader("3 bags for 2 passengers").numbers(slot, tied_only=True) == 2
+
+
 def test_untied_numbers_only_when_allowed():
     """tied_only refuses a number no cue word sits next to."""
     slot = slot_of("days", {"type": "integer"}, required=False)
