@@ -18,7 +18,7 @@ import pickle
 import threading
 import weakref
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -176,8 +176,8 @@ class ToolSpec:
 
     @property
     def parameters(self) -> tuple[ParameterSpec, ...]:
-        """The parameters the agent sees (bound and ``self`` parameters excluded)."""
-        return self._template.parameters
+        """The parameters the agent sees (bound and ``self`` hidden); schemas are fresh copies."""
+        return tuple(replace(p, schema=json_copy(p.schema)) for p in self._template.parameters)
 
     @property
     def schema(self) -> Schema:

@@ -149,6 +149,14 @@ def test_to_tool_returns_independent_copies():
     assert spec.to_tool()["function"]["parameters"]["properties"]
 
 
+def test_parameter_schemas_are_independent_copies():
+    """Changing a ParameterSpec's schema does not change the next build's (the cached one)."""
+    schema = build_tool_spec(add).parameters[0].schema
+    assert isinstance(schema, dict)
+    schema["type"] = "changed"
+    assert build_tool_spec(add).parameters[0].schema["type"] == "integer"
+
+
 def test_repeated_builds_share_the_cached_work():
     """Building the same function twice reuses the cached description."""
     first, second = build_tool_spec(add), build_tool_spec(add)
