@@ -18,8 +18,9 @@ when the agent keeps asking for tools past ``max_rounds``.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -196,11 +197,14 @@ class RoundTripMixin:
             parameters=parameters,
             custom_metadata=custom_metadata,
         )
-        for event in events:
-            if on_event is not None:
-                on_event(event)
-            if isinstance(event, AnswerDone):
-                return event.result
+        # Closed on every way out, so a callback that raises does not leave a stream open
+        # for as long as its traceback is kept.
+        with contextlib.closing(events):
+            for event in events:
+                if on_event is not None:
+                    on_event(event)
+                if isinstance(event, AnswerDone):
+                    return event.result
         raise AssertionError("the round trip ended without AnswerDone")  # pragma: no cover
 
     def iter_until_answer(
@@ -219,7 +223,7 @@ class RoundTripMixin:
         action: Mapping[str, Any] | None = None,
         parameters: Mapping[str, Any] | None = None,
         custom_metadata: Mapping[str, Any] | None = None,
-    ) -> Iterator[LoopEvent]:
+    ) -> Generator[LoopEvent, None, None]:
         """Like :meth:`run_until_answer`, yielding progress events (streams by default).
 
         Yields :class:`TextDelta`, :class:`ServerEvent`, :class:`ToolCallStarted`,

@@ -429,8 +429,22 @@ def test_closing_the_iterator_early_closes_the_stream() -> None:
     client = FakeClient(streamed("a", "b", "c"))
     events = client.iter_until_answer(query="q", tools=[])
     next(e for e in events if isinstance(e, TextDelta))
-    events.close()  # type: ignore[attr-defined]
+    events.close()
     assert client.streams[0].closed
+
+
+def test_on_event_raising_closes_the_open_stream() -> None:
+    """A callback that raises mid-stream propagates, and the stream is closed right away."""
+    client = FakeClient(streamed("a", "b", "c"))
+
+    def on_event(event: LoopEvent) -> None:
+        if isinstance(event, TextDelta):
+            raise ValueError("the UI is gone")
+
+    with pytest.raises(ValueError, match="the UI is gone") as caught:
+        client.run_until_answer(query="q", tools=[], stream=True, on_event=on_event)
+    assert client.streams[0].closed  # even while the traceback (holding the loop) is kept
+    assert caught.traceback
 
 
 def test_tool_failure_goes_back_to_the_agent_and_the_loop_continues() -> None:
