@@ -295,6 +295,16 @@ def infer_from_default(default: Any) -> Any:
     return EMPTY
 
 
+#: JSON Schema's own type names, as code written for the official SDK passes them
+#: (``@manifest_parameter(type="string")``) and some docstrings write them.
+_JSON_TYPE_NAMES: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "array": list,
+    "null": _NONE_TYPE,
+}
 _TYPE_NAME = re.compile(r"[\w.\[\], |'\"]+")
 _WORDS_IN_A_ROW = re.compile(r"\w\s+\w")
 
@@ -328,13 +338,14 @@ def resolve_type_name(text: str, *, globalns: Mapping[str, Any], localns: Mappin
     namespace = {**_typing_names(), **globalns}
     try:
         value = eval(candidate, namespace, dict(localns))  # noqa: S307 - text checked above
-    except Exception:  # prose that happens to look like a name
-        return EMPTY
+    except Exception:  # prose that happens to look like a name, or a JSON Schema type name
+        value = _JSON_TYPE_NAMES.get(candidate, EMPTY)
     if value is None:
         return _NONE_TYPE
     if isinstance(value, type) or value is Any or get_origin(value) is not None:
         return value
-    return EMPTY
+    # A module called "string" (import string) must not hide the JSON Schema name.
+    return _JSON_TYPE_NAMES.get(candidate, EMPTY)
 
 
 # --- typing.TypedDict on Python < 3.12 ---------------------------------------------------------

@@ -340,6 +340,16 @@ def test_resolve_type_name_reads_or_as_union():
     assert resolve_type_name("str or None", globalns={}, localns={}) == (str | None)
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("string", str), ("integer", int), ("number", float), ("boolean", bool), ("array", list)],
+)
+def test_resolve_type_name_reads_json_schema_type_names(text, expected):
+    """JSON Schema type names (official-SDK code passes type="string") resolve to Python types."""
+    namespace = {"string": __import__("string")}  # a module must not hide the JSON name
+    assert resolve_type_name(text, globalns=namespace, localns={}) is expected
+
+
 @pytest.mark.parametrize("text", ["__import__('os')", "print", "os.system", "list of str", "1 + 1"])
 def test_resolve_type_name_never_runs_code(text):
     """Text that is not a type name is refused, without being executed as code."""
