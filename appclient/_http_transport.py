@@ -84,12 +84,17 @@ def parse_base_url(base_url: str | None) -> str:
     """Return the base URL without trailing slash; ``$GATEWAY_URL_V2`` or the hosted default.
 
     Raises:
-        InvalidRequestError: Not an http(s) URL with a host, or it carries credentials.
+        InvalidRequestError: Not an http(s) URL with a host and a valid port, or it carries
+            credentials.
     """
     value = base_url if base_url is not None else os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL
     if not isinstance(value, str):
         raise InvalidRequestError(f"base_url must be a string, got {type(value).__name__}")
-    parts = urlsplit(value.strip())
+    try:
+        parts = urlsplit(value.strip())
+        parts.port  # noqa: B018 - reading it checks the port; requests would fail on every call
+    except ValueError as exc:
+        raise InvalidRequestError(f"base_url {value!r} is malformed: {exc}") from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise InvalidRequestError(f"base_url must be an http(s) URL, got {value!r}")
     if parts.username or parts.password:

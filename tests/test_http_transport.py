@@ -50,6 +50,15 @@ def test_parse_base_url_refuses_non_strings() -> None:
         parse_base_url(8000)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    "base_url", ["http://127.0.0.1:99999", "http://127.0.0.1:port", "http://[::1"]
+)
+def test_parse_base_url_refuses_a_malformed_host_or_port(base_url: str) -> None:
+    """A bad port or IPv6 literal is refused naming base_url, not sent (and retried) later."""
+    with pytest.raises(InvalidRequestError, match="base_url"):
+        parse_base_url(base_url)
+
+
 def test_repr_and_secrets() -> None:
     """The repr shows no token; secrets() lists the raw token and the header value."""
     transport = _transport([])
