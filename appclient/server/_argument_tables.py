@@ -40,6 +40,11 @@ VALUE_SYNONYMS: dict[str, tuple[str, ...]] = {
     "kelvin": ("kelvin", "开尔文", "k"),
     "km": ("km", "kilometer", "kilometre", "kilometers", "kilometres", "公里", "千米"),
     "mile": ("mile", "miles", "英里"),
+    "meter": ("meter", "meters", "metre", "metres", "公尺"),
+    "foot": ("foot", "feet", "ft", "英尺"),
+    "inch": ("inch", "inches", "英寸"),
+    "kg": ("kg", "kgs", "kilogram", "kilograms", "公斤", "千克"),
+    "lb": ("lb", "lbs", "pound", "pounds", "英磅"),
     "zh": ("zh", "zh-cn", "zh_cn", "chinese", "中文", "汉语", "普通话", "简体中文", "cn"),
     "en": ("en", "en-us", "en_us", "english", "英文", "英语"),
     "ja": ("ja", "japanese", "日文", "日语"),
@@ -62,10 +67,12 @@ VALUE_SYNONYMS: dict[str, tuple[str, ...]] = {
     "monthly": ("monthly", "每月"),
 }
 
+_UNITS = ("celsius", "fahrenheit", "kelvin", "km", "mile", "meter", "foot", "inch", "kg", "lb")
+
 #: Free-text parameters (no enum) whose values come from one vocabulary of VALUE_SYNONYMS.
 VOCABULARY_BY_NAME: dict[str, tuple[str, ...]] = {
-    "unit": ("celsius", "fahrenheit", "kelvin"),
-    "units": ("celsius", "fahrenheit", "kelvin"),
+    "unit": _UNITS,
+    "units": _UNITS,
     "scale": ("celsius", "fahrenheit", "kelvin"),
     "language": ("zh", "en", "ja", "ko", "fr", "de", "es", "ru"),
     "lang": ("zh", "en", "ja", "ko", "fr", "de", "es", "ru"),

@@ -378,3 +378,20 @@ def test_referenced_parameter_schemas_are_filled_by_their_target():
     plan = plan_arguments(schema, "meet in Paris, room 5", today=TODAY)
     assert plan.arguments == {"where": {"city": "Paris", "room": 5}}
     assert validator(schema).is_valid(plan.arguments)
+
+
+def test_unit_pairs_read_length_and_weight_units():
+    """``from_unit``/``to_unit`` take the units the query names, in order, not a temperature."""
+    schema = _object(
+        value={"type": "number"}, from_unit={"type": "string"}, to_unit={"type": "string"}
+    )
+    assert fill_arguments(schema, "convert 10 km to miles", today=TODAY) == {
+        "value": 10,
+        "from_unit": "km",
+        "to_unit": "mile",
+    }
+    assert fill_arguments(schema, "5公斤是多少英磅", today=TODAY) == {
+        "value": 5,
+        "from_unit": "kg",
+        "to_unit": "lb",
+    }
