@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 import threading
 from typing import TextIO
@@ -70,7 +71,7 @@ def run(
     stop: threading.Event | None = None,
     out: TextIO | None = None,
 ) -> int:
-    """Serve until interrupted (Ctrl-C) or until ``stop`` is set.
+    """Serve until interrupted (Ctrl-C or SIGTERM) or until ``stop`` is set.
 
     Args:
         args: The parsed ``serve`` options.
@@ -94,18 +95,29 @@ def run(
         db_path=args.db,
         data_dir=args.data_dir,
     )
-    server.start()
-    store = f"sqlite {args.db}" if args.db else "memory (lost at exit; use --db FILE to keep it)"
-    print(f"appclient reference server listening on {server.url}", file=out)
-    print(f"  app id: {server.app_id}", file=out)
-    print(f"  token:  {server.token}", file=out)
-    print(f"  store:  {store}", file=out)
-    print(f"  export {ENV_BASE_URL}={server.url} {ENV_TOKEN}={server.token}", file=out)
-    print("Press Ctrl-C to stop.", file=out, flush=True)
+    handle_sigterm = stop is None and threading.current_thread() is threading.main_thread()
     stop = stop if stop is not None else threading.Event()
+    if handle_sigterm:
+        # SIGTERM (docker stop, systemd, kill) stops as Ctrl-C does, so runs in flight
+        # finish and the temporary upload folder is removed instead of left behind. It is
+        # installed before the banner, which tells a supervisor the server is up.
+        previous_sigterm = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
+        server.start()
+        store = (
+            f"sqlite {args.db}" if args.db else "memory (lost at exit; use --db FILE to keep it)"
+        )
+        print(f"appclient reference server listening on {server.url}", file=out)
+        print(f"  app id: {server.app_id}", file=out)
+        print(f"  token:  {server.token}", file=out)
+        print(f"  store:  {store}", file=out)
+        print(f"  export {ENV_BASE_URL}={server.url} {ENV_TOKEN}={server.token}", file=out)
+        print("Press Ctrl-C to stop.", file=out, flush=True)
         server.serve_until(stop)
     except KeyboardInterrupt:
         server.stop()
         print("stopped", file=out, flush=True)
+    finally:
+        if handle_sigterm:
+            signal.signal(signal.SIGTERM, previous_sigterm)
     return 0

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import io
+import os
 import re
+import signal
 import subprocess
 import sys
 import threading
 
+import pytest
 import requests
 
 from appclient.cli import build_parser
@@ -91,3 +94,28 @@ def test_default_host_is_loopback() -> None:
     """Without --host the server binds 127.0.0.1 only."""
     args = build_parser().parse_args(["serve"])
     assert args.host == "127.0.0.1"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM ends a process at once on Windows")
+def test_sigterm_stops_cleanly_and_removes_the_temporary_upload_folder(tmp_path) -> None:
+    """SIGTERM (docker stop, systemd) stops the server like Ctrl-C: exit 0, no temp folder left."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "appclient.server", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if "Ctrl-C" in line:
+                break
+        assert list(tmp_path.glob("appclient-uploads-*"))
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=20) == 0
+    finally:
+        process.kill()
+        process.wait()
+    assert not list(tmp_path.glob("appclient-uploads-*"))
