@@ -264,8 +264,9 @@ def iter_dispatch(
 ) -> Iterator[ToolCallRecord]:
     """Dispatch the calls of one round and yield a record per call, in call order.
 
-    Every call is checked first (tool, arguments, approval); then the approved calls run in
-    parallel and each record is yielded as soon as it and all earlier calls are done.
+    Every call is checked first (tool, arguments, approval; a call repeating an earlier
+    call's id is refused); then the approved calls run in parallel and each record is
+    yielded as soon as it and all earlier calls are done.
 
     Args:
         registry: Where the tools are looked up.
@@ -284,8 +285,19 @@ def iter_dispatch(
     """
     approve = approve if approve is not None else registry.approve
     slots: list[_Ready | ToolCallRecord] = []
+    seen_ids: set[str] = set()
     for request in read_calls(calls):
         try:
+            # An output answers an id, so a repeated id cannot get an output of its own;
+            # running it again would apply the same side effect twice.
+            if request.id in seen_ids:
+                raise invalid_call(
+                    f"the tool_call_id {request.id!r} repeats an earlier call of this round, "
+                    "which is the one that runs",
+                    tool_name=request.name,
+                    tool_call_id=request.id,
+                )
+            seen_ids.add(request.id)
             ready = _prepare(registry, request)
         except ToolError as error:
             if raise_errors:

@@ -370,6 +370,24 @@ def test_one_bad_call_does_not_sink_the_round(registry: ToolRegistry) -> None:
     assert json.loads(outputs[1].output)["location"] == "北京"
 
 
+def test_a_repeated_call_id_runs_only_once() -> None:
+    """A second call with an id already used in the round is refused, not run again."""
+    runs: list[str] = []
+
+    def send(text: str) -> str:
+        """Record a side effect."""
+        runs.append(text)
+        return "sent"
+
+    outputs = ToolRegistry([send]).dispatch(
+        [call("send", {"text": "hi"}, "a"), call("send", {"text": "hi"}, "a")]
+    )
+    assert runs == ["hi"]
+    assert outputs[0].output == "sent"
+    assert "'a'" in outputs[1].output
+    assert outputs[1].output.startswith("Error: invalid tool call")
+
+
 # --- point 4: execution -----------------------------------------------------------------
 
 
