@@ -298,7 +298,10 @@ class RoundTripMixin:
         )
         progress.rounds.append(done)
         yield RoundFinished(done)
-        return [record.to_output().model_dump() for record in records]
+        # One output per id: the dispatcher refused a repeated id (its record keeps the
+        # error), and a second output for the same id would make the server reject the round.
+        first = {record.id: record for record in reversed(records)}
+        return [record.to_output().model_dump() for record in records if first[record.id] is record]
 
     def _one_run(
         self,

@@ -252,6 +252,18 @@ def test_parallel_calls_answered_in_one_request_in_call_order() -> None:
     assert len(client.requests) == 2
 
 
+def test_repeated_call_id_gets_one_output() -> None:
+    """When the agent repeats a call id, the tool runs once and one output answers that id."""
+    calls = [_call("a", "add", a=1, b=2), _call("b", "add", a=2, b=2), _call("a", "add", a=1, b=2)]
+    client = FakeClient(interrupt(*calls), final("3"))
+    result = client.run_until_answer(query="q", tools=[add])
+    assert client.requests[1]["tool_outputs"] == [
+        {"tool_call_id": "a", "output": "3"},
+        {"tool_call_id": "b", "output": "4"},
+    ]
+    assert [call.is_error for call in result.tool_calls] == [False, False, True]
+
+
 def test_three_rounds() -> None:
     """Three tool rounds, then the answer: four runs, three rounds recorded."""
     client = FakeClient(
