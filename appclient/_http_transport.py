@@ -90,10 +90,11 @@ def parse_base_url(base_url: str | None) -> str:
     value = base_url if base_url is not None else os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL
     if not isinstance(value, str):
         raise InvalidRequestError(f"base_url must be a string, got {type(value).__name__}")
-    try:
+    try:  # what requests and urllib3 would otherwise fail on at every call, with their errors
         parts = urlsplit(value.strip())
-        parts.port  # noqa: B018 - reading it checks the port; requests would fail on every call
-    except ValueError as exc:
+        parts.port  # noqa: B018 - reading it checks the port
+        (parts.hostname or "").encode("idna")  # empty or over-long labels
+    except ValueError as exc:  # UnicodeError is a ValueError
         raise InvalidRequestError(f"base_url {value!r} is malformed: {exc}") from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise InvalidRequestError(f"base_url must be an http(s) URL, got {value!r}")

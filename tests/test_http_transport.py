@@ -59,6 +59,13 @@ def test_parse_base_url_refuses_a_malformed_host_or_port(base_url: str) -> None:
         parse_base_url(base_url)
 
 
+@pytest.mark.parametrize("base_url", ["http://api..example.com", "http://.", "http://" + "a" * 64])
+def test_parse_base_url_refuses_a_host_with_a_bad_label(base_url: str) -> None:
+    """An empty or over-long host label is refused (urllib3 raised its own error on each call)."""
+    with pytest.raises(InvalidRequestError, match="base_url"):
+        parse_base_url(base_url)
+
+
 def test_repr_and_secrets() -> None:
     """The repr shows no token; secrets() lists the raw token and the header value."""
     transport = _transport([])
