@@ -8,6 +8,8 @@ already supplied before the agent's arguments arrive:
 - a bound method (instance or class method reached through its class): ``self``/``cls``
   is supplied, so it is hidden;
 - a static method: the plain function;
+- a method taken through its class (``MyClass.method``): a plain function whose ``self``
+  nothing supplies yet; it is hidden from the agent, and ``bound=`` may supply it;
 - an object with ``__call__``: the method, with ``self`` hidden; the object's own docstring
   (its class docstring) describes the tool;
 - ``functools.partial``: the wrapped callable, with the bound positional arguments and
@@ -242,10 +244,14 @@ class SignatureInfo:
         parameters: Every parameter in signature order; ``preset`` marks those already supplied.
         return_annotation: The evaluated return annotation, or :data:`EMPTY` (also when it
             does not resolve: the return type only feeds the optional return schema).
+        instance: Parameters only the program can supply although nothing supplies them yet:
+            the ``self`` of a method taken through its class (``MyClass.method``). The agent
+            never sees them (the official SDK drops ``self`` too); ``bound=`` may supply them.
     """
 
     parameters: tuple[SignatureParameter, ...]
     return_annotation: Any
+    instance: frozenset[str] = frozenset()
 
 
 def describe_signature(target: CallableTarget) -> SignatureInfo:
@@ -293,6 +299,8 @@ def describe_signature(target: CallableTarget) -> SignatureInfo:
                 preset=preset,
             )
         )
+    first = next((p for p in result if p.kind in _POSITIONAL), None)
+    unbound_self = first is not None and first.name == "self" and not first.preset
     returns = signature.return_annotation
     if returns is not EMPTY:
         try:
@@ -301,4 +309,8 @@ def describe_signature(target: CallableTarget) -> SignatureInfo:
             )
         except ManifestError:
             returns = EMPTY
-    return SignatureInfo(parameters=tuple(result), return_annotation=returns)
+    return SignatureInfo(
+        parameters=tuple(result),
+        return_annotation=returns,
+        instance=frozenset({"self"}) if unbound_self else frozenset(),
+    )

@@ -315,7 +315,7 @@ def _build_template(
     unknown = sorted(set(parameter_overrides) - set(by_name))
     if unknown:
         raise ManifestError(f"@manifest_parameter names unknown parameters {unknown} of {name!r}")
-    hidden = frozenset(p.name for p in info.parameters if p.preset) | bound_names
+    hidden = frozenset(p.name for p in info.parameters if p.preset) | bound_names | info.instance
     gathered = [
         gather_parameter(p, parameter_overrides.get(p.name), doc, target)
         for p in info.parameters

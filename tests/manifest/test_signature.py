@@ -127,6 +127,19 @@ def test_bound_method_hides_self():
     assert "self" in spec.hidden
 
 
+def test_method_through_its_class_hides_self_from_the_agent():
+    """Weather.forecast (a function whose first parameter is self) shows no self property."""
+    assert properties(Weather.forecast) == ["city"]
+
+
+def test_method_through_its_class_takes_self_as_a_bound_value():
+    """The program can still supply self to Weather.forecast with bound=."""
+    station = Weather()
+    spec = build_tool_spec(Weather.forecast, bound={"self": station})
+    args, kwargs = spec.validate_arguments({"city": "Beijing"})
+    assert (args, kwargs) == ((), {"self": station, "city": "Beijing"})
+
+
 def test_classmethod_hides_cls():
     """A classmethod reached through its class hides cls."""
     assert properties(Weather.units) == ["system"]
