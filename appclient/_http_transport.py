@@ -126,7 +126,8 @@ class Transport:
         sleep: Callable[[float], None],
     ) -> None:
         self._authorization = Secret(authorization_value(token))
-        self._token = Secret(token.strip())
+        # The key itself, also when given as "Bearer <key>": a server may echo it bare.
+        self._token = Secret(token.strip().removeprefix("Bearer").strip())
         self.base_url = base_url
         self.timeout = timeout
         try:  # the policy owns the rule; the caller gets the error of a bad argument

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 import responses
 
-from appclient import InvalidRequestError, ServerError
+from appclient import AuthenticationError, InvalidRequestError, ServerError
 from appclient._constants import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT
 from appclient._http_transport import Transport, parse_base_url, parse_timeout
 
@@ -71,6 +71,25 @@ def test_repr_and_secrets() -> None:
     transport = _transport([])
     assert TOKEN not in repr(transport)
     assert transport.secrets() == (TOKEN, f"Bearer {TOKEN}")
+
+
+def test_an_echoed_bearer_token_is_scrubbed_without_its_prefix(
+    mock: responses.RequestsMock,
+) -> None:
+    """For a token given as 'Bearer <key>', an error body echoing the bare key hides it."""
+    transport = Transport(
+        token=f"Bearer {TOKEN}",
+        base_url=BASE,
+        timeout=(1.0, 2.0),
+        max_retries=0,
+        session=None,
+        sleep=lambda _: None,
+    )
+    body = {"code": "AuthFailed", "message": f"key {TOKEN} is unknown"}
+    mock.post(f"{BASE}/v2/app/conversation", json=body, status=401)
+    with pytest.raises(AuthenticationError) as caught:
+        transport.send("/v2/app/conversation", json_body=b"{}")
+    assert TOKEN not in str(caught.value)
 
 
 def test_success_on_the_first_attempt_skips_the_retry_loop(
