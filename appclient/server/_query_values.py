@@ -268,12 +268,17 @@ _OPERATOR_WORDS: tuple[tuple[str, str], ...] = (
     ("的平方", "**2"),
     ("的立方", "**3"),
 )
+_CN_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
 _EXPRESSION = re.compile(
-    r"(?:\d+(?:\.\d+)?|[()（）]|[ \t]+|[-+*/×÷^%＋－＊／]|"
+    r"(?:\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万]+|[()（）]|[ \t]+|[-+*/×÷^%＋－＊／]|"
     + "|".join(re.escape(word) for word, _ in _OPERATOR_WORDS)
     + ")+"
 )
 _OPERATOR_TOKEN = re.compile(r"\*\*|[-+*/×÷^%＋－＊／]")
+
+
+def _arabic_numeral(match: re.Match[str]) -> str:
+    return str(parse_chinese_number(match.group()))
 
 
 def _to_operators(text: str) -> str:
@@ -285,7 +290,8 @@ def _to_operators(text: str) -> str:
 def find_expression(text: str) -> Found | None:
     """Return the longest arithmetic expression in ``text`` (value: Python operator syntax).
 
-    ``3乘以4``, ``(3 + 4) × 2`` and ``2^10`` are found; a lone number is not an expression.
+    ``3乘以4``, ``(3 + 4) × 2``, ``2^10`` and ``一百加二十`` (as ``100+20``) are found; a lone
+    number is not an expression.
     Dates and other values the caller already used should be blanked out of ``text`` first.
     """
     best: Found | None = None
@@ -300,6 +306,9 @@ def find_expression(text: str) -> Found | None:
             raw = raw[:-1].rstrip()
         expression = _to_operators(raw).replace("^", "**").replace("×", "*").replace("÷", "/")
         expression = expression.replace("（", "(").replace("）", ")")
+        if any(parse_chinese_number(m.group()) is None for m in _CN_NUMERAL.finditer(expression)):
+            continue  # 三四 is no number, so this is no arithmetic
+        expression = _CN_NUMERAL.sub(_arabic_numeral, expression)
         if not re.search(r"\d", expression) or not _OPERATOR_TOKEN.search(
             re.sub(r"^\s*-", "", expression)
         ):

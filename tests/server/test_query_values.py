@@ -117,7 +117,18 @@ def test_find_expression(text, expression):
     assert found.value == expression
 
 
-@pytest.mark.parametrize("text", ["25度", "加拿大的天气", "page 3", ""])
+@pytest.mark.parametrize(
+    ("text", "expression"),
+    [("计算一百加二十", "100+20"), ("一加一等于几", "1+1"), ("三乘以(4+五)", "3*(4+5)")],
+)
+def test_find_expression_reads_chinese_numerals(text, expression):
+    """Numbers written in Chinese take part in arithmetic as their values."""
+    found = find_expression(text)
+    assert found is not None
+    assert found.value == expression
+
+
+@pytest.mark.parametrize("text", ["25度", "加拿大的天气", "page 3", "", "算一下", "第一加油站"])
 def test_find_expression_ignores_lone_numbers_and_words(text):
     """A number alone, or 加 inside 加拿大, is not arithmetic."""
     assert find_expression(text) is None
