@@ -146,6 +146,8 @@ def _prepare(registry: ToolRegistry, request: CallRequest) -> _Ready:
         args, kwargs = tool.spec.validate_arguments(given)
     except ToolArgumentsError as exc:
         problems.extend(exc.problems or [("<arguments>", str(exc))])
+    except Exception as exc:  # a parameter type's own validator may raise anything
+        problems.append(("<arguments>", f"validation failed: {describe_exception(exc)}"))
     if problems:
         redacted = [(name, redact(text, tool.secrets)) for name, text in problems]
         raise invalid_arguments(tool.name, redacted, tool_call_id=request.id)

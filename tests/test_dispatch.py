@@ -14,7 +14,7 @@ from typing import Any, TypedDict
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from appclient import (
     ToolApprovalDeniedError,
@@ -368,6 +368,29 @@ def test_one_bad_call_does_not_sink_the_round(registry: ToolRegistry) -> None:
     outputs = registry.dispatch([call("nope", {}, "a"), call("weather", {"location": "北京"}, "b")])
     assert outputs[0].output.startswith("Error:")
     assert json.loads(outputs[1].output)["location"] == "北京"
+
+
+class Picky(BaseModel):
+    """A parameter type whose own validator raises something other than ValueError."""
+
+    code: str
+
+    @field_validator("code")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        raise KeyError(f"unknown code {value}")
+
+
+def test_parameter_validator_raising_any_exception_is_an_output() -> None:
+    """A parameter type's validator raising KeyError gives an error output, not a crash."""
+
+    def lookup(item: Picky) -> str:
+        """Look an item up."""
+        return item.code
+
+    output = one(ToolRegistry([lookup]), "lookup", {"item": {"code": "x"}}).output
+    assert output.startswith("Error: invalid arguments for tool 'lookup'")
+    assert "KeyError" in output
 
 
 def test_a_repeated_call_id_runs_only_once() -> None:
