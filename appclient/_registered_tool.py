@@ -8,6 +8,7 @@ binds, and the advertised form of a ready-made tool dict.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -25,15 +26,22 @@ __all__ = ["RegisteredTool", "advertised_tool", "partial_values", "secret_texts"
 
 
 def secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
-    """Return the bound values that are text worth redacting (secrets unwrapped)."""
-    found: list[str] = []
+    """Return the bound values that are text worth redacting (secrets unwrapped).
+
+    Each secret also comes in the forms it takes inside JSON (with and without
+    ``ensure_ascii``) and inside a repr, where quotes, backslashes and other characters are
+    escaped: a result serialised as JSON must not show a password in its escaped form.
+    """
+    found: dict[str, None] = {}
     for value in values:
         if isinstance(value, SecretStr):
             value = value.get_secret_value()
         elif isinstance(value, SecretBytes):
             value = value.get_secret_value().decode("utf-8", errors="replace")
         if isinstance(value, str) and len(value) >= MIN_REDACTED_SECRET_LENGTH:
-            found.append(value)
+            found[value] = None
+            for escaped in (json.dumps(value, ensure_ascii=False), json.dumps(value), repr(value)):
+                found[escaped[1:-1]] = None
     return tuple(found)
 
 

@@ -40,3 +40,18 @@ def test_repr_hides_bound_values() -> None:
     entry = ToolRegistry().add(_search, api_key="sk-secret-123", region="north")
     assert "sk-secret-123" not in repr(entry)
     assert "api_key" in repr(entry)
+
+
+def test_secret_escaped_in_a_json_result_is_redacted() -> None:
+    """A bound password with a quote or backslash is hidden in its JSON-escaped form too."""
+    password = 'pa"ss\\w0rd-long'
+
+    def login(user: str, password: str) -> dict[str, str]:
+        """Echo the credentials back, as a careless tool might."""
+        return {"user": user, "password": password}
+
+    registry = ToolRegistry()
+    registry.add(login, password=password)
+    call = {"id": "c", "function": {"name": "login", "arguments": {"user": "u"}}}
+    [output] = registry.dispatch([call])
+    assert output.output == '{"user": "u", "password": "***"}'
