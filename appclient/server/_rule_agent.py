@@ -22,6 +22,7 @@ between threads and a turn's query is planned once, not again after every tool r
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -132,7 +133,9 @@ def _lacks_values(intent: Intent) -> bool:
 def _calls(intent: Intent) -> list[PlannedCall]:
     calls: list[PlannedCall] = []
     for arguments in intent.arguments.calls:
-        call = PlannedCall(intent.candidate.name, dict(arguments), cloud=intent.candidate.cloud)
+        # A deep copy: the plan is memoised and reused, and callers may change what they get.
+        arguments = copy.deepcopy(arguments)
+        call = PlannedCall(intent.candidate.name, arguments, cloud=intent.candidate.cloud)
         if call not in calls:
             calls.append(call)
     return calls

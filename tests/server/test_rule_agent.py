@@ -374,3 +374,23 @@ def test_requests_after_many_clauses_still_count(agent):
     query = "你好。" * (RULE_AGENT_MAX_CLAUSES + 5) + "北京天气怎么样"
     decision = agent.decide(agent_input(query, SEED_RAW))
     assert [c.arguments["location"] for c in decision.calls] == ["北京"]
+
+
+def test_changing_a_calls_arguments_does_not_change_later_decisions(agent):
+    """Each decision hands out its own arguments: nested values are not shared with the memo."""
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "batch_weather",
+            "description": "Get weather for several cities",
+            "parameters": {
+                "type": "object",
+                "properties": {"cities": {"type": "array", "items": {"type": "string"}}},
+                "required": ["cities"],
+            },
+        },
+    }
+    asked = agent_input("北京和上海的天气", tool)
+    first = agent.decide(asked)
+    first.calls[0].arguments["cities"].append("changed by the caller")
+    assert agent.decide(asked).calls[0].arguments == {"cities": ["北京", "上海"]}
