@@ -128,6 +128,8 @@ def _tool_items(item: Any, where: str, out: list[dict[str, Any]]) -> None:
             _tool_items(tool, f"{where}.to_tools()[{index}]", out)
     elif callable(getattr(item, "to_tool", None)):
         _tool_items(item.to_tool(), f"{where}.to_tool()", out)
+    elif callable(getattr(item, "tools", None)):  # a ToolRegistry
+        _tool_items(list(item.tools()), f"{where}.tools()", out)
     elif isinstance(item, (list, tuple)):
         for index, tool in enumerate(item):
             _tool_items(tool, f"{where}[{index}]", out)
@@ -157,10 +159,8 @@ def tools_to_wire(tools: ToolsLike) -> list[dict[str, Any]]:
     if tools is None:
         return []
     out: list[dict[str, Any]] = []
-    if callable(getattr(tools, "to_tools", None)):
-        _tool_items(tools, "tools", out)
-    elif callable(getattr(tools, "tools", None)):  # a ToolRegistry
-        _tool_items(list(tools.tools()), "tools.tools()", out)
+    if callable(getattr(tools, "to_tools", None)) or callable(getattr(tools, "tools", None)):
+        _tool_items(tools, "tools", out)  # a toolkit or a ToolRegistry
     elif isinstance(tools, (str, bytes, Mapping, BaseModel)) or not isinstance(tools, Iterable):
         raise InvalidRequestError(
             f"tools must be a list of tools, got a single {type(tools).__name__}; wrap it in a list"

@@ -271,6 +271,13 @@ def test_a_registry_can_be_passed_as_tools() -> None:
     assert len(tools_to_wire(registry)) == 2
 
 
+def test_a_registry_inside_the_tools_list_is_expanded() -> None:
+    """tools=[registry, tool] sends the registry's tools and the extra one."""
+    registry = types.SimpleNamespace(tools=lambda: [_named("a"), _named("b")])
+    names = [tool["function"]["name"] for tool in tools_to_wire([registry, _named("c")])]
+    assert names == ["a", "b", "c"]
+
+
 def test_nested_lists_of_tools_are_flattened() -> None:
     """A registry's list inside the tools list is flattened."""
     assert len(tools_to_wire([[_named("a"), _named("b")], _named("c")])) == 3
