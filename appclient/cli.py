@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -52,7 +53,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`appclient demo | head`): stop quietly, as other tools do.
+        _discard_stdout()
+        return 1
     return status
+
+
+def _discard_stdout() -> None:
+    """Point standard output at the null device, so the exit-time flush cannot fail again."""
+    try:
+        fileno = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (captured, replaced)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fileno)
+    os.close(devnull)
 
 
 if __name__ == "__main__":  # pragma: no cover - exercised through the console script

@@ -1,0 +1,30 @@
+"""The ``appclient`` command line: subcommand wiring and how it ends."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from tests.conftest import REPO_ROOT
+
+
+def test_output_pipe_closed_early_ends_quietly() -> None:
+    """`appclient demo | head -1` stops without a BrokenPipeError traceback."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("APPBUILDER_", "GATEWAY_"))}
+    env["PYTHONIOENCODING"] = "utf-8"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "appclient.cli", "demo", "--no-color"],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    assert process.stderr is not None
+    process.stdout.readline()
+    process.stdout.close()  # the reader goes away, as `head -1` does
+    stderr = process.stderr.read().decode("utf-8", errors="replace")
+    process.wait(timeout=120)
+    assert "Traceback" not in stderr
+    assert "BrokenPipeError" not in stderr
