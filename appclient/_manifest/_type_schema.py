@@ -73,6 +73,15 @@ _SCALARS: dict[Any, Schema] = {
     _NONE_TYPE: {"type": "null"},
 }
 _UNION_ORIGINS = (Union, types.UnionType)
+_NUMBER_TEXT = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
+#: What the text of a dict key must look like, by pydantic key type (a subset of what lax
+#: validation accepts, so every key the schema admits is valid).
+_KEY_NAMES: dict[str, Schema] = {
+    "int": {"pattern": r"^[+-]?[0-9]+$"},
+    "float": {"pattern": _NUMBER_TEXT},
+    "decimal": {"pattern": _NUMBER_TEXT},
+    "bool": {"enum": ["true", "false"]},
+}
 
 
 class _Generator(GenerateJsonSchema):
@@ -88,6 +97,15 @@ class _Generator(GenerateJsonSchema):
     def get_decimal_pattern(self, schema: Any) -> str | None:
         # Without a pattern, the string branch of a Decimal admits "abc", which fails.
         return self.build_decimal_pattern(schema)
+
+    def dict_schema(self, schema: Any) -> Any:
+        # JSON keys are text: without propertyNames, dict[int, T] admits a key "abc" that
+        # validation then refuses (pydantic writes propertyNames only for enum/format keys).
+        result = super().dict_schema(schema)
+        key_names = _KEY_NAMES.get(schema.get("keys_schema", {}).get("type"))
+        if key_names is not None and "propertyNames" not in result:
+            result["propertyNames"] = dict(key_names)
+        return result
 
 
 @dataclass(frozen=True)

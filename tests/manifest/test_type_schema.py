@@ -8,6 +8,7 @@ import typing
 from collections.abc import Callable
 from typing import Any, Literal, Optional, Union
 
+import jsonschema
 import pytest
 
 from appclient import ManifestError
@@ -137,6 +138,33 @@ def test_dict_of_str_uses_additional_properties():
         "type": "object",
         "additionalProperties": {"type": "number"},
     }
+
+
+def test_dict_with_int_keys_admits_only_integer_keys():
+    """dict[int, str] says its keys are integers in text, so the agent sends no other key."""
+
+    def lookup(codes: dict[int, str]) -> None:
+        """Look up."""
+
+    validator = jsonschema.Draft202012Validator(build_tool_spec(lookup).schema)
+    assert validator.is_valid({"codes": {"-12": "a"}})
+    assert not validator.is_valid({"codes": {"twelve": "a"}})
+
+
+@pytest.mark.parametrize("key_type", [float, bool])
+def test_dict_key_pattern_admits_only_keys_validation_accepts(key_type):
+    """Every key the schema admits for dict[float|bool, int] is accepted by validation."""
+
+    def lookup(table: dict[str, int]) -> None:
+        """Look up."""
+
+    lookup.__annotations__["table"] = dict[key_type, int]  # evaluated: key_type is local
+    spec = build_tool_spec(lookup)
+    validator = jsonschema.Draft202012Validator(spec.schema)
+    assert not validator.is_valid({"table": {"abc": 1}})
+    for key in ("1", "-2.5", "true", "false"):
+        if validator.is_valid({"table": {key: 1}}):
+            spec.validate_arguments({"table": {key: 1}})
 
 
 def test_pydantic_model_is_inlined_with_its_docstring():
