@@ -19,6 +19,7 @@ import math
 import random as _random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import timezone
 from email.utils import parsedate_to_datetime
 
 import tenacity
@@ -72,6 +73,8 @@ def parse_http_date(value: str) -> float | None:
         return None
     if moment is None:  # pragma: no cover - older Pythons returned None instead of raising
         return None
+    if moment.tzinfo is None:  # the asctime form and "-0000": HTTP dates are always GMT
+        moment = moment.replace(tzinfo=timezone.utc)
     return moment.timestamp()
 
 

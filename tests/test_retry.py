@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from email.utils import format_datetime
 
@@ -138,6 +140,25 @@ def test_parse_retry_after_date_in_the_past_is_zero() -> None:
 def test_parse_retry_after_date_needs_a_clock() -> None:
     """Without a current time a date cannot be turned into a wait."""
     assert parse_retry_after({"Retry-After": "Fri, 02 Jan 2026 03:04:17 GMT"}) is None
+
+
+@pytest.fixture
+def far_from_utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    if not hasattr(time, "tzset"):
+        pytest.skip("time.tzset is Unix only")
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("far_from_utc")
+@pytest.mark.parametrize("value", ["Sun Nov  6 08:49:37 1994", "Sun, 06 Nov 1994 08:49:37 -0000"])
+def test_parse_http_date_reads_zoneless_forms_as_utc(value: str) -> None:
+    """The asctime form (no zone) is GMT per RFC 9110, not the machine's local time."""
+    expected = datetime(1994, 11, 6, 8, 49, 37, tzinfo=timezone.utc).timestamp()
+    assert parse_http_date(value) == expected
 
 
 def test_parse_http_date_rejects_garbage() -> None:
