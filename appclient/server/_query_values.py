@@ -65,7 +65,7 @@ _CHINESE = re.compile(rf"[零〇一二两三四五六七八九十百千万]+(?=(
 
 
 def parse_chinese_number(text: str) -> int | None:
-    """Parse a Chinese numeral such as ``三``, ``十二``, ``二十五``, ``一百零八``, ``二零二四``.
+    """Parse a Chinese numeral such as ``三``, ``十二``, ``一百零八``, ``三百五``, ``二零二四``.
 
     Args:
         text: The numeral, Chinese digits and units only.
@@ -92,6 +92,11 @@ def parse_chinese_number(text: str) -> int | None:
         else:
             section += (1 if digit is None else digit) * unit
             digit = None
+    last_unit = _CN_UNITS.get(text[-2], 0) if len(text) > 1 and text[-1] in _CN_DIGITS else 0
+    if digit and last_unit >= 100:
+        # Spoken shorthand: a last digit right after 百/千/万 counts in the next lower unit
+        # (三百五 is 350, 一万二 is 12000); 三百零五 says 305.
+        digit *= last_unit // 10
     return total + section + (digit or 0)
 
 

@@ -45,6 +45,15 @@ def test_parse_chinese_number(text, value):
 
 
 @pytest.mark.parametrize(
+    ("text", "value"),
+    [("三百五", 350), ("一万二", 12000), ("两千三", 2300), ("三百零五", 305), ("十五", 15)],
+)
+def test_parse_chinese_number_reads_the_abbreviated_last_digit(text, value):
+    """A last digit right after a unit counts in the next lower unit: 三百五 is 350."""
+    assert parse_chinese_number(text) == value
+
+
+@pytest.mark.parametrize(
     ("text", "values"),
     [
         ("top 5 results", [5]),
