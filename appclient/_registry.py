@@ -11,6 +11,7 @@ to set them, and their values are redacted from outputs, error texts and reprs.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import math
 import threading
@@ -298,8 +299,11 @@ class ToolRegistry:
     # --- reading ------------------------------------------------------------------------
 
     def tools(self) -> list[dict[str, Any]]:
-        """Return the tools list for ``AppClient.run(tools=...)`` (plain JSON-ready dicts)."""
-        return [dict(entry.tool) for entry in self._snapshot()]
+        """Return the tools list for ``AppClient.run(tools=...)`` (plain JSON-ready dicts).
+
+        The dicts are copies: changing them does not change the registered tools.
+        """
+        return [copy.deepcopy(entry.tool) for entry in self._snapshot()]
 
     def names(self) -> list[str]:
         """Return the tool names, in registration order."""

@@ -291,6 +291,17 @@ def test_tools_are_plain_json() -> None:
     assert json.loads(json.dumps(registry.tools())) == registry.tools()
 
 
+def test_changing_the_tools_list_does_not_change_the_registry() -> None:
+    """Editing the dicts tools() returned never renames or rewrites a registered tool."""
+    registry = ToolRegistry([get_current_weather])
+    tools = registry.tools()
+    tools[0]["function"]["name"] = "renamed"
+    tools[0]["function"]["parameters"]["properties"].clear()
+    fresh = registry.tools()[0]["function"]
+    assert fresh["name"] == "get_current_weather"
+    assert "location" in fresh["parameters"]["properties"]
+
+
 def test_toolkit_registration_is_all_or_nothing() -> None:
     """When one method's name is taken, none of the toolkit's tools is registered."""
     registry = ToolRegistry()
