@@ -126,7 +126,10 @@ def status_error(response: requests.Response, *, secrets: Iterable[str] = ()) ->
     ``retry-after-ms``/``Retry-After`` (an HTTP date is compared with the response's ``Date``).
     Known secrets are scrubbed in case a server echoes them.
     """
-    content = response.content or b""
+    try:
+        content = response.content or b""
+    except requests.RequestException:  # a streamed error body broke or stalled; the status
+        content = b""  # alone still says what happened (and whether to retry)
     secrets = [secret for secret in secrets if secret]
     if any(secret.encode() in content for secret in secrets):
         text = redact(content.decode("utf-8", errors="replace"), secrets)

@@ -10,6 +10,7 @@ from appclient import (
     AppClient,
     AuthenticationError,
     RunError,
+    ServerError,
     StreamInterruptedError,
 )
 from tests.client_fake_gateway import FakeGateway, Reply
@@ -125,6 +126,13 @@ def test_stream_request_refused_raises_the_status_error() -> None:
         pytest.raises(AuthenticationError, match="bad token"),
     ):
         _client(gateway).run("c1", "hi", stream=True)
+
+
+def test_stream_refused_with_a_broken_body_raises_the_status_error() -> None:
+    """A 503 to a stream request whose body breaks still raises ServerError, not requests'."""
+    reply = Reply(status=503, sse=[b"data: x\n\n", b"data: y\n\n"], chunked=True, cut_after=1)
+    with FakeGateway().add(reply) as gateway, pytest.raises(ServerError, match="HTTP 503"):
+        _client(gateway, max_retries=0).run("c1", "hi", stream=True)
 
 
 def test_stream_answered_with_json_error_raises_run_error() -> None:
