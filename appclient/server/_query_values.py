@@ -60,7 +60,11 @@ _CN_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10_000}
 # (一下, 一些, 一起), so a single numeral counts only when a counting word follows it.
 _CN_COUNTERS = "个天条次本张位名页岁年月周度元块人件只篇首项家份小分秒倍台辆杯瓶"
 
-_ARABIC = re.compile(r"(?:(?<![0-9A-Za-z)\]])-)?\d+(?:\.\d+)?(?![0-9])")
+# Thousands separators (1,200) and a 万/亿 multiplier (3.5万) belong to the number.
+_ARABIC = re.compile(
+    r"(?:(?<![0-9A-Za-z)\]])-)?(?:\d{1,3}(?:,\d{3})+(?![0-9])|\d+)(?:\.\d+)?(?![0-9])([万亿])?"
+)
+_MULTIPLIERS = {"万": 10_000, "亿": 100_000_000}
 _CHINESE = re.compile(rf"[零〇一二两三四五六七八九十百千万]+(?=([{_CN_COUNTERS}])?)")
 
 
@@ -100,15 +104,23 @@ def parse_chinese_number(text: str) -> int | None:
     return total + section + (digit or 0)
 
 
+def _arabic_value(match: re.Match[str]) -> int | float:
+    digits = match.group().rstrip("万亿").replace(",", "")
+    value: int | float = float(digits) if "." in digits else int(digits)
+    if match.group(1):
+        value *= _MULTIPLIERS[match.group(1)]
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+    return value
+
+
 def find_numbers(text: str) -> list[Found]:
-    """Return the numbers in ``text``: ``42``, ``-3.5``, and Chinese numerals like ``三天``.
+    """Return the numbers in ``text``: ``42``, ``-3.5``, ``1,200``, ``3.5万``, ``三天``.
 
     A number glued to letters (``mp3``, ``H2O``) is not a number here.
     """
     found = [
-        Found(
-            float(m.group()) if "." in m.group() else int(m.group()), m.start(), m.end(), m.group()
-        )
+        Found(_arabic_value(m), m.start(), m.end(), m.group())
         for m in _ARABIC.finditer(text)
         if not (m.start() > 0 and text[m.start() - 1].isascii() and text[m.start() - 1].isalpha())
     ]
@@ -117,6 +129,8 @@ def find_numbers(text: str) -> list[Found]:
         value = parse_chinese_number(numeral)
         if value is None or (len(numeral) == 1 and match.group(1) is None):
             continue
+        if any(f.start < match.end() and match.start() < f.end for f in found):
+            continue  # the 万 of 3.5万
         found.append(Found(value, match.start(), match.end(), numeral))
     return sorted(found, key=lambda item: item.start)
 

@@ -70,6 +70,17 @@ def test_find_numbers(text, values):
     assert [n.value for n in find_numbers(text)] == values
 
 
+def test_find_numbers_reads_separators_and_wan():
+    """``1,200`` is twelve hundred and ``3.5万`` thirty-five thousand, each one number."""
+    assert [n.value for n in find_numbers("预算3.5万元，买1,200股, ids 1, 2")] == [
+        35000,
+        1200,
+        1,
+        2,
+    ]
+    assert [n.text for n in find_numbers("transfer $1,500.50 now")] == ["1,500.50"]
+
+
 @pytest.mark.parametrize(
     ("text", "dates"),
     [
