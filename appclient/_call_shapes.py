@@ -2,8 +2,9 @@
 
 The dispatcher accepts, as Python data or as JSON text (optionally in a fenced block):
 
-- AppBuilder ``ToolCall`` models, a ``RunAnswer``/``Message``/stream (their ``tool_calls``),
-  or their dict form ``{"id", "type", "function": {"name", "arguments": {...}}}``;
+- AppBuilder ``ToolCall`` models, a ``RunAnswer``/``Message``/stream (their ``tool_calls``;
+  a stream is read to its end first), or their dict form
+  ``{"id", "type", "function": {"name", "arguments": {...}}}``;
 - OpenAI-style calls, where ``function.arguments`` is a JSON string (dicts or SDK objects);
 - AgentScope-style lists ``[{"name": ..., "arguments": {...}}]`` (Lagent and InternLM's
   ``"parameters"`` key is read the same way);
@@ -11,7 +12,7 @@ The dispatcher accepts, as Python data or as JSON text (optionally in a fenced b
 
 Each becomes a :class:`CallRequest` holding the raw arguments (decoded later, so that a
 broken call is reported to the agent instead of failing the whole round). Calls without an
-id get ``call_<position>``. Pure logic, no I/O.
+id get ``call_<position>``. Pure logic, no I/O beyond reading the rest of a stream.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 from ._arguments import unwrap_fence
 from ._errors import InvalidRequestError
 from ._models import RunAnswer, ToolCall
+from ._stream import RunStream
 
 __all__ = ["CallRequest", "read_calls"]
 
@@ -120,6 +122,10 @@ def _items(calls: Any) -> list[Any]:
         return [calls]
     if isinstance(calls, RunAnswer):
         return list(calls.tool_calls)
+    if isinstance(calls, RunStream):
+        # The calls come with the stream's last event: read the rest first (this also raises
+        # for a stream that breaks), or a stream handed over unread would give no calls.
+        return list(calls.collect().tool_calls)
     content = getattr(calls, "content", None)
     if isinstance(content, RunAnswer):  # a non-stream Message
         return list(content.tool_calls)

@@ -10,6 +10,7 @@ import pytest
 
 from appclient import InvalidRequestError, Message, RunAnswer, ToolCall
 from appclient._call_shapes import CallRequest, read_calls
+from appclient._stream import RunStream
 
 APPBUILDER = {
     "id": "c1",
@@ -98,6 +99,18 @@ def test_run_answer_is_read_for_its_tool_calls() -> None:
 def test_message_is_read_for_its_tool_calls() -> None:
     """A non-stream Message gives its answer's tool calls."""
     assert [c.name for c in read_calls(Message(content=_answer_with_calls()))] == ["get_weather"]
+
+
+def test_unread_stream_is_read_to_its_tool_calls() -> None:
+    """A stream not yet iterated is read to the end, so its calls are not silently missed."""
+    body = json.dumps(
+        {
+            "is_completion": True,
+            "content": [{"event_status": "interrupt", "tool_calls": [APPBUILDER]}],
+        }
+    )
+    stream = RunStream.from_body(body.encode())
+    assert [c.id for c in read_calls(stream)] == ["c1"]
 
 
 def test_unparsable_wire_arguments_keep_their_reason() -> None:
