@@ -31,7 +31,8 @@ HEADER_IDEMPOTENCY_KEY: Final = "Idempotency-Key"
 
 #: The rule for tool names, shared by the manifest builder, the dispatcher and the server.
 TOOL_NAME_RULE: Final = "1 to 64 characters from A-Z, a-z, 0-9, '_' and '-'"
-TOOL_NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+#: ``\Z``, not ``$``: Python's ``$`` also matches before a final newline ("name\n").
+TOOL_NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
 #: Event statuses that end a run (PROTOCOL section 6).
 TERMINAL_EVENT_STATUSES: Final = frozenset({"success", "interrupt", "error"})
@@ -71,6 +72,8 @@ DEFAULT_MAX_UPLOAD_BYTES: Final = 8 * 1024 * 1024
 DEFAULT_MAX_AGENT_STEPS: Final = 8
 #: How many Idempotency-Key replays the server keeps per store.
 DEFAULT_IDEMPOTENCY_CACHE_SIZE: Final = 10_000
+#: Run message ids the in-memory store remembers per conversation (feedback targets).
+DEFAULT_MAX_MESSAGES_PER_CONVERSATION: Final = 1_000
 #: The app id `ReferenceServer` and `appclient serve` accept when none is configured.
 DEFAULT_APP_ID: Final = "appclient-demo-app"
 #: The port `appclient serve` listens on when none is given.

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Literal
 
-from .._constants import DEFAULT_IDEMPOTENCY_CACHE_SIZE
+from .._constants import DEFAULT_IDEMPOTENCY_CACHE_SIZE, DEFAULT_MAX_MESSAGES_PER_CONVERSATION
 from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
 
 __all__ = ["KeyReservation", "MemoryStore", "Store"]
@@ -125,13 +125,23 @@ class MemoryStore(Store):
 
     Args:
         max_idempotency_keys: Replays kept; the oldest are forgotten first.
+        max_messages_per_conversation: Run message ids remembered per conversation (what
+            feedback may name); the oldest are forgotten first, so a long-lived
+            conversation's memory does not grow with every run.
     """
 
-    def __init__(self, *, max_idempotency_keys: int = DEFAULT_IDEMPOTENCY_CACHE_SIZE) -> None:
+    def __init__(
+        self,
+        *,
+        max_idempotency_keys: int = DEFAULT_IDEMPOTENCY_CACHE_SIZE,
+        max_messages_per_conversation: int = DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
+    ) -> None:
         self._lock = threading.Lock()
         self._conversations: dict[str, ConversationState] = {}
         self._leases: dict[str, _Lease] = {}
-        self._messages: dict[str, str] = {}
+        # Per conversation, its message ids in run order (a dict is an ordered set).
+        self._messages: dict[str, dict[str, None]] = {}
+        self._max_messages = max_messages_per_conversation
         self._files: dict[str, FileRecord] = {}
         self._feedback: dict[str, list[FeedbackRecord]] = {}
         self._keys: OrderedDict[str, _KeyEntry] = OrderedDict()
@@ -169,7 +179,10 @@ class MemoryStore(Store):
                 return False
             del self._leases[state.conversation_id]
             self._conversations[state.conversation_id] = state
-            self._messages[message_id] = state.conversation_id
+            messages = self._messages.setdefault(state.conversation_id, {})
+            messages[message_id] = None
+            if len(messages) > self._max_messages:
+                del messages[next(iter(messages))]
             return True
 
     def release_run(self, conversation_id: str, *, lease_id: str) -> None:
@@ -180,9 +193,9 @@ class MemoryStore(Store):
                 del self._leases[conversation_id]
 
     def has_message(self, conversation_id: str, message_id: str) -> bool:
-        """Whether ``message_id`` is a run of that conversation."""
+        """Whether ``message_id`` is one of the conversation's latest runs (see the limit)."""
         with self._lock:
-            return self._messages.get(message_id) == conversation_id
+            return message_id in self._messages.get(conversation_id, {})
 
     def add_file(self, record: FileRecord) -> None:
         """Save an uploaded file's metadata."""

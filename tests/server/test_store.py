@@ -138,3 +138,13 @@ def test_memory_store_forgets_oldest_keys() -> None:
         store.complete_key(key, RESPONSE)
     assert store.reserve_key("a", "fp", now=1, stale_after=60).outcome == "new"
     assert store.reserve_key("c", "fp", now=1, stale_after=60).outcome == "replay"
+
+
+def test_memory_store_keeps_the_latest_message_ids_of_each_conversation() -> None:
+    """The memory store remembers at most max_messages_per_conversation ids per conversation."""
+    store = MemoryStore(max_messages_per_conversation=2)
+    store.create_conversation(STATE)
+    for message_id in ("m1", "m2", "m3"):
+        assert store.acquire_run("c1", lease_id=message_id, now=0, lease_seconds=60)
+        assert store.commit_run(STATE, lease_id=message_id, message_id=message_id)
+    assert [store.has_message("c1", m) for m in ("m1", "m2", "m3")] == [False, True, True]
