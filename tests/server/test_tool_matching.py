@@ -127,3 +127,46 @@ def test_name_matches_weigh_more_than_description_matches():
     in_name = candidates_from([], [ComponentInfo("weather", "x", {})])[0]
     in_description = candidates_from([], [ComponentInfo("x", "weather", {})])[0]
     assert score(terms, in_name) > score(terms, in_description) > 0
+
+
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        (
+            "把5公里换算成英里",
+            {
+                "name": "convert_units",
+                "description": "Convert a value from one unit to another",
+                "parameters": {"type": "object", "properties": {"value": {"type": "number"}}},
+            },
+        ),
+        (
+            "把音量调到7",
+            {
+                "name": "set_volume",
+                "description": "Set the speaker volume",
+                "parameters": {"type": "object", "properties": {"level": {"type": "integer"}}},
+            },
+        ),
+        (
+            "fly to Tokyo from Beijing tomorrow",
+            {
+                "name": "search_flights",
+                "description": "Search flights between two cities",
+                "parameters": {"type": "object", "properties": {"origin": {"type": "string"}}},
+            },
+        ),
+        (
+            "明天上海飞往广州",
+            {
+                "name": "search_flights",
+                "description": "Search flights between two cities",
+                "parameters": {"type": "object", "properties": {"origin": {"type": "string"}}},
+            },
+        ),
+        ("Is it raining in Berlin?", OPENAI_WEATHER["function"]),
+    ],
+)
+def test_everyday_words_find_the_tool_across_languages(query, tool):
+    """换算, 音量, fly/飞往 and raining find tools about converting, volume, flights, weather."""
+    assert _names(query, {"type": "function", "function": tool}) == [tool["name"]]
