@@ -382,9 +382,9 @@ class ToolRegistry:
 
     def _timeout(self, timeout: float | None) -> float | None:
         value = self.timeout if timeout is None else timeout
-        if value is None or math.isinf(value):
+        if value is None or value == math.inf:
             return None
-        if value <= 0:
+        if not value > 0:  # written so that NaN, which never expires, is refused too
             raise InvalidRequestError(f"a tool timeout must be positive seconds, got {value!r}")
         return float(value)
 

@@ -192,6 +192,13 @@ def test_non_positive_timeout_is_refused() -> None:
         ToolRegistry().add(get_current_weather, timeout=0)
 
 
+@pytest.mark.parametrize("timeout", [math.nan, -math.inf])
+def test_nan_and_negative_infinity_timeouts_are_refused(timeout: float) -> None:
+    """NaN (which never expires, so the dispatcher spins) and -inf are refused, not accepted."""
+    with pytest.raises(InvalidRequestError, match="positive"):
+        ToolRegistry().add(get_current_weather, timeout=timeout)
+
+
 def test_toolkit_methods_become_class_method_tools() -> None:
     """add_toolkit names @manifest methods Class__method and skips the others."""
     registry = ToolRegistry()
