@@ -83,6 +83,12 @@ def test_name_length_limit():
         build_tool_spec(add, name="a" * 65)
 
 
+def test_name_with_a_trailing_newline_is_refused():
+    """A name ending in a newline breaks the rule (Python's ``$`` matches before one)."""
+    with pytest.raises(ManifestError, match="invalid tool name"):
+        build_tool_spec(add, name="add\n")
+
+
 def test_non_ascii_function_name_is_refused():
     """A Python identifier outside the rule (Chinese) needs an explicit name."""
 
