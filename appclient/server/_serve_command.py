@@ -26,6 +26,22 @@ from ._reference_server import ReferenceServer
 __all__ = ["add_arguments", "run"]
 
 
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0-65535)")
+    return port
+
+
+def _token(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a token must not be empty")
+    return text
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the ``serve`` options on ``parser``."""
     parser.add_argument(
@@ -35,12 +51,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--port",
-        type=int,
+        type=_port,
         default=DEFAULT_SERVE_PORT,
         help=f"port to listen on (default {DEFAULT_SERVE_PORT}; 0 picks a free port)",
     )
     parser.add_argument(
         "--token",
+        type=_token,
         action="append",
         default=None,
         help="accepted bearer token (repeat for several); a random one is printed when omitted",
@@ -79,7 +96,7 @@ def run(
         out: Where the banner goes (standard output by default).
 
     Returns:
-        The exit status (0).
+        The exit status: 0, or 1 when the server cannot listen (port in use, bad host).
     """
     out = out if out is not None else sys.stdout
     logging.basicConfig(
@@ -103,7 +120,15 @@ def run(
         # installed before the banner, which tells a supervisor the server is up.
         previous_sigterm = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        server.start()
+        try:
+            server.start()
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            print(
+                f"appclient serve: cannot listen on {args.host}:{args.port}: {reason}",
+                file=sys.stderr,
+            )
+            return 1
         store = (
             f"sqlite {args.db}" if args.db else "memory (lost at exit; use --db FILE to keep it)"
         )

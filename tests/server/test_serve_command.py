@@ -6,6 +6,7 @@ import io
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -119,3 +120,23 @@ def test_sigterm_stops_cleanly_and_removes_the_temporary_upload_folder(tmp_path)
         process.kill()
         process.wait()
     assert not list(tmp_path.glob("appclient-uploads-*"))
+
+
+def test_busy_port_is_a_one_line_error_not_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    """A port already in use ends with exit status 1 and a message naming host and port."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        args = build_parser().parse_args(["serve", "--port", str(port)])
+        status = _serve_command.run(args, stop=threading.Event(), out=io.StringIO())
+    assert status == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", [["--port", "70000"], ["--port", "-1"], ["--token", " "]])
+def test_bad_port_or_empty_token_is_a_usage_error(option: list[str]) -> None:
+    """A port outside 0-65535 or a blank --token is refused by the option parser (exit 2)."""
+    with pytest.raises(SystemExit) as stopped:
+        build_parser().parse_args(["serve", *option])
+    assert stopped.value.code == 2
