@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 import appclient
@@ -65,6 +67,22 @@ def test_run_error_message() -> None:
     """RunError names code, message and request id."""
     error = appclient.RunError("quota", code="7", request_id="r")
     assert str(error) == "run failed: 7: quota (request_id=r)"
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        appclient.ServerError(status_code=503, code="Busy", message="later", request_id="r"),
+        appclient.RunError("quota", code="7", request_id="r", conversation_id="c"),
+        appclient.ToolArgumentsError("bad", tool_name="f", problems=[("x", "missing")]),
+        appclient.MaxRoundsExceededError("too many", max_rounds=3),
+    ],
+    ids=lambda error: type(error).__name__,
+)
+def test_errors_survive_pickling(error: appclient.AppClientError) -> None:
+    """An error crosses process boundaries (multiprocessing) with its message and fields."""
+    copy = pickle.loads(pickle.dumps(error))  # noqa: S301 - our own bytes, just made
+    assert (type(copy), str(copy), vars(copy)) == (type(error), str(error), vars(error))
 
 
 def test_redact_hides_every_secret_longest_first() -> None:
