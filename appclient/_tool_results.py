@@ -87,7 +87,8 @@ def serialize_result(value: Any) -> str:
 
     Raises:
         ResultSerializationError: The value is an object with no JSON form and no ``__str__``
-            of its own (its repr would tell the agent nothing).
+            of its own (its repr would tell the agent nothing), or it holds something JSON
+            cannot (nested bytes that are not UTF-8, a key such as a frozenset).
     """
     if isinstance(value, str):
         return value
@@ -106,6 +107,15 @@ def serialize_result(value: Any) -> str:
     except PydanticSerializationError as exc:
         if isinstance(exc.__cause__, ResultSerializationError):
             raise exc.__cause__ from None
+        raise ResultSerializationError(
+            f"the tool's result cannot be written as JSON: {exc}"
+        ) from None
+    except UnicodeDecodeError:
+        raise ResultSerializationError(
+            "the tool's result cannot be written as JSON: it holds bytes that are not UTF-8 "
+            "text; encode them (for example as base64) before returning them"
+        ) from None
+    except (TypeError, ValueError) as exc:  # e.g. a key JSON cannot hold, such as a frozenset
         raise ResultSerializationError(
             f"the tool's result cannot be written as JSON: {exc}"
         ) from None

@@ -115,6 +115,13 @@ def _refuse(constant: str) -> Any:
     raise AssertionError(f"{constant} is not JSON")
 
 
+@pytest.mark.parametrize("value", [{"raw": b"\xff\x00"}, {frozenset({1}): "set as key"}])
+def test_unwritable_nested_values_are_a_serialization_error(value: Any) -> None:
+    """Nested binary bytes or unusable keys are refused as a result problem, not a crash."""
+    with pytest.raises(ResultSerializationError, match="cannot be written as JSON"):
+        serialize_result(value)
+
+
 def test_python_repr_never_appears() -> None:
     """A dataclass never comes out as its repr."""
     assert "Weather(" not in serialize_result(Weather("北京", 1.0))
