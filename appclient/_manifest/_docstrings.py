@@ -63,6 +63,14 @@ def _likely_style(text: str) -> docstring_parser.DocstringStyle:
     return docstring_parser.DocstringStyle.GOOGLE
 
 
+_OPTIONAL_MARK = re.compile(r",\s*optional\s*$", re.IGNORECASE)
+
+
+def _clean_type(text: str) -> str:
+    # NumPy and Google parsers drop the ", optional" marker themselves; reST keeps it.
+    return _OPTIONAL_MARK.sub("", text.strip())
+
+
 def _clean_name(name: str) -> str:
     # NumPy and reST let writers document "*args" and "**kwargs" with their stars.
     return name.lstrip("*").strip()
@@ -98,8 +106,8 @@ def parse_docstring(text: str | None) -> DocInfo:
         name = _clean_name(param.arg_name)
         if param.description and param.description.strip():
             params[name] = param.description.strip()
-        if param.type_name and param.type_name.strip():
-            param_types[name] = param.type_name.strip()
+        if param.type_name and _clean_type(param.type_name):
+            param_types[name] = _clean_type(param.type_name)
     returns = parsed.returns
     return DocInfo(
         description=description,

@@ -106,6 +106,12 @@ def test_parameter_type_text(text):
     assert parse_docstring(text).param_types["city"] == "str"
 
 
+def test_rest_optional_marker_is_not_part_of_the_type():
+    """The Sphinx ``:type days: int, optional`` documents the type int."""
+    text = "Get.\n\n:param days: How many days.\n:type days: int, optional\n"
+    assert parse_docstring(text).param_types["days"] == "int"
+
+
 @pytest.mark.parametrize("text", STYLES.values(), ids=STYLES.keys())
 def test_tool_from_each_style(text):
     """A function documented in any style gets descriptions on its tool."""
