@@ -21,12 +21,21 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .._constants import RULE_AGENT_MAX_PARALLEL_CALLS
-from ._argument_tables import REQUIRED_DEFAULTS, VALUE_SYNONYMS, VOCABULARY_BY_NAME
+from ._argument_tables import (
+    DESTINATION_NAME_WORDS,
+    DESTINATION_TEXT,
+    ORIGIN_NAME_WORDS,
+    ORIGIN_TEXT,
+    REQUIRED_DEFAULTS,
+    VALUE_SYNONYMS,
+    VOCABULARY_BY_NAME,
+)
 from ._parameter_slots import Slot, parameter_slots, slot_of
 from ._place_names import PlaceMention, find_places, place_name
 from ._query_reader import NOTHING, QueryReader
@@ -205,6 +214,46 @@ class _Filler:
         return wanted
 
 
+def _slot_role(slot: Slot) -> str | None:
+    words = set(slot.words)
+    if words & ORIGIN_NAME_WORDS:
+        return "origin"
+    return "destination" if words & DESTINATION_NAME_WORDS else None
+
+
+def _mention_role(mention: PlaceMention | str, query: str) -> str | None:
+    if isinstance(mention, str):
+        return None
+    before = query[max(0, mention.start - 8) : mention.start].lower()
+    after = query[mention.end : mention.end + 4]
+    for role, (ahead, behind) in (("origin", ORIGIN_TEXT), ("destination", DESTINATION_TEXT)):
+        if re.search(ahead, before) or re.search(behind, after):
+            return role
+    return None
+
+
+def _places_by_role(
+    slots: list[Slot], places: list[PlaceMention | str], query: str
+) -> list[PlaceMention | str | None]:
+    """Order ``places`` to match ``slots``: the one after "from" goes to the origin slot.
+
+    Places whose role the query does not mark keep their order in the remaining slots; a
+    slot left without a place gets ``None`` (``flights to Tokyo`` names no origin).
+    """
+    left = list(places)
+    chosen: list[PlaceMention | str | None] = []
+    for slot in slots:
+        role = _slot_role(slot)
+        match = next((p for p in left if role and _mention_role(p, query) == role), None)
+        if match is not None:
+            left.remove(match)
+        chosen.append(match)
+    for index, item in enumerate(chosen):
+        if item is None and left:
+            chosen[index] = left.pop(0)
+    return [*chosen, *left]
+
+
 def _place_text(item: PlaceMention | str, slot: Slot) -> str:
     """Name a found place in the language the slot's example uses."""
     if isinstance(item, str):
@@ -227,22 +276,29 @@ def _fill(parameters: Any, reader: QueryReader, *, max_calls: int) -> ArgumentPl
     fan_out: tuple[str, list[str]] | None = None
     place_slots = [s for s in slots if s.kind == "place"]
     ordered = sorted(slots, key=lambda s: (_ORDER.index(s.kind), not s.explicit))
-    places: list[PlaceMention | str] | None = None
+    places: list[PlaceMention | str | None] | None = None
     weak: set[str] = set()
     places_weak = False
     for slot in ordered:
         spans_before = reader.spans_read
         if slot.kind == "place":
             if places is None:
-                places = reader.places()
+                found = reader.places()
                 places_weak = reader.spans_read > spans_before
+                places = (
+                    _places_by_role(place_slots, found, reader.query)
+                    if len(place_slots) > 1
+                    else list(found)
+                )
             index = place_slots.index(slot)
             if len(place_slots) == 1 and len(places) > 1:
-                fan_out = (slot.name, [_place_text(p, slot) for p in places[:max_calls]])
-            if index >= len(places):
+                named = [p for p in places[:max_calls] if p is not None]
+                fan_out = (slot.name, [_place_text(p, slot) for p in named])
+            # Several place parameters (from/to) take the places by role, else in order.
+            place = places[index] if index < len(places) else None
+            if place is None:
                 continue
-            # Several place parameters (from/to) take the places in order.
-            value = _place_text(places[index], slot)
+            value = _place_text(place, slot)
         else:
             lone = slot is (text_slots[0] if text_slots else None) and (
                 len(text_slots) == 1 or slot.required

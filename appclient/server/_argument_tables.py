@@ -15,11 +15,15 @@ from __future__ import annotations
 __all__ = [
     "DATE_DESCRIPTION_CUES",
     "DATE_NAME_WORDS",
+    "DESTINATION_NAME_WORDS",
+    "DESTINATION_TEXT",
     "EMAIL_DESCRIPTION_CUES",
     "EMAIL_NAME_WORDS",
     "EXPRESSION_DESCRIPTION_CUES",
     "EXPRESSION_NAME_WORDS",
     "NUMBER_CUES",
+    "ORIGIN_NAME_WORDS",
+    "ORIGIN_TEXT",
     "PLACE_DESCRIPTION_CUES",
     "PLACE_NAME_WORDS",
     "REQUIRED_DEFAULTS",
@@ -183,6 +187,14 @@ EMAIL_DESCRIPTION_CUES: tuple[str, ...] = (
     "邮箱",
     "邮件地址",
 )
+
+#: Words of a place parameter's name that make it where a trip starts, or where it ends.
+ORIGIN_NAME_WORDS = frozenset({"origin", "from", "departure", "source", "src", "depart", "start"})
+DESTINATION_NAME_WORDS = frozenset({"destination", "to", "arrival", "dest", "arrive", "target"})
+#: Regular expressions for the words right before (or after) a place that make it the origin
+#: (``from Beijing``, ``从北京``, ``北京出发``) or the destination (``to Tokyo``, ``去东京``).
+ORIGIN_TEXT = (r"(?:\bfrom|从|由|自)\s*$", r"^\s*(?:出发|起飞|始发)")
+DESTINATION_TEXT = (r"(?:\bto|\binto|到|去|至|往|飞)\s*$", r"^\s*(?:到达|抵达)")
 
 #: Words of a parameter's name that make it a date.
 DATE_NAME_WORDS = frozenset({"date", "day", "when", "dt", "birthday"})

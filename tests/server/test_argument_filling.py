@@ -395,3 +395,23 @@ def test_unit_pairs_read_length_and_weight_units():
         "from_unit": "kg",
         "to_unit": "lb",
     }
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["flights to Tokyo from Beijing tomorrow", "去东京，从北京出发", "from Beijing to Tokyo"],
+)
+def test_origin_and_destination_follow_from_and_to(query):
+    """``from X``/``从X`` fills the origin and ``to Y``/``去Y`` the destination, in any order."""
+    schema = _object(origin={"type": "string"}, destination={"type": "string"})
+    arguments = fill_arguments(schema, query, today=TODAY)
+    assert arguments["origin"] in ("Beijing", "北京")
+    assert arguments["destination"] in ("Tokyo", "东京")
+
+
+def test_a_destination_alone_does_not_fill_the_origin():
+    """``flights to Tokyo`` names the destination; the origin is a guess, not Tokyo."""
+    schema = _object(origin={"type": "string"}, destination={"type": "string"})
+    plan = plan_arguments(schema, "flights to Tokyo", today=TODAY)
+    assert plan.arguments["destination"] == "Tokyo"
+    assert plan.guessed == {"origin"}
