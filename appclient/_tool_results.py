@@ -1,8 +1,8 @@
 r"""A tool's return value as the text of a tool output.
 
 The protocol's ``ToolOutput.output`` is text: natural language or a JSON dump. Strings are
-sent as they are; structured values (dicts, lists, tuples, sets, pydantic models,
-dataclasses, enums, dates, UUIDs, paths, decimals) become JSON with non-ASCII characters kept,
+sent as they are; structured values (dicts, lists, tuples, sets, ranges, dict views, pydantic
+models, dataclasses, enums, dates, UUIDs, paths, decimals) become JSON with non-ASCII kept,
 so the agent reads ``{"city": "北京"}`` and never ``{'city': '\u5317\u4eac'}`` or a Python
 repr such as ``Weather(city='北京')``. Pure logic, no I/O.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import inspect
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Collection, Iterator
 from typing import Any
 
 from pydantic_core import PydanticSerializationError, to_jsonable_python
@@ -35,6 +35,8 @@ def _fallback(value: Any) -> Any:
     to_dict = getattr(value, "to_dict", None)
     if callable(to_dict):
         return to_dict()
+    if isinstance(value, Collection) and not isinstance(value, BaseException):
+        return list(value)  # a range, a dict's keys or values: a finite sequence of values
     if _has_own_str(value) and not isinstance(value, BaseException):
         return str(value)
     raise ResultSerializationError(

@@ -86,6 +86,9 @@ CASES: list[tuple[str, Any, str]] = [
     ("binary bytes", b"\xff\x00", "base64:/wA="),
     ("generator of text", _chunks(), "北京晴"),
     ("iterator of numbers", iter([1, 2]), "[1, 2]"),
+    ("range", range(3), "[0, 1, 2]"),
+    ("dict keys", {"a": 1, "b": 2}.keys(), '["a", "b"]'),
+    ("dict values", {"a": 1}.values(), "[1]"),
     ("object with own __str__", Readable(), "晴，25度"),
     ("object with own __str__ nested", {"w": Readable()}, '{"w": "晴，25度"}'),
 ]
