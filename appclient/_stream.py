@@ -142,6 +142,9 @@ class RunStream:
                 self._pending.extend(self._decoder.end())
                 continue
             except TransportError as exc:
+                if self._finished:  # the run is complete; a server may drop or idle the
+                    self._chunks = None  # connection after its last message
+                    continue
                 raise StreamInterruptedError(
                     f"the stream broke after {self._messages} message(s): {exc}",
                     request_id=self._request_id,

@@ -152,6 +152,19 @@ def test_broken_connection_raises_interrupted_with_the_cause() -> None:
     assert closer.calls == 1
 
 
+def test_connection_lost_after_the_final_event_ends_the_stream() -> None:
+    """A reset or read timeout after the final event keeps the complete answer."""
+
+    def chunks() -> Iterator[bytes]:
+        yield from ANSWER
+        raise TransportError("connection reset")
+
+    closer = _Closer()
+    stream = RunStream(chunks(), close=closer)
+    assert stream.collect().answer == "北京25度"
+    assert closer.calls == 1
+
+
 def test_error_event_raises_run_error_and_closes() -> None:
     """An error event raises RunError with its code and message, and releases the response."""
     closer = _Closer()
