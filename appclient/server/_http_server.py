@@ -4,9 +4,10 @@ Built for the round trip's latency: keep-alive connections (one thread each), Na
 algorithm off, and each non-stream response written with ONE send (status line, headers
 and body together), so no response waits on a delayed ACK. Streams go out one SSE message
 per send, flushed immediately, and the connection closes after the last message, as the
-protocol asks. Bodies sent with ``Transfer-Encoding: chunked`` are refused with 411 (every
-official client sends ``Content-Length``). Errors the parser finds itself (a bad request
-line, headers too long) are answered in the same JSON shape as the app's errors.
+protocol asks. Bodies sent with any ``Transfer-Encoding`` are refused with 411, even beside
+a ``Content-Length`` (every official client sends ``Content-Length`` alone). Errors the
+parser finds itself (a bad request line, headers too long) are answered in the same JSON
+shape as the app's errors.
 """
 
 from __future__ import annotations
@@ -237,7 +238,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self) -> None:
         length_text = self.headers.get("Content-Length")
-        if length_text is None and self.headers.get("Transfer-Encoding"):
+        if self.headers.get("Transfer-Encoding") is not None:
+            # Even beside a Content-Length: a proxy in front may frame the body by the
+            # encoding instead, so serving it would let a second request hide in the body.
             self.send_error(HTTPStatus.LENGTH_REQUIRED, "send the body with a Content-Length")
             return
         try:

@@ -145,6 +145,20 @@ def test_chunked_request_body_is_411(server: WSGIHTTPServer) -> None:
     assert f"X-Appbuilder-Request-Id: {error['request_id']}".encode() in head
 
 
+def test_chunked_body_with_a_content_length_is_refused_too(server: WSGIHTTPServer) -> None:
+    """Transfer-Encoding with Content-Length is 411 and closes (no smuggled second request)."""
+    smuggled = b"POST /v2/app/conversation HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
+    chunked_body = b"0\r\n\r\n" + smuggled
+    raw = _raw_exchange(
+        server,
+        b"POST /v2/app/conversation HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+        + f"Content-Length: {len(chunked_body)}\r\n\r\n".encode()
+        + chunked_body,
+    )
+    assert raw.startswith(b"HTTP/1.1 411")
+    assert raw.count(b"HTTP/1.1 ") == 1
+
+
 def test_garbage_request_line_is_a_json_400(server: WSGIHTTPServer) -> None:
     """A broken request line gets the JSON error shape with a request id header."""
     raw = _raw_exchange(server, b"NONSENSE\r\n\r\n")
