@@ -56,6 +56,14 @@ def test_bodies_in_any_json_encoding_are_read(encoding: str) -> None:
     assert parse_json_object(body) == {"q": "北京"}
 
 
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-32-le"])
+def test_lone_surrogates_are_refused_in_every_json_encoding(encoding: str) -> None:
+    """An escaped lone surrogate is a 400 in a UTF-16/32 body too, as in a UTF-8 one."""
+    body = '{"q": "\\ud800"}'.encode(encoding)
+    problem = _problem(lambda: parse_json_object(body))
+    assert (problem.status, problem.code) == (400, "InvalidJSON")
+
+
 def test_field_path_formats_locations() -> None:
     """Pydantic locations become dotted paths with indexes."""
     assert field_path(("tools", 0, "function", "name")) == "tools[0].function.name"
