@@ -192,8 +192,9 @@ def _short_repr(value: Any) -> str:
 def _scrub(exc: BaseException, secrets: tuple[str, ...]) -> bool:
     """Redact secrets in place from the exception and every exception chained to it.
 
-    A traceback prints the whole ``__cause__``/``__context__`` chain (and notes), so each
-    link is cleaned. Returns False when some text still leaks (a custom ``__str__``).
+    A traceback prints the whole ``__cause__``/``__context__`` chain, notes and the members
+    of exception groups, so each is cleaned. Returns False when some text still leaks (a
+    custom ``__str__``).
     """
     if not secrets:
         return True
@@ -215,6 +216,9 @@ def _scrub(exc: BaseException, secrets: tuple[str, ...]) -> bool:
         if redact(text, secrets) != text:
             return False
         pending.extend((link.__cause__, link.__context__))
+        members = getattr(link, "exceptions", None)  # an ExceptionGroup (a TaskGroup's)
+        if isinstance(members, tuple):
+            pending.extend(m for m in members if isinstance(m, BaseException))
     return True
 
 

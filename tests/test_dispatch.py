@@ -7,6 +7,7 @@ import dataclasses
 import datetime
 import enum
 import json
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any, TypedDict
@@ -528,6 +529,29 @@ def test_bound_value_is_redacted_from_the_whole_exception_chain() -> None:
     registry.add(wrapped, api_key=SECRET)
     with pytest.raises(ToolExecutionError) as caught:
         registry.dispatch([call("wrapped", {"query": "q"})], raise_errors=True)
+    assert SECRET not in "".join(traceback.format_exception(caught.value))
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception groups are new in 3.11")
+def test_bound_value_is_redacted_from_exception_group_members() -> None:
+    """A key in an exception inside an exception group (a TaskGroup) never reaches a traceback."""
+    import traceback
+
+    async def gather(query: str, api_key: str) -> str:
+        """Fail inside a task group with the key in the message."""
+
+        async def fetch() -> None:
+            raise ValueError(f"401 for key {api_key}")
+
+        # TaskGroup is new in 3.11, while the type checker targets 3.10.
+        async with asyncio.TaskGroup() as group:  # type: ignore[attr-defined, unused-ignore]
+            group.create_task(fetch())
+        return "never"
+
+    registry = ToolRegistry()
+    registry.add(gather, api_key=SECRET)
+    with pytest.raises(ToolExecutionError) as caught:
+        registry.dispatch([call("gather", {"query": "q"})], raise_errors=True)
     assert SECRET not in "".join(traceback.format_exception(caught.value))
 
 
