@@ -90,8 +90,13 @@ def parse_docstring(text: str | None) -> DocInfo:
     if not text or not text.strip():
         return _EMPTY
     cleaned = inspect.cleandoc(text)
+    style = _likely_style(cleaned)
     try:
-        parsed = docstring_parser.parse(cleaned, style=_likely_style(cleaned))
+        parsed = docstring_parser.parse(cleaned, style=style)
+        if not parsed.meta and style is not docstring_parser.DocstringStyle.GOOGLE:
+            # A marker misled the guess (a Google docstring with a dashed underline or a
+            # line starting ":param"): let docstring-parser try every style.
+            parsed = docstring_parser.parse(cleaned)
     except docstring_parser.ParseError:
         try:
             parsed = docstring_parser.parse(cleaned)

@@ -106,6 +106,18 @@ def test_parameter_type_text(text):
     assert parse_docstring(text).param_types["city"] == "str"
 
 
+def test_google_docstring_with_a_dashed_line_keeps_its_args():
+    """A Google docstring whose body underlines a heading with dashes is still read as Google."""
+    text = "Get.\n\nFormat\n------\nOne line.\n\nArgs:\n    city: The city.\n"
+    assert parse_docstring(text).params == {"city": "The city."}
+
+
+def test_google_docstring_with_a_colon_line_keeps_its_args():
+    """A Google docstring with a line that starts like a reST field is still read as Google."""
+    text = "Get.\n\nArgs:\n    city: The city, see\n        :param docs elsewhere.\n"
+    assert parse_docstring(text).params["city"].startswith("The city")
+
+
 def test_rest_optional_marker_is_not_part_of_the_type():
     """The Sphinx ``:type days: int, optional`` documents the type int."""
     text = "Get.\n\n:param days: How many days.\n:type days: int, optional\n"
