@@ -11,6 +11,7 @@ by the caller also derive from :class:`ValueError`, so code that already guards 
     ├── TransportError                      the HTTP exchange itself failed
     │   ├── ConnectError                    no connection (refused, DNS, TLS)
     │   └── RequestTimeoutError             connect or read timeout
+    │       └── ConnectTimeoutError         no connection in time (also a ConnectError)
     ├── APIStatusError                      the server answered 4xx/5xx
     │   ├── BadRequestError                 400
     │   ├── AuthenticationError             401
@@ -88,6 +89,10 @@ class ConnectError(TransportError):
 
 class RequestTimeoutError(TransportError):
     """The server did not connect or answer within the configured timeout."""
+
+
+class ConnectTimeoutError(RequestTimeoutError, ConnectError):
+    """No connection within the connect timeout: nothing was sent, so any request may retry."""
 
 
 class APIStatusError(AppClientError):

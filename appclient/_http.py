@@ -19,6 +19,7 @@ from ._constants import HEADER_REQUEST_ID
 from ._errors import (
     APIStatusError,
     ConnectError,
+    ConnectTimeoutError,
     InvalidRequestError,
     RequestTimeoutError,
     TransportError,
@@ -95,11 +96,14 @@ def transport_error(
     timeout: tuple[float, float],
     secrets: Iterable[str] = (),
 ) -> TransportError:
-    """Map a requests failure to :class:`ConnectError`, :class:`RequestTimeoutError` or the base."""
+    """Map a requests failure to :class:`ConnectError`, :class:`RequestTimeoutError` or the base.
+
+    A connect timeout becomes :class:`ConnectTimeoutError`, which is both of the first two.
+    """
     where = f"{method} {url}"
     if isinstance(error, requests.ConnectTimeout):
         text = f"{where}: no connection within {timeout[0]:g} s (connect timeout)"
-        cls: type[TransportError] = RequestTimeoutError
+        cls: type[TransportError] = ConnectTimeoutError
     elif isinstance(error, requests.Timeout):
         text = f"{where}: no answer within {timeout[1]:g} s (read timeout)"
         cls = RequestTimeoutError

@@ -1,7 +1,8 @@
 """What appclient retries and how long it waits in between (pure: no sockets, no clock).
 
 - **What**: failures of the exchange itself (:class:`~appclient.TransportError`: refused or
-  broken connections), timeouts of non-stream requests, and HTTP 408, 429 and 5xx. Never a
+  broken connections, connect timeouts), read timeouts of non-stream requests, and HTTP
+  408, 429 and 5xx. Never a
   400, 401, 403, 404, 409, 413 or 422: sending the same request again cannot fix those. A
   stream is never retried once it has started delivering; that rule lives in the client,
   which only retries up to the response headers.
@@ -32,7 +33,7 @@ from ._constants import (
     RETRY_AFTER_ONLY_STATUS_CODES,
     RETRYABLE_STATUS_CODES,
 )
-from ._errors import APIStatusError, RequestTimeoutError, TransportError
+from ._errors import APIStatusError, ConnectError, RequestTimeoutError, TransportError
 
 __all__ = [
     "RetryPolicy",
@@ -167,12 +168,12 @@ class RetryPolicy:
                 retried, because the run may already be under way on the server.
 
         Returns:
-            ``True`` for transport failures (timeouts only when not streaming), for
+            ``True`` for transport failures (read timeouts only when not streaming), for
             retryable statuses whose server-requested wait is within the cap, and for a 409
             that carries a Retry-After within the cap (busy, try again with the same key).
         """
-        if isinstance(error, RequestTimeoutError):
-            return not stream
+        if isinstance(error, RequestTimeoutError) and not isinstance(error, ConnectError):
+            return not stream  # a read timeout: the run may be under way already
         if isinstance(error, TransportError):
             return True
         if isinstance(error, APIStatusError):

@@ -15,6 +15,7 @@ from appclient import (
     APIStatusError,
     AuthenticationError,
     ConnectError,
+    ConnectTimeoutError,
     InvalidRequestError,
     RateLimitError,
     RequestTimeoutError,
@@ -88,6 +89,15 @@ def test_connect_timeout_maps_to_request_timeout() -> None:
     )
     assert isinstance(error, RequestTimeoutError)
     assert "2 s (connect timeout)" in str(error)
+
+
+def test_connect_timeout_is_also_a_connect_error() -> None:
+    """A connect timeout is a ConnectTimeoutError: a timeout and a connection that never was."""
+    error = transport_error(
+        requests.ConnectTimeout("x"), method="POST", url="http://h/v2", timeout=TIMEOUT
+    )
+    assert isinstance(error, ConnectTimeoutError)
+    assert isinstance(error, ConnectError)
 
 
 def test_read_timeout_maps_to_request_timeout() -> None:

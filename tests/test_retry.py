@@ -13,6 +13,7 @@ import tenacity
 from appclient import (
     APIStatusError,
     ConnectError,
+    ConnectTimeoutError,
     RequestTimeoutError,
     ResponseDecodeError,
     RunError,
@@ -54,6 +55,12 @@ def test_connection_errors_are_retried_for_streams_too() -> None:
     assert policy.is_retryable(ConnectError("refused"), stream=False)
     assert policy.is_retryable(ConnectError("refused"), stream=True)
     assert policy.is_retryable(TransportError("broken"), stream=True)
+
+
+def test_connect_timeouts_are_retried_for_streams_too() -> None:
+    """A connect timeout sent nothing, so a stream request is retried after it as well."""
+    policy = RetryPolicy()
+    assert policy.is_retryable(ConnectTimeoutError("no connection"), stream=True)
 
 
 def test_timeouts_are_retried_only_without_stream() -> None:
