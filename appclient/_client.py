@@ -56,8 +56,9 @@ class AppClient(RoundTripMixin):
             else the hosted service.
         timeout: Seconds for both connecting and each read, or a ``(connect, read)`` pair.
             A stream's read timeout bounds the wait between two pieces of data.
-        max_retries: Retries after the first attempt for connection errors, timeouts
-            (non-stream), 408, 429 and 5xx. ``0`` disables retrying.
+        max_retries: Retries after the first attempt for connection errors (connect
+            timeouts included), read timeouts (non-stream), 408, 429, 5xx and a 409 that
+            names a wait. ``0`` disables retrying.
         session: A ``requests.Session`` to send with (its pools, proxies, certificates);
             the client closes only sessions it created itself.
         sleep: Called with each retry wait in seconds; ``time.sleep`` when omitted.
