@@ -150,6 +150,9 @@ def _normalize_property(prop: Any, doc_description: str | None) -> tuple[dict[st
     declared_required = result.pop("required", None) is True
     result.pop("name", None)
     type_value = result.get("type")
+    if "type" in result and type_value is None:
+        # An official @manifest_parameter naming no parameter of the signature writes null.
+        del result["type"]
     if isinstance(type_value, str) and type_value not in JSON_SCHEMA_TYPES:
         del result["type"]
         result = {**python_type_to_schema(type_value), **result}

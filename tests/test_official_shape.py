@@ -60,6 +60,14 @@ def test_one_member_union_type_name_is_nullable() -> None:
     }
 
 
+def test_null_property_type_is_dropped() -> None:
+    """``"type": null`` (official @manifest_parameter naming no signature parameter) is dropped."""
+    official = {"name": "extra", "type": None, "description": "Extra.", "required": True}
+    parameters = normalize_parameters({"type": "object", "properties": {"extra": official}})
+    assert parameters["properties"]["extra"] == {"description": "Extra."}
+    jsonschema.Draft202012Validator.check_schema(parameters)
+
+
 def test_docstring_manifest_is_normalised() -> None:
     """Fixture 04: types become JSON Schema, Args descriptions fill the properties."""
     tool = normalize_tool(_fixture_tool("04_run_tools_manifest_from_function"))
