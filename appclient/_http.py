@@ -70,7 +70,9 @@ def authorization_value(token: str) -> str:
         InvalidRequestError: The token is empty or holds characters a header cannot carry
             (the message never repeats the token).
     """
-    if not isinstance(token, str) or not token.strip():
+    if not isinstance(token, str):
+        raise InvalidRequestError(f"the token must be a string, got {type(token).__name__}")
+    if not token.strip():
         raise InvalidRequestError("the token is empty; pass token= or set APPBUILDER_TOKEN")
     token = token.strip()
     if any(ord(char) < 0x20 or ord(char) == 0x7F for char in token) or not token.isascii():

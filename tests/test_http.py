@@ -73,6 +73,13 @@ def test_authorization_keeps_an_existing_bearer() -> None:
     assert authorization_value("Bearer already-prefixed") == "Bearer already-prefixed"
 
 
+@pytest.mark.parametrize("token", [12345, b"bytes-token"])
+def test_authorization_names_a_token_of_the_wrong_type(token: object) -> None:
+    """A token that is not a string is refused by its type, not called empty."""
+    with pytest.raises(InvalidRequestError, match="token must be a string, got"):
+        authorization_value(token)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("token", ["", "   ", "tok\nevil: header", "tok\x00", "тoken"])
 def test_authorization_refuses_unusable_tokens(token: str) -> None:
     """Empty tokens and tokens with control or non-ASCII characters are refused, unshown."""
