@@ -47,18 +47,28 @@ class _BodyReader:
     def __init__(self, stream: io.BufferedIOBase, length: int) -> None:
         self._stream = stream
         self.remaining = length
+        self.broken = False
 
     def read(self, size: int = -1) -> bytes:
         if size < 0 or size > self.remaining:
             size = self.remaining
-        data = self._stream.read(size) if size else b""
+        try:
+            data = self._stream.read(size) if size else b""
+        except OSError:
+            # The client stopped sending (timeout, reset): the connection cannot go on.
+            self.broken = True
+            raise
         self.remaining -= len(data)
         return data
 
     def readline(self, size: int = -1) -> bytes:
         if size < 0 or size > self.remaining:
             size = self.remaining
-        data = self._stream.readline(size) if size else b""
+        try:
+            data = self._stream.readline(size) if size else b""
+        except OSError:
+            self.broken = True
+            raise
         self.remaining -= len(data)
         return data
 
@@ -131,7 +141,7 @@ class _Handler(BaseHTTPRequestHandler):
             if not self._parse_request():
                 return
             self._serve()
-        except (TimeoutError, ConnectionError):
+        except OSError:  # a timeout, a reset, or a socket that timed out earlier
             self.close_connection = True
 
     def _parse_request(self) -> bool:
@@ -271,6 +281,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send
 
         result = self.server.app(self._environ(body), start_response)
+        if body.broken:
+            self.close_connection = True
         try:
             self._write(result, captured)
         finally:
@@ -301,7 +313,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(pending)
 
     def _finish_body(self, body: _BodyReader) -> None:
-        if not body.remaining:
+        if not body.remaining or body.broken:
             return
         if body.remaining > _DRAIN_LIMIT:
             self.close_connection = True

@@ -167,6 +167,14 @@ class ReferenceApp:
         return route(context)
 
     def _read_body(self, environ: dict[str, Any]) -> bytes:
+        try:
+            return self._read_body_bytes(environ)
+        except OSError:  # a timeout or a reset: the client stopped sending its body
+            raise HTTPProblem(
+                408, "RequestTimeout", "body: the client stopped sending before it all arrived"
+            ) from None
+
+    def _read_body_bytes(self, environ: dict[str, Any]) -> bytes:
         stream = environ.get("wsgi.input")
         length_text = (environ.get("CONTENT_LENGTH") or "").strip()
         if length_text:

@@ -332,3 +332,28 @@ def test_ipv6_host_binds_and_serves() -> None:
         httpd.server_close()
         thread.join()
         app.close()
+
+
+def test_client_that_stops_sending_its_body_gets_408_and_no_traceback(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A body cut short by a silent client: 408 after the idle timeout, connection closed."""
+    app = make_app()
+    httpd = WSGIHTTPServer(("127.0.0.1", 0), app, keepalive_timeout=0.1)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01})
+    thread.start()
+    try:
+        raw = _raw_exchange(
+            httpd,
+            f"POST /v2/app/conversation HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\n"
+            "Content-Length: 100\r\n\r\n{".encode(),
+        )
+    finally:
+        httpd.shutdown()
+        httpd.close_connections()
+        httpd.server_close()
+        thread.join()
+        app.close()
+    assert raw.startswith(b"HTTP/1.1 408")
+    assert b"Connection: close" in raw
+    assert "Traceback" not in capsys.readouterr().err

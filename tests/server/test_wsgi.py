@@ -182,6 +182,30 @@ def test_oversize_body_is_413_without_reading_it() -> None:
     app.close()
 
 
+class _StalledInput:
+    """A request body whose client stopped sending: reading it times out."""
+
+    def read(self, size: int = -1) -> bytes:
+        raise TimeoutError("timed out")
+
+
+def test_body_that_stops_arriving_is_408_not_an_internal_error(
+    app: ReferenceApp, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A client that stops sending its body gets a 408, and nothing is logged as a crash."""
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": "/v2/app/conversation",
+        "CONTENT_LENGTH": "100",
+        "HTTP_AUTHORIZATION": f"Bearer {TOKEN}",
+        "wsgi.input": _StalledInput(),
+    }
+    with caplog.at_level(logging.ERROR, logger="appclient.server"):
+        response = app.handle(environ, request_id="r1")
+    assert (response.status, json.loads(response.body)["code"]) == (408, "RequestTimeout")
+    assert not caplog.records
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [
