@@ -9,6 +9,7 @@ leaves the conversation as it was.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 from collections.abc import Callable
@@ -196,12 +197,16 @@ class Endpoints:
                     file_names=file_names,
                     end_user_id=request.end_user_id,
                 )
+            committed = self.store.commit_run(
+                outcome.state, lease_id=lease_id, message_id=outcome.message_id
+            )
         except BaseException:
-            self.store.release_run(conversation_id, lease_id=lease_id)
+            # Whatever failed (the agent, the store's commit), the conversation must not
+            # stay busy until its lease expires; a commit that raised saved nothing.
+            with contextlib.suppress(Exception):
+                self.store.release_run(conversation_id, lease_id=lease_id)
             raise
-        if not self.store.commit_run(
-            outcome.state, lease_id=lease_id, message_id=outcome.message_id
-        ):
+        if not committed:
             raise HTTPProblem(
                 409,
                 "ConversationBusy",
