@@ -147,9 +147,13 @@ public final class AppClient {
      * @param conversationId the conversation
      * @param file the file to send (its base name is the upload's file name)
      * @return the file id
-     * @throws InvalidRequestException when the file cannot be read
+     * @throws InvalidRequestException when the conversation id is empty or the file cannot be read
      */
     public String uploadFile(String conversationId, Path file) {
+        requireText(conversationId, "conversationId");
+        if (file == null) {
+            throw new InvalidRequestException("file must be a path, got null");
+        }
         byte[] content;
         try {
             content = Files.readAllBytes(file);
@@ -170,8 +174,11 @@ public final class AppClient {
      * @param conversationId the conversation
      * @param fileUrl the file's URL
      * @return the file id
+     * @throws InvalidRequestException when the conversation id or the URL is empty
      */
     public String uploadFileUrl(String conversationId, String fileUrl) {
+        requireText(conversationId, "conversationId");
+        requireText(fileUrl, "fileUrl");
         Multipart form = new Multipart()
                 .field("app_id", appId)
                 .field("conversation_id", conversationId)
@@ -191,6 +198,12 @@ public final class AppClient {
                 .POST(HttpRequest.BodyPublishers.ofByteArray(form.toBytes()));
         Answer answer = send(post, "upload file");
         return Responses.requiredString(answer.text(), "id", answer.requestId());
+    }
+
+    private static void requireText(String value, String name) {
+        if (value == null || value.isBlank()) {
+            throw new InvalidRequestException(name + " must be a non-empty string, got " + value);
+        }
     }
 
     private static HttpRequest.BodyPublisher json(JsonObject body) {

@@ -199,6 +199,20 @@ class AppClientTransportTest {
         assertTrue(body.contains("\r\n\r\nhello\r\n"), body);
     }
 
+    /** An upload without a conversation id, file or URL is refused by name, before any request. */
+    @Test
+    void rejectsUploadsWithoutTheirInputs(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("a.txt"), "hello", StandardCharsets.UTF_8);
+        InvalidRequestException noConversation =
+                assertThrows(InvalidRequestException.class, () -> client.uploadFile(null, file));
+        assertTrue(noConversation.getMessage().contains("conversationId"));
+        assertThrows(InvalidRequestException.class, () -> client.uploadFile("conv", null));
+        InvalidRequestException noUrl =
+                assertThrows(InvalidRequestException.class, () -> client.uploadFileUrl("conv", null));
+        assertTrue(noUrl.getMessage().contains("fileUrl"));
+        assertTrue(stub.requests().isEmpty());
+    }
+
     /** Settings are checked when the client is built, naming the bad one. */
     @Test
     void rejectsBadSettings() {
