@@ -52,21 +52,29 @@ class _Conversations(Protocol):
     def run(self, conversation_id: str, query: str = "", **kwargs: Any) -> Any: ...
 
 
-def as_registry(tools: ToolRegistry | Iterable[Any] | None) -> ToolRegistry:
+def as_registry(tools: ToolRegistry | Iterable[Any] | Callable[..., Any] | None) -> ToolRegistry:
     """Return ``tools`` as a registry: a registry as is, else a new one holding the items.
 
     Args:
-        tools: A :class:`ToolRegistry`, or functions, toolkit objects and groups.
+        tools: A :class:`ToolRegistry`, or functions, toolkit objects and groups (a list of
+            them, or just one).
 
     Returns:
         The registry to dispatch with.
     """
     # Imported here so that importing the client does not import the manifest builder.
     from ._registry import ToolRegistry
+    from ._tool_groups import ToolGroup
 
     if isinstance(tools, ToolRegistry):
         return tools
-    return ToolRegistry(tools or ())
+    if tools is None:
+        return ToolRegistry()
+    # A group iterates over its entries and a toolkit object may not iterate at all: each is
+    # one item, like a lone function.
+    if isinstance(tools, ToolGroup) or callable(tools) or not isinstance(tools, Iterable):
+        return ToolRegistry([tools])
+    return ToolRegistry(tools)
 
 
 @dataclass
@@ -137,7 +145,7 @@ class RoundTripMixin:
         conversation_id: str | None = None,
         query: str = "",
         *,
-        tools: ToolRegistry | Iterable[Any],
+        tools: ToolRegistry | Iterable[Any] | Callable[..., Any],
         stream: bool = False,
         on_event: Callable[[LoopEvent], None] | None = None,
         tool_choice: ToolChoice | Mapping[str, Any] | None = None,
@@ -155,8 +163,8 @@ class RoundTripMixin:
         Args:
             conversation_id: The conversation to use; a new one is created when ``None``.
             query: The user's message (sent with the first run only).
-            tools: A :class:`ToolRegistry`, or functions, toolkit objects and groups (wrapped
-                in a new registry). Sent with the first run only.
+            tools: A :class:`ToolRegistry`, or functions, toolkit objects and groups, or one
+                of them (wrapped in a new registry). Sent with the first run only.
             stream: Stream each run (``on_event`` then gets the answer text as it arrives).
             on_event: Called with every :class:`LoopEvent`, in order.
             tool_choice: Force a tool in the first run only (later runs let the agent choose).
@@ -212,7 +220,7 @@ class RoundTripMixin:
         conversation_id: str | None = None,
         query: str = "",
         *,
-        tools: ToolRegistry | Iterable[Any],
+        tools: ToolRegistry | Iterable[Any] | Callable[..., Any],
         stream: bool = True,
         tool_choice: ToolChoice | Mapping[str, Any] | None = None,
         max_rounds: int = DEFAULT_MAX_ROUNDS,

@@ -25,6 +25,7 @@ from appclient import (
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    ToolGroup,
     ToolNotFoundError,
     ToolRegistry,
 )
@@ -495,6 +496,14 @@ def test_as_registry_keeps_a_registry_and_wraps_callables() -> None:
     assert as_registry(registry) is registry
     assert as_registry([add]).names() == ["add"]
     assert as_registry(None).names() == []
+
+
+def test_a_single_function_or_group_is_accepted_as_tools() -> None:
+    """tools=func or tools=group (not in a list) registers it, instead of failing to iterate."""
+    group = ToolGroup("loop-test-single")
+    group.tool(get_current_weather)
+    assert as_registry(add).names() == ["add"]
+    assert as_registry(group).names() == ["get_current_weather"]
 
 
 def test_empty_registry_sends_no_tools() -> None:
