@@ -163,6 +163,21 @@ def _recursive_names(definitions: Mapping[str, Any]) -> set[str]:
     return recursive
 
 
+def _without_dangling_mapping(item: Schema, keep: set[str]) -> Schema:
+    # A discriminator (OpenAPI) maps values to "#/$defs/..." references; once those
+    # definitions are inlined the references would point nowhere.
+    discriminator = item.get("discriminator")
+    if not isinstance(discriminator, dict):
+        return item
+    mapping = discriminator.get("mapping")
+    if not isinstance(mapping, dict) or all(
+        _ref_name({"$ref": ref}) in keep for ref in mapping.values()
+    ):
+        return item
+    rest = {k: v for k, v in discriminator.items() if k != "mapping"}
+    return {**item, "discriminator": rest}
+
+
 def inline_definitions(schema: Schema) -> Schema:
     """Replace ``$ref``s by the definitions they name, keeping only recursive ones in ``$defs``.
 
@@ -182,6 +197,7 @@ def inline_definitions(schema: Schema) -> Schema:
 
     def resolve(node: Any) -> Any:
         def replace(item: Schema) -> Schema:
+            item = _without_dangling_mapping(item, keep)
             name = _ref_name(item)
             if name is None or name in keep or name not in definitions:
                 return item

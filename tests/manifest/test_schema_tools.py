@@ -66,6 +66,22 @@ def test_inline_keeps_recursive_definitions():
     assert result["$defs"] == {"N": node}
 
 
+def test_inline_drops_a_discriminator_mapping_into_inlined_definitions():
+    """A discriminator mapping naming inlined definitions would dangle, so it is dropped."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "item": {
+                "oneOf": [{"$ref": "#/$defs/A"}],
+                "discriminator": {"propertyName": "kind", "mapping": {"a": "#/$defs/A"}},
+            }
+        },
+        "$defs": {"A": {"type": "object", "properties": {"kind": {"const": "a"}}}},
+    }
+    item = inline_definitions(schema)["properties"]["item"]
+    assert item["discriminator"] == {"propertyName": "kind"}
+
+
 def test_make_nullable_wraps_a_typed_schema():
     """A typed schema becomes anyOf [schema, null], keeping description and default outside."""
     assert make_nullable({"type": "integer", "description": "d", "default": 3}, {}) == {
