@@ -137,7 +137,8 @@ class _Filler:
                 value = reader.choice(vocabulary)
                 if value is not NOTHING:
                     return value
-            quoted = reader.quoted()
+            # One piece only: a second quote belongs to the next text parameter.
+            quoted = reader.quoted(limit=1)
             if quoted:
                 return quoted[0]
             takes_subject = not vocabulary and _default_of(slot) in ("#text", NOTHING)

@@ -281,9 +281,9 @@ class QueryReader:
             self.take(match.start(), match.end())
         return [match.group() for match in found]
 
-    def quoted(self) -> list[str]:
-        """Return (and use up) every quoted piece of text."""
-        found = find_quoted(self.text)
+    def quoted(self, *, limit: int | None = None) -> list[str]:
+        """Return (and use up) the quoted pieces of text: every one, or the first ``limit``."""
+        found = find_quoted(self.text)[:limit]
         for item in found:
             self.take(item.start, item.end)
         return [str(item.value) for item in found]
