@@ -3,15 +3,18 @@
 Conversation states are saved whole as JSON (they are small, and a run replaces one
 atomically). Leases and idempotency reservations are single conditional statements, so two
 processes never both win. The file runs in WAL mode so readers do not block the writer;
-connections come from a small pool, one per concurrently working thread.
+connections come from a small pool, one per concurrently working thread, and a process
+forked from one holding the store (gunicorn ``--preload``) opens connections of its own.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import queue
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -60,6 +63,18 @@ CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (reserved_at);
 #: Reservations between two trims of the idempotency table down to its size limit.
 _TRIM_EVERY = 256
 
+# Open stores, so a forked child (gunicorn --preload) can drop the connections it inherited.
+_open_stores: weakref.WeakSet[SQLiteStore] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for store in list(_open_stores):
+        store._forget_inherited_connections()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
 
 class SQLiteStore(Store):
     """A store in a SQLite database file.
@@ -85,8 +100,10 @@ class SQLiteStore(Store):
         self._lock = threading.Lock()
         self._reservations = 0
         self._closed = False
+        self._inherited: list[sqlite3.Connection] = []
         with self._connection() as db:
             db.executescript(_SCHEMA)
+        _open_stores.add(self)
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
@@ -124,6 +141,15 @@ class SQLiteStore(Store):
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
+
+    def _forget_inherited_connections(self) -> None:
+        # SQLite forbids using a connection in a process forked after it was opened. The
+        # parent's connections are kept unused (closing one could disturb the parent's
+        # locks) and the child opens its own; the lock may have been held at the fork.
+        self._lock = threading.Lock()
+        self._inherited.extend(self._all)
+        self._all = []
+        self._pool = queue.SimpleQueue()
 
     def close(self) -> None:
         """Close every connection; the store is unusable afterwards."""

@@ -420,7 +420,7 @@ def test_a_destination_alone_does_not_fill_the_origin():
 def test_each_quoted_text_goes_to_its_own_text_parameter():
     """Two quoted pieces fill two free-text parameters in order; the second is not lost."""
     schema = _object(subject={"type": "string"}, body={"type": "string"})
-    query = '发邮件，主题是“会议”，内容是“明天下午三点开会”'
+    query = "发邮件，主题是“会议”，内容是“明天下午三点开会”"
     assert fill_arguments(schema, query, today=TODAY) == {
         "subject": "会议",
         "body": "明天下午三点开会",

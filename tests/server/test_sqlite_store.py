@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -100,3 +101,24 @@ def test_two_wsgi_workers_share_one_round_trip(tmp_path: Path) -> None:
     finally:
         worker_a.close()
         worker_b.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_forked_child_opens_its_own_connections(tmp_path: Path) -> None:
+    """After a fork (gunicorn --preload) the child never uses a connection of its parent."""
+    store = SQLiteStore(tmp_path / "s.db")
+    inherited = set(map(id, store._all))
+    assert inherited
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only if it worked on a connection of its own
+        status = 1
+        try:
+            store.create_conversation(ConversationState("child", "o", "a", 1.0))
+            fresh = set(map(id, store._all))
+            status = 0 if fresh and not fresh & inherited else 2
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert store.get_conversation("child") is not None
+    store.close()
