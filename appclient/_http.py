@@ -106,7 +106,10 @@ def transport_error(
     if isinstance(error, requests.ConnectTimeout):
         text = f"{where}: no connection within {timeout[0]:g} s (connect timeout)"
         cls: type[TransportError] = ConnectTimeoutError
-    elif isinstance(error, requests.Timeout):
+    elif isinstance(error, requests.Timeout) or (
+        # requests reports a body that stalls as ConnectionError(ReadTimeoutError)
+        error.args and isinstance(error.args[0], urllib3.exceptions.ReadTimeoutError)
+    ):
         text = f"{where}: no answer within {timeout[1]:g} s (read timeout)"
         cls = RequestTimeoutError
     elif isinstance(error, requests.ConnectionError):

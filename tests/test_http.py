@@ -117,6 +117,16 @@ def test_read_timeout_maps_to_request_timeout() -> None:
     assert (error.method, error.url) == ("POST", "http://h/v2")
 
 
+def test_read_timeout_inside_the_body_maps_to_request_timeout() -> None:
+    """A body that stalls (requests wraps that timeout in ConnectionError) is a read timeout."""
+    stalled = urllib3.exceptions.ReadTimeoutError(None, "/v2", "Read timed out.")  # type: ignore[arg-type]
+    error = transport_error(
+        requests.ConnectionError(stalled), method="POST", url="http://h/v2", timeout=TIMEOUT
+    )
+    assert isinstance(error, RequestTimeoutError)
+    assert "30 s (read timeout)" in str(error)
+
+
 def test_connection_error_maps_to_connect_error_with_the_cause() -> None:
     """A refused connection becomes ConnectError with urllib3's reason, minus the object repr."""
     reason = urllib3.exceptions.NewConnectionError(
