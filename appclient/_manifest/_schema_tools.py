@@ -21,6 +21,7 @@ Nested fields with defaults become required but not nullable: the agent sends a 
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -112,8 +113,22 @@ def map_schema(schema: Any, transform: Callable[[Schema], Schema]) -> Any:
     return transform(result)
 
 
+def _unique(values: list[Any]) -> list[Any]:
+    # By JSON text, so 1 and true (equal in Python, different in JSON) both stay.
+    seen: set[str] = set()
+    result = []
+    for value in values:
+        key = json.dumps(value, sort_keys=True, default=repr)
+        if key not in seen:
+            seen.add(key)
+            result.append(value)
+    return result
+
+
 def _tidy_one(schema: Schema) -> Schema:
     schema.pop("title", None)
+    if isinstance(schema.get("enum"), list):
+        schema["enum"] = _unique(schema["enum"])  # pydantic lists Enum aliases again
     default = schema.get("default")
     if isinstance(default, float) and not math.isfinite(default):
         del schema["default"]

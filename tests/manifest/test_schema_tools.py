@@ -38,6 +38,11 @@ def test_tidy_drops_non_finite_defaults():
     assert tidy({"type": "number", "default": math.inf}) == {"type": "number"}
 
 
+def test_tidy_removes_repeated_enum_values():
+    """An enum with aliases (A = 1; B = 1) lists each value once; 1 and true stay apart."""
+    assert tidy({"enum": [1, 1, True, "x", "x"]}) == {"enum": [1, True, "x"]}
+
+
 def test_tidy_orders_type_first():
     """Keys are ordered for readers: type, format, description first; default last."""
     ordered = tidy({"default": 1, "description": "d", "type": "integer", "minimum": 0})
