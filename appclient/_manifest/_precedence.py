@@ -24,11 +24,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from .._errors import ManifestError
 from ._decorators import UNSET, ManifestOverrides, ParameterOverride
 from ._docstrings import DocInfo, merge_doc_info, parse_docstring
-from ._schema_tools import Schema, json_copy
+from ._schema_tools import Schema
 from ._signature import EMPTY, CallableTarget, SignatureParameter, namespaces
 from ._type_schema import (
     annotated_description,
@@ -138,15 +139,26 @@ def gather_parameter(
     return GatheredParameter(parameter, annotation, default, required, description, override)
 
 
+def _as_json(value: Any, item: GatheredParameter, keyword: str) -> Any:
+    # Decorator values are Python objects (dates, enums, tuples): the tool must be plain JSON.
+    try:
+        return to_jsonable_python(value)
+    except PydanticSerializationError as exc:
+        raise ManifestError(
+            f"@manifest_parameter({keyword}=...) of {item.signature.name!r} holds a value that "
+            f"cannot be written as JSON: {exc}"
+        ) from exc
+
+
 def finish_property(schema: Schema, item: GatheredParameter) -> Schema:
     """Write the winning description and the decorator's keywords into a property schema."""
     if item.description:
         schema["description"] = item.description
     override = item.override
     if override is not None and override.examples is not None:
-        schema["examples"] = json_copy(list(override.examples))
+        schema["examples"] = _as_json(list(override.examples), item, "examples")
     if override is not None and override.schema is not None:
-        schema.update(json_copy(dict(override.schema)))
+        schema.update(_as_json(dict(override.schema), item, "schema"))
     first: Schema = {k: schema[k] for k in ("type", "format", "description") if k in schema}
     return {**first, **{k: v for k, v in schema.items() if k not in first}}
 

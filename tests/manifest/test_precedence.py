@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+import json
 from typing import Annotated
 
 from pydantic import Field
@@ -119,3 +121,14 @@ def test_manifest_description_beats_docstring_but_not_explicit():
 
     assert build_tool_spec(f).description == "decorator"
     assert build_tool_spec(f, description="explicit").description == "explicit"
+
+
+def test_decorator_examples_become_json():
+    """A date in examples= is written as JSON text, so the tool goes through json.dumps."""
+
+    @manifest_parameter(name="day", examples=[datetime.date(2024, 5, 1)])
+    def plan(day: datetime.date) -> None:
+        """Plan a day."""
+
+    spec = build_tool_spec(plan)
+    assert '"examples": ["2024-05-01"]' in json.dumps(spec.to_tool())
