@@ -307,7 +307,7 @@ def _fill(parameters: Any, reader: QueryReader, *, max_calls: int) -> ArgumentPl
             value = filler.evidence(slot, lone_text=lone)
             if value is NOTHING:
                 continue
-        value = value_for_schema(slot.schema, preferred=value, today=reader.today)
+        value = _fitted(slot, value, reader.today)
         values[slot.name] = value
         from_query.add(slot.name)
         if reader.spans_read > spans_before or (slot.kind == "place" and places_weak):
@@ -315,9 +315,7 @@ def _fill(parameters: Any, reader: QueryReader, *, max_calls: int) -> ArgumentPl
     guessed: set[str] = set()
     for slot in slots:
         if slot.required and slot.name not in values:
-            values[slot.name] = value_for_schema(
-                slot.schema, preferred=filler.default(slot), today=reader.today
-            )
+            values[slot.name] = _fitted(slot, filler.default(slot), reader.today)
             guessed.add(slot.name)
     # Copies: values may come from a (cached) schema's enum or default, which must not be
     # shared with whoever receives the call.
@@ -329,12 +327,23 @@ def _fill(parameters: Any, reader: QueryReader, *, max_calls: int) -> ArgumentPl
     calls: list[dict[str, Any]] = [ordered_values]
     if fan_out is not None:
         name, names = fan_out
-        schema = next(s.schema for s in slots if s.name == name)
+        place_slot = next(s for s in slots if s.name == name)
         calls = []
         for place in dict.fromkeys(names):
-            value = value_for_schema(schema, preferred=place, today=reader.today)
+            value = _fitted(place_slot, place, reader.today)
             calls.append({**ordered_values, name: value})
     return ArgumentPlan(tuple(calls), frozenset(from_query), frozenset(guessed), frozenset(weak))
+
+
+def _fitted(slot: Slot, preferred: Any, today: dt.date) -> Any:
+    """``preferred`` made valid for ``slot``; its description's example when nothing near fits."""
+    value = value_for_schema(slot.schema, preferred=preferred, today=today)
+    example = slot.example
+    if not fits_schema(value, slot.schema) and example is not None:
+        fitting_example = value_for_schema(slot.schema, preferred=example, today=today)
+        if fits_schema(fitting_example, slot.schema):
+            return fitting_example
+    return value
 
 
 def _declared_order(parameters: Any, slots: list[Slot]) -> list[Slot]:

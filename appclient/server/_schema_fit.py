@@ -316,7 +316,15 @@ def _string_candidates(schema: Mapping[str, Any], preferred: Any, today: dt.date
         base = base[:max_length]
     if isinstance(min_length, int) and len(base) < min_length:
         base = base + "x" * (min_length - len(base))
-    return [base]
+    found = [base]
+    if "pattern" in schema:
+        # A pattern often fixes the case (^[A-Z]{3}$, ^U\d+$); failing that, the schema's own
+        # examples and default show a value it accepts.
+        found += [base.upper(), base.lower()]
+        examples = schema.get("examples")
+        found += [e for e in examples if isinstance(e, str)] if isinstance(examples, list) else []
+        found += [schema["default"]] if isinstance(schema.get("default"), str) else []
+    return found
 
 
 def _array_candidates(

@@ -425,3 +425,10 @@ def test_each_quoted_text_goes_to_its_own_text_parameter():
         "subject": "会议",
         "body": "明天下午三点开会",
     }
+
+
+def test_a_value_its_pattern_refuses_gives_way_to_the_descriptions_example():
+    """An id the query writes without the pattern's prefix becomes the example: a valid call."""
+    schema = _object(user_id={"type": "string", "pattern": r"^U\d+$", "description": "e.g. U1"})
+    arguments = fill_arguments(schema, "find user 12345", today=TODAY)
+    assert validator(schema).is_valid(arguments)

@@ -166,3 +166,14 @@ def test_inline_refs_stops_at_recursive_references():
         "$ref": "#/$defs/Node",
     }
     assert inline_refs(schema)["type"] == "object"
+
+
+def test_value_for_schema_tries_the_other_case_for_a_pattern():
+    """``u777`` for a ``^U`` + digits pattern becomes ``U777``: the closest valid value."""
+    assert value_for_schema({"type": "string", "pattern": r"^U\d+$"}, preferred="u777") == "U777"
+
+
+def test_value_for_schema_falls_back_to_the_schemas_examples():
+    """When nothing near the preferred value fits, a string the schema gives as example does."""
+    schema = {"type": "string", "pattern": r"^U\d+$", "examples": ["U12345"]}
+    assert value_for_schema(schema, preferred="12345") == "U12345"
