@@ -94,6 +94,10 @@ def _check_unique(tools: Iterable[tuple[str, dict[str, Any]]]) -> None:
         seen[name] = origin
 
 
+def _is_json_name(path: Path) -> bool:
+    return path.suffix.lower() == ".json"  # TOOLS.JSON too (Windows users write it so)
+
+
 def _read_file(path: Path) -> list[tuple[str, dict[str, Any]]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
@@ -124,7 +128,7 @@ def load_tools(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """
     location = Path(path)
     if location.is_dir():
-        files = sorted(p for p in location.iterdir() if p.suffix == ".json" and p.is_file())
+        files = sorted(p for p in location.iterdir() if _is_json_name(p) and p.is_file())
     elif location.exists():
         files = [location]
     else:
@@ -174,7 +178,7 @@ def save_tools(tools: ToolLike | Iterable[ToolLike], path: str | os.PathLike[str
     ]
     _check_unique(checked)
     target = Path(path)
-    as_folder = target.is_dir() or str(path).endswith(("/", os.sep)) or target.suffix != ".json"
+    as_folder = target.is_dir() or str(path).endswith(("/", os.sep)) or not _is_json_name(target)
     if not as_folder:
         _write_json(target, checked[0][1] if single else [tool for _, tool in checked])
         return [target]

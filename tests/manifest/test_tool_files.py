@@ -124,3 +124,11 @@ def test_saved_file_has_the_usual_permissions(tmp_path):
     path = tmp_path / "weather.json"
     save_tools(get_current_weather, path)
     assert path.stat().st_mode & 0o777 == reference.stat().st_mode & 0o777
+
+
+def test_upper_case_json_suffix_is_a_file(tmp_path):
+    """save_tools to TOOLS.JSON writes that file (not a folder named TOOLS.JSON) and loads back."""
+    path = tmp_path / "TOOLS.JSON"
+    save_tools(get_current_weather, path)
+    assert path.is_file()
+    assert [tool["function"]["name"] for tool in load_tools(tmp_path)] == ["get_current_weather"]
