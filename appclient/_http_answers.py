@@ -31,6 +31,8 @@ __all__ = [
 
 _EMPTY_CODES: Final = (None, "")
 _SUCCESS_CODES: Final = (0, "0")
+_BOM: Final = "\ufeff"
+_BOM_BYTES: Final = _BOM.encode()
 
 
 def decode_json(content: bytes, *, what: str, request_id: str = "") -> Any:
@@ -73,6 +75,9 @@ def parse_run_answer(
         RunError: The body reports a top-level error.
         ResponseDecodeError: The body is not a JSON object of the run answer's shape.
     """
+    # RFC 8259 lets a parser ignore a byte-order mark; requests' .json() (the official
+    # client's reader) does, pydantic does not.
+    data = data.removeprefix(_BOM_BYTES) if isinstance(data, bytes) else data.removeprefix(_BOM)
     try:
         answer = RunAnswer.model_validate_json(data)
     except ValidationError as exc:

@@ -62,6 +62,12 @@ def test_parse_run_answer_reads_the_protocol_body() -> None:
     assert answer.events[-1].tool_calls[-1].function.arguments == {}
 
 
+@pytest.mark.parametrize("body", [b'\xef\xbb\xbf{"answer": "x"}', '\ufeff{"answer": "x"}'])
+def test_parse_run_answer_ignores_a_byte_order_mark(body: bytes | str) -> None:
+    """A body starting with a BOM is read (as requests' .json() and the official client do)."""
+    assert parse_run_answer(body).answer == "x"
+
+
 def test_parse_run_answer_raises_run_error_for_top_level_error() -> None:
     """A 200 body with a top-level code/message is a RunError carrying both."""
     body = b'{"request_id": "r9", "code": "QuotaExceeded", "message": "no quota"}'
