@@ -87,19 +87,21 @@ def parse_base_url(base_url: str | None) -> str:
         InvalidRequestError: Not an http(s) URL with a host and a valid port, or it carries
             credentials.
     """
-    value = base_url if base_url is not None else os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL
+    name, value = "base_url", base_url
+    if value is None:
+        name, value = f"${ENV_BASE_URL}", os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL
     if not isinstance(value, str):
-        raise InvalidRequestError(f"base_url must be a string, got {type(value).__name__}")
+        raise InvalidRequestError(f"{name} must be a string, got {type(value).__name__}")
     try:  # what requests and urllib3 would otherwise fail on at every call, with their errors
         parts = urlsplit(value.strip())
         parts.port  # noqa: B018 - reading it checks the port
         (parts.hostname or "").encode("idna")  # empty or over-long labels
     except ValueError as exc:  # UnicodeError is a ValueError
-        raise InvalidRequestError(f"base_url {value!r} is malformed: {exc}") from None
+        raise InvalidRequestError(f"{name} {value!r} is malformed: {exc}") from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise InvalidRequestError(f"base_url must be an http(s) URL, got {value!r}")
+        raise InvalidRequestError(f"{name} must be an http(s) URL, got {value!r}")
     if parts.username or parts.password:
-        raise InvalidRequestError("base_url must not carry credentials; pass token= instead")
+        raise InvalidRequestError(f"{name} must not carry credentials; pass token= instead")
     return value.strip().rstrip("/")
 
 

@@ -66,6 +66,15 @@ def test_parse_base_url_refuses_a_host_with_a_bad_label(base_url: str) -> None:
         parse_base_url(base_url)
 
 
+def test_parse_base_url_names_the_environment_variable_it_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bad $GATEWAY_URL_V2 is reported under that name (the caller passed no base_url)."""
+    monkeypatch.setenv("GATEWAY_URL_V2", "qianfan.baidubce.com")
+    with pytest.raises(InvalidRequestError, match=r"\$GATEWAY_URL_V2 must be an http\(s\) URL"):
+        parse_base_url(None)
+
+
 def test_repr_and_secrets() -> None:
     """The repr shows no token; secrets() lists the raw token and the header value."""
     transport = _transport([])
