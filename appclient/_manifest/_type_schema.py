@@ -159,6 +159,12 @@ def build_arguments_model(
     for index, item in enumerate(fields):
         annotation = Any if item.annotation is EMPTY else item.annotation
         default = ... if item.default is EMPTY else item.default
+        if isinstance(default, FieldInfo):
+            # The parameter name is the property name (the call needs it): a Field default's
+            # own alias would rename the property and lose the parameter.
+            default = FieldInfo.merge_field_infos(
+                default, alias=item.alias, validation_alias=item.alias, serialization_alias=None
+            )
         definitions[f"p{index}"] = (Annotated[annotation, Field(alias=item.alias)], default)
     try:
         return create_model(

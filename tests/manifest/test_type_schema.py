@@ -10,6 +10,7 @@ from typing import Any, Literal, Optional, Union
 
 import jsonschema
 import pytest
+from pydantic import Field
 
 from appclient import ManifestError
 from appclient._manifest import build_tool_spec
@@ -411,3 +412,15 @@ def test_unresolvable_annotation_names_the_parameter():
 
     with pytest.raises(ManifestError, match="'value'"):
         build_tool_spec(bad)
+
+
+def test_field_default_with_an_alias_keeps_the_parameter_name():
+    """x: int = Field(5, alias="X") is the property x (a call needs x=), with the Field's facts."""
+
+    def scale(x: int = Field(5, alias="X", ge=0)) -> int:
+        """Scale."""
+        return x
+
+    spec = build_tool_spec(scale)
+    assert spec.schema["properties"] == {"x": {"type": "integer", "minimum": 0, "default": 5}}
+    assert spec.validate_arguments({"x": 7}) == ((), {"x": 7})
