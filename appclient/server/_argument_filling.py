@@ -3,10 +3,11 @@
 For every parameter the filler looks in the query for the kind of value the schema asks for
 (see :mod:`._parameter_slots`): an enum member or a common synonym of one (``摄氏度``, ``°C``,
 ``celsius``), a known place in the language the parameter's example uses, a date (``明天`` ->
-ISO), an email address, an arithmetic expression, a number tied to the parameter by a
-nearby word (``3天``, ``top 5``), a yes/no, quoted text, or, for a lone free-text parameter,
-the span of the query that names the subject (``查找张三的信息`` -> ``张三``). Each value used is
-blanked out of the text so no word feeds two parameters.
+ISO) or clock time (``下午三点`` -> ``15:00:00``), an email address, an arithmetic expression,
+a number tied to the parameter by a nearby word (``3天``, ``top 5``), a yes/no, quoted text,
+or, for a lone free-text parameter, the span of the query that names the subject
+(``查找张三的信息`` -> ``张三``). Each value used is blanked out of the text so no word feeds
+two parameters.
 
 A parameter the query gives no evidence for is left out when optional; when required it
 gets its schema default, else a sensible value from a small table of common names
@@ -51,6 +52,7 @@ _ORDER = (
     "choice",
     "date",
     "datetime",
+    "time",
     "email",
     "expression",
     "place",
@@ -106,11 +108,18 @@ class _Filler:
         kind = slot.kind
         if kind == "choice":
             return reader.choice(slot.options)
+        if kind == "time":
+            times = reader.times()
+            return times[0].isoformat() if times else NOTHING
         if kind in ("date", "datetime"):
             dates = reader.dates()
-            if not dates:
+            times = reader.times() if kind == "datetime" else []
+            if not dates and not times:
                 return NOTHING
-            return dates[0].isoformat() + ("T00:00:00" if kind == "datetime" else "")
+            day = (dates[0] if dates else reader.today).isoformat()
+            if kind == "date":
+                return day
+            return f"{day}T{(times[0] if times else dt.time()).isoformat()}"
         if kind == "email":
             addresses = reader.emails()
             return addresses[0] if addresses else NOTHING
@@ -337,7 +346,10 @@ def _fill(parameters: Any, reader: QueryReader, *, max_calls: int) -> ArgumentPl
 
 def _fitted(slot: Slot, preferred: Any, today: dt.date) -> Any:
     """``preferred`` made valid for ``slot``; its description's example when nothing near fits."""
-    value = value_for_schema(slot.schema, preferred=preferred, today=today)
+    if preferred is NOTHING:
+        value = value_for_schema(slot.schema, today=today)
+    else:
+        value = value_for_schema(slot.schema, preferred=preferred, today=today)
     example = slot.example
     if not fits_schema(value, slot.schema) and example is not None:
         fitting_example = value_for_schema(slot.schema, preferred=example, today=today)

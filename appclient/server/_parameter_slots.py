@@ -45,6 +45,7 @@ SlotKind = Literal[
     "null",
     "date",
     "datetime",
+    "time",
     "email",
     "expression",
     "place",
@@ -173,6 +174,8 @@ def _string_kind(name_words: set[str], fill: Mapping[str, Any], description: str
         return "date"
     if fill.get("format") == "date-time":
         return "datetime"
+    if fill.get("format") == "time":
+        return "time"
     if fill.get("format") in ("email", "idn-email") or name_words & EMAIL_NAME_WORDS:
         return "email"
     if _mentions(description, EMAIL_DESCRIPTION_CUES):

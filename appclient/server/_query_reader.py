@@ -19,7 +19,14 @@ from typing import Any
 from ._argument_tables import VALUE_SYNONYMS
 from ._parameter_slots import Slot
 from ._place_names import PlaceMention, find_places, lookup_place
-from ._query_values import detect_language, find_dates, find_numbers, find_quoted, is_cjk
+from ._query_values import (
+    detect_language,
+    find_dates,
+    find_numbers,
+    find_quoted,
+    find_times,
+    is_cjk,
+)
 from ._schema_fit import fits_schema
 from ._text_terms import (
     CONCEPTS,
@@ -218,6 +225,13 @@ class QueryReader:
     def dates(self) -> list[dt.date]:
         """Return (and use up) every date the text names."""
         found = find_dates(self.text, today=self.today)
+        for item in found:
+            self.take(item.start, item.end)
+        return [item.value for item in found]
+
+    def times(self) -> list[dt.time]:
+        """Return (and use up) every clock time the text names."""
+        found = find_times(self.text)
         for item in found:
             self.take(item.start, item.end)
         return [item.value for item in found]

@@ -1,10 +1,10 @@
-"""Values a user's query states: numbers, dates, quoted text, arithmetic, clauses (pure).
+"""Values a user's query states: numbers, dates, times, quotes, arithmetic, clauses (pure).
 
 Every finder returns :class:`Found` items that keep their position in the query, so the
 argument filler can tell which parts of the text a value used up (and never reads the same
 words twice), and can keep the parts of a query that belong to another tool apart.
 Chinese and English are both understood: ``三天`` and ``3 days``, ``明天`` and
-``tomorrow``, ``5月1日`` and ``May 1``, ``3乘以4`` and ``3 * 4``.
+``tomorrow``, ``5月1日`` and ``May 1``, ``下午三点`` and ``3pm``, ``3乘以4`` and ``3 * 4``.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ __all__ = [
     "find_expression",
     "find_numbers",
     "find_quoted",
+    "find_times",
     "is_cjk",
     "parse_chinese_number",
     "split_clauses",
@@ -255,6 +256,55 @@ def find_dates(text: str, *, today: dt.date) -> list[Found]:
         for item in _dates_from(pattern, text, today):
             if not any(item.start < f.end and f.start < item.end for f in found):
                 found.append(item)
+    return sorted(found, key=lambda item: item.start)
+
+
+# --- clock times ---------------------------------------------------------------------------
+
+_CLOCK = re.compile(
+    r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])(?:\s*(am|pm|a\.m\.|p\.m\.))?"
+    r"|(?<![\d.])(\d{1,2})\s*(am|pm|a\.m\.|p\.m\.)(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_CN_CLOCK = re.compile(
+    rf"(凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚)?({_CN_NUM})[点點时](?:(半)|({_CN_NUM})分?)?"
+)
+_AFTERNOON = ("下午", "傍晚", "晚上", "今晚")
+
+
+def _clock(hour: int | None, minute: int | None, second: int = 0) -> dt.time | None:
+    if hour is None or minute is None or not (0 <= hour < 24 and 0 <= minute < 60):
+        return None
+    return dt.time(hour, minute, second) if 0 <= second < 60 else None
+
+
+def find_times(text: str) -> list[Found]:
+    """Return the clock times ``text`` names, as :class:`datetime.time` values, in order.
+
+    Understood: ``10:30``, ``3pm``/``11 am``, and ``下午三点半``/``早上8点20分``/``晚上十点``.
+    """
+    found: list[Found] = []
+    for m in _CLOCK.finditer(text):
+        suffix = (m.group(4) or m.group(6) or "").lower().replace(".", "")
+        hour = int(m.group(1) or m.group(5))
+        if suffix and not 1 <= hour <= 12:
+            continue
+        if suffix:
+            hour = hour % 12 + (12 if suffix == "pm" else 0)
+        minute = int(m.group(2)) if m.group(2) else 0
+        value = _clock(hour, minute, int(m.group(3) or 0))
+        if value is not None:
+            found.append(Found(value, m.start(), m.end(), m.group()))
+    for m in _CN_CLOCK.finditer(text):
+        if m.group(2) == "一" and not any(m.group(i) for i in (1, 3, 4)):
+            continue  # 一点 alone is "a little" (便宜一点), not one o'clock
+        spoken_hour = _number(m.group(2))
+        spoken_minute = 30 if m.group(3) else (_number(m.group(4)) if m.group(4) else 0)
+        if spoken_hour is not None and m.group(1) in _AFTERNOON and spoken_hour < 12:
+            spoken_hour += 12
+        value = _clock(spoken_hour, spoken_minute)
+        if value is not None and not any(m.start() < f.end and f.start < m.end() for f in found):
+            found.append(Found(value, m.start(), m.end(), m.group()))
     return sorted(found, key=lambda item: item.start)
 
 

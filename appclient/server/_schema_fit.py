@@ -3,8 +3,8 @@
 The rule agent promises that every call it makes is valid against the tool's parameters.
 The server has no JSON Schema dependency, so this module checks the keywords that describe
 tool parameters in practice: ``type`` (one or a list), ``enum``, ``const``, number bounds
-and ``multipleOf``, string lengths, ``pattern`` and the ``date``/``date-time``/``email``
-formats, array ``items``/lengths/``uniqueItems``, object ``properties``/``required``/
+and ``multipleOf``, string lengths, ``pattern`` and the ``date``/``date-time``/``time``/
+``email`` formats, array ``items``/lengths/``uniqueItems``, object ``properties``/``required``/
 ``additionalProperties``, and ``anyOf``/``oneOf``/``allOf``. Keywords it does not know are
 ignored, as JSON Schema itself ignores unknown keywords. Local ``$ref`` (``#/$defs/...``,
 as pydantic writes nested models) is read by :func:`inline_refs` first.
@@ -29,6 +29,7 @@ _MISSING: Any = object()
 _MAX_DEPTH = 8
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
 _EMAIL_FORMATS = ("email", "idn-email")
+_TIME = re.compile(r"\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})?")
 #: What an address parameter gets when the query gives none (example.com is reserved).
 _PLACEHOLDER_EMAIL = "user@example.com"
 
@@ -88,6 +89,10 @@ def _fits_format(value: str, fmt: Any) -> bool:
     if fmt in _EMAIL_FORMATS:
         return _EMAIL.fullmatch(value) is not None
     try:
+        if fmt == "time":
+            return _TIME.fullmatch(value) is not None and bool(
+                dt.time.fromisoformat(value.replace("Z", "+00:00"))
+            )
         if fmt == "date":
             return re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) is not None and bool(
                 dt.date.fromisoformat(value)
@@ -302,6 +307,8 @@ def _string_candidates(schema: Mapping[str, Any], preferred: Any, today: dt.date
         base = today.isoformat()
     elif fmt == "date-time":
         base = f"{today.isoformat()}T00:00:00"
+    elif fmt == "time":
+        base = "00:00:00"
     elif fmt in _EMAIL_FORMATS:
         fits = isinstance(preferred, str) and _EMAIL.fullmatch(preferred)
         base = preferred if fits else _PLACEHOLDER_EMAIL

@@ -432,3 +432,23 @@ def test_a_value_its_pattern_refuses_gives_way_to_the_descriptions_example():
     schema = _object(user_id={"type": "string", "pattern": r"^U\d+$", "description": "e.g. U1"})
     arguments = fill_arguments(schema, "find user 12345", today=TODAY)
     assert validator(schema).is_valid(arguments)
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        ({"type": "string", "format": "time"}, "15:30:00"),
+        ({"type": "string", "format": "date-time"}, "2024-05-02T15:30:00"),
+    ],
+)
+def test_a_clock_time_in_the_query_fills_time_and_date_time_parameters(schema, expected):
+    """明天下午三点半 gives a time parameter 15:30 and a date-time the next day at 15:30."""
+    assert fill_arguments(_object(start=schema), "明天下午三点半开会", today=TODAY) == {
+        "start": expected
+    }
+
+
+def test_a_required_time_without_one_in_the_query_is_a_valid_time():
+    """A ``format: time`` parameter the query says nothing about gets midnight, not junk."""
+    schema = _object(start={"type": "string", "format": "time"})
+    assert fill_arguments(schema, "hello", today=TODAY) == {"start": "00:00:00"}

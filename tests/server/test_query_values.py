@@ -11,6 +11,7 @@ from appclient.server._query_values import (
     find_expression,
     find_numbers,
     find_quoted,
+    find_times,
     parse_chinese_number,
     split_clauses,
 )
@@ -186,3 +187,20 @@ def test_clause_spans_point_into_the_text():
     text = "北京天气？ 然后算 1+1"
     for clause in split_clauses(text):
         assert text[clause.start : clause.end] == clause.value
+
+
+@pytest.mark.parametrize(
+    ("text", "times"),
+    [
+        ("meet at 10:30 tomorrow", ["10:30:00"]),
+        ("call me at 3pm or 11 am", ["15:00:00", "11:00:00"]),
+        ("明天下午三点半开会", ["15:30:00"]),
+        ("早上8点20分出发", ["08:20:00"]),
+        ("晚上十点", ["22:00:00"]),
+        ("3天后, 5个人, 12点", ["12:00:00"]),
+        ("score 25:61, 3 people", []),
+    ],
+)
+def test_find_times(text, times):
+    """Clock times in English and Chinese are found as ``datetime.time`` values."""
+    assert [t.value.isoformat() for t in find_times(text)] == times

@@ -177,3 +177,11 @@ def test_value_for_schema_falls_back_to_the_schemas_examples():
     """When nothing near the preferred value fits, a string the schema gives as example does."""
     schema = {"type": "string", "pattern": r"^U\d+$", "examples": ["U12345"]}
     assert value_for_schema(schema, preferred="12345") == "U12345"
+
+
+def test_time_format_needs_a_clock_time():
+    """``format: time`` fits ``15:30:00`` and refuses a date or free text."""
+    schema = {"type": "string", "format": "time"}
+    assert fits_schema("15:30:00", schema)
+    assert not fits_schema("2024-05-01", schema)
+    assert value_for_schema(schema, preferred="meeting", today=TODAY) == "00:00:00"
