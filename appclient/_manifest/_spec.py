@@ -5,9 +5,9 @@ each fact (``_precedence``, where the order is documented), writes the JSON Sche
 (``_type_schema`` and ``_schema_tools``) and prepares the argument validation
 (``_validation``).
 
-Building is cached per function (weakly, so functions can be garbage collected) and per set
-of options; what differs between two bound methods of one class, or between two partials with
-different bound values, is kept out of the cached part, so repeated builds are cheap.
+Building is cached weakly per function (per class for callable objects, whose ids recur once
+dead) and per set of options; what differs between two bound methods of one class, or between
+two partials with different bound values, is kept out of it, so repeated builds are cheap.
 """
 
 from __future__ import annotations
@@ -477,7 +477,7 @@ def build_tool_spec(
     key = (
         target.skip,
         target.preset,
-        id(target.doc_owner),
+        id(target.function),
         chosen,
         description,
         strict,
@@ -485,7 +485,7 @@ def build_tool_spec(
         allow_extra,
         overrides.version if overrides is not None else 0,
     )
-    template = _cached(target.function, key)
+    template = _cached(holder := target.doc_owner or target.function, key)
     if template is None:
         template = _build_template(
             target,
@@ -496,5 +496,5 @@ def build_tool_spec(
             allow_extra=allow_extra,
             overrides=overrides,
         )
-        _store(target.function, key, template)
+        _store(holder, key, template)
     return ToolSpec(template, func, bound_values)

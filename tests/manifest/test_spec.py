@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import gc
 
 import pytest
 
@@ -221,3 +222,17 @@ def test_parameter_names_that_clash_with_pydantic_work():
         (),
         {"json": "a", "schema": 2, "_private": True},
     )
+
+
+def test_callable_classes_made_one_after_another_keep_their_own_docstrings():
+    """A new class reusing a dead class's id (classes made in a loop) is not served its tool."""
+
+    class Base:
+        def __call__(self, query: str) -> str:
+            return query
+
+    for number in range(20):
+        tool_class = type("Tool", (Base,), {"__doc__": f"Tool number {number}."})
+        assert build_tool_spec(tool_class()).description == f"Tool number {number}."
+        del tool_class
+        gc.collect()
