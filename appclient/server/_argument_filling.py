@@ -34,6 +34,7 @@ from ._argument_tables import (
     ORIGIN_NAME_WORDS,
     ORIGIN_TEXT,
     REQUIRED_DEFAULTS,
+    TEXT_LABELS,
     VALUE_SYNONYMS,
     VOCABULARY_BY_NAME,
 )
@@ -146,6 +147,9 @@ class _Filler:
                 value = reader.choice(vocabulary)
                 if value is not NOTHING:
                     return value
+            labelled = reader.labelled(_labels(slot))
+            if labelled is not NOTHING:
+                return labelled
             # One piece only: a second quote belongs to the next text parameter.
             quoted = reader.quoted(limit=1)
             if quoted:
@@ -262,6 +266,13 @@ def _places_by_role(
         if item is None and left:
             chosen[index] = left.pop(0)
     return [*chosen, *left]
+
+
+def _labels(slot: Slot) -> tuple[str, ...]:
+    """How a query may name ``slot`` before its value: its name, words and Chinese labels."""
+    words = [w for w in slot.words if len(w) > 2]
+    chinese = [label for w in slot.words for label in TEXT_LABELS.get(w, ())]
+    return tuple(dict.fromkeys([slot.name.replace("_", " "), *words, *chinese]))
 
 
 def _place_text(item: PlaceMention | str, slot: Slot) -> str:

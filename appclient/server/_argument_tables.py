@@ -27,6 +27,7 @@ __all__ = [
     "PLACE_DESCRIPTION_CUES",
     "PLACE_NAME_WORDS",
     "REQUIRED_DEFAULTS",
+    "TEXT_LABELS",
     "VALUE_SYNONYMS",
     "VOCABULARY_BY_NAME",
 ]
@@ -176,6 +177,25 @@ PLACE_DESCRIPTION_CUES: tuple[str, ...] = (
     "region",
     "address",
 )
+
+#: English word of a free-text parameter's name -> the Chinese words that label its value in a
+#: query (``主题是会议`` gives the subject ``会议``).
+TEXT_LABELS: dict[str, tuple[str, ...]] = {
+    "subject": ("主题", "标题"),
+    "title": ("标题", "题目", "名称"),
+    "body": ("内容", "正文"),
+    "content": ("内容", "正文"),
+    "message": ("内容", "消息", "留言"),
+    "text": ("内容", "文本"),
+    "note": ("备注", "说明"),
+    "remark": ("备注",),
+    "comment": ("评论", "备注"),
+    "reason": ("原因", "理由"),
+    "name": ("名字", "姓名", "名称"),
+    "description": ("描述", "说明"),
+    "phone": ("电话", "手机"),
+    "keyword": ("关键词", "关键字"),
+}
 
 #: Words of a parameter's name that make it an email address.
 EMAIL_NAME_WORDS = frozenset({"email", "mail"})

@@ -117,6 +117,15 @@ def _surfaces_of(option: str | int | float) -> tuple[str, ...]:
     return tuple(f for f in forms if len(f) >= 2 or (f and not f.isalnum()))
 
 
+@lru_cache(maxsize=1024)
+def _labelled_pattern(label: str) -> re.Pattern[str]:
+    before = r"(?<![A-Za-z0-9])" if label[0].isascii() else ""
+    return re.compile(
+        before + re.escape(label) + r"\s*(?:是|为|:|：|=|\bis\b)\s*([^，,。；;！!？?\n]+)",
+        re.IGNORECASE,
+    )
+
+
 def search_word(surface: str, text: str) -> re.Match[str] | None:
     """Find ``surface`` in ``text`` as a whole word (any case), or a CJK word anywhere."""
     return _surface_pattern(surface).search(text)
@@ -294,6 +303,22 @@ class QueryReader:
         for match in found:
             self.take(match.start(), match.end())
         return [match.group() for match in found]
+
+    def labelled(self, labels: tuple[str, ...]) -> Any:
+        """Return (and use up) the value a label introduces (``主题是X``, ``subject: X``).
+
+        The value runs to the end of its clause; the first label found in the text wins.
+        """
+        text = self.text
+        best: re.Match[str] | None = None
+        for label in labels:
+            match = _labelled_pattern(label).search(text)
+            if match and match.group(1).strip() and (best is None or match.start() < best.start()):
+                best = match
+        if best is None:
+            return NOTHING
+        self.take(best.start(), best.end())
+        return best.group(1).strip().strip("\"'“”‘’「」")
 
     def quoted(self, *, limit: int | None = None) -> list[str]:
         """Return (and use up) the quoted pieces of text: every one, or the first ``limit``."""

@@ -452,3 +452,24 @@ def test_a_required_time_without_one_in_the_query_is_a_valid_time():
     """A ``format: time`` parameter the query says nothing about gets midnight, not junk."""
     schema = _object(start={"type": "string", "format": "time"})
     assert fill_arguments(schema, "hello", today=TODAY) == {"start": "00:00:00"}
+
+
+@pytest.mark.parametrize(
+    ("query", "subject", "body"),
+    [
+        ("给 a@b.com 发邮件，主题是会议，内容是明天下午三点开会", "会议", "明天下午三点开会"),
+        ("email a@b.com, subject: Lunch, body: see you at noon", "Lunch", "see you at noon"),
+    ],
+)
+def test_labelled_values_fill_the_text_parameters_they_name(query, subject, body):
+    """``主题是X``/``subject: X`` fill the subject; each text parameter gets its own value."""
+    schema = _object(
+        to={"type": "string", "format": "email"},
+        subject={"type": "string"},
+        body={"type": "string"},
+    )
+    assert fill_arguments(schema, query, today=TODAY) == {
+        "to": "a@b.com",
+        "subject": subject,
+        "body": body,
+    }
