@@ -25,7 +25,7 @@ from typing import Any
 from .._errors import AppClientError, ManifestError
 from ._decorators import get_overrides
 from ._spec import build_tool_spec
-from ._tool_files import save_tools
+from ._tool_files import check_unique_names, save_tools
 
 __all__ = ["add_arguments", "resolve_reference", "run"]
 
@@ -113,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         callables = [item for reference in args.references for item in resolve_reference(reference)]
         tools = [build_tool_spec(item, strict=args.strict).to_tool() for item in callables]
+        check_unique_names([(f"tool #{index}", tool) for index, tool in enumerate(tools)])
         if args.output:
             written = save_tools(tools if len(tools) > 1 else tools[0], args.output)
             for path in written:

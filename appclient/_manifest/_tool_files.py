@@ -28,7 +28,7 @@ from .._official_shape import normalize_tool
 from ._manifest import Manifest
 from ._spec import ToolSpec, check_tool_name
 
-__all__ = ["ToolLike", "load_tools", "save_tools", "to_tool_dict"]
+__all__ = ["ToolLike", "check_unique_names", "load_tools", "save_tools", "to_tool_dict"]
 
 #: What the functions here accept as "a tool".
 ToolLike = Mapping[str, Any] | Tool | ToolSpec | Callable[..., Any]
@@ -83,7 +83,8 @@ def _tool_name(tool: Mapping[str, Any]) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _check_unique(tools: Iterable[tuple[str, dict[str, Any]]]) -> None:
+def check_unique_names(tools: Iterable[tuple[str, dict[str, Any]]]) -> None:
+    """Raise :class:`ManifestError` naming both origins when two tools share a name."""
     seen: dict[str, str] = {}
     for origin, tool in tools:
         name = _tool_name(tool)
@@ -134,7 +135,7 @@ def load_tools(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     else:
         raise ManifestError(f"no tool file or folder at {location}")
     loaded = [entry for file in files for entry in _read_file(file)]
-    _check_unique(loaded)
+    check_unique_names(loaded)
     return [tool for _, tool in loaded]
 
 
@@ -176,7 +177,7 @@ def save_tools(tools: ToolLike | Iterable[ToolLike], path: str | os.PathLike[str
         (f"tool #{index}", _checked(to_tool_dict(item), origin=f"tool #{index}"))
         for index, item in enumerate(items)
     ]
-    _check_unique(checked)
+    check_unique_names(checked)
     target = Path(path)
     as_folder = target.is_dir() or str(path).endswith(("/", os.sep)) or not _is_json_name(target)
     if not as_folder:

@@ -32,6 +32,12 @@ def test_prints_several_tools_as_a_list(capsys):
     assert names == ["lookup", "convert"]
 
 
+def test_two_tools_with_one_name_exit_2_when_printing(capsys):
+    """Printing refuses two tools with one name, as writing them with -o does."""
+    assert run(MODULE, f"{MODULE}:lookup") == 2
+    assert "appears twice" in capsys.readouterr().err
+
+
 def test_module_alone_selects_its_manifest_functions(capsys):
     """A module without :function selects every @manifest function it defines."""
     assert run(MODULE) == 0
