@@ -15,6 +15,7 @@ and answered as a 500 JSON error that says nothing about the internals.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from http import HTTPStatus
@@ -52,6 +53,9 @@ _log = logging.getLogger("appclient.server")
 
 StartResponse = Callable[..., Any]
 
+
+# A base URL ending in "/" makes the official SDKs send "//v2/..."; routes ignore repeats.
+_REPEATED_SLASHES = re.compile(r"//+")
 
 _STATUS_LINES = {status.value: f"{status.value} {status.phrase}" for status in HTTPStatus}
 
@@ -139,6 +143,9 @@ class ReferenceApp:
             return error_response(injected, request_id=request_id)
         path = environ.get("PATH_INFO") or "/"
         route = self._routes.get(path)
+        if route is None and "//" in path:
+            path = _REPEATED_SLASHES.sub("/", path)
+            route = self._routes.get(path)
         if route is None:
             raise HTTPProblem(404, "NotFound", f"no endpoint at {path[:200]}")
         method = environ.get("REQUEST_METHOD", "")

@@ -157,6 +157,12 @@ def test_routing_errors(app: ReferenceApp, path: str, method: str, status: int, 
         assert reply.headers["Allow"] == "POST"
 
 
+def test_doubled_slashes_in_the_path_still_route(app: ReferenceApp) -> None:
+    """A base URL ending in "/" gives //v2/... (the official SDK joins so): still served."""
+    reply = call_app(app, "//v2/app//conversation", {"app_id": APP_ID})
+    assert reply.status == 200, reply.body
+
+
 @pytest.mark.parametrize("token", [None, "wrong"])
 def test_missing_or_wrong_token_is_401(app: ReferenceApp, token: str | None) -> None:
     """Without a valid bearer token every endpoint answers 401."""
