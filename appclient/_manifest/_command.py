@@ -7,7 +7,7 @@ several as a list), or writes it with :func:`save_tools`: ``-o tools.json`` writ
 A reference is ``package.module:attribute`` (dotted attributes such as ``Class.method`` are
 followed), ``path/to/file.py:function``, or just a module, which selects every function the
 module decorated with ``@manifest``. The current directory is importable, as with
-``python -m``.
+``python -m``, and so is the folder of a ``file.py`` reference, as with ``python file.py``.
 """
 
 from __future__ import annotations
@@ -59,6 +59,8 @@ def _import_module(name: str) -> ModuleType:
         spec = importlib.util.spec_from_file_location(path.stem, path)
         if spec is None or spec.loader is None or not path.exists():
             raise ManifestError(f"cannot load {name}: no such Python file")
+        if str(path.parent) not in sys.path:  # its neighbours are importable, as for `python`
+            sys.path.insert(0, str(path.parent))
         module = importlib.util.module_from_spec(spec)
         sys.modules.setdefault(path.stem, module)
         spec.loader.exec_module(module)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 import pytest
 
@@ -68,6 +69,20 @@ def test_python_file_reference(tmp_path, capsys):
     """path/to/file.py:function loads the file."""
     source = tmp_path / "my_tools_file.py"
     source.write_text("def hello(name: str) -> str:\n    '''Say hello.'''\n    return name\n")
+    assert run(f"{source}:hello") == 0
+    assert json.loads(capsys.readouterr().out)["function"]["description"] == "Say hello."
+
+
+def test_python_file_imports_its_neighbours(tmp_path, capsys, monkeypatch):
+    """A file.py reference may import modules next to it, as `python file.py` allows."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(sys, "modules", dict(sys.modules))
+    (tmp_path / "neighbour_texts_4f1c.py").write_text("GREETING = 'Say hello.'\n")
+    source = tmp_path / "tools_with_neighbour_4f1c.py"
+    source.write_text(
+        "from neighbour_texts_4f1c import GREETING\n\n"
+        "def hello(name: str) -> str:\n    return name\n\nhello.__doc__ = GREETING\n"
+    )
     assert run(f"{source}:hello") == 0
     assert json.loads(capsys.readouterr().out)["function"]["description"] == "Say hello."
 
