@@ -264,7 +264,8 @@ class QueryReader:
         # A place outside the table: what is left once framing and topic words are gone.
         span = self.span(all_concepts=True)
         short = span and (len(span) <= 8 if is_cjk(span[0]) else len(span.split()) <= 4)
-        return [span] if short else []
+        # One character left over (那 of 那明天呢) is a pronoun or a particle, never a place.
+        return [span] if short and len(span) > 1 else []
 
     def numbers(self, slot: Slot, *, tied_only: bool) -> Any:
         """Return (and use up) a number for ``slot``: the one a cue word sits closest to.

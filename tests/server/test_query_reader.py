@@ -122,3 +122,10 @@ def test_search_word_matches_whole_words_only():
     assert search_word("celsius", "celsiusx") is None
     assert search_word("°c", "25°C") is not None
     assert search_word("摄氏", "用摄氏度") is not None
+
+
+def test_one_leftover_character_is_not_a_place():
+    """那 left of 那明天呢 once the date is read is not taken for an unknown place."""
+    reader = _reader("那明天呢")
+    reader.dates()
+    assert reader.places() == []

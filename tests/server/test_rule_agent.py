@@ -216,6 +216,28 @@ def test_follow_up_reuses_the_previous_tool(agent):
     )
 
 
+def test_follow_up_with_a_new_date_keeps_the_previous_place(agent):
+    """那明天呢？ after a Beijing weather question asks about Beijing tomorrow, not about 那."""
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "查询天气",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string", "description": "城市，例如北京"},
+                    "date": {"type": "string", "format": "date"},
+                },
+                "required": ["city"],
+            },
+        },
+    }
+    history = (Turn("北京今天天气怎么样", "晴"),)
+    decision = agent.decide(agent_input("那明天呢", tool, history=history))
+    assert decision.calls == (PlannedCall("get_weather", {"city": "北京", "date": "2024-05-02"}),)
+
+
 def test_follow_up_without_a_value_answers_plainly(agent):
     """A follow-up that gives no value for the previous tool is not a tool call."""
     history = (Turn("今天北京天气怎么样？", "北京今天25度"),)
