@@ -9,7 +9,8 @@ The decoder follows the WHATWG event-stream rules that matter for the AppBuilder
   chunks (the CR ends the line at once and the LF that may follow is skipped);
 - ``data:`` lines of one message are joined with ``\n``; a blank line ends the message;
 - ``event:``, ``id:`` and ``retry:`` fields and ``:`` comments are ignored, as is a leading
-  byte-order mark; messages without data (and an OpenAI-style ``[DONE]``) are dropped.
+  byte-order mark; messages without data (and an OpenAI-style ``[DONE]``) are dropped;
+  lines that are no field at all are set aside as :attr:`SSEDecoder.unframed_text`.
 
 At the end of the stream, a message whose last ``data:`` line was complete but that lacks the
 closing blank line is still delivered (a lenient reading of servers that close right after the
@@ -31,6 +32,8 @@ __all__ = ["SSEDecoder", "decode_sse"]
 _LINE_END: Final = re.compile(rb"\r\n|\r|\n")
 _BOM: Final = "\ufeff"
 _DONE_MARKER: Final = "[DONE]"
+#: Field names of the event-stream format ("" is a comment line).
+_FIELDS: Final = frozenset({"", "data", "event", "id", "retry"})
 
 
 class SSEDecoder:
@@ -58,6 +61,8 @@ class SSEDecoder:
         self._first_line = True  # a byte-order mark may only start the stream
         self._data: list[str] = []  # data lines of the message being read
         self._data_size = 0
+        self._unframed: list[str] = []  # lines that are no field: maybe a bare JSON body
+        self._unframed_size = 0
         self._ended = False
 
     def feed(self, chunk: bytes) -> list[str]:
@@ -114,11 +119,24 @@ class SSEDecoder:
             blank line (at most one item). An unterminated last line is dropped.
         """
         self._ended = True
+        if self._partial:  # a bare JSON body may well end without a line end
+            line = b"".join(self._partial).decode("utf-8", errors="replace")
+            if line.partition(":")[0] not in _FIELDS:
+                self._keep_unframed(line)
         self._partial.clear()
         self._partial_size = 0
         messages: list[str] = []
         self._dispatch(messages)
         return messages
+
+    @property
+    def unframed_text(self) -> str:
+        r"""The lines that were neither fields nor comments, joined with ``\n``.
+
+        A server that answers a stream request with a plain JSON body (the official client
+        reads such a body as one answer) leaves it here; kept up to ``max_line_bytes``.
+        """
+        return "\n".join(self._unframed)
 
     @property
     def has_partial_line(self) -> bool:
@@ -141,6 +159,8 @@ class SSEDecoder:
             return
         field, colon, value = line.partition(":")
         if field != "data":
+            if field not in _FIELDS:
+                self._keep_unframed(line)
             return  # comments (empty field), event, id, retry and unknown fields
         if colon and value.startswith(" "):
             value = value[1:]
@@ -148,6 +168,11 @@ class SSEDecoder:
         if self._data_size > self._max:
             raise ResponseDecodeError(self._too_long("message"))
         self._data.append(value)
+
+    def _keep_unframed(self, line: str) -> None:
+        self._unframed_size += len(line) + 1
+        if self._unframed_size <= self._max:
+            self._unframed.append(line)
 
     def _dispatch(self, messages: list[str]) -> None:
         if not self._data:

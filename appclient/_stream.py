@@ -140,6 +140,11 @@ class RunStream:
             except StopIteration:
                 self._chunks = None
                 self._pending.extend(self._decoder.end())
+                unframed = self._decoder.unframed_text
+                if not self._pending and not self._messages and unframed.startswith("{"):
+                    # A plain JSON body (the hosted service's errors): read it as one
+                    # message, as the official client does, so its code and message show.
+                    self._pending.append(unframed)
                 continue
             except TransportError as exc:
                 if self._finished:  # the run is complete; a server may drop or idle the

@@ -123,6 +123,14 @@ def test_other_fields_and_comments_are_ignored() -> None:
     assert decode_sse(body) == ["x"]
 
 
+def test_lines_that_are_no_field_are_kept_as_unframed_text() -> None:
+    """A bare JSON body (no data: framing), even without a final line end, is kept aside."""
+    decoder = SSEDecoder()
+    assert decoder.feed(b': note\nevent: x\n{"code": "Bad",\n "message": "m"}') == []
+    assert decoder.end() == []
+    assert decoder.unframed_text == '{"code": "Bad",\n "message": "m"}'
+
+
 def test_message_without_data_is_dropped() -> None:
     """A blank line after only non-data fields dispatches nothing."""
     assert decode_sse(b"event: ping\n\n: keepalive\n\n") == []

@@ -165,6 +165,15 @@ def test_connection_lost_after_the_final_event_ends_the_stream() -> None:
     assert closer.calls == 1
 
 
+def test_bare_json_error_body_raises_run_error() -> None:
+    """An event stream that is a plain JSON error (no data: lines) raises the server's error."""
+    body = b'{"request_id": "r9", "code": "InvalidAppId", "message": "no such app"}\n'
+    stream = _stream([body])
+    with pytest.raises(RunError, match="InvalidAppId: no such app") as caught:
+        stream.collect()
+    assert not isinstance(caught.value, StreamInterruptedError)
+
+
 def test_error_event_raises_run_error_and_closes() -> None:
     """An error event raises RunError with its code and message, and releases the response."""
     closer = _Closer()
