@@ -8,8 +8,7 @@ import threading
 
 import pytest
 
-from appclient.server import Decision, MemoryStore, PlannedCall
-from appclient.server._state import ConversationState
+from appclient.server import Decision, PlannedCall
 from appclient.server._wsgi import ReferenceApp
 from tests.server.helpers import (
     APP_ID,
@@ -467,30 +466,3 @@ def test_error_bodies_never_contain_the_token(app: ReferenceApp) -> None:
     ):
         assert TOKEN.encode() not in reply.body
         assert json.loads(reply.body)["request_id"]
-
-
-class _CommitFailsOnce(MemoryStore):
-    """A store whose first commit fails, as a locked or full database does."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.failures = 1
-
-    def commit_run(self, state: ConversationState, *, lease_id: str, message_id: str) -> bool:
-        if self.failures:
-            self.failures -= 1
-            raise OSError("disk I/O error")
-        return super().commit_run(state, lease_id=lease_id, message_id=message_id)
-
-
-def test_failed_commit_releases_the_conversation() -> None:
-    """A run whose commit raised is a 500 that leaves the conversation free for a retry."""
-    app = make_app(store=_CommitFailsOnce())
-    try:
-        conversation_id = new_conversation(app)
-        _assert_error(
-            call_app(app, RUNS, run_body(conversation_id, query="hi")), 500, "InternalError"
-        )
-        assert call_app(app, RUNS, run_body(conversation_id, query="hi")).status == 200
-    finally:
-        app.close()
