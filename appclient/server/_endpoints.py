@@ -267,18 +267,22 @@ class Endpoints:
             self._owned(conversation_id, owner=ctx.owner, app_id=app_id)
             file_id = new_id()
             stored_as = self.uploads.save(file_id, file_part.data) if file_part else ""
-            self.store.add_file(
-                FileRecord(
-                    file_id=file_id,
-                    conversation_id=conversation_id,
-                    owner=ctx.owner,
-                    name=name,
-                    size=len(file_part.data) if file_part else 0,
-                    stored_as=stored_as,
-                    url="" if file_part else url,
-                    created_at=self._clock(),
-                )
+            record = FileRecord(
+                file_id=file_id,
+                conversation_id=conversation_id,
+                owner=ctx.owner,
+                name=name,
+                size=len(file_part.data) if file_part else 0,
+                stored_as=stored_as,
+                url="" if file_part else url,
+                created_at=self._clock(),
             )
+            try:
+                self.store.add_file(record)
+            except BaseException:
+                if stored_as:  # no record will ever name these bytes
+                    self.uploads.remove(stored_as)
+                raise
             return json_response(
                 {"id": file_id, "conversation_id": conversation_id}, request_id=ctx.request_id
             )

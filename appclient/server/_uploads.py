@@ -83,6 +83,10 @@ class UploadStorage:
             raise
         return stored_as
 
+    def remove(self, stored_as: str) -> None:
+        """Delete a stored file (gone already is fine)."""
+        self.path(stored_as).unlink(missing_ok=True)
+
     def path(self, stored_as: str) -> Path:
         """Return the path of a stored file."""
         return self.directory / stored_as

@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from appclient.server import MemoryStore
-from appclient.server._state import ConversationState
-from tests.server.helpers import Reply, call_app, make_app, new_conversation, run_body
+from appclient.server._state import ConversationState, FileRecord
+from tests.server.helpers import APP_ID, Reply, call_app, make_app, new_conversation, run_body
 
 RUNS = "/v2/app/conversation/runs"
+UPLOAD = "/v2/app/conversation/file/upload"
 
 
 def _assert_error(reply: Reply, status: int, code: str) -> None:
     assert reply.status == status, reply.body
     assert json.loads(reply.body)["code"] == code
+
+
+def _multipart(cid: str) -> tuple[bytes, str]:
+    boundary = "b0undary"
+    body = b"".join(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+        for name, value in (("app_id", APP_ID), ("conversation_id", cid))
+    )
+    body += (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\n'
+        f"x\r\n--{boundary}--\r\n"
+    ).encode()
+    return body, f"multipart/form-data; boundary={boundary}"
 
 
 class _CommitFailsOnce(MemoryStore):
@@ -41,3 +56,22 @@ def test_failed_commit_releases_the_conversation() -> None:
         assert call_app(app, RUNS, run_body(conversation_id, query="hi")).status == 200
     finally:
         app.close()
+
+
+class _AddFileFails(MemoryStore):
+    """A store that cannot record files (a locked or full database)."""
+
+    def add_file(self, record: FileRecord) -> None:
+        raise OSError("disk full")
+
+
+def test_upload_that_cannot_be_recorded_leaves_no_file_behind(tmp_path: Path) -> None:
+    """When the store refuses an upload's record, its bytes are removed from the data dir."""
+    app = make_app(store=_AddFileFails(), data_dir=tmp_path)
+    try:
+        cid = new_conversation(app)
+        raw, content_type = _multipart(cid)
+        _assert_error(call_app(app, UPLOAD, raw, content_type=content_type), 500, "InternalError")
+    finally:
+        app.close()
+    assert list(tmp_path.iterdir()) == []
