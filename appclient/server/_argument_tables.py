@@ -252,4 +252,7 @@ NUMBER_CUES: dict[str, tuple[str, ...]] = {
     "month": ("月", "month"),
     "people": ("人", "位", "people", "person", "guest"),
     "guest": ("人", "位", "people", "person", "guest"),
+    "passenger": ("人", "位", "people", "person", "passenger", "adult"),
+    "adult": ("人", "位", "people", "person", "adult"),
+    "traveler": ("人", "位", "people", "person", "traveler", "traveller"),
 }

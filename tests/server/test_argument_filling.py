@@ -473,3 +473,10 @@ def test_labelled_values_fill_the_text_parameters_they_name(query, subject, body
         "subject": subject,
         "body": body,
     }
+
+
+def test_people_counts_fill_passenger_parameters():
+    """``for 2 people`` and ``三个人`` give the number of passengers."""
+    schema = {"type": "object", "properties": {"passengers": {"type": "integer", "minimum": 1}}}
+    assert fill_arguments(schema, "flights to Paris for 2 people", today=TODAY) == {"passengers": 2}
+    assert fill_arguments(schema, "后天去广州的机票，三个人", today=TODAY) == {"passengers": 3}
