@@ -66,6 +66,8 @@ _ARABIC = re.compile(
     r"(?:(?<![0-9A-Za-z)\]])-)?(?:\d{1,3}(?:,\d{3})+(?![0-9])|\d+)(?:\.\d+)?(?![0-9])([万亿])?"
 )
 _MULTIPLIERS = {"万": 10_000, "亿": 100_000_000}
+# Words after which a lone numeral is the value being set (调到三, 改为五, 换成八).
+_SETTING_WORDS = ("到", "为", "成", "至")
 _CHINESE = re.compile(rf"[零〇一二两三四五六七八九十百千万]+(?=([{_CN_COUNTERS}])?)")
 
 
@@ -128,7 +130,11 @@ def find_numbers(text: str) -> list[Found]:
     for match in _CHINESE.finditer(text):
         numeral = match.group()
         value = parse_chinese_number(numeral)
-        if value is None or (len(numeral) == 1 and match.group(1) is None):
+        if value is None:
+            continue
+        # Without a counting word, a lone numeral counts only as a value being set (调到三).
+        set_to = numeral != "一" and text[: match.start()].endswith(_SETTING_WORDS)
+        if len(numeral) == 1 and match.group(1) is None and not set_to:
             continue
         if any(f.start < match.end() and match.start() < f.end for f in found):
             continue  # the 万 of 3.5万

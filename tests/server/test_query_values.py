@@ -71,6 +71,14 @@ def test_find_numbers(text, values):
     assert [n.value for n in find_numbers(text)] == values
 
 
+@pytest.mark.parametrize(
+    ("text", "values"), [("把音量调到三", [3]), ("温度设为二十", [20]), ("我们到一起去", [])]
+)
+def test_a_lone_chinese_numeral_after_a_setting_word_is_a_number(text, values):
+    """调到三 and 设为二十 name numbers though no counting word follows; 到一起 does not."""
+    assert [n.value for n in find_numbers(text)] == values
+
+
 def test_find_numbers_reads_separators_and_wan():
     """``1,200`` is twelve hundred and ``3.5万`` thirty-five thousand, each one number."""
     assert [n.value for n in find_numbers("预算3.5万元，买1,200股, ids 1, 2")] == [
