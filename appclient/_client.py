@@ -253,10 +253,14 @@ class AppClient(RoundTripMixin):
         response = self._transport.send(PATH_RUNS, json_body=payload, stream=stream)
         if stream:
             return self._transport.open_stream(response, conversation_id=conversation_id)
+        secrets = self._transport.secrets()
         answer = parse_run_answer(
-            response.content, request_id=_request_id(response), conversation_id=conversation_id
+            response.content,
+            request_id=_request_id(response),
+            conversation_id=conversation_id,
+            secrets=secrets,
         )
-        raise_for_error_event(answer, conversation_id=conversation_id)
+        raise_for_error_event(answer, conversation_id=conversation_id, secrets=secrets)
         return Message(content=answer)
 
     def upload_file(

@@ -67,12 +67,16 @@ def top_level_error(body: Mapping[str, Any]) -> tuple[str, str] | None:
 
 
 def parse_run_answer(
-    data: bytes | str, *, request_id: str = "", conversation_id: str = ""
+    data: bytes | str,
+    *,
+    request_id: str = "",
+    conversation_id: str = "",
+    secrets: Iterable[str] = (),
 ) -> RunAnswer:
     """Decode one run answer (a non-stream body or one SSE message).
 
     Raises:
-        RunError: The body reports a top-level error.
+        RunError: The body reports a top-level error (``secrets`` scrubbed from its message).
         ResponseDecodeError: The body is not a JSON object of the run answer's shape.
     """
     # RFC 8259 lets a parser ignore a byte-order mark; requests' .json() (the official
@@ -89,20 +93,22 @@ def parse_run_answer(
         failure = top_level_error(extra)
         if failure is not None:
             raise RunError(
-                failure[1] or "the server reported an error",
-                code=failure[0],
+                redact(failure[1], secrets) or "the server reported an error",
+                code=redact(failure[0], secrets),
                 request_id=answer.request_id or request_id,
                 conversation_id=answer.conversation_id or conversation_id,
             )
     return answer
 
 
-def raise_for_error_event(answer: RunAnswer, *, conversation_id: str = "") -> None:
-    """Raise :class:`RunError` if ``answer`` holds an ``error`` event."""
+def raise_for_error_event(
+    answer: RunAnswer, *, conversation_id: str = "", secrets: Iterable[str] = ()
+) -> None:
+    """Raise :class:`RunError` if ``answer`` holds an ``error`` event (``secrets`` scrubbed)."""
     event = answer.error_event
     if event is not None:
         raise RunError(
-            event.event_message or "the run reported an error event",
+            redact(event.event_message, secrets) or "the run reported an error event",
             code=str(event.event_code),
             request_id=answer.request_id,
             conversation_id=answer.conversation_id or conversation_id,

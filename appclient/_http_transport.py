@@ -300,11 +300,19 @@ class Transport:
                     secrets=self.secrets(),
                 ) from None
             return RunStream.from_body(
-                body, close=response.close, conversation_id=conversation_id, request_id=request_id
+                body,
+                close=response.close,
+                conversation_id=conversation_id,
+                request_id=request_id,
+                secrets=self.secrets(),
             )
         chunks = iter_body_chunks(
             response, chunk_size=STREAM_CHUNK_BYTES, read_timeout=self.timeout[1]
         )
         return RunStream(
-            chunks, close=response.close, conversation_id=conversation_id, request_id=request_id
+            chunks,
+            close=response.close,
+            conversation_id=conversation_id,
+            request_id=request_id,
+            secrets=self.secrets(),
         )

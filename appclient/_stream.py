@@ -53,6 +53,7 @@ class RunStream:
         conversation_id: The conversation the run belongs to (for error messages).
         request_id: The ``X-Appbuilder-Request-Id`` of the response, if known.
         max_line_bytes: Longest SSE line accepted.
+        secrets: Values (the token) scrubbed from the messages of run errors.
 
     Raises:
         StreamInterruptedError: (while iterating) The stream ended or broke before a final event.
@@ -68,8 +69,10 @@ class RunStream:
         conversation_id: str = "",
         request_id: str = "",
         max_line_bytes: int = MAX_SSE_LINE_BYTES,
+        secrets: Iterable[str] = (),
     ) -> None:
         self._chunks: Iterator[bytes] | None = iter(chunks)
+        self._secrets = tuple(secrets)
         self._close_response = close
         self._decoder = SSEDecoder(max_line_bytes=max_line_bytes)
         self._pending: deque[str] = deque()
@@ -91,13 +94,20 @@ class RunStream:
         close: Callable[[], None] | None = None,
         conversation_id: str = "",
         request_id: str = "",
+        secrets: Iterable[str] = (),
     ) -> RunStream:
         """Return a stream of one message: a JSON answer sent to a stream request.
 
         Some servers answer a streamed run with ``application/json`` (the hosted service does
         so for errors); treating that body as a single message keeps the caller's loop simple.
         """
-        stream = cls((), close=close, conversation_id=conversation_id, request_id=request_id)
+        stream = cls(
+            (),
+            close=close,
+            conversation_id=conversation_id,
+            request_id=request_id,
+            secrets=secrets,
+        )
         stream._pending.append(body.decode("utf-8", errors="replace"))
         return stream
 
@@ -115,10 +125,15 @@ class RunStream:
                 self._end_of_stream()
                 raise StopIteration
             answer = parse_run_answer(
-                data, request_id=self._request_id, conversation_id=self._conversation_id
+                data,
+                request_id=self._request_id,
+                conversation_id=self._conversation_id,
+                secrets=self._secrets,
             )
             self._absorb(answer)
-            raise_for_error_event(answer, conversation_id=self._conversation_id)
+            raise_for_error_event(
+                answer, conversation_id=self._conversation_id, secrets=self._secrets
+            )
         except StopIteration:
             raise
         except BaseException:

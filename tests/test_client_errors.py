@@ -246,6 +246,36 @@ def test_token_never_leaks(mock: responses.RequestsMock, caplog: pytest.LogCaptu
     assert "***" in said
 
 
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"code": "AuthFailed", "message": f"token {TOKEN} is invalid"},
+        {"content": [{"event_status": "error", "event_code": 7, "event_message": f"bad {TOKEN}"}]},
+    ],
+    ids=["top-level", "error-event"],
+)
+def test_run_errors_in_200_answers_hide_an_echoed_token(
+    client: AppClient, mock: responses.RequestsMock, body: dict[str, Any], stream: bool
+) -> None:
+    """A RunError built from a 200 answer that echoes the token does not show it."""
+    if stream:
+        sse = f"data: {json.dumps(body)}\n\n"
+        mock.post(RUNS, body=sse, content_type="text/event-stream")
+    else:
+        mock.post(RUNS, json=body)
+
+    def read() -> None:
+        answer = client.run("c1", "hi", stream=stream)
+        if stream:
+            answer.collect()
+
+    with pytest.raises(RunError) as caught:
+        read()
+    assert TOKEN not in str(caught.value)
+    assert TOKEN not in caught.value.message
+
+
 def test_token_not_in_request_records_kept_by_errors(
     client: AppClient, mock: responses.RequestsMock
 ) -> None:
