@@ -67,7 +67,7 @@ _ARABIC = re.compile(
 )
 _MULTIPLIERS = {"万": 10_000, "亿": 100_000_000}
 # Words after which a lone numeral is the value being set (调到三, 改为五, 换成八).
-_SETTING_WORDS = ("到", "为", "成", "至")
+_SETTING_WORDS = "到为成至"
 _CHINESE = re.compile(rf"[零〇一二两三四五六七八九十百千万]+(?=([{_CN_COUNTERS}])?)")
 
 
@@ -133,7 +133,7 @@ def find_numbers(text: str) -> list[Found]:
         if value is None:
             continue
         # Without a counting word, a lone numeral counts only as a value being set (调到三).
-        set_to = numeral != "一" and text[: match.start()].endswith(_SETTING_WORDS)
+        set_to = numeral != "一" and match.start() > 0 and text[match.start() - 1] in _SETTING_WORDS
         if len(numeral) == 1 and match.group(1) is None and not set_to:
             continue
         if any(f.start < match.end() and match.start() < f.end for f in found):
