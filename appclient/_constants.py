@@ -72,6 +72,9 @@ DEFAULT_MAX_UPLOAD_BYTES: Final = 8 * 1024 * 1024
 DEFAULT_MAX_AGENT_STEPS: Final = 8
 #: How many Idempotency-Key replays the server keeps per store.
 DEFAULT_IDEMPOTENCY_CACHE_SIZE: Final = 10_000
+#: Bytes of Idempotency-Key replays the in-memory store keeps (a long streamed answer is
+#: ~100 KiB, so the count alone would let replays take a gigabyte).
+DEFAULT_IDEMPOTENCY_CACHE_BYTES: Final = 64 * 1024 * 1024
 #: Run message ids the in-memory store remembers per conversation (feedback targets).
 DEFAULT_MAX_MESSAGES_PER_CONVERSATION: Final = 1_000
 #: The app id `ReferenceServer` and `appclient serve` accept when none is configured.

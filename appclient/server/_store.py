@@ -15,7 +15,11 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Literal
 
-from .._constants import DEFAULT_IDEMPOTENCY_CACHE_SIZE, DEFAULT_MAX_MESSAGES_PER_CONVERSATION
+from .._constants import (
+    DEFAULT_IDEMPOTENCY_CACHE_BYTES,
+    DEFAULT_IDEMPOTENCY_CACHE_SIZE,
+    DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
+)
 from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
 
 __all__ = ["KeyReservation", "MemoryStore", "Store"]
@@ -125,6 +129,8 @@ class MemoryStore(Store):
 
     Args:
         max_idempotency_keys: Replays kept; the oldest are forgotten first.
+        max_idempotency_bytes: Total body bytes the replays may hold; the oldest are
+            forgotten first (a body over it alone is not kept).
         max_messages_per_conversation: Run message ids remembered per conversation (what
             feedback may name); the oldest are forgotten first, so a long-lived
             conversation's memory does not grow with every run.
@@ -134,6 +140,7 @@ class MemoryStore(Store):
         self,
         *,
         max_idempotency_keys: int = DEFAULT_IDEMPOTENCY_CACHE_SIZE,
+        max_idempotency_bytes: int = DEFAULT_IDEMPOTENCY_CACHE_BYTES,
         max_messages_per_conversation: int = DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
     ) -> None:
         self._lock = threading.Lock()
@@ -146,6 +153,8 @@ class MemoryStore(Store):
         self._feedback: dict[str, list[FeedbackRecord]] = {}
         self._keys: OrderedDict[str, _KeyEntry] = OrderedDict()
         self._max_keys = max_idempotency_keys
+        self._max_key_bytes = max_idempotency_bytes
+        self._key_bytes = 0
 
     def __repr__(self) -> str:
         return f"MemoryStore(conversations={len(self._conversations)})"
@@ -232,16 +241,28 @@ class MemoryStore(Store):
                     return KeyReservation("busy")
             self._keys[key] = _KeyEntry(fingerprint, now)
             self._keys.move_to_end(key)
-            while len(self._keys) > self._max_keys:
-                self._keys.popitem(last=False)
+            self._trim_keys()
             return KeyReservation("new")
+
+    def _trim_keys(self) -> None:
+        # The caller holds the lock.
+        while len(self._keys) > self._max_keys or self._key_bytes > self._max_key_bytes:
+            _, entry = self._keys.popitem(last=False)
+            if entry.response is not None:
+                self._key_bytes -= len(entry.response.body)
 
     def complete_key(self, key: str, response: StoredResponse) -> None:
         """Store the first answer for a reserved key."""
         with self._lock:
             entry = self._keys.get(key)
-            if entry is not None:
-                entry.response = response
+            if entry is None or entry.response is not None:
+                return
+            if len(response.body) > self._max_key_bytes:
+                del self._keys[key]  # too big to keep: a repeat runs again
+                return
+            entry.response = response
+            self._key_bytes += len(response.body)
+            self._trim_keys()
 
     def release_key(self, key: str) -> None:
         """Forget a reserved key whose request did not succeed."""

@@ -148,3 +148,14 @@ def test_memory_store_keeps_the_latest_message_ids_of_each_conversation() -> Non
         assert store.acquire_run("c1", lease_id=message_id, now=0, lease_seconds=60)
         assert store.commit_run(STATE, lease_id=message_id, message_id=message_id)
     assert [store.has_message("c1", m) for m in ("m1", "m2", "m3")] == [False, True, True]
+
+
+def test_memory_store_bounds_the_bytes_its_replays_hold() -> None:
+    """Replays beyond max_idempotency_bytes in total are forgotten, oldest first."""
+    store = MemoryStore(max_idempotency_bytes=10)
+    body = StoredResponse(200, "r", "text/event-stream", b"data: {}\n\n", stream=True)
+    for key in ("a", "b"):
+        store.reserve_key(key, "fp", now=0, stale_after=60)
+        store.complete_key(key, body)
+    assert store.reserve_key("a", "fp", now=1, stale_after=60).outcome == "new"
+    assert store.reserve_key("b", "fp", now=1, stale_after=60).outcome == "replay"
