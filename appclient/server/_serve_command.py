@@ -42,6 +42,10 @@ def _token(text: str) -> str:
     return text
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the ``serve`` options on ``parser``."""
     parser.add_argument(
@@ -117,8 +121,9 @@ def run(
     if handle_sigterm:
         # SIGTERM (docker stop, systemd, kill) stops as Ctrl-C does, so runs in flight
         # finish and the temporary upload folder is removed instead of left behind. It is
-        # installed before the banner, which tells a supervisor the server is up.
-        previous_sigterm = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        # installed before the banner, which tells a supervisor the server is up. It raises
+        # as SIGINT does: setting the event from a handler could deadlock on its lock.
+        previous_sigterm = signal.signal(signal.SIGTERM, _interrupt)
     try:
         try:
             server.start()
