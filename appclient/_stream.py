@@ -206,11 +206,19 @@ class RunStream:
             order, and the ids and ``is_completion`` of the last message.
 
         Raises:
-            StreamInterruptedError: The stream ended or broke before a final event.
+            StreamInterruptedError: The stream ended, broke or was closed before a final event
+                (:meth:`accumulated` still gives what arrived).
             RunError: The run failed.
         """
         for _ in self:
             pass
+        if not self._finished:  # closed early: what was read is not the whole answer
+            raise StreamInterruptedError(
+                f"the stream was closed after {self._messages} message(s), before its final "
+                "event; accumulated() returns what arrived",
+                request_id=self._request_id,
+                conversation_id=self._conversation_id,
+            )
         return self.accumulated()
 
     def accumulated(self) -> RunAnswer:

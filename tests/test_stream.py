@@ -228,6 +228,16 @@ def test_close_stops_iteration_early() -> None:
     assert not stream.finished
 
 
+def test_collect_after_an_early_close_raises_interrupted() -> None:
+    """collect() never passes the part read before close() off as the complete answer."""
+    stream = _stream(ANSWER)
+    next(stream)
+    stream.close()
+    with pytest.raises(StreamInterruptedError, match="closed after 1 message"):
+        stream.collect()
+    assert stream.accumulated().events[0].event_status == "preparing"
+
+
 def test_context_manager_closes() -> None:
     """Leaving a with block releases the response."""
     closer = _Closer()
