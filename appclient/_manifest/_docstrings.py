@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import docstring_parser
+from docstring_parser import google
 
 __all__ = ["DocInfo", "merge_doc_info", "parse_docstring"]
 
@@ -44,6 +45,20 @@ class DocInfo:
 
 
 _EMPTY = DocInfo()
+
+#: Prose sections the agent should read: kept in the description (``Title: text``). Google
+#: knows none of them, so one written after ``Args:`` used to vanish inside that section.
+_PROSE_TITLES = ("Note", "Notes", "Warning", "Warnings", "See Also", "References")
+_PROSE_KEYS = {title.lower().replace(" ", "_"): title for title in _PROSE_TITLES}
+_GOOGLE_PARSER = google.GoogleParser(
+    sections=[
+        *google.DEFAULT_SECTIONS,
+        *(
+            google.Section(title, key, google.SectionType.SINGULAR)
+            for key, title in _PROSE_KEYS.items()
+        ),
+    ]
+)
 
 _REST_MARK = re.compile(r"^\s*:(param|parameter|arg|type|returns?|rtype|raises?)\b", re.MULTILINE)
 _EPYDOC_MARK = re.compile(r"^\s*@(param|type|returns?|rtype|raises?)\b", re.MULTILINE)
@@ -92,7 +107,10 @@ def parse_docstring(text: str | None) -> DocInfo:
     cleaned = inspect.cleandoc(text)
     style = _likely_style(cleaned)
     try:
-        parsed = docstring_parser.parse(cleaned, style=style)
+        if style is docstring_parser.DocstringStyle.GOOGLE:
+            parsed = _GOOGLE_PARSER.parse(cleaned)
+        else:
+            parsed = docstring_parser.parse(cleaned, style=style)
         if not parsed.meta and style is not docstring_parser.DocstringStyle.GOOGLE:
             # A marker misled the guess (a Google docstring with a dashed underline or a
             # line starting ":param"): let docstring-parser try every style.
@@ -104,7 +122,12 @@ def parse_docstring(text: str | None) -> DocInfo:
             return DocInfo(description=cleaned)
     parts = [p.strip() for p in (parsed.short_description, parsed.long_description) if p]
     joiner = "\n\n" if parsed.blank_after_short_description else "\n"
-    description = joiner.join(p for p in parts if p)
+    prose = [
+        f"{_PROSE_KEYS[meta.args[0]]}: {(meta.description or '').strip()}"
+        for meta in parsed.meta
+        if meta.args and meta.args[0] in _PROSE_KEYS and (meta.description or "").strip()
+    ]
+    description = "\n\n".join([joiner.join(p for p in parts if p), *prose]).strip()
     params: dict[str, str] = {}
     param_types: dict[str, str] = {}
     for param in parsed.params:

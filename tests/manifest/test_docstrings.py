@@ -118,6 +118,22 @@ def test_google_docstring_with_a_colon_line_keeps_its_args():
     assert parse_docstring(text).params["city"].startswith("The city")
 
 
+def test_google_note_after_args_stays_in_the_description():
+    """A Google ``Note:`` section after ``Args:`` reaches the description, not the void."""
+    text = "Get.\n\nArgs:\n    city: The city.\n\nNote:\n    Only Chinese cities.\n"
+    parsed = parse_docstring(text)
+    assert parsed.description == "Get.\n\nNote: Only Chinese cities."
+    assert parsed.params == {"city": "The city."}
+
+
+def test_numpy_notes_and_warnings_stay_in_the_description():
+    """NumPy ``Notes`` and ``Warnings`` sections are prose for the agent: they are kept."""
+    text = "Get.\n\nNotes\n-----\nOnly Chinese cities.\n\nWarnings\n--------\nSlow.\n"
+    assert parse_docstring(text).description == (
+        "Get.\n\nNotes: Only Chinese cities.\n\nWarnings: Slow."
+    )
+
+
 def test_rest_optional_marker_is_not_part_of_the_type():
     """The Sphinx ``:type days: int, optional`` documents the type int."""
     text = "Get.\n\n:param days: How many days.\n:type days: int, optional\n"
