@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -37,6 +38,8 @@ from ._state import StoredResponse
 from ._store import Store
 
 __all__ = ["REPLAY_HEADER", "IdempotencyGuard", "check_key", "fingerprint"]
+
+_log = logging.getLogger("appclient.server")
 
 #: Header set on a replayed answer, so tests and logs can tell replays apart.
 REPLAY_HEADER = "Idempotent-Replayed"
@@ -154,14 +157,23 @@ class IdempotencyGuard:
             self._store.release_key(scoped)
             return response
         body = b"".join(response.chunks) if response.chunks is not None else response.body
-        self._store.complete_key(
-            scoped,
-            StoredResponse(
-                status=response.status,
-                request_id=response.request_id,
-                content_type=response.content_type,
-                body=body,
-                stream=response.is_stream,
-            ),
-        )
+        try:
+            self._store.complete_key(
+                scoped,
+                StoredResponse(
+                    status=response.status,
+                    request_id=response.request_id,
+                    content_type=response.content_type,
+                    body=body,
+                    stream=response.is_stream,
+                ),
+            )
+        except Exception:
+            # The work is done and saved: answer it. The key stays reserved, so a repeat
+            # gets 409 until the reservation goes stale instead of running a second time.
+            _log.warning(
+                "request %s: its answer could not be kept for replays",
+                response.request_id,
+                exc_info=True,
+            )
         return response

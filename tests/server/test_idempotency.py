@@ -7,6 +7,7 @@ import pytest
 from appclient.server import MemoryStore
 from appclient.server._idempotency import REPLAY_HEADER, IdempotencyGuard, check_key, fingerprint
 from appclient.server._responses import HTTPProblem, Response, json_response, sse_response
+from appclient.server._state import StoredResponse
 
 
 class Counter:
@@ -130,3 +131,18 @@ def test_check_key_refuses_long_or_unprintable_keys(key: str) -> None:
     """Overlong or unprintable keys are a 400 naming the header."""
     with pytest.raises(HTTPProblem, match="Idempotency-Key"):
         check_key(key)
+
+
+class _CannotKeepAnswers(MemoryStore):
+    """A store that fails to save first answers (a locked or full database)."""
+
+    def complete_key(self, key: str, response: StoredResponse) -> None:
+        raise OSError("disk full")
+
+
+def test_answer_is_returned_when_it_cannot_be_kept_for_replays() -> None:
+    """A request that ran is answered even if storing its replay fails (no 500 for done work)."""
+    guard = IdempotencyGuard(_CannotKeepAnswers())
+    produce = Counter(json_response({}, request_id="ran"))
+    assert _serve(guard, produce).request_id == "ran"
+    assert produce.calls == 1
