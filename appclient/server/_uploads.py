@@ -3,7 +3,8 @@
 A file is written under the name of its random file id, never under the client's file name,
 so no name a client sends can reach outside the directory. Writes go to a temporary name
 first and are renamed into place, so a crash never leaves half a file under a real id. When
-no directory is given, a private temporary one is made and removed on :meth:`close`.
+no directory is given, a private temporary one is made and removed on :meth:`close` (or,
+failing that, when the storage is collected or the process exits).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import weakref
 from pathlib import Path
 
 from .._constants import DEFAULT_MAX_UPLOAD_BYTES
@@ -51,6 +53,13 @@ class UploadStorage:
         )
         self.directory.mkdir(parents=True, exist_ok=True)
         self.max_bytes = max_bytes
+        # A temporary directory goes on close(), or when the storage is collected or the
+        # process exits without close() (a WSGI server never closes the app it serves).
+        self._remove_temporary = (
+            weakref.finalize(self, shutil.rmtree, str(self.directory), ignore_errors=True)
+            if self._owned
+            else None
+        )
 
     def __repr__(self) -> str:
         return f"UploadStorage({str(self.directory)!r}, max_bytes={self.max_bytes})"
@@ -93,5 +102,5 @@ class UploadStorage:
 
     def close(self) -> None:
         """Remove the directory if this storage created it."""
-        if self._owned:
-            shutil.rmtree(self.directory, ignore_errors=True)
+        if self._remove_temporary is not None:
+            self._remove_temporary()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import gc
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,3 +61,26 @@ def test_given_directory_is_kept_on_close(tmp_path: Path) -> None:
     storage = UploadStorage(tmp_path / "data")
     storage.close()
     assert (tmp_path / "data").is_dir()
+
+
+def test_temporary_directory_is_removed_even_without_close() -> None:
+    """An app that is never closed (a WSGI server's worker) leaves no temporary folder."""
+    storage = UploadStorage()
+    directory = storage.directory
+    storage.save("x", b"1")
+    del storage
+    gc.collect()
+    assert not directory.exists()
+
+
+def test_temporary_directory_is_removed_at_exit(tmp_path: Path) -> None:
+    """A process that exits without close() removes its temporary upload folder."""
+    code = (
+        "from appclient.server._uploads import UploadStorage\n"
+        "storage = UploadStorage()\n"
+        "storage.save('x', b'1')\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    # S603 below: the command is this interpreter running a fixed script, with no shell.
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)  # noqa: S603
+    assert not list(tmp_path.glob("appclient-uploads-*"))
