@@ -34,6 +34,13 @@ def display_name(filename: str) -> str:
     return name[:_MAX_NAME_CHARS] or "file"
 
 
+def _remove_directory(directory: str, creator_pid: int) -> None:
+    # A worker forked from the creator (gunicorn --preload) shares the directory: only the
+    # process that made it removes it.
+    if os.getpid() == creator_pid:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 class UploadStorage:
     """Stores uploaded bytes in a directory.
 
@@ -56,7 +63,7 @@ class UploadStorage:
         # A temporary directory goes on close(), or when the storage is collected or the
         # process exits without close() (a WSGI server never closes the app it serves).
         self._remove_temporary = (
-            weakref.finalize(self, shutil.rmtree, str(self.directory), ignore_errors=True)
+            weakref.finalize(self, _remove_directory, str(self.directory), os.getpid())
             if self._owned
             else None
         )

@@ -84,3 +84,16 @@ def test_temporary_directory_is_removed_at_exit(tmp_path: Path) -> None:
     # S603 below: the command is this interpreter running a fixed script, with no shell.
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)  # noqa: S603
     assert not list(tmp_path.glob("appclient-uploads-*"))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_forked_worker_leaves_the_shared_temporary_directory_alone() -> None:
+    """A forked worker (gunicorn --preload) exiting does not remove its parent's folder."""
+    storage = UploadStorage()
+    pid = os.fork()
+    if pid == 0:
+        storage.close()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert storage.directory.is_dir()
+    storage.close()
