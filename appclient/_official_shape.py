@@ -14,8 +14,6 @@ import copy
 import inspect
 from typing import Any
 
-import docstring_parser
-
 __all__ = ["JSON_SCHEMA_TYPES", "normalize_parameters", "normalize_tool", "python_type_to_schema"]
 
 #: The type names JSON Schema itself defines.
@@ -206,18 +204,15 @@ def normalize_parameters(
 
 def _docstring_parts(text: str) -> tuple[str, dict[str, str]]:
     """Split a docstring into its prose (without sections) and parameter descriptions."""
-    cleaned = inspect.cleandoc(text)
-    try:
-        parsed = docstring_parser.parse(cleaned)
-    except docstring_parser.ParseError:
-        return cleaned, {}
-    prose = "\n\n".join(
-        part for part in (parsed.short_description, parsed.long_description) if part
-    )
-    docs = {p.arg_name: p.description for p in parsed.params if p.description}
-    if parsed.returns and parsed.returns.description:
-        prose = f"{prose}\n\nReturns: {parsed.returns.description}" if prose else prose
-    return (prose or cleaned), docs
+    # The manifest builder's reader (every style, prose sections kept); imported here because
+    # appclient._manifest imports this module.
+    from ._manifest._docstrings import parse_docstring
+
+    info = parse_docstring(text)
+    prose = info.description
+    if info.returns:
+        prose = f"{prose}\n\nReturns: {info.returns}" if prose else prose
+    return (prose or inspect.cleandoc(text)), dict(info.params)
 
 
 def normalize_tool(tool: Any) -> Any:

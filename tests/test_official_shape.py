@@ -68,6 +68,13 @@ def test_null_property_type_is_dropped() -> None:
     jsonschema.Draft202012Validator.check_schema(parameters)
 
 
+def test_raw_docstring_keeps_a_note_written_after_args() -> None:
+    """A raw docstring's ``Note:`` after ``Args:`` stays in the description for the agent."""
+    doc = "Get.\n\n    Args:\n        city (str): The city.\n\n    Note:\n        Only China.\n"
+    tool = {"type": "function", "function": {"name": "w", "description": doc, "parameters": {}}}
+    assert normalize_tool(tool)["function"]["description"] == "Get.\n\nNote: Only China."
+
+
 def test_docstring_manifest_is_normalised() -> None:
     """Fixture 04: types become JSON Schema, Args descriptions fill the properties."""
     tool = normalize_tool(_fixture_tool("04_run_tools_manifest_from_function"))
