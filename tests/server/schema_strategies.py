@@ -49,6 +49,18 @@ def _is_date_time(value: object) -> bool:
     return True
 
 
+@_FORMATS.checks("time", raises=ValueError)
+def _is_time(value: object) -> bool:
+    # RFC 3339 full-time (seconds, optional fraction and offset), as hypothesis-jsonschema
+    # writes it; the installed jsonschema's own check refuses the "Z" offset.
+    if not isinstance(value, str):
+        return True
+    if not re.fullmatch(r"\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})?", value):
+        return False
+    dt.time.fromisoformat(value.upper().replace("Z", "+00:00"))
+    return True
+
+
 def validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
     """Return a validator for ``schema`` that also checks the date and date-time formats."""
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
@@ -61,8 +73,10 @@ def _with_description(schema: dict[str, Any], description: str) -> dict[str, Any
 
 @st.composite
 def string_schemas(draw: st.DrawFn) -> dict[str, Any]:
-    """Strings: free, bounded in length, a date, or an enum."""
-    kind = draw(st.sampled_from(["free", "bounded", "date", "datetime", "enum"]))
+    """Strings: free, bounded in length, a date, a time, an email, a pattern, or an enum."""
+    kind = draw(
+        st.sampled_from(["free", "bounded", "date", "datetime", "time", "email", "pattern", "enum"])
+    )
     if kind == "enum":
         values = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4, unique=True))
         schema: dict[str, Any] = {"type": "string", "enum": values}
@@ -71,6 +85,11 @@ def string_schemas(draw: st.DrawFn) -> dict[str, Any]:
         schema = {"type": "string", "minLength": low, "maxLength": low + draw(st.integers(0, 12))}
     elif kind in ("date", "datetime"):
         schema = {"type": "string", "format": "date" if kind == "date" else "date-time"}
+    elif kind in ("time", "email"):
+        schema = {"type": "string", "format": kind}
+    elif kind == "pattern":
+        # Satisfiable through a case change or the schema's example, as real id patterns are.
+        schema = {"type": "string", "pattern": r"^[A-Z]{2}\d*$", "examples": ["AB12"]}
     else:
         schema = {"type": "string"}
     return _with_description(schema, draw(st.sampled_from(DESCRIPTIONS)))
@@ -215,6 +234,7 @@ QUERIES = st.one_of(
             "帮我算一下 (3+4)×2",
             "查找张三的信息",
             "明天 'hello world' 10.5",
+            "给 bob@example.com 发邮件，主题是会议，下午三点半 ab12",
             "",
         ]
     ),
