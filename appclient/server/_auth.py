@@ -51,17 +51,24 @@ class TokenAuthority:
     """Checks presented tokens against the configured ones.
 
     Args:
-        tokens: The accepted tokens (at least one; empty strings are refused).
+        tokens: The accepted tokens (at least one; empty strings are refused). A leading
+            ``Bearer`` scheme is not part of the token.
 
     Raises:
         ValueError: No token, or an empty one, was given.
     """
 
     def __init__(self, tokens: Iterable[str]) -> None:
-        accepted = list(tokens)
-        if not accepted:
+        given = list(tokens)
+        if not given:
             raise ValueError("at least one token is needed")
-        if any(not isinstance(token, str) or not token.strip() for token in accepted):
+        if any(not isinstance(token, str) for token in given):
+            raise ValueError("tokens must be non-empty strings")
+        # A token configured as "Bearer x" (how APPBUILDER_TOKEN may hold it) is the token
+        # "x": clients send such a token as is, and the header's scheme is not the token.
+        normalized = [presented_token(token) for token in given]
+        accepted = [token for token in normalized if token is not None]
+        if len(accepted) != len(given):
             raise ValueError("tokens must be non-empty strings")
         self._tokens = [token.encode("utf-8") for token in accepted]
         self._owners = [owner_of(token) for token in accepted]

@@ -40,6 +40,12 @@ def test_already_prefixed_secret_key_is_accepted() -> None:
     assert TokenAuthority(["already-prefixed"]).authenticate("Bearer already-prefixed")
 
 
+def test_token_configured_with_its_bearer_prefix_is_accepted() -> None:
+    """A token configured as 'Bearer x' (as APPBUILDER_TOKEN may hold it) accepts 'Bearer x'."""
+    authority = TokenAuthority(["Bearer bce-v3/key"])
+    assert authority.authenticate("Bearer bce-v3/key") == owner_of("bce-v3/key")
+
+
 def test_non_ascii_header_does_not_crash() -> None:
     """A header with unusual characters is simply not a valid token."""
     assert TokenAuthority(["tok"]).authenticate("Bearer \u4f60\u597d") is None
