@@ -169,8 +169,10 @@ _RELATIVE = re.compile(
 _CN_NUM = "[0-9零〇一二两三四五六七八九十]{1,3}"
 _ISO = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
 _CN_DATE = re.compile(
-    rf"(?:(\d{{4}}|[零〇一二三四五六七八九]{{4}})年)?({_CN_NUM})月({_CN_NUM})[日号]"
+    rf"(?:(\d{{4}}|[零〇一二三四五六七八九]{{4}})年|(明年|今年|去年|后年|前年))?"
+    rf"({_CN_NUM})月({_CN_NUM})[日号]"
 )
+_YEAR_OFFSETS = {"明年": 1, "后年": 2, "去年": -1, "前年": -2}
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _EN_DATE = re.compile(
@@ -217,7 +219,8 @@ def _dates_from(pattern: re.Pattern[str], text: str, today: dt.date) -> list[Fou
             value = _safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         elif pattern is _CN_DATE:
             year = _number(m.group(1)) if m.group(1) else today.year
-            value = _safe_date(year, _number(m.group(2)), _number(m.group(3)))
+            year = None if year is None else year + _YEAR_OFFSETS.get(m.group(2), 0)
+            value = _safe_date(year, _number(m.group(3)), _number(m.group(4)))
         elif pattern is _EN_DATE:
             month_text, day_text, year_text = (
                 (m.group(1), m.group(2), m.group(3))

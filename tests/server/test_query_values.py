@@ -118,6 +118,19 @@ def test_find_dates(text, dates):
     assert [d.value.isoformat() for d in find_dates(text, today=TODAY)] == dates
 
 
+@pytest.mark.parametrize(
+    ("text", "dates"),
+    [
+        ("明年1月2日", ["2025-01-02"]),
+        ("去年12月31日", ["2023-12-31"]),
+        ("今年六月一日", ["2024-06-01"]),
+    ],
+)
+def test_find_dates_reads_a_relative_year(text, dates):
+    """明年/去年/今年 before a month and day move the date to that year."""
+    assert [d.value.isoformat() for d in find_dates(text, today=TODAY)] == dates
+
+
 def test_find_quoted_understands_several_quote_styles():
     """ASCII, curly, corner and book-title quotes all delimit quoted text."""
     text = "把“你好”和「早上好」翻译成'English'，书名《三体》，\"ok\""
