@@ -17,6 +17,7 @@ The decorators accept the same keywords as the official SDK's (``name``, ``descr
 
 from __future__ import annotations
 
+import functools
 import inspect
 import itertools
 from collections.abc import Callable, Mapping, Sequence
@@ -110,7 +111,9 @@ def get_overrides(obj: Any) -> ManifestOverrides | None:
         record = getattr(_function_of(current), OVERRIDES_ATTRIBUTE, None)
         if isinstance(record, ManifestOverrides):
             return record
-        current = getattr(current, "func", None) or getattr(current, "__wrapped__", None)
+        # Only a partial's .func is the callable it stands for; any object may have a .func.
+        inner = current.func if isinstance(current, functools.partial) else None
+        current = inner or getattr(current, "__wrapped__", None)
     return None
 
 

@@ -271,3 +271,24 @@ def test_invalid_manifest_name_fails_at_decoration_time():
     """@manifest(name=...) breaking the naming rule fails when decorating, stating the rule."""
     with pytest.raises(ManifestError, match="1 to 64 characters"):
         manifest(name="天气")
+
+
+def test_callable_object_holding_a_decorated_func_attribute_is_not_that_function():
+    """An object whose .func is a decorated function keeps its own name and parameters."""
+
+    @manifest(name="inner_tool")
+    @manifest_parameter(name="city", description="The city.")
+    def weather(city: str) -> str:
+        return city
+
+    class Logged:
+        """Logs, then runs a query."""
+
+        def __init__(self, func: Any) -> None:
+            self.func = func
+
+        def __call__(self, query: str) -> str:
+            return str(self.func(query))
+
+    assert get_overrides(Logged(weather)) is None
+    assert build_tool_spec(Logged(weather)).name == "Logged"
