@@ -19,8 +19,13 @@ __all__ = ["ArgumentsDecodeError", "decode_arguments"]
 #: How much of an undecodable text an error message quotes.
 _QUOTE_LIMIT = 120
 
-# A whole text that is one fenced block: ```json\n{...}\n``` (the language tag is optional).
-_FENCE = re.compile(r"\A```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n?(.*?)\r?\n?[ \t]*```\Z", re.DOTALL)
+#: The fence that opens and closes a code block.
+_FENCE = "```"
+
+# What may follow the opening fence before the content: blanks and a language tag. Matched
+# on its own, so the pattern is linear: one pattern with blanks on either side of the
+# content backtracked for hours on a fence followed by a few thousand spaces.
+_FENCE_TAG = re.compile(r"[ \t]*[A-Za-z0-9_+-]*")
 
 
 class ArgumentsDecodeError(ValueError):
@@ -54,8 +59,14 @@ def unwrap_fence(text: str) -> str:
     Returns:
         The fenced content, or ``text`` unchanged when it is not a single fenced block.
     """
-    match = _FENCE.match(text.strip())
-    return match.group(2).strip() if match else text
+    stripped = text.strip()
+    if len(stripped) < 2 * len(_FENCE) or not (
+        stripped.startswith(_FENCE) and stripped.endswith(_FENCE)
+    ):
+        return text
+    inner = stripped[len(_FENCE) : -len(_FENCE)]
+    tag = _FENCE_TAG.match(inner)
+    return inner[tag.end() if tag else 0 :].strip()
 
 
 def _from_mapping(raw: Mapping[Any, Any]) -> dict[str, Any]:

@@ -78,3 +78,10 @@ def test_unwrap_fence_leaves_other_text_alone() -> None:
     """Text that is not a single fenced block is returned unchanged."""
     text = 'before ```json\n{"a": 1}\n``` after'
     assert unwrap_fence(text) == text
+
+
+def test_long_blank_runs_in_a_fence_are_read_in_linear_time() -> None:
+    """Blanks after an opening fence no longer make the pattern backtrack for hours."""
+    blanks = " " * 100_000
+    assert unwrap_fence("```" + blanks + "x") == "```" + blanks + "x"
+    assert unwrap_fence("```" + blanks + "{}" + blanks + "```") == "{}"
