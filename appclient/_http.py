@@ -7,7 +7,9 @@ failures and HTTP error responses to the exception tree, and the chunk reader fo
 
 from __future__ import annotations
 
+import contextlib
 import http.client
+import socket
 import time
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
@@ -33,6 +35,7 @@ from ._version import __version__
 __all__ = [
     "USER_AGENT",
     "Secret",
+    "abort_response",
     "authorization_value",
     "iter_body_chunks",
     "status_error",
@@ -165,6 +168,26 @@ _READ_TIMEOUTS: Final = (
     urllib3.exceptions.ReadTimeoutError,
     requests.Timeout,
 )
+
+
+def abort_response(response: requests.Response) -> None:
+    """Close a streamed response, waking a read blocked on its socket in another thread.
+
+    ``response.close()`` alone leaves such a read waiting until the read timeout; shutting the
+    socket down first ends it at once. The connection is not reusable either way.
+    """
+    # The connection holds the socket of a chunked body; for a close-delimited one
+    # http.client drops it there, and only the body's reader (fp -> SocketIO) still holds it.
+    for path in (("connection", "sock"), ("_fp", "fp", "raw", "_sock")):
+        sock: Any = response.raw
+        for name in path:
+            sock = getattr(sock, name, None)
+        if isinstance(sock, socket.socket):
+            break
+    if isinstance(sock, socket.socket):
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+    response.close()
 
 
 def _raw_chunks(response: requests.Response, chunk_size: int) -> Iterator[bytes]:

@@ -17,6 +17,7 @@ streamed response, nothing is sent again.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
@@ -42,6 +43,7 @@ from ._errors import APIStatusError, InvalidRequestError, TransportError
 from ._http import (
     USER_AGENT,
     Secret,
+    abort_response,
     authorization_value,
     iter_body_chunks,
     status_error,
@@ -311,7 +313,7 @@ class Transport:
         )
         return RunStream(
             chunks,
-            close=response.close,
+            close=functools.partial(abort_response, response),
             conversation_id=conversation_id,
             request_id=request_id,
             secrets=self.secrets(),

@@ -49,7 +49,8 @@ class RunStream:
 
     Args:
         chunks: The body's bytes, in chunks of any size.
-        close: Releases the underlying response; called exactly once.
+        close: Releases the underlying response (possibly from another thread, so it should
+            wake a blocked read); called once.
         conversation_id: The conversation the run belongs to (for error messages).
         request_id: The ``X-Appbuilder-Request-Id`` of the response, if known.
         max_line_bytes: Longest SSE line accepted.
@@ -85,6 +86,7 @@ class RunStream:
         self._finished = False
         self._done = False
         self._closed = False
+        self._stopped = False  # close() was called (not the end or a failure of the stream)
 
     @classmethod
     def from_body(
@@ -137,7 +139,9 @@ class RunStream:
         except StopIteration:
             raise
         except BaseException:
-            self.close()
+            self._release()
+            if self._stopped:  # close() from another thread woke a read blocked on the socket
+                raise StopIteration from None
             raise
         return answer
 
@@ -174,8 +178,8 @@ class RunStream:
         return self._pending.popleft()
 
     def _end_of_stream(self) -> None:
-        self.close()
-        if not self._finished:
+        self._release()
+        if not self._finished and not self._stopped:
             raise StreamInterruptedError(
                 f"the stream ended after {self._messages} message(s) without a final "
                 "success, interrupt or error event",
@@ -270,7 +274,15 @@ class RunStream:
     # --- closing ---------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop reading and release the HTTP response; later iteration ends at once."""
+        """Stop reading and release the HTTP response; later iteration ends at once.
+
+        Safe to call from another thread (a "stop" button): a read blocked there wakes up and
+        its iteration ends without an error.
+        """
+        self._stopped = True
+        self._release()
+
+    def _release(self) -> None:
         self._done = True
         if self._closed:
             return

@@ -118,6 +118,36 @@ def test_closing_a_stream_early_releases_it() -> None:
     assert list(stream) == []
 
 
+@pytest.mark.parametrize("chunked", [False, True], ids=["close-delimited", "chunked"])
+def test_close_from_another_thread_ends_a_blocked_read_quietly(chunked: bool) -> None:
+    """close() (a UI's stop button) wakes a reader blocked on the socket; it just stops."""
+    gate = threading.Event()
+    reply = Reply(sse=[FIRST, SECOND, FINAL], chunked=chunked, gate=gate)
+    outcome: list[object] = []
+    with FakeGateway().add(reply) as gateway:
+        stream = _client(gateway, timeout=30).run("c1", "hi", stream=True)
+        first = next(stream)
+
+        def read_rest() -> None:
+            try:
+                outcome.append(list(stream))
+            except Exception as exc:  # the test reports whatever was raised
+                outcome.append(exc)
+
+        reader = threading.Thread(target=read_rest)
+        try:
+            reader.start()
+            while not reader.is_alive():  # pragma: no cover - the thread starts at once
+                pass
+            stream.close()
+            reader.join(5)
+        finally:
+            gate.set()
+    assert first.answer == "北京"
+    assert not reader.is_alive()
+    assert outcome == [[]]
+
+
 def test_stream_request_refused_raises_the_status_error() -> None:
     """A 401 to a stream request raises AuthenticationError from run() itself."""
     reply = Reply(status=401, body={"code": "Unauthorized", "message": "bad token"})
