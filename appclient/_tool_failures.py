@@ -36,6 +36,10 @@ __all__ = [
 
 #: Names an unknown-tool message lists before summarising the rest.
 _LISTED_NAMES = 20
+#: Argument problems a message lists before summarising the rest.
+_LISTED_PROBLEMS = 20
+#: Characters of a name the agent sent that a message quotes (tool names have at most 64).
+_QUOTED_NAME = 64
 _OUTPUT_PREFIX = "Error: "
 
 
@@ -66,6 +70,13 @@ def suggest_names(name: str, available: Iterable[str]) -> list[str]:
     return list(ordered)[:DID_YOU_MEAN_LIMIT]
 
 
+def _quoted(name: str) -> str:
+    """Quote a name the agent sent, shortened: the agent's own text is not echoed in bulk."""
+    if len(name) <= _QUOTED_NAME:
+        return repr(name)
+    return f"{name[:_QUOTED_NAME]!r} (+{len(name) - _QUOTED_NAME} more characters)"
+
+
 def _listing(names: Sequence[str]) -> str:
     if not names:
         return "no tools are registered"
@@ -85,7 +96,7 @@ def unknown_tool(name: str, available: Sequence[str], *, tool_call_id: str = "")
     Returns:
         A :class:`ToolNotFoundError` listing the available names and close matches.
     """
-    text = f"there is no tool named {name!r}"
+    text = f"there is no tool named {_quoted(name)}"
     suggestions = suggest_names(name, available)
     if suggestions:
         text += ". Did you mean " + " or ".join(repr(s) for s in suggestions) + "?"
@@ -115,12 +126,15 @@ def invalid_arguments(
         tool_call_id: The id of the call.
 
     Returns:
-        A :class:`ToolArgumentsError` naming each field and its problem.
+        A :class:`ToolArgumentsError` naming each field and its problem (the first few, when
+        there are many; ``problems`` keeps them all).
     """
     details = "; ".join(
-        problem if field in ("", "<arguments>") else f"{field!r}: {problem}"
-        for field, problem in problems
+        problem if field in ("", "<arguments>") else f"{_quoted(field)}: {problem}"
+        for field, problem in problems[:_LISTED_PROBLEMS]
     )
+    if len(problems) > _LISTED_PROBLEMS:
+        details += f"; and {len(problems) - _LISTED_PROBLEMS} more problems"
     text = (
         f"invalid arguments for tool {tool_name!r}: {details}. "
         f"Correct the arguments and call {tool_name!r} again."

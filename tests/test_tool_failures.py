@@ -90,6 +90,15 @@ def test_timeout_does_not_claim_the_tool_was_stopped() -> None:
     assert "may still" in text
 
 
+def test_huge_names_and_problem_lists_are_shortened_for_the_agent() -> None:
+    """A megabyte tool name or thousands of bad keys are not echoed back in full."""
+    assert len(str(unknown_tool("x" * 1_000_000, NAMES))) < 1_000
+    problems = [(f"key{i}", "unknown argument") for i in range(10_000)]
+    text = str(invalid_arguments("t", problems))
+    assert len(text) < 2_000
+    assert "9980 more" in text
+
+
 def test_problems_are_kept_on_the_error() -> None:
     """Argument problems stay available as data."""
     error = invalid_arguments("t", [("a", "bad")])
