@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 import requests
+import requests.auth
 import urllib3
 
 from ._constants import HEADER_REQUEST_ID
@@ -34,6 +35,7 @@ from ._version import __version__
 
 __all__ = [
     "USER_AGENT",
+    "BearerAuth",
     "Secret",
     "abort_response",
     "authorization_value",
@@ -62,6 +64,24 @@ class Secret:
         return "Secret('***')"
 
     __str__ = __repr__
+
+
+class BearerAuth(requests.auth.AuthBase):
+    """requests' auth hook that sets ``Authorization`` from a :class:`Secret`.
+
+    Given as ``auth=`` it also keeps requests from looking the host up in ``~/.netrc``, whose
+    password would otherwise replace the token (and be sent to the gateway).
+    """
+
+    def __init__(self, value: Secret) -> None:
+        self._value = value
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.headers["Authorization"] = self._value.reveal()
+        return request
+
+    def __repr__(self) -> str:
+        return "BearerAuth('***')"
 
 
 def authorization_value(token: str) -> str:

@@ -42,6 +42,7 @@ from ._constants import (
 from ._errors import APIStatusError, InvalidRequestError, TransportError
 from ._http import (
     USER_AGENT,
+    BearerAuth,
     Secret,
     abort_response,
     authorization_value,
@@ -130,6 +131,7 @@ class Transport:
         sleep: Callable[[float], None],
     ) -> None:
         self._authorization = Secret(authorization_value(token))
+        self._auth = BearerAuth(self._authorization)
         # The key itself, also when given as "Bearer <key>": a server may echo it bare.
         self._token = Secret(token.strip().removeprefix("Bearer").strip())
         self.base_url = base_url
@@ -209,7 +211,6 @@ class Transport:
     ) -> requests.Response:
         request_id = str(uuid.uuid4())
         headers = {
-            "Authorization": self._authorization.reveal(),
             "User-Agent": USER_AGENT,
             HEADER_REQUEST_ID: request_id,
             HEADER_IDEMPOTENCY_KEY: idempotency_key,
@@ -237,6 +238,7 @@ class Transport:
                 data=json_body if json_body is not None else form,
                 files=files,
                 headers=headers,
+                auth=self._auth,  # Authorization; never replaced by ~/.netrc or session.auth
                 timeout=self.timeout,
                 stream=stream,
                 allow_redirects=False,  # requests would turn the POST into a GET

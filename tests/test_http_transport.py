@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import responses
@@ -99,6 +100,19 @@ def test_an_echoed_bearer_token_is_scrubbed_without_its_prefix(
     with pytest.raises(AuthenticationError) as caught:
         transport.send("/v2/app/conversation", json_body=b"{}")
     assert TOKEN not in str(caught.value)
+
+
+def test_a_netrc_entry_for_the_host_does_not_replace_the_token(
+    mock: responses.RequestsMock, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A ~/.netrc entry for the host neither replaces the Bearer token nor has its password sent."""
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login alice password hunter2\n")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+    mock.post(f"{BASE}/v2/app/conversation", json={"conversation_id": "c"})
+    _transport([]).send("/v2/app/conversation", json_body=b"{}")
+    assert mock.calls[0].request.headers["Authorization"] == f"Bearer {TOKEN}"
 
 
 def test_success_on_the_first_attempt_skips_the_retry_loop(
