@@ -64,17 +64,10 @@ def as_registry(tools: ToolRegistry | Iterable[Any] | Callable[..., Any] | None)
     """
     # Imported here so that importing the client does not import the manifest builder.
     from ._registry import ToolRegistry
-    from ._tool_groups import ToolGroup
 
     if isinstance(tools, ToolRegistry):
         return tools
-    if tools is None:
-        return ToolRegistry()
-    # A group iterates over its entries and a toolkit object may not iterate at all: each is
-    # one item, like a lone function.
-    if isinstance(tools, ToolGroup) or callable(tools) or not isinstance(tools, Iterable):
-        return ToolRegistry([tools])
-    return ToolRegistry(tools)
+    return ToolRegistry(tools if tools is not None else ())
 
 
 @dataclass

@@ -51,7 +51,8 @@ class ToolRegistry:
         >>> outputs = registry.dispatch(msg)                         # list[ToolOutput]
 
     Args:
-        tools: Functions, toolkit objects, groups or registries to add right away.
+        tools: Functions, toolkit objects, groups or registries to add right away (a list,
+            or just one).
         timeout: Default seconds a call may take (``None``: no limit); ``add`` may override.
         approve: Callback asked before a tool marked ``requires_approval`` runs.
         max_workers: Calls of one round running at the same time.
@@ -61,7 +62,7 @@ class ToolRegistry:
 
     def __init__(
         self,
-        tools: Iterable[Any] = (),
+        tools: Iterable[Any] | Any = (),
         *,
         timeout: float | None = DEFAULT_TOOL_TIMEOUT,
         approve: ApprovalCallback | None = None,
@@ -261,12 +262,17 @@ class ToolRegistry:
         self._store_all(entries)
         return entries
 
-    def extend(self, items: Iterable[Any]) -> None:
-        """Add functions, toolkit objects, groups and other registries.
+    def extend(self, items: Iterable[Any] | Any) -> None:
+        """Add functions, toolkit objects, groups and other registries (a list, or just one).
 
         Raises:
             InvalidRequestError: An item is a tool dict without a function, or unsupported.
         """
+        # A registry or group iterates over its entries, and a function or toolkit object does
+        # not iterate at all: each is one item, not a list of them.
+        lone = isinstance(items, (ToolRegistry, ToolGroup, Mapping, Tool)) or callable(items)
+        if lone or not isinstance(items, Iterable) or isinstance(items, (str, bytes)):
+            items = [items]
         for item in items:
             if isinstance(item, ToolRegistry):
                 self._store_all(list(item))

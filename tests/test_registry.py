@@ -309,6 +309,15 @@ def test_changing_the_tools_list_does_not_change_the_registry() -> None:
     assert "location" in fresh["parameters"]["properties"]
 
 
+def test_a_lone_function_group_or_registry_is_accepted_where_a_list_is_expected() -> None:
+    """ToolRegistry(func), ToolRegistry(group) and ToolRegistry(registry) add that one item."""
+    group = ToolGroup("registry-test-lone")
+    group.tool(search)
+    assert ToolRegistry(get_current_weather).names() == ["get_current_weather"]
+    assert ToolRegistry(group).names() == ["search"]
+    assert ToolRegistry(ToolRegistry([get_current_weather])).names() == ["get_current_weather"]
+
+
 def test_toolkit_registration_is_all_or_nothing() -> None:
     """When one method's name is taken, none of the toolkit's tools is registered."""
     registry = ToolRegistry()
