@@ -6,6 +6,8 @@ tool whose name, description and parameters share the most terms with it
 languages, so ``天气`` finds ``get_current_weather``). The result is a list of
 :class:`Intent`: the tools to call, in the order the query asks for them, each with the view
 of the query it should read its arguments from (clauses meant for other tools blanked out).
+Clauses that give one tool's parameter different values (``查询订单1，查询订单2``) become
+parallel calls of that tool.
 
 Two rules keep the user's own tools first, which is the point of local tools:
 
@@ -21,11 +23,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from .._constants import RULE_AGENT_MAX_CLAUSES
+from .._constants import RULE_AGENT_MAX_CLAUSES, RULE_AGENT_MAX_PARALLEL_CALLS
 from .._models import Tool
 from ._agent_api import ComponentInfo
 from ._argument_filling import ArgumentPlan, plan_arguments
@@ -228,5 +230,38 @@ def match_intents(query: str, candidates: Sequence[Candidate], *, today: dt.date
         plan = plan_arguments(
             candidate.parameters, view, today=today, tool_text=candidate.tool_text
         )
+        own = [clause for clause, c, _ in chosen if c.name == name]
+        if len(own) > 1:
+            plan = _calls_per_clause(plan, own, candidate, today)
         intents.append(Intent(candidate, view, best, plan))
     return intents
+
+
+def _calls_per_clause(
+    plan: ArgumentPlan, clauses: Sequence[Found], candidate: Candidate, today: dt.date
+) -> ArgumentPlan:
+    """One call per clause when clauses give one parameter different values (订单1，订单2).
+
+    Clauses that add different parameters (北京天气，用华氏度) keep the one merged plan.
+    """
+    given: list[dict[str, Any]] = []
+    for clause in clauses:
+        read = plan_arguments(
+            candidate.parameters, clause.text, today=today, tool_text=candidate.tool_text
+        )
+        strong = read.from_query - read.weak
+        given += [{k: v for k, v in call.items() if k in strong} for call in read.calls]
+    differ = any(
+        key in later and later[key] != values[key]
+        for index, values in enumerate(given)
+        for later in given[index + 1 :]
+        for key in values
+    )
+    if not differ:
+        return plan
+    calls: list[dict[str, Any]] = []
+    for values in given:
+        call = {**plan.arguments, **values}
+        if values and call not in calls:
+            calls.append(call)
+    return replace(plan, calls=tuple(calls[:RULE_AGENT_MAX_PARALLEL_CALLS]))

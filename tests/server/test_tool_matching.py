@@ -170,3 +170,36 @@ def test_name_matches_weigh_more_than_description_matches():
 def test_everyday_words_find_the_tool_across_languages(query, tool):
     """换算, 音量, fly/飞往 and raining find tools about converting, volume, flights, weather."""
     assert _names(query, {"type": "function", "function": tool}) == [tool["name"]]
+
+
+def test_clauses_giving_one_parameter_two_values_become_parallel_calls():
+    """查询订单1，查询订单2 looks up both orders, not only the first one."""
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "get_order",
+            "description": "Look up an order by its id",
+            "parameters": {
+                "type": "object",
+                "properties": {"order_id": {"type": "integer"}, "verbose": {"type": "boolean"}},
+                "required": ["order_id"],
+            },
+        },
+    }
+    candidates = candidates_from([Tool.model_validate(tool)], COMPONENT_INFOS)
+    (intent,) = match_intents("查询订单1，查询订单2", candidates, today=TODAY)
+    assert [c["order_id"] for c in intent.arguments.calls] == [1, 2]
+
+
+def test_clauses_adding_different_parameters_stay_one_call():
+    """北京天气怎么样，用华氏度 is one call with the place and the unit."""
+    candidates = candidates_from([Tool.model_validate(SEED_RAW)], COMPONENT_INFOS)
+    (intent,) = match_intents("北京天气怎么样，用华氏度", candidates, today=TODAY)
+    assert intent.arguments.calls == ({"location": "北京", "unit": "fahrenheit"},)
+
+
+def test_per_clause_calls_keep_each_clauses_places():
+    """北京和上海的天气，广州天气 asks about all three cities."""
+    candidates = candidates_from([], COMPONENT_INFOS)
+    (intent,) = match_intents("北京和上海的天气，广州天气", candidates, today=TODAY)
+    assert [c["city"] for c in intent.arguments.calls] == ["北京", "上海", "广州"]
