@@ -35,17 +35,22 @@ _BOM: Final = "\ufeff"
 _BOM_BYTES: Final = _BOM.encode()
 
 
-def decode_json(content: bytes, *, what: str, request_id: str = "") -> Any:
+def decode_json(
+    content: bytes, *, what: str, request_id: str = "", secrets: Iterable[str] = ()
+) -> Any:
     """Decode a successful response body; :class:`ResponseDecodeError` when it is not JSON."""
     try:
         return json.loads(content)
     except ValueError as exc:
-        raise ResponseDecodeError(_not_json(what, content, request_id, exc)) from None
+        raise ResponseDecodeError(_not_json(what, content, request_id, exc, secrets)) from None
 
 
-def _not_json(what: str, content: bytes | str, request_id: str, error: object) -> str:
+def _not_json(
+    what: str, content: bytes | str, request_id: str, error: object, secrets: Iterable[str]
+) -> str:
     if isinstance(content, bytes):
         content = content.decode("utf-8", errors="replace")
+    content = redact(content, secrets)  # before cutting, so no secret is cut in two
     snippet = content[:200] + ("..." if len(content) > 200 else "")
     text = f"{what} is not the protocol's JSON ({error}): {snippet!r}"
     return text + (f" (request_id={request_id})" if request_id else "")
@@ -86,7 +91,7 @@ def parse_run_answer(
         answer = RunAnswer.model_validate_json(data)
     except ValidationError as exc:
         raise ResponseDecodeError(
-            _not_json("the run answer", data, request_id, exc.errors()[0]["msg"])
+            _not_json("the run answer", data, request_id, exc.errors()[0]["msg"], secrets)
         ) from None
     extra = answer.model_extra
     if extra and ("code" in extra or "message" in extra):
@@ -145,7 +150,7 @@ def read_json_object(
         ResponseDecodeError: The body is not a JSON object, or reports a top-level error
             (named with its code and message, secrets scrubbed).
     """
-    body = decode_json(content, what=what, request_id=request_id)
+    body = decode_json(content, what=what, request_id=request_id, secrets=secrets)
     if not isinstance(body, dict):
         raise ResponseDecodeError(
             f"{what} is not a JSON object (request_id={request_id or 'unknown'})"

@@ -276,6 +276,18 @@ def test_run_errors_in_200_answers_hide_an_echoed_token(
     assert TOKEN not in caught.value.message
 
 
+@pytest.mark.parametrize("endpoint", [CONV, RUNS])
+def test_undecodable_200_bodies_hide_an_echoed_token(
+    client: AppClient, mock: responses.RequestsMock, endpoint: str
+) -> None:
+    """The body snippet in a ResponseDecodeError has the token scrubbed."""
+    mock.post(endpoint, body=f"<html>bad token {TOKEN}</html>")
+    call = client.create_conversation if endpoint == CONV else lambda: client.run("c1", "hi")
+    with pytest.raises(ResponseDecodeError) as caught:
+        call()
+    assert TOKEN not in str(caught.value)
+
+
 def test_token_not_in_request_records_kept_by_errors(
     client: AppClient, mock: responses.RequestsMock
 ) -> None:
