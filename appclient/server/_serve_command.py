@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
+import sqlite3
 import sys
 import threading
 from typing import TextIO
@@ -100,7 +101,8 @@ def run(
         out: Where the banner goes (standard output by default).
 
     Returns:
-        The exit status: 0, or 1 when the server cannot listen (port in use, bad host).
+        The exit status: 0, or 1 when the server cannot listen (port in use, bad host) or
+        open its database.
     """
     out = out if out is not None else sys.stdout
     logging.basicConfig(
@@ -133,6 +135,9 @@ def run(
                 f"appclient serve: cannot listen on {args.host}:{args.port}: {reason}",
                 file=sys.stderr,
             )
+            return 1
+        except sqlite3.Error as exc:
+            print(f"appclient serve: cannot open the database {args.db}: {exc}", file=sys.stderr)
             return 1
         store = (
             f"sqlite {args.db}" if args.db else "memory (lost at exit; use --db FILE to keep it)"

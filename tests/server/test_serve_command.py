@@ -140,3 +140,12 @@ def test_bad_port_or_empty_token_is_a_usage_error(option: list[str]) -> None:
     with pytest.raises(SystemExit) as stopped:
         build_parser().parse_args(["serve", *option])
     assert stopped.value.code == 2
+
+
+def test_unopenable_database_is_a_one_line_error(tmp_path, capsys) -> None:
+    """A --db in a folder that does not exist ends with status 1 naming the file."""
+    db = tmp_path / "missing" / "state.db"
+    args = build_parser().parse_args(["serve", "--port", "0", "--db", str(db)])
+    status = _serve_command.run(args, stop=threading.Event(), out=io.StringIO())
+    assert status == 1
+    assert f"cannot open the database {db}" in capsys.readouterr().err
