@@ -254,6 +254,9 @@ def _invocation(ready: _Ready, serialize: Callable[[Any], str]) -> Invocation:
             text = serialize(value)
         except ResultSerializationError as exc:
             raise _SerializationFailedError(exc) from None
+        if not isinstance(text, str):  # a custom serializer's slip is this call's problem
+            problem = f"the serializer returned a {type(text).__qualname__}, not text"
+            raise _SerializationFailedError(ResultSerializationError(problem))
         return redact(text, secrets) if secrets else text
 
     return Invocation(

@@ -473,6 +473,23 @@ def test_custom_serializer() -> None:
     assert one(registry, "pair", {}).output == "1|2"
 
 
+def test_custom_serializer_returning_non_text_is_an_error_output() -> None:
+    """A serializer returning an int or None gives that call an error output, not a crash."""
+
+    def pair() -> tuple[int, int]:
+        """Return a pair."""
+        return (1, 2)
+
+    def no_text(value: Any) -> Any:
+        """Break the serializer's contract."""
+        return None
+
+    registry = ToolRegistry([pair], serialize=no_text)
+    output = one(registry, "pair", {}).output
+    assert output.startswith("Error: tool 'pair' returned a result that cannot be sent")
+    assert "NoneType" in output
+
+
 def test_unserializable_result_is_reported() -> None:
     """A result with no JSON form becomes an error output naming the type."""
 
