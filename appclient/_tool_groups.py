@@ -118,7 +118,8 @@ class ToolGroup:
             The function, or a decorator that adds it.
 
         Raises:
-            ManifestError: The group already has a tool of that name.
+            ManifestError: The group already has a different function under that name (the
+                same definition run again, as a notebook cell or a reload does, replaces it).
         """
 
         def add(function: F) -> F:
@@ -132,7 +133,10 @@ class ToolGroup:
                 bind=dict(bind or {}),
             )
             with self._lock:
-                if entry.label in self._entries:
+                taken = self._entries.get(entry.label)
+                # The same definition run again (a notebook cell, a module reload) replaces
+                # its entry; only a different function under a taken name is refused.
+                if taken is not None and _definition(taken.func) != _definition(function):
                     raise ManifestError(
                         f"tool group {self.name!r} already has a tool named {entry.label!r}"
                     )
@@ -170,6 +174,14 @@ class ToolGroup:
 
     def __repr__(self) -> str:
         return f"ToolGroup({self.name!r}, tools={self.names()!r})"
+
+
+def _definition(func: Callable[..., Any]) -> object:
+    """Where a function is defined (module and qualified name), else the object itself."""
+    qualname = getattr(func, "__qualname__", None)
+    if not isinstance(qualname, str):  # a callable object: only itself is the same tool
+        return func
+    return getattr(func, "__module__", None), qualname
 
 
 _GROUPS: dict[str, ToolGroup] = {}

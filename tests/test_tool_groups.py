@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import pytest
 
@@ -52,11 +53,23 @@ def test_entries_keep_their_order() -> None:
 
 
 def test_duplicate_names_are_refused() -> None:
-    """A group cannot hold two tools of the same name."""
+    """A group cannot hold two different functions under the same name."""
     group = ToolGroup("math")
     group.tool(add)
     with pytest.raises(ManifestError, match="already has a tool named 'add'"):
-        group.tool(add)
+        group.tool(name="add")(mul)
+
+
+def test_redefining_a_function_replaces_its_entry() -> None:
+    """Running the defining code again (a notebook cell, a reload) replaces, not refuses."""
+    group = ToolGroup("math")
+    namespace: dict[str, Any] = {"__name__": "notebook_cell"}
+    source = "def area(w: int, h: int) -> int:\n    return w * h\n"
+    exec(source, namespace)  # noqa: S102 - the same definition, run twice like a cell
+    group.tool(namespace["area"])
+    exec(source, namespace)  # noqa: S102 - the same definition, run twice like a cell
+    group.tool(namespace["area"])
+    assert [entry.func for entry in group] == [namespace["area"]]
 
 
 def test_remove_takes_a_tool_out() -> None:
