@@ -30,6 +30,7 @@ from ._stream import RunStream
 __all__ = ["CallRequest", "read_calls"]
 
 _ARGUMENT_KEYS = ("arguments", "parameters")
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,9 @@ def _items(calls: Any) -> list[Any]:
         return list(calls)
     if getattr(calls, "function", None) is not None:
         return [calls]
-    tool_calls = getattr(calls, "tool_calls", None)
+    tool_calls = getattr(calls, "tool_calls", _MISSING)
+    if tool_calls is None:
+        return []  # a message object without calls, like {"tool_calls": null}
     if isinstance(tool_calls, Sequence) and not isinstance(tool_calls, str):
         return list(tool_calls)  # a stream, an OpenAI message object, ...
     raise InvalidRequestError(

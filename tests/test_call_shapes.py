@@ -113,6 +113,12 @@ def test_unread_stream_is_read_to_its_tool_calls() -> None:
     assert [c.id for c in read_calls(stream)] == ["c1"]
 
 
+def test_message_object_without_tool_calls_gives_none() -> None:
+    """An OpenAI-style message whose tool_calls is None has no calls (like a dict's None)."""
+    message = SimpleNamespace(role="assistant", content="hello", tool_calls=None)
+    assert read_calls(message) == []
+
+
 def test_unparsable_wire_arguments_keep_their_reason() -> None:
     """A ToolCall whose argument text was not JSON carries the reason."""
     call = ToolCall.model_validate({"id": "x", "function": {"name": "f", "arguments": "{oops"}})
