@@ -28,7 +28,12 @@ from ._constants import (
     PATH_RUNS,
 )
 from ._errors import InvalidRequestError
-from ._http_answers import parse_run_answer, raise_for_error_event, required_text
+from ._http_answers import (
+    body_request_id,
+    parse_run_answer,
+    raise_for_error_event,
+    required_text,
+)
 from ._http_bodies import (
     ToolChoiceLike,
     ToolOutputLike,
@@ -348,10 +353,7 @@ class AppClient(RoundTripMixin):
         )
         response = self._transport.send(PATH_FEEDBACK, json_body=encode_json(body))
         data = self._transport.read_json(response, what="the feedback answer")
-        request_id = data.get("request_id")
-        if isinstance(request_id, str) and request_id:
-            return request_id
-        return _request_id(response)
+        return body_request_id(data) or _request_id(response)
 
     # --- lifecycle ---------------------------------------------------------------------------
 

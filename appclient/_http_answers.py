@@ -20,6 +20,7 @@ from ._errors import ResponseDecodeError, RunError, redact
 from ._models import RunAnswer
 
 __all__ = [
+    "body_request_id",
     "decode_json",
     "error_body_fields",
     "parse_run_answer",
@@ -54,6 +55,15 @@ def _not_json(
     snippet = content[:200] + ("..." if len(content) > 200 else "")
     text = f"{what} is not the protocol's JSON ({error}): {snippet!r}"
     return text + (f" (request_id={request_id})" if request_id else "")
+
+
+def body_request_id(body: Mapping[str, Any]) -> str:
+    """The request id a JSON body names: ``request_id``, or BCE gateways' ``requestId``."""
+    for key in ("request_id", "requestId"):
+        value = body.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
 
 
 def top_level_error(body: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -100,7 +110,7 @@ def parse_run_answer(
             raise RunError(
                 redact(failure[1], secrets) or "the server reported an error",
                 code=redact(failure[0], secrets),
-                request_id=answer.request_id or request_id,
+                request_id=answer.request_id or body_request_id(extra) or request_id,
                 conversation_id=answer.conversation_id or conversation_id,
             )
     return answer
@@ -130,11 +140,11 @@ def error_body_fields(content: bytes) -> tuple[str, str, str, Any]:
     except ValueError:
         body = None
     if isinstance(body, dict):
-        code, message, request_id = (body.get(key) for key in ("code", "message", "request_id"))
+        code, message = body.get("code"), body.get("message")
         return (
             "" if code is None else str(code),
             "" if message is None else str(message),
-            request_id if isinstance(request_id, str) else "",
+            body_request_id(body),
             body,
         )
     text = content.decode("utf-8", errors="replace")
@@ -158,7 +168,7 @@ def read_json_object(
     failure = top_level_error(body)
     if failure is not None:
         code, message = failure
-        request_id = body.get("request_id") or request_id or "unknown"
+        request_id = body_request_id(body) or request_id or "unknown"
         text = f"{what} reports an error: {code}: {message} (request_id={request_id})"
         raise ResponseDecodeError(redact(text, secrets))
     return body
@@ -172,6 +182,6 @@ def required_text(body: Mapping[str, Any], name: str, *, what: str, request_id: 
     """
     value = body.get(name)
     if not isinstance(value, str) or not value:
-        request_id = body.get("request_id") or request_id or "unknown"
+        request_id = body_request_id(body) or request_id or "unknown"
         raise ResponseDecodeError(f"{what} has no {name!r} (request_id={request_id})")
     return value

@@ -68,6 +68,15 @@ def test_parse_run_answer_ignores_a_byte_order_mark(body: bytes | str) -> None:
     assert parse_run_answer(body).answer == "x"
 
 
+def test_bce_style_request_id_is_read_from_error_bodies() -> None:
+    """A gateway error body's camelCase requestId (BCE style) is the error's request id."""
+    body = b'{"requestId": "bce-1", "code": "AccessDenied", "message": "no"}'
+    assert error_body_fields(body)[2] == "bce-1"
+    with pytest.raises(RunError) as caught:
+        parse_run_answer(body)
+    assert caught.value.request_id == "bce-1"
+
+
 def test_parse_run_answer_raises_run_error_for_top_level_error() -> None:
     """A 200 body with a top-level code/message is a RunError carrying both."""
     body = b'{"request_id": "r9", "code": "QuotaExceeded", "message": "no quota"}'
