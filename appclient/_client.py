@@ -309,9 +309,12 @@ class AppClient(RoundTripMixin):
                 handle = path.open("rb")
             except OSError as exc:
                 raise InvalidRequestError(f"file_path {str(path)!r} cannot be read: {exc}") from exc
+            # A legal file name need not be UTF-8 (undecodable bytes come back as surrogates,
+            # which no header can carry): such bytes are sent as U+FFFD.
+            name = os.fsencode(path.name).decode("utf-8", errors="replace")
             with handle:
                 response = self._transport.send(
-                    PATH_FILE_UPLOAD, form=form, files={"file": (path.name, handle)}
+                    PATH_FILE_UPLOAD, form=form, files={"file": (name, handle)}
                 )
         what = "the upload answer"
         body = self._transport.read_json(response, what=what)

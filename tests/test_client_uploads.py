@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+import responses
 
 from appclient import AppClient, InvalidRequestError
 
@@ -30,3 +33,18 @@ def test_upload_refuses_an_empty_file_path(client: AppClient) -> None:
     """An empty file_path is refused by name, not reported as the directory '.'."""
     with pytest.raises(InvalidRequestError, match="file_path must not be empty"):
         client.upload_file("c1", file_path="")
+
+
+def test_upload_of_a_file_whose_name_is_not_utf8(client: AppClient, tmp_path: Path) -> None:
+    """A legal but non-UTF-8 file name is uploaded under a readable name, not a crash."""
+    path = tmp_path / os.fsdecode(b"caf\xe9.txt")
+    try:
+        path.write_bytes(b"hello")
+    except (OSError, UnicodeError):  # pragma: no cover - file systems that insist on UTF-8
+        pytest.skip("this file system refuses non-UTF-8 names")
+    with responses.RequestsMock() as mock:
+        mock.post(f"{BASE}/v2/app/conversation/file/upload", json={"id": "f-1"})
+        assert client.upload_file("c1", file_path=path) == "f-1"
+        body = mock.calls[0].request.body
+    assert 'filename="caf\ufffd.txt"'.encode() in body
+    assert b"hello" in body
