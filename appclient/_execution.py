@@ -4,8 +4,9 @@ Each call runs on a daemon worker thread, so that independent calls of a round r
 parallel, a tool that hangs can be abandoned at its timeout without blocking the program or
 its exit, and the caller may itself be inside a running event loop (a notebook, an async web
 handler). Async tools (coroutine functions, callables returning awaitables, async
-generators) run on a fresh event loop in their worker thread and are cancelled at their
-timeout. Results come back in call order, each as soon as it and every earlier call are done.
+generators and other async iterators) run on a fresh event loop in their worker thread and
+are cancelled at their timeout. Results come back in call order, each as soon as it and
+every earlier call are done.
 
 Nothing here knows about tools or the protocol: an :class:`Invocation` is a callable, its
 arguments, a timeout and a finishing step (the dispatcher serialises results there, so that
@@ -20,7 +21,7 @@ import inspect
 import queue
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,7 +132,7 @@ async def _bounded(awaitable: Awaitable[Any], timeout: float | None) -> Any:
 
 
 def _finish_value(value: Any, timeout: float | None) -> Any:
-    if inspect.isasyncgen(value):
+    if isinstance(value, AsyncIterator):  # an async generator, or an SDK's async stream
         value = collect_async_iterator(value)
     if inspect.isawaitable(value):
         value = asyncio.run(_bounded(value, timeout))

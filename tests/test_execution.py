@@ -52,6 +52,26 @@ def test_async_generator_is_collected() -> None:
     assert ToolRunner().run([Invocation(chunks)])[0].value == "ab"
 
 
+class _AsyncChunks:
+    """An async iterator that is not an async generator (like an SDK's async stream)."""
+
+    def __init__(self) -> None:
+        self._left = ["a", "b"]
+
+    def __aiter__(self) -> _AsyncChunks:
+        return self
+
+    async def __anext__(self) -> str:
+        if not self._left:
+            raise StopAsyncIteration
+        return self._left.pop(0)
+
+
+def test_async_iterator_object_is_collected() -> None:
+    """An async iterator object (not only an async generator) is consumed and joined."""
+    assert ToolRunner().run([Invocation(_AsyncChunks)])[0].value == "ab"
+
+
 def test_exception_is_captured_not_raised() -> None:
     """A tool's exception is reported in the outcome."""
     [outcome] = ToolRunner().run([Invocation(lambda: 1 / 0)])
