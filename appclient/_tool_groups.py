@@ -204,6 +204,11 @@ def tool_group(name: str) -> ToolGroup:
         return group
 
 
+@overload
+def register_tool(group: F, /) -> F: ...
+
+
+@overload
 def register_tool(
     group: str = "tool",
     *,
@@ -213,11 +218,26 @@ def register_tool(
     requires_approval: bool = False,
     strict: bool = False,
     bind: Mapping[str, Any] | None = None,
-) -> Callable[[F], F]:
+) -> Callable[[F], F]: ...
+
+
+def register_tool(
+    group: str | F = "tool",
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout: float | None = None,
+    requires_approval: bool = False,
+    strict: bool = False,
+    bind: Mapping[str, Any] | None = None,
+) -> F | Callable[[F], F]:
     """Decorator adding a function to the named process-wide group (LazyLLM's ``fc_register``).
 
+    Usable as ``@register_tool("group", ...)``, ``@register_tool()`` or bare
+    ``@register_tool`` (the ``"tool"`` group).
+
     Args:
-        group: The group's name.
+        group: The group's name (or, used bare, the function itself).
         name: The tool name (default: the function's).
         description: The tool description (default: from the docstring).
         timeout: Seconds a call may take (default: the registry's).
@@ -226,8 +246,10 @@ def register_tool(
         bind: Parameter values the program supplies (hidden from the agent).
 
     Returns:
-        A decorator that returns the function unchanged.
+        A decorator that returns the function unchanged (used bare: the function itself).
     """
+    if callable(group):  # bare @register_tool: the "group" is the function being decorated
+        return tool_group("tool").tool(group)
     return tool_group(group).tool(
         name=name,
         description=description,

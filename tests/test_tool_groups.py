@@ -93,6 +93,20 @@ def test_register_tool_adds_to_the_named_group() -> None:
     assert tool_group(name).names() == ["add"]
 
 
+def test_register_tool_without_parentheses_keeps_the_function() -> None:
+    """Bare @register_tool adds to the default "tool" group and leaves the function as is."""
+
+    def register_tool_bare_probe(a: int) -> int:
+        """Return a."""
+        return a
+
+    try:
+        assert register_tool(register_tool_bare_probe) is register_tool_bare_probe
+        assert "register_tool_bare_probe" in tool_group("tool")
+    finally:
+        tool_group("tool").remove("register_tool_bare_probe")
+
+
 def test_resolve_by_name_and_by_object() -> None:
     """A group is found by its object or by its name."""
     name = _unique("find")
