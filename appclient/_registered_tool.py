@@ -38,6 +38,8 @@ def secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
             value = value.get_secret_value()
         elif isinstance(value, SecretBytes):
             value = value.get_secret_value().decode("utf-8", errors="replace")
+        elif isinstance(value, (bytes, bytearray)):  # a key bound as bytes shows up as text
+            value = bytes(value).decode("utf-8", errors="replace")
         if isinstance(value, str) and len(value) >= MIN_REDACTED_SECRET_LENGTH:
             found[value] = None
             for escaped in (json.dumps(value, ensure_ascii=False), json.dumps(value), repr(value)):

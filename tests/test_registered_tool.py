@@ -55,3 +55,17 @@ def test_secret_escaped_in_a_json_result_is_redacted() -> None:
     call = {"id": "c", "function": {"name": "login", "arguments": {"user": "u"}}}
     [output] = registry.dispatch([call])
     assert output.output == '{"user": "u", "password": "***"}'
+
+
+def test_bound_bytes_value_is_redacted() -> None:
+    """A key bound as bytes is hidden from outputs like a key bound as text."""
+
+    def sign(payload: str, key: bytes) -> str:
+        """Echo the key back, as a careless tool might."""
+        return f"signed {payload} with {key.decode()}"
+
+    registry = ToolRegistry()
+    registry.add(sign, key=b"hmac-key-0123456789")
+    call = {"id": "c", "function": {"name": "sign", "arguments": {"payload": "p"}}}
+    [output] = registry.dispatch([call])
+    assert output.output == "signed p with ***"
