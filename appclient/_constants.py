@@ -134,6 +134,9 @@ DEFAULT_WORKER_IDLE_SECONDS: Final = 30.0
 #: Bound string values shorter than this are not redacted from outputs (a bound "3" or
 #: "en" is a setting, not a secret, and hiding every "3" would garble results).
 MIN_REDACTED_SECRET_LENGTH: Final = 4
+#: Secrets at least this long are hidden wherever they occur; shorter ones only where they
+#: stand alone (a short token "t" must not turn "Parameter" into "Parame***er").
+REDACT_INSIDE_WORDS_MIN_LENGTH: Final = 8
 #: Separator between a toolkit's name and its method's tool name ("Weather__forecast").
 TOOLKIT_NAME_SEPARATOR: Final = "__"
 #: How many close matches an unknown-tool message suggests.

@@ -39,8 +39,12 @@ only, and :func:`redact` scrubs known secrets from any text that must be shown.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from ._constants import REDACT_INSIDE_WORDS_MIN_LENGTH
 
 
 class AppClientError(Exception):
@@ -305,8 +309,17 @@ class MaxRoundsExceededError(AppClientError):
 _REDACTED = "***"
 
 
+@functools.lru_cache(maxsize=256)
+def _standalone(secret: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![0-9A-Za-z]){re.escape(secret)}(?![0-9A-Za-z])")
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
     """Replace every occurrence of each secret in ``text`` with ``***``.
+
+    A secret shorter than ``REDACT_INSIDE_WORDS_MIN_LENGTH`` is replaced only where it is
+    not part of a longer run of letters and digits, so a short value does not garble every
+    word that happens to contain it; longer secrets are replaced wherever they occur.
 
     Args:
         text: Text that may contain secrets (a message, a repr, a log line).
@@ -316,7 +329,10 @@ def redact(text: str, secrets: Iterable[str]) -> str:
         The text with secrets replaced, longest secret first so overlaps are covered.
     """
     for secret in sorted((s for s in secrets if s), key=len, reverse=True):
-        text = text.replace(secret, _REDACTED)
+        if len(secret) >= REDACT_INSIDE_WORDS_MIN_LENGTH:
+            text = text.replace(secret, _REDACTED)
+        elif secret in text:
+            text = _standalone(secret).sub(_REDACTED, text)
     return text
 
 

@@ -90,6 +90,17 @@ def test_redact_hides_every_secret_longest_first() -> None:
     assert redact("key=abc123 and abc", ["abc", "abc123"]) == "key=*** and ***"
 
 
+def test_redact_leaves_words_that_merely_contain_a_short_secret() -> None:
+    """A short secret is hidden where it stands alone, not inside longer words."""
+    text = "InvalidParameter: token t rejected (Bearer t)"
+    assert redact(text, ["t"]) == "InvalidParameter: token *** rejected (Bearer ***)"
+
+
+def test_redact_hides_a_long_secret_even_inside_a_word() -> None:
+    """A secret of eight or more characters is hidden wherever it occurs."""
+    assert redact("xxsecret-keyxx", ["secret-key"]) == "xx***xx"
+
+
 def test_redact_ignores_empty_secrets() -> None:
     """An empty secret does not blank the text."""
     assert redact("text", [""]) == "text"
