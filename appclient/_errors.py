@@ -48,7 +48,16 @@ from ._constants import REDACT_INSIDE_WORDS_MIN_LENGTH
 
 
 class AppClientError(Exception):
-    """Base class of every error appclient raises on purpose."""
+    """Base class of every error appclient raises on purpose.
+
+    Attributes:
+        partial_result: When the error ends ``run_until_answer`` or ``iter_until_answer``:
+            the loop's partial ``RoundTripResult`` (every tool call made so far, with its
+            output), so outputs that may not have reached the agent can be sent again
+            without running the tools twice. ``None`` for errors raised anywhere else.
+    """
+
+    partial_result: Any = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Subclasses take keyword-only fields, which the default reduce (cls(*args)) cannot
@@ -304,6 +313,7 @@ class MaxRoundsExceededError(AppClientError):
         super().__init__(message)
         self.max_rounds = max_rounds
         self.result = result
+        self.partial_result = result
 
 
 _REDACTED = "***"

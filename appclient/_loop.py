@@ -26,7 +26,13 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ._constants import DEFAULT_MAX_ROUNDS
 from ._dispatch import ApprovalCallback, ToolCallRecord
-from ._errors import InvalidRequestError, MaxRoundsExceededError, RunError, StreamInterruptedError
+from ._errors import (
+    AppClientError,
+    InvalidRequestError,
+    MaxRoundsExceededError,
+    RunError,
+    StreamInterruptedError,
+)
 from ._loop_events import (
     AnswerDone,
     LoopEvent,
@@ -240,15 +246,49 @@ class RoundTripMixin:
         if conversation_id is None:
             conversation_id = client.create_conversation()
         progress = _Progress(conversation_id=conversation_id, started=started)
-        first: dict[str, Any] = {
-            "tools": registry.tools() or None,
-            "tool_choice": tool_choice,
-            "file_ids": file_ids,
-            "end_user_id": end_user_id,
-            "action": action,
-            "parameters": parameters,
-            "custom_metadata": custom_metadata,
-        }
+        try:
+            yield from self._round_trip(
+                client,
+                registry,
+                progress,
+                query=query,
+                stream=stream,
+                max_rounds=max_rounds,
+                approve=approve,
+                raise_errors=raise_errors,
+                first={
+                    "tools": registry.tools() or None,
+                    "tool_choice": tool_choice,
+                    "file_ids": file_ids,
+                    "end_user_id": end_user_id,
+                    "action": action,
+                    "parameters": parameters,
+                    "custom_metadata": custom_metadata,
+                },
+            )
+        except AppClientError as error:
+            # Tools may have run already: their outputs go with the error, so the caller
+            # can deliver them again instead of running the tools a second time.
+            if error.partial_result is None:
+                error.partial_result = progress.result(answer="", now=clock(), completed=False)
+            raise
+
+    def _round_trip(
+        self,
+        client: _Conversations,
+        registry: ToolRegistry,
+        progress: _Progress,
+        *,
+        query: str,
+        stream: bool,
+        max_rounds: int,
+        approve: ApprovalCallback | None,
+        raise_errors: bool,
+        first: dict[str, Any],
+    ) -> Generator[LoopEvent, None, None]:
+        clock = self._round_trip_clock
+        conversation_id = progress.conversation_id
+        end_user_id = first["end_user_id"]
         answer = yield from self._one_run(client, progress, stream, query=query, **first)
         while calls := _requested_calls(answer, conversation_id):
             if len(progress.rounds) >= max_rounds:

@@ -20,6 +20,7 @@ from appclient import (
     RoundTripResult,
     RunAnswer,
     RunError,
+    ServerError,
     ServerEvent,
     StreamInterruptedError,
     TextDelta,
@@ -149,7 +150,7 @@ class FakeStream:
 class FakeClient(RoundTripMixin):
     """Answers runs from a script and records every request."""
 
-    def __init__(self, *script: RunAnswer | list[RunAnswer]) -> None:
+    def __init__(self, *script: RunAnswer | list[RunAnswer] | Exception) -> None:
         self.script = list(script)
         self.requests: list[dict[str, Any]] = []
         self.conversations = 0
@@ -164,6 +165,8 @@ class FakeClient(RoundTripMixin):
         """Record the request and answer with the next scripted run."""
         self.requests.append({"conversation_id": conversation_id, "query": query, **kwargs})
         step = self.script.pop(0)
+        if isinstance(step, Exception):
+            raise step
         if kwargs.get("stream"):
             stream = FakeStream(step if isinstance(step, list) else [step])
             self.streams.append(stream)
@@ -327,6 +330,29 @@ def test_max_rounds_raises_with_the_partial_result() -> None:
     assert len(partial.rounds) == 2
     assert [c.id for c in partial.pending_tool_calls] == ["3"]
     assert caught.value.max_rounds == 2
+
+
+def test_a_failed_submission_keeps_the_outputs_on_the_error() -> None:
+    """When sending a round's outputs fails, the error holds them, so no tool runs twice."""
+    client = FakeClient(WEATHER_ROUND, ServerError(status_code=502, message="gateway down"))
+    with pytest.raises(ServerError) as caught:
+        client.run_until_answer(query="q", tools=[get_current_weather])
+    partial = caught.value.partial_result
+    assert isinstance(partial, RoundTripResult)
+    assert not partial.completed
+    outputs = [call.to_output() for call in partial.rounds[-1].tool_calls]
+    assert [output.tool_call_id for output in outputs] == ["c1"]
+    assert "北京" in outputs[0].output
+
+
+def test_max_rounds_error_offers_its_result_as_the_partial_result() -> None:
+    """MaxRoundsExceededError's result is also its partial_result, like every loop error."""
+    client = FakeClient(
+        interrupt(_call("1", "add", a=1, b=1)), interrupt(_call("2", "add", a=2, b=2))
+    )
+    with pytest.raises(MaxRoundsExceededError) as caught:
+        client.run_until_answer(query="q", tools=[add], max_rounds=1)
+    assert caught.value.partial_result is caught.value.result
 
 
 def test_max_rounds_must_be_positive() -> None:
