@@ -654,3 +654,40 @@ def test_server_interrupted_stream_raises() -> None:
         server.faults.cut_stream_after(1)
         with pytest.raises(StreamInterruptedError):
             client.run_until_answer(query="q", tools=[add], stream=True)
+
+
+def test_server_outputs_from_the_partial_result_finish_the_turn() -> None:
+    """After a failed submission, re-sending the error's outputs completes the run."""
+    calls: list[dict[str, Any]] = []
+
+    def counted_weather(location: str) -> str:
+        """Get the weather of a city, counting the calls.
+
+        Args:
+            location: The city.
+        """
+        calls.append({"location": location})
+        return f"{location}今天25度"
+
+    with (
+        ReferenceServer() as server,
+        AppClient(server.app_id, token=server.token, base_url=server.url, max_retries=0) as client,
+    ):
+        conversation_id = client.create_conversation()
+
+        def fail_the_submission(event: LoopEvent) -> None:
+            if isinstance(event, RoundFinished):
+                server.faults.fail_next(1, status=503)
+
+        with pytest.raises(ServerError) as caught:
+            client.run_until_answer(
+                query="今天北京天气怎么样？",
+                tools=[counted_weather],
+                conversation_id=conversation_id,
+                on_event=fail_the_submission,
+            )
+        done = caught.value.partial_result
+        outputs = [call.to_output() for call in done.rounds[-1].tool_calls]
+        answer = client.run(conversation_id, tool_outputs=outputs)
+    assert "北京今天25度" in answer.content.answer
+    assert calls == [{"location": "北京"}]
