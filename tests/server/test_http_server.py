@@ -7,6 +7,8 @@ import json
 import socket
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
@@ -16,18 +18,28 @@ from tests.server.helpers import APP_ID, TOKEN, make_app, run_body
 AUTH = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
 
 
-@pytest.fixture
-def server() -> Iterator[WSGIHTTPServer]:
-    app = make_app()
-    httpd = WSGIHTTPServer(("127.0.0.1", 0), app)
+@contextmanager
+def _serving(app: Any, *, host: str = "127.0.0.1", **options: Any) -> Iterator[WSGIHTTPServer]:
+    """Serve ``app`` on a free port in a thread; stop and close everything afterwards."""
+    httpd = WSGIHTTPServer((host, 0), app, **options)
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01})
     thread.start()
-    yield httpd
-    httpd.shutdown()
-    httpd.close_connections()
-    httpd.server_close()
-    thread.join()
-    app.close()
+    try:
+        yield httpd
+    finally:
+        httpd.shutdown()
+        httpd.close_connections()
+        httpd.server_close()
+        thread.join()
+        close = getattr(app, "close", None)
+        if close is not None:
+            close()
+
+
+@pytest.fixture
+def server() -> Iterator[WSGIHTTPServer]:
+    with _serving(make_app()) as httpd:
+        yield httpd
 
 
 def _connect(server: WSGIHTTPServer) -> http.client.HTTPConnection:
@@ -283,19 +295,12 @@ def test_environ_follows_cgi_naming() -> None:
         start_response("200 OK", [("Content-Length", "0")])
         return [b""]
 
-    httpd = WSGIHTTPServer(("127.0.0.1", 0), app)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01})
-    thread.start()
-    try:
+    with _serving(app) as httpd:
         conn = http.client.HTTPConnection("127.0.0.1", httpd.server_port, timeout=10)
         headers = {"Content-Type": "application/json", "X-Trace-Id": "t1", "Idempotency-Key": "k"}
         conn.request("POST", "/v2/app/conversation?x=1", body=b"{}", headers=headers)
         assert conn.getresponse().status == 200
         conn.close()
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
     assert (seen["CONTENT_TYPE"], seen["CONTENT_LENGTH"]) == ("application/json", "2")
     assert (seen["HTTP_X_TRACE_ID"], seen["HTTP_IDEMPOTENCY_KEY"]) == ("t1", "k")
     assert "HTTP_CONTENT_TYPE" not in seen
@@ -317,43 +322,23 @@ def _ipv6_loopback_works() -> bool:
 @pytest.mark.skipif(not _ipv6_loopback_works(), reason="no IPv6 loopback on this machine")
 def test_ipv6_host_binds_and_serves() -> None:
     """An IPv6 address such as ::1 binds an IPv6 socket and serves requests."""
-    app = make_app()
-    httpd = WSGIHTTPServer(("::1", 0), app)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01})
-    thread.start()
-    try:
+    with _serving(make_app(), host="::1") as httpd:
         conn = http.client.HTTPConnection("::1", httpd.server_port, timeout=10)
         response = _post(conn, "/v2/app/conversation", {"app_id": APP_ID})
         assert response.status == 200
         conn.close()
-    finally:
-        httpd.shutdown()
-        httpd.close_connections()
-        httpd.server_close()
-        thread.join()
-        app.close()
 
 
 def test_client_that_stops_sending_its_body_gets_408_and_no_traceback(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """A body cut short by a silent client: 408 after the idle timeout, connection closed."""
-    app = make_app()
-    httpd = WSGIHTTPServer(("127.0.0.1", 0), app, keepalive_timeout=0.1)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01})
-    thread.start()
-    try:
+    with _serving(make_app(), keepalive_timeout=0.1) as httpd:
         raw = _raw_exchange(
             httpd,
             f"POST /v2/app/conversation HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\n"
             "Content-Length: 100\r\n\r\n{".encode(),
         )
-    finally:
-        httpd.shutdown()
-        httpd.close_connections()
-        httpd.server_close()
-        thread.join()
-        app.close()
     assert raw.startswith(b"HTTP/1.1 408")
     assert b"Connection: close" in raw
     assert "Traceback" not in capsys.readouterr().err
