@@ -23,6 +23,13 @@ def load_request_fixture(name: str) -> dict[str, Any]:
     return data
 
 
+def child_environment() -> dict[str, str]:
+    """Return the environment for a child Python process: no real token or gateway, UTF-8."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("APPBUILDER_", "GATEWAY_"))}
+    env["PYTHONIOENCODING"] = "utf-8"
+    return env
+
+
 @pytest.fixture(autouse=True)
 def _no_appbuilder_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep a developer's real token or gateway out of every test."""

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, child_environment
 
 
 def test_output_pipe_closed_early_ends_quietly() -> None:
     """`appclient demo | head -1` stops without a BrokenPipeError traceback."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("APPBUILDER_", "GATEWAY_"))}
-    env["PYTHONIOENCODING"] = "utf-8"
+    env = child_environment()
     process = subprocess.Popen(
         [sys.executable, "-m", "appclient.cli", "demo", "--no-color"],
         cwd=REPO_ROOT,

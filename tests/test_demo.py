@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import subprocess
 import sys
 
@@ -22,7 +21,7 @@ from appclient._loop_events import (
     ToolCallStarted,
 )
 from appclient.cli import main
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, child_environment
 
 
 def _demo(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -57,8 +56,7 @@ def test_demo_without_streaming(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_demo_as_a_console_command() -> None:
     """`python -m appclient.cli demo` works in a fresh process."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("APPBUILDER_", "GATEWAY_"))}
-    env["PYTHONIOENCODING"] = "utf-8"
+    env = child_environment()
     result = subprocess.run(
         [sys.executable, "-m", "appclient.cli", "demo", "--no-color"],
         cwd=REPO_ROOT,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, child_environment
 
 EXAMPLES_DIR = REPO_ROOT / "examples"
 
@@ -45,8 +45,7 @@ _RUNS: dict[tuple[str, tuple[str, ...]], subprocess.CompletedProcess[str]] = {}
 def _run(name: str, args: list[str]) -> subprocess.CompletedProcess[str]:
     key = (name, tuple(args))
     if key not in _RUNS:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("APPBUILDER_", "GATEWAY_"))}
-        env["PYTHONIOENCODING"] = "utf-8"
+        env = child_environment()
         # Import this checkout's package, however (or whether) it is installed.
         env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), env.get("PYTHONPATH", "")])
         _RUNS[key] = subprocess.run(  # noqa: S603 - a fixed interpreter and our own scripts
