@@ -86,6 +86,9 @@ def parse_timeout(timeout: float | tuple[float, float] | None) -> tuple[float, f
 def parse_base_url(base_url: str | None) -> str:
     """Return the base URL without trailing slash; ``$GATEWAY_URL_V2`` or the hosted default.
 
+    A host without a scheme (``qianfan.baidubce.com``) means HTTPS, as in the official SDKs,
+    so a ``$GATEWAY_URL_V2`` written for them works unchanged.
+
     Raises:
         InvalidRequestError: Not an http(s) URL with a host and a valid port, or it carries
             credentials.
@@ -95,17 +98,22 @@ def parse_base_url(base_url: str | None) -> str:
         name, value = f"${ENV_BASE_URL}", os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL
     if not isinstance(value, str):
         raise InvalidRequestError(f"{name} must be a string, got {type(value).__name__}")
+    value = value.strip()
+    if value and "://" not in value:
+        value = f"https://{value}"
     try:  # what requests and urllib3 would otherwise fail on at every call, with their errors
-        parts = urlsplit(value.strip())
+        parts = urlsplit(value)
         parts.port  # noqa: B018 - reading it checks the port
         (parts.hostname or "").encode("idna")  # empty or over-long labels
     except ValueError as exc:  # UnicodeError is a ValueError
         raise InvalidRequestError(f"{name} {value!r} is malformed: {exc}") from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise InvalidRequestError(f"{name} must be an http(s) URL, got {value!r}")
+    if any(character.isspace() for character in parts.netloc):
+        raise InvalidRequestError(f"{name} {value!r} is malformed: the host has blanks")
     if parts.username or parts.password:
         raise InvalidRequestError(f"{name} must not carry credentials; pass token= instead")
-    return value.strip().rstrip("/")
+    return value.rstrip("/")
 
 
 class Transport:

@@ -71,9 +71,22 @@ def test_parse_base_url_names_the_environment_variable_it_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A bad $GATEWAY_URL_V2 is reported under that name (the caller passed no base_url)."""
-    monkeypatch.setenv("GATEWAY_URL_V2", "qianfan.baidubce.com")
+    monkeypatch.setenv("GATEWAY_URL_V2", "ftp://qianfan.baidubce.com")
     with pytest.raises(InvalidRequestError, match=r"\$GATEWAY_URL_V2 must be an http\(s\) URL"):
         parse_base_url(None)
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("qianfan.baidubce.com", "https://qianfan.baidubce.com"),
+        ("127.0.0.1:8080/", "https://127.0.0.1:8080"),
+        (" http://127.0.0.1:8080/ ", "http://127.0.0.1:8080"),
+    ],
+)
+def test_a_host_without_a_scheme_means_https(given: str, expected: str) -> None:
+    """A gateway written without a scheme gets https://, as the official SDKs do."""
+    assert parse_base_url(given) == expected
 
 
 def test_repr_and_secrets() -> None:
