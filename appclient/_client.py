@@ -322,14 +322,17 @@ class AppClient(RoundTripMixin):
 
     def feedback(
         self,
-        *,
         conversation_id: str,
         message_id: str,
         type: FeedbackType,  # the protocol and the official client name it "type"
+        *,
         flag: list[str] | None = None,
         reason: str | None = None,
     ) -> str:
         """Rate an answer of the app.
+
+        The ids and the type may be passed by position, as with the official client
+        (``client.feedback(cid, message_id, "upvote")``), or by name.
 
         Args:
             conversation_id: The conversation of the answer.

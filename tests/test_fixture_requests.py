@@ -110,8 +110,9 @@ CALLS: dict[str, Callable[[AppClient, dict[str, Any], Path], Any]] = {
     "14_run_file_ids": lambda c, s, p: c.run(
         CID, "总结一下这个文件", file_ids=["f119940f-e882-4107-b0b6-3aa1949f0dc5"]
     ),
+    # As the official client was called: ids and type by position.
     "15_feedback": lambda c, s, p: c.feedback(
-        conversation_id=CID, message_id="msg-1", type="downvote", flag=["答非所问"], reason="测试"
+        CID, "msg-1", "downvote", flag=["答非所问"], reason="测试"
     ),
     "16_run_tools_dataclass_Tool": lambda c, s, p: c.run(
         CID, QUERY, tools=[_OfficialTool(function=_OfficialFunction(**WEATHER_TOOL["function"]))]
