@@ -85,6 +85,9 @@ DEFAULT_SERVE_PORT: Final = 8765
 DEFAULT_RUN_LEASE_SECONDS: Final = 300.0
 #: Seconds an idle keep-alive connection stays open on the embedded HTTP server.
 DEFAULT_KEEPALIVE_TIMEOUT: Final = 60.0
+#: Connections the reference server holds open at once (one thread each); more are answered
+#: 503 with Retry-After and closed, so idle or slow clients cannot exhaust its threads.
+DEFAULT_MAX_CONNECTIONS: Final = 512
 #: Seconds `ReferenceServer.stop` lets requests in flight finish before closing the store.
 DEFAULT_SHUTDOWN_GRACE_SECONDS: Final = 10.0
 #: Longest time a `hang_next` fault holds a request before answering 503 anyway.

@@ -27,7 +27,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .._constants import DEFAULT_KEEPALIVE_TIMEOUT, HEADER_REQUEST_ID
+from .._constants import DEFAULT_KEEPALIVE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, HEADER_REQUEST_ID
 from ._responses import encode_json, new_id
 
 __all__ = ["WSGIHTTPServer"]
@@ -333,6 +333,7 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
             literal host (``"::1"``) binds an IPv6 socket.
         app: The WSGI application.
         keepalive_timeout: Seconds an idle connection stays open.
+        max_connections: Connections served at once; more are answered 503 and closed.
     """
 
     daemon_threads = True
@@ -345,9 +346,11 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
         app: WSGIApp,
         *,
         keepalive_timeout: float = DEFAULT_KEEPALIVE_TIMEOUT,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
     ) -> None:
         self.app = app
         self.keepalive_timeout = keepalive_timeout
+        self.max_connections = max_connections
         self._connections: set[socket.socket] = set()
         self._connections_lock = threading.Lock()
         self._busy: set[socket.socket] = set()
@@ -371,6 +374,32 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
         with self._connections_lock:
             self._connections.add(connection)
         return connection, address
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Serve a connection on its own thread, or refuse it (503) when too many are open."""
+        with self._connections_lock:
+            full = len(self._connections) > self.max_connections
+        if not full:
+            super().process_request(request, client_address)
+            return
+        _log.warning("refused a connection: %d are open", self.max_connections)
+        request_id = new_id()
+        body = encode_json(
+            {
+                "request_id": request_id,
+                "code": "ServiceUnavailable",
+                "message": "too many open connections; retry later",
+            }
+        )
+        head = (
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
+            f"{HEADER_REQUEST_ID}: {request_id}\r\nRetry-After: 1\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        )
+        with contextlib.suppress(OSError):
+            request.settimeout(1.0)
+            request.sendall(head.encode("latin-1") + body)
+        self.shutdown_request(request)
 
     def shutdown_request(self, request: Any) -> None:
         """Forget and close a finished connection."""

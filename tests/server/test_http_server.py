@@ -342,3 +342,19 @@ def test_client_that_stops_sending_its_body_gets_408_and_no_traceback(
     assert raw.startswith(b"HTTP/1.1 408")
     assert b"Connection: close" in raw
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_connections_past_the_limit_get_503_and_are_closed() -> None:
+    """With max_connections open, one more connection is refused with 503 and Retry-After."""
+    with _serving(make_app(), max_connections=2) as httpd:
+        held = [_connect(httpd) for _ in range(2)]
+        for conn in held:  # served, so accepted: both count as open
+            assert _conversation(conn)
+        raw = _raw_exchange(httpd, b"POST /v2/app/conversation HTTP/1.1\r\n\r\n")
+        for conn in held:
+            conn.close()
+    assert raw.startswith(b"HTTP/1.1 503")
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert b"Retry-After: 1" in head
+    assert b"Connection: close" in head
+    assert json.loads(body)["code"] == "ServiceUnavailable"
