@@ -1,0 +1,221 @@
+"""The automatic round trip for :class:`~appclient.AsyncAppClient`, in worker threads.
+
+:class:`AsyncRoundTripMixin` gives the async client ``run_until_answer`` and
+``iter_until_answer`` by running the synchronous loop (:class:`~appclient._loop.RoundTripMixin`,
+which keeps every protocol rule) one step at a time in worker threads: each step goes from one
+progress event to the next, and the events are handed to the caller's loop. Nothing of the
+dispatcher changes: local tools run on its threads, async tools on its own event loops.
+
+The loop talks to the server through :class:`_RoundTripRuns`, a view of the synchronous
+client that a cancelled task can stop: it closes the stream being read (waking the worker
+thread blocked on it) and refuses to send anything more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import threading
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ._async_stream import in_thread
+from ._client import AppClient
+from ._constants import DEFAULT_MAX_ROUNDS
+from ._dispatch import ApprovalCallback
+from ._loop import RoundTripMixin
+from ._loop_events import AnswerDone, LoopEvent, RoundTripResult
+from ._models import ToolChoice
+from ._stream import RunStream
+
+if TYPE_CHECKING:
+    from ._registry import ToolRegistry
+
+__all__ = ["AsyncRoundTripMixin"]
+
+
+class _RoundTripRuns(RoundTripMixin):
+    """The synchronous client as the round-trip loop sees it, stoppable from the event loop.
+
+    :meth:`stop` closes the stream the loop is reading (waking its worker thread) and makes
+    any later request of that loop fail before it is sent.
+    """
+
+    def __init__(self, client: AppClient) -> None:
+        self._client = client
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._stream: RunStream | None = None
+
+    def create_conversation(self) -> str:
+        self._check()
+        return self._client.create_conversation()
+
+    def run(self, conversation_id: str, query: str = "", **options: Any) -> Any:
+        self._check()
+        result = self._client.run(conversation_id, query, **options)
+        if isinstance(result, RunStream):
+            with self._lock:
+                self._stream, stopped = result, self._stopped
+            if stopped:  # stopped while the request was on its way
+                result.close()
+        return result
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped, stream = True, self._stream
+        if stream is not None:
+            stream.close()
+
+    def _check(self) -> None:
+        if self._stopped:  # seen only by a worker thread whose awaiting task is gone
+            raise asyncio.CancelledError("the round trip was cancelled")
+
+
+class AsyncRoundTripMixin:
+    """Adds the automatic tool round trip to :class:`appclient.AsyncAppClient`."""
+
+    #: The synchronous client that makes the requests.
+    _client: AppClient
+
+    async def run_until_answer(
+        self,
+        conversation_id: str | None = None,
+        query: str = "",
+        *,
+        tools: ToolRegistry | Iterable[Any] | Callable[..., Any],
+        stream: bool = False,
+        on_event: Callable[[LoopEvent], Awaitable[object] | object] | None = None,
+        tool_choice: ToolChoice | Mapping[str, Any] | None = None,
+        max_rounds: int = DEFAULT_MAX_ROUNDS,
+        approve: ApprovalCallback | None = None,
+        raise_errors: bool = False,
+        file_ids: list[str] | None = None,
+        end_user_id: str | None = None,
+        action: Mapping[str, Any] | None = None,
+        parameters: Mapping[str, Any] | None = None,
+        custom_metadata: Mapping[str, Any] | None = None,
+    ) -> RoundTripResult:
+        """Ask the agent, run the local tools it calls, send their outputs, until it answers.
+
+        The synchronous :meth:`AppClient.run_until_answer` loop, run step by step in worker
+        threads. Local tools run on appclient's tool threads, never on the caller's loop; an
+        async tool runs on a fresh event loop of its own there, so it must not use objects
+        bound to the caller's loop (a client session created in it). ``approve`` callbacks
+        are called in a worker thread too. Cancelling the task closes the open stream and
+        sends nothing more; a tool already running finishes in its thread.
+
+        Args:
+            conversation_id: The conversation to use; a new one is created when ``None``.
+            query: The user's message (sent with the first run only).
+            tools: A :class:`ToolRegistry`, or functions, toolkit objects and groups.
+            stream: Stream each run (``on_event`` then gets the answer text as it arrives).
+            on_event: Called on the caller's loop with every :class:`LoopEvent`, in order;
+                an awaitable it returns is awaited before the loop goes on.
+            tool_choice: Force a tool in the first run only.
+            max_rounds: Rounds of tool calls allowed before
+                :class:`~appclient.MaxRoundsExceededError` is raised.
+            approve: Approval callback for tools registered with ``requires_approval``.
+            raise_errors: Raise a local tool failure instead of reporting it to the agent.
+            file_ids: Files for the first run.
+            end_user_id: The end user on whose behalf the app runs (sent with every run).
+            action: Passed to the first run.
+            parameters: Passed to the first run.
+            custom_metadata: Passed to the first run.
+
+        Returns:
+            The answer, every tool call with its output, and the rounds.
+
+        Raises:
+            RunError: The run failed (an ``error`` event or error body).
+            StreamInterruptedError: A stream ended before its final event.
+            MaxRoundsExceededError: The agent asked for more than ``max_rounds`` rounds.
+            ToolError: Only with ``raise_errors=True``.
+        """
+        events = self.iter_until_answer(
+            conversation_id,
+            query,
+            tools=tools,
+            stream=stream,
+            tool_choice=tool_choice,
+            max_rounds=max_rounds,
+            approve=approve,
+            raise_errors=raise_errors,
+            file_ids=file_ids,
+            end_user_id=end_user_id,
+            action=action,
+            parameters=parameters,
+            custom_metadata=custom_metadata,
+        )
+        async with contextlib.aclosing(events):
+            async for event in events:
+                if on_event is not None:
+                    outcome = on_event(event)
+                    if inspect.isawaitable(outcome):
+                        await outcome
+                if isinstance(event, AnswerDone):
+                    return event.result
+        raise AssertionError("the round trip ended without AnswerDone")  # pragma: no cover
+
+    async def iter_until_answer(
+        self,
+        conversation_id: str | None = None,
+        query: str = "",
+        *,
+        tools: ToolRegistry | Iterable[Any] | Callable[..., Any],
+        stream: bool = True,
+        tool_choice: ToolChoice | Mapping[str, Any] | None = None,
+        max_rounds: int = DEFAULT_MAX_ROUNDS,
+        approve: ApprovalCallback | None = None,
+        raise_errors: bool = False,
+        file_ids: list[str] | None = None,
+        end_user_id: str | None = None,
+        action: Mapping[str, Any] | None = None,
+        parameters: Mapping[str, Any] | None = None,
+        custom_metadata: Mapping[str, Any] | None = None,
+    ) -> AsyncGenerator[LoopEvent, None]:
+        """Like :meth:`run_until_answer`, yielding progress events (streams by default).
+
+        Yields the events of :meth:`AppClient.iter_until_answer`, ending with
+        :class:`AnswerDone`; each step between two events runs in a worker thread. Closing
+        the iterator early (``aclose()``, leaving ``async for``) or cancelling the task that
+        waits on it closes the open stream.
+        """
+        runs = _RoundTripRuns(self._client)
+        steps = runs.iter_until_answer(
+            conversation_id,
+            query,
+            tools=tools,
+            stream=stream,
+            tool_choice=tool_choice,
+            max_rounds=max_rounds,
+            approve=approve,
+            raise_errors=raise_errors,
+            file_ids=file_ids,
+            end_user_id=end_user_id,
+            action=action,
+            parameters=parameters,
+            custom_metadata=custom_metadata,
+        )
+
+        def step() -> LoopEvent | None:
+            return next(steps, None)
+
+        try:
+            while (event := await in_thread(step, discard=_closer(steps))) is not None:
+                yield event
+        finally:
+            runs.stop()
+            # Paused at an event, the loop closes its own stream here. Inside a step (in a
+            # worker thread whose task was cancelled) it cannot be closed; the step's
+            # late result is discarded by closing it there.
+            with contextlib.suppress(ValueError):  # "generator already executing"
+                steps.close()
+
+
+def _closer(steps: Generator[LoopEvent, None, None]) -> Callable[[object], None]:
+    def close(_late_event: object) -> None:
+        steps.close()
+
+    return close
