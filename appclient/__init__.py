@@ -6,6 +6,8 @@ whose names start with an underscore are private and may change without notice.
 
 import logging
 
+from ._async_client import AsyncAppClient
+from ._async_stream import AsyncRunStream
 from ._client import AppClient
 from ._dispatch import ApprovalCallback, ApprovalRequest, ToolCallRecord
 from ._errors import (
@@ -87,6 +89,8 @@ __all__ = [
     "AppClientError",
     "ApprovalCallback",
     "ApprovalRequest",
+    "AsyncAppClient",
+    "AsyncRunStream",
     "AuthenticationError",
     "BadRequestError",
     "ConflictError",
