@@ -217,7 +217,7 @@ class AsyncRunStream:
     # --- closing ---------------------------------------------------------------------------
 
     async def aclose(self) -> None:
-        """Stop reading and release the HTTP response; a read in progress ends quietly."""
+        """Stop reading and release the HTTP response; an ``async for`` in progress just ends."""
         self._stream.close()  # does not block: it shuts the socket down
 
     async def __aenter__(self) -> AsyncRunStream:

@@ -152,6 +152,28 @@ def test_streamed_tool_round_trip(client: AsyncAppClient) -> None:
     assert stream.closed
 
 
+def test_official_style_async_code_runs(client: AsyncAppClient) -> None:
+    """Fixture 21's AsyncAppBuilderClient code: tool_calls from content, async for on content."""
+
+    async def scenario() -> str:
+        conversation_id = await client.create_conversation()
+        msg = await client.run(
+            conversation_id=conversation_id, query=QUERY, tools=[SEED_WEATHER_TOOL]
+        )
+        tool_call = msg.content.events[-1].tool_calls[-1]
+        msg = await client.run(
+            conversation_id=conversation_id,
+            tool_outputs=[{"tool_call_id": tool_call.id, "output": "北京今天25度"}],
+            stream=True,
+        )
+        answer = ""
+        async for ans in msg.content:
+            answer += ans.answer
+        return answer
+
+    assert "北京今天25度" in _run(scenario)
+
+
 def test_async_iteration_gives_the_sync_clients_messages(server: ReferenceServer) -> None:
     """The messages of async for equal those of the synchronous client's stream."""
 
