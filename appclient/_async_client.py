@@ -272,10 +272,10 @@ class AsyncAppClient(AsyncRoundTripMixin):
 
     async def feedback(
         self,
-        *,
         conversation_id: str,
         message_id: str,
         type: FeedbackType,  # the protocol and the official client name it "type"
+        *,
         flag: list[str] | None = None,
         reason: str | None = None,
     ) -> str:

@@ -130,6 +130,24 @@ def test_tool_round_trip(client: AsyncAppClient) -> None:
     assert "35度" in _run(scenario)
 
 
+def test_upload_and_positional_feedback(client: AsyncAppClient, tmp_path: Any) -> None:
+    """A file uploads, and an answer is rated with ids and type by position."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("北京", encoding="utf-8")
+
+    async def scenario() -> tuple[str, str]:
+        async with client:
+            conversation_id = await client.create_conversation()
+            file_id = await client.upload_file(conversation_id, file_path=notes)
+            answer = await client.run(conversation_id, "总结文件", file_ids=[file_id])
+            rated = await client.feedback(conversation_id, answer.content.message_id, "upvote")
+            return file_id, rated
+
+    file_id, rated = _run(scenario)
+    assert file_id
+    assert rated
+
+
 def test_streamed_tool_round_trip(client: AsyncAppClient) -> None:
     """Streamed: collect() gives the call, async for gives the answer in several deltas."""
 
