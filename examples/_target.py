@@ -8,6 +8,7 @@ example code reads exactly as it would against the hosted service.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Iterator
@@ -44,6 +45,25 @@ def hosted_settings() -> Target | None:
     if token and base_url and app_id:
         return Target(app_id=app_id, token=token, base_url=base_url, hosted=True)
     return None
+
+
+def example_parser(doc: str | None) -> argparse.ArgumentParser:
+    """Return the command-line parser of an example, so ``--help`` explains it and runs nothing.
+
+    Args:
+        doc: The example's module docstring, shown as the description.
+
+    Returns:
+        A parser the example may add its own options to before ``parse_args``.
+    """
+    return argparse.ArgumentParser(
+        description=doc,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            f"Set {ENV_TOKEN}, {ENV_BASE_URL} and {ENV_APP_ID} to talk to a hosted app; "
+            "otherwise an embedded reference server on 127.0.0.1 answers."
+        ),
+    )
 
 
 @contextmanager

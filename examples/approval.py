@@ -10,11 +10,10 @@ Run: ``python examples/approval.py [--decline]``
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
-from _target import app_target
+from _target import app_target, example_parser
 
 from appclient import AppClient, ApprovalCallback, ApprovalRequest, ToolRegistry
 
@@ -53,7 +52,7 @@ def make_approver(decline: bool) -> ApprovalCallback:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = example_parser(__doc__)
     parser.add_argument("--decline", action="store_true", help="refuse when not asked")
     args = parser.parse_args(argv)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Literal
 
-from _target import app_target
+from _target import app_target, example_parser
 
 from appclient import AppClient, LoopEvent, ToolCallFinished, ToolCallStarted, ToolRegistry
 
@@ -53,7 +53,8 @@ def show(event: LoopEvent) -> None:
         print(f"  round {event.round}: {event.record.name} -> {event.record.output}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    example_parser(__doc__).parse_args(argv)
     registry = ToolRegistry([get_current_weather, get_n_day_weather_forecast])
     with app_target() as target, AppClient(target.app_id) as client:
         result = client.run_until_answer(

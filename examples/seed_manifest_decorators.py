@@ -10,10 +10,11 @@ Run: ``python examples/seed_manifest_decorators.py``
 # The seed's code below is kept verbatim (its line lengths, import order and docstrings):
 # ruff: noqa: E501, I001
 
-from _target import app_target
+from _target import app_target, example_parser
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    example_parser(__doc__).parse_args(argv)
     with app_target() as target:
         # --- the seed's code -------------------------------------------------------------
         # fmt: off

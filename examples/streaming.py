@@ -8,7 +8,7 @@ Run: ``python examples/streaming.py``
 
 from __future__ import annotations
 
-from _target import app_target
+from _target import app_target, example_parser
 
 from appclient import AppClient, ToolRegistry
 
@@ -23,7 +23,8 @@ def get_current_weather(location: str, unit: str = "celsius") -> str:
     return f"{location}今天25度，晴" if unit == "celsius" else f"{location}今天77华氏度，晴"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    example_parser(__doc__).parse_args(argv)
     registry = ToolRegistry([get_current_weather])
     with app_target() as target, AppClient(target.app_id) as client:
         conversation_id = client.create_conversation()

@@ -12,7 +12,7 @@ Run: ``python examples/tool_choice.py``
 
 from __future__ import annotations
 
-from _target import app_target
+from _target import app_target, example_parser
 
 from appclient import AppClient, ToolChoice, ToolChoiceFunction
 
@@ -27,7 +27,8 @@ def get_current_weather(location: str, unit: str = "celsius") -> str:
     return f"{location}今天23度，多云"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    example_parser(__doc__).parse_args(argv)
     with app_target() as target, AppClient(target.app_id) as client:
         # 1. A cloud component, forced with its input (the seed's Go example).
         conversation_id = client.create_conversation()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 
-from _target import app_target
+from _target import app_target, example_parser
 
 from appclient import AppClient, ToolRegistry, manifest
 
@@ -37,7 +37,8 @@ class WeatherService:
         return [{"city": city, "day": day + 1, "sky": "多云"} for day in range(days)]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    example_parser(__doc__).parse_args(argv)
     api_key = os.environ.get("WEATHER_API_KEY", "demo-weather-key-7f3a9c")
     registry = ToolRegistry()
     registry.add_toolkit(WeatherService(), api_key=api_key)

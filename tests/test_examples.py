@@ -129,3 +129,13 @@ def test_embedded_target_restores_the_environment(monkeypatch: pytest.MonkeyPatc
         assert not target.hosted
     assert "GATEWAY_URL_V2" not in os.environ
     assert "APPBUILDER_TOKEN" not in os.environ
+
+
+@pytest.mark.parametrize("path", _examples(), ids=lambda p: p.name)
+def test_example_help_describes_it_without_running(path: Path) -> None:
+    """``--help`` prints the example's usage and purpose and starts no server."""
+    result = _run(path.name, ["--help"])
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.startswith("usage:"), result.stdout[-3000:]
+    assert "APPBUILDER_APP_ID" in result.stdout
+    assert "embedded reference server" not in result.stderr
