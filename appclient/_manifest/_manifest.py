@@ -4,12 +4,14 @@
 {"name", "description", "parameters"}}`` as a plain ``dict`` subclass, so it goes straight into
 ``json.dumps`` (the official SDK returns a pydantic model that ``json.dumps`` refuses) and into
 ``AppClient.run(tools=[...])``. Facts that have no place on the wire travel as attributes:
-``return_description`` and ``return_schema``.
+``return_description`` and ``return_schema``. Code written for the official model keeps
+working: ``.type``, ``.function``, ``.model_dump()`` and ``.model_dump_json()`` read the same.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -94,6 +96,38 @@ class Manifest(dict[str, Any]):
         return cls.from_spec(
             build_tool_spec(func, name=name, description=description, strict=strict)
         )
+
+    # The official SDK's Manifest is a pydantic model with ``type`` and ``function`` fields;
+    # these four members let code written for it read this dict the same way.
+    @property
+    def type(self) -> str:
+        """The tool type, ``"function"`` (the official ``Manifest.type``)."""
+        return str(self["type"])
+
+    @property
+    def function(self) -> dict[str, Any]:
+        """The ``function`` object itself, not a copy (the official ``Manifest.function``)."""
+        function: dict[str, Any] = self["function"]
+        return function
+
+    def model_dump(self, **options: Any) -> dict[str, Any]:
+        """Return the tool as a plain ``dict``, detached from this one (pydantic's spelling).
+
+        Args:
+            **options: pydantic's ``model_dump`` options (``mode``, ``by_alias``, ...); the
+                tool is plain JSON already, so they change nothing.
+        """
+        return copy.deepcopy(dict(self))
+
+    def model_dump_json(self, *, indent: int | None = None, **options: Any) -> str:
+        """Return the tool as JSON text, formatted as pydantic's ``model_dump_json`` does.
+
+        Args:
+            indent: Spaces per level; compact (no spaces) when ``None``.
+            **options: Other pydantic options; they change nothing (see :meth:`model_dump`).
+        """
+        separators = (",", ":") if indent is None else (",", ": ")
+        return json.dumps(self, indent=indent, ensure_ascii=False, separators=separators)
 
     @property
     def name(self) -> str:

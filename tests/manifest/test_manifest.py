@@ -146,3 +146,32 @@ def test_manifest_survives_pickling():
     restored = pickle.loads(data)  # noqa: S301 - bytes pickled by this test
     assert restored == Manifest.from_function(get_current_weather)
     assert restored.return_schema == {"type": "string"}
+
+
+def test_manifest_has_the_official_type_and_function_attributes():
+    """manifest.type and manifest.function read like the official pydantic Manifest's."""
+    tool = Manifest.from_function(decorated_weather)
+    assert tool.type == "function"
+    assert tool.function["name"] == "decorated_weather"
+    assert tool.function is tool["function"]
+
+
+def test_manifest_model_dump_is_a_plain_copy():
+    """manifest.model_dump() gives a plain dict equal to the tool, detached from it."""
+    tool = Manifest.from_function(decorated_weather)
+    dumped = tool.model_dump()
+    assert type(dumped) is dict
+    assert dumped == tool
+    dumped["function"]["name"] = "changed"
+    assert tool.name == "decorated_weather"
+
+
+def test_manifest_model_dump_json_matches_pydantic_formatting():
+    """manifest.model_dump_json(indent=4) prints like pydantic's, Chinese kept as is."""
+    tool = Manifest.from_function(decorated_weather)
+    assert tool.model_dump_json(indent=4) == json.dumps(tool, indent=4, ensure_ascii=False)
+    compact = tool.model_dump_json()
+    assert json.loads(compact) == tool
+    assert "\n" not in compact
+    assert ": " not in compact.replace(SEED_DESCRIPTION, "")
+    assert "城市名" in compact
