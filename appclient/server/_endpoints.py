@@ -19,7 +19,7 @@ from .._constants import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_RUN_LEASE_SECONDS
 from .._models import CreateConversationRequest, FeedbackRequest, RunRequest
 from ._events import render_body, render_stream, utc_date
 from ._idempotency import IdempotencyGuard, fingerprint
-from ._multipart import MultipartError, Part, parse_multipart
+from ._multipart import MultipartError, Part, parse_form
 from ._responses import (
     HTTPProblem,
     Response,
@@ -237,7 +237,7 @@ class Endpoints:
     def upload(self, ctx: RequestContext) -> Response:
         """Store an uploaded file (or remember a ``file_url``) for a conversation."""
         try:
-            parts = parse_multipart(ctx.body, ctx.content_type)
+            parts = parse_form(ctx.body, ctx.content_type)
         except MultipartError as exc:
             raise bad_parameter("body", str(exc)) from None
         fields: dict[str, Part] = {}

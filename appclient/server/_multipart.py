@@ -3,19 +3,22 @@
 It reads what the official clients send: text fields (``app_id``, ``conversation_id``,
 ``file_url``, Java's ``scenario``) and one file part whose ``filename`` is raw UTF-8 in the
 header (Python ``requests``), percent-encoded via ``filename*=UTF-8''...`` (RFC 5987), or
-quoted with backslash escapes. Anything malformed raises :class:`MultipartError`, which the
-server answers with a 400.
+quoted with backslash escapes. :func:`parse_form` also reads the
+``application/x-www-form-urlencoded`` body the official async client (aiohttp) sends for a
+``file_url`` upload, which has no file part. Anything malformed raises
+:class:`MultipartError`, which the server answers with a 400.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote
 
-__all__ = ["MultipartError", "Part", "parse_header_value", "parse_multipart"]
+__all__ = ["MultipartError", "Part", "parse_form", "parse_header_value", "parse_multipart"]
 
 _MAX_PARTS = 64
 _MAX_HEADER_BYTES = 16 * 1024
+_URL_ENCODED = "application/x-www-form-urlencoded"
 
 
 class MultipartError(ValueError):
@@ -174,3 +177,39 @@ def parse_multipart(body: bytes, content_type: str) -> list[Part]:
         if len(parts) > _MAX_PARTS:
             raise MultipartError(f"more than {_MAX_PARTS} parts")
         position = data_end + len(separator)
+
+
+def parse_form(body: bytes, content_type: str) -> list[Part]:
+    """Parse an upload form: ``multipart/form-data`` or ``application/x-www-form-urlencoded``.
+
+    Args:
+        body: The raw request body.
+        content_type: The request's ``Content-Type`` header.
+
+    Returns:
+        The fields in order; urlencoded fields are text parts without a file name.
+
+    Raises:
+        MultipartError: Another content type, too many fields, or a malformed multipart body.
+    """
+    kind, _ = parse_header_value(content_type)
+    if kind != _URL_ENCODED:
+        if kind != "multipart/form-data":
+            raise MultipartError(
+                f"expected multipart/form-data or {_URL_ENCODED}, got {kind or 'no content type'!r}"
+            )
+        return parse_multipart(body, content_type)
+    try:
+        pairs = parse_qsl(
+            body.decode("latin-1"),
+            keep_blank_values=True,
+            encoding="utf-8",
+            errors="replace",
+            max_num_fields=_MAX_PARTS,
+        )
+    except ValueError:
+        raise MultipartError(f"more than {_MAX_PARTS} form fields") from None
+    return [
+        Part(name=name, filename=None, content_type=None, data=value.encode("utf-8"))
+        for name, value in pairs
+    ]

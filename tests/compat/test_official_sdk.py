@@ -260,6 +260,26 @@ def test_async_client_round_trip(server: ReferenceServer) -> None:
     assert "北京今天25度" in asyncio.run(scenario())
 
 
+def test_async_client_uploads_a_file_and_a_url(server: ReferenceServer, tmp_path: Path) -> None:
+    """AsyncAppBuilderClient.upload_file works for a local path and for a file_url (urlencoded)."""
+    path = tmp_path / "notes 测试.txt"
+    path.write_text("hello\n", encoding="utf-8")
+
+    async def scenario() -> str:
+        client = appbuilder.AsyncAppBuilderClient(server.app_id)
+        try:
+            cid = await client.create_conversation()
+            # upload_local_file itself recurses forever in SDK 1.1.5; upload_file is the way.
+            file_id = await client.upload_file(cid, local_file_path=str(path))
+            url_id = await client.upload_file(cid, file_url="https://example.com/a.pdf")
+            message = await client.run(cid, "总结一下这个文件", file_ids=[file_id, url_id])
+            return str(message.content.events[-1].status)
+        finally:
+            await client.http_client.session.close()
+
+    assert asyncio.run(scenario()) == "success"
+
+
 def test_unknown_tool_call_id_is_a_bad_request(client: Any) -> None:
     """An unknown tool_call_id raises the SDK's BadRequestException (HTTP 400)."""
     cid = client.create_conversation()

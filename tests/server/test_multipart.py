@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from appclient.server._multipart import MultipartError, parse_header_value, parse_multipart
+from appclient.server._multipart import (
+    MultipartError,
+    parse_form,
+    parse_header_value,
+    parse_multipart,
+)
 
 BOUNDARY = "4232a1697be07d2258705f829af12ca8"
 CONTENT_TYPE = f"multipart/form-data; boundary={BOUNDARY}"
@@ -87,3 +92,32 @@ def test_malformed_bodies_raise(body: bytes, content_type: str, problem: str) ->
     """Each malformed body raises MultipartError saying what is wrong."""
     with pytest.raises(MultipartError, match=problem):
         parse_multipart(body, content_type)
+
+
+def test_url_encoded_form_is_read_as_text_fields() -> None:
+    """A urlencoded form (the async official client's file_url upload) gives text parts."""
+    body = b"app_id=app&conversation_id=c%201&file_url=https%3A%2F%2Fx%2F%E6%B5%8B.pdf"
+    parts = parse_form(body, "application/x-www-form-urlencoded")
+    assert [(p.name, p.filename, p.text()) for p in parts] == [
+        ("app_id", None, "app"),
+        ("conversation_id", None, "c 1"),
+        ("file_url", None, "https://x/测.pdf"),
+    ]
+
+
+def test_form_of_another_type_names_both_accepted_types() -> None:
+    """parse_form refuses a JSON body, naming multipart and urlencoded forms."""
+    with pytest.raises(MultipartError, match="x-www-form-urlencoded"):
+        parse_form(b"{}", "application/json")
+
+
+def test_url_encoded_form_with_too_many_fields_raises() -> None:
+    """A urlencoded body with more fields than a multipart one may have is refused."""
+    with pytest.raises(MultipartError, match="fields"):
+        parse_form(b"&".join(b"a=1" for _ in range(200)), "application/x-www-form-urlencoded")
+
+
+def test_form_delegates_multipart_bodies() -> None:
+    """parse_form reads multipart bodies exactly as parse_multipart does."""
+    body = _body(('form-data; name="app_id"', b"app"))
+    assert parse_form(body, CONTENT_TYPE) == parse_multipart(body, CONTENT_TYPE)
