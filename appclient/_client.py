@@ -271,11 +271,14 @@ class AppClient(RoundTripMixin):
     def upload_file(
         self,
         conversation_id: str,
-        *,
         file_path: str | os.PathLike[str] | None = None,
+        *,
         file_url: str | None = None,
     ) -> str:
         """Upload a local file, or register a file by URL, for the conversation.
+
+        The path may be passed by position, as with the official client
+        (``client.upload_file(conversation_id, "a.pdf")``), or by name.
 
         Args:
             conversation_id: From :meth:`create_conversation`.

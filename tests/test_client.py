@@ -355,6 +355,17 @@ def test_upload_file_by_path(
     assert str(tmp_path).encode() not in request.body
 
 
+def test_upload_file_takes_the_path_by_position(
+    client: AppClient, mock: responses.RequestsMock, tmp_path: Path
+) -> None:
+    """upload_file(cid, path) uploads the file, as the official client's positional call does."""
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"hello\n")
+    mock.post(UPLOAD, json={"id": "file-3"})
+    assert client.upload_file("c1", path) == "file-3"
+    assert b'filename="a.txt"' in mock.calls[0].request.body
+
+
 def test_upload_file_by_url(client: AppClient, mock: responses.RequestsMock) -> None:
     """A URL is sent as the multipart text field file_url."""
     mock.post(UPLOAD, json={"id": "file-2"})
