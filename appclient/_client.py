@@ -323,6 +323,26 @@ class AppClient(RoundTripMixin):
         body = self._transport.read_json(response, what=what)
         return required_text(body, "id", what=what, request_id=_request_id(response))
 
+    def upload_local_file(
+        self, conversation_id: str, local_file_path: str | os.PathLike[str]
+    ) -> str:
+        """Upload a local file: the official client's name for :meth:`upload_file` by path.
+
+        Args:
+            conversation_id: From :meth:`create_conversation`.
+            local_file_path: The file, sent as multipart ``file`` under its base name.
+
+        Returns:
+            The file id, for ``run(..., file_ids=[...])``.
+
+        Raises:
+            InvalidRequestError: ``local_file_path`` is not a path or not a readable file.
+            APIStatusError: The server refused (413 for a file over its limit).
+            TransportError: No answer after all retries.
+            ResponseDecodeError: The answer holds no file id.
+        """
+        return self.upload_file(conversation_id, file_path=local_file_path)
+
     def feedback(
         self,
         conversation_id: str,

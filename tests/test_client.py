@@ -366,6 +366,17 @@ def test_upload_file_takes_the_path_by_position(
     assert b'filename="a.txt"' in mock.calls[0].request.body
 
 
+def test_upload_local_file_is_the_official_spelling(
+    client: AppClient, mock: responses.RequestsMock, tmp_path: Path
+) -> None:
+    """upload_local_file(cid, path), the official client's method, uploads the file."""
+    path = tmp_path / "hello 测试.txt"
+    path.write_bytes(b"hello\n")
+    mock.post(UPLOAD, json={"id": "file-4"})
+    assert client.upload_local_file("c1", str(path)) == "file-4"
+    assert 'filename="hello 测试.txt"'.encode() in mock.calls[0].request.body
+
+
 def test_upload_file_by_url(client: AppClient, mock: responses.RequestsMock) -> None:
     """A URL is sent as the multipart text field file_url."""
     mock.post(UPLOAD, json={"id": "file-2"})
