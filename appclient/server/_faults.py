@@ -90,6 +90,10 @@ class FaultInjector:
             count: How many requests fail.
             status: The HTTP status, 400-599.
             retry_after: Seconds to put in a ``Retry-After`` header (none when ``None``).
+
+        Raises:
+            ValueError: ``count`` is below 1, ``status`` is not 400-599, or ``retry_after``
+                is negative.
         """
         if not 400 <= status <= 599:
             raise ValueError("status must be an HTTP error status (400-599)")
@@ -102,11 +106,26 @@ class FaultInjector:
 
         A held request is not processed. It is answered with a 503 when :meth:`release` is
         called, the server stops, or ``timeout`` seconds pass, whichever comes first.
+
+        Args:
+            count: How many requests are held.
+            timeout: Seconds after which a held request is answered with the 503 anyway.
+
+        Raises:
+            ValueError: ``count`` is below 1.
         """
         self._queue(_RequestFault("hang", count, status=503, seconds=timeout))
 
     def delay_next(self, count: int = 1, *, seconds: float) -> None:
-        """Hold each of the next ``count`` requests ``seconds`` (or until released), then serve."""
+        """Hold each of the next ``count`` requests ``seconds`` (or until released), then serve.
+
+        Args:
+            count: How many requests are delayed.
+            seconds: How long each is held before it is processed normally.
+
+        Raises:
+            ValueError: ``count`` is below 1 or ``seconds`` is negative.
+        """
         if seconds < 0:
             raise ValueError("seconds must not be negative")
         self._queue(_RequestFault("delay", count, seconds=seconds))
@@ -116,6 +135,13 @@ class FaultInjector:
 
         The run itself completes and is saved; only its delivery stops early, as when a
         connection breaks. Non-stream responses are not affected.
+
+        Args:
+            messages: SSE messages delivered before the connection is closed (0: none).
+            count: How many streamed responses are cut.
+
+        Raises:
+            ValueError: ``messages`` is negative or ``count`` is below 1.
         """
         if messages < 0 or count < 1:
             raise ValueError("messages must be >= 0 and count >= 1")

@@ -52,7 +52,8 @@ class ReferenceServer:
         app_id: The app id served; ``None`` serves any app id.
         extra_tokens: More accepted tokens (other tenants).
         components: Cloud components; the built-in ones when ``None``.
-        data_dir: Where uploads go; a temporary directory when ``None``.
+        data_dir: Where uploads go; when ``None``, next to ``db_path`` (``<db>.files``)
+            if one is given, else a temporary directory.
         faults: Fault injection; a fresh :class:`FaultInjector` when ``None``.
         max_body_bytes: Largest request body (413 above it).
         max_upload_bytes: Largest uploaded file (413 above it).
