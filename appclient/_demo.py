@@ -64,15 +64,38 @@ def get_current_weather(
     return {"location": location, "temperature": temperature, "unit": unit, "sky": sky}
 
 
+def _at_least_one(text: str) -> int:
+    """Parse a ``--max-rounds`` value; argparse reports the message with the option's name."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _not_blank(text: str) -> str:
+    """Parse a ``--query`` value: the agent needs something to answer."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty: ask the agent something")
+    return text
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the demo's options to its sub-parser."""
-    parser.add_argument("--query", default=DEMO_QUERY, help="what to ask the agent")
+    parser.add_argument(
+        "--query", type=_not_blank, default=DEMO_QUERY, help="what to ask the agent"
+    )
     parser.add_argument("--no-color", action="store_true", help="plain text output")
     parser.add_argument(
         "--no-stream", action="store_true", help="wait for whole answers instead of streaming"
     )
     parser.add_argument(
-        "--max-rounds", type=int, default=DEMO_MAX_ROUNDS, help="tool rounds allowed"
+        "--max-rounds",
+        type=_at_least_one,
+        default=DEMO_MAX_ROUNDS,
+        help=f"tool rounds allowed, at least 1 (default {DEMO_MAX_ROUNDS})",
     )
 
 

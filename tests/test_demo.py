@@ -80,6 +80,30 @@ def test_options() -> None:
     assert args.query
 
 
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_max_rounds_below_one_is_a_usage_error(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--max-rounds below 1 is refused by the parser (exit 2), before any server starts."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["demo", "--max-rounds", value])
+    captured = capsys.readouterr()
+    assert exit_info.value.code == 2
+    assert "--max-rounds" in captured.err
+    assert "at least 1" in captured.err
+    assert "embedded server" not in captured.out
+
+
+def test_blank_query_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """An empty --query is refused by the parser, naming the option."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["demo", "--query", "  "])
+    captured = capsys.readouterr()
+    assert exit_info.value.code == 2
+    assert "--query" in captured.err
+    assert "embedded server" not in captured.out
+
+
 def _record(output: str = '{"temperature": 25}', *, error: bool = False) -> ToolCallRecord:
     return ToolCallRecord("c1", "get_current_weather", {"location": "北京"}, output, error)
 
