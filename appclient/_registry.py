@@ -358,6 +358,16 @@ class ToolRegistry:
 
         Returns:
             One :class:`~appclient.ToolOutput` per call, ready for ``run(tool_outputs=...)``.
+            An unknown tool, bad arguments, an exception, a timeout or a declined approval
+            becomes that call's output (``"Error: ..."``), naming the problem.
+
+        Raises:
+            InvalidRequestError: ``tool_calls`` cannot be read as tool calls (neither calls,
+                a list of them, their JSON text, nor a run's message).
+            ToolError: With ``raise_errors=True``, the first failing call (a
+                :class:`~appclient.ToolNotFoundError`, :class:`~appclient.ToolArgumentsError`,
+                :class:`~appclient.ToolExecutionError`, :class:`~appclient.ToolTimeoutError`
+                or :class:`~appclient.ToolApprovalDeniedError`).
         """
         return [
             r.to_output()
