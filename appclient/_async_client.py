@@ -21,7 +21,7 @@ from typing import Any, Literal, overload
 import requests
 
 from ._async_loop import AsyncRoundTripMixin
-from ._async_stream import AsyncRunStream, in_thread
+from ._async_stream import AsyncRunStream, cancellable_sleep, in_thread
 from ._client import AppClient
 from ._constants import DEFAULT_MAX_RETRIES
 from ._http_bodies import ToolChoiceLike, ToolOutputLike, ToolsLike
@@ -46,8 +46,9 @@ class AsyncAppClient(AsyncRoundTripMixin):
     blocks the loop. Concurrent calls share the client's ``requests`` connection pool.
 
     Cancelling a task stops waiting at once. A streamed read is woken and its response
-    released; a plain request still finishes in its thread (within ``timeout`` and retries)
-    and its answer is dropped, and a stream opened that late is closed.
+    released; a plain request's attempt in progress still finishes in its thread (within
+    ``timeout``), no retry follows it, and its answer is dropped; a stream opened that late is
+    closed.
 
     Args:
         app_id: The id of the published app.
@@ -58,6 +59,7 @@ class AsyncAppClient(AsyncRoundTripMixin):
         max_retries: Retries after the first attempt (as for :class:`~appclient.AppClient`).
         session: A ``requests.Session`` to send with; closed only if the client made it.
         sleep: Called in the worker thread with each retry wait; ``time.sleep`` when omitted.
+            No retry follows a wait during which the awaiting task was cancelled.
 
     Raises:
         InvalidRequestError: The app id, token, base URL, timeout or max_retries is invalid.
@@ -86,7 +88,8 @@ class AsyncAppClient(AsyncRoundTripMixin):
             timeout=timeout,
             max_retries=max_retries,
             session=session,
-            sleep=sleep,
+            # A request whose task was cancelled must not be sent again by a retry.
+            sleep=cancellable_sleep(sleep),
         )
 
     @property

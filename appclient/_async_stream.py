@@ -7,7 +7,9 @@ default executor and closes the stream whenever its reader goes away: ``async wi
 for a message. ``RunStream.close()`` is safe from another thread and wakes a read blocked on
 the socket, so a cancelled task never leaves a worker thread waiting for the server.
 
-:func:`in_thread` is the one way :mod:`appclient._async_client` runs blocking work, too.
+:func:`in_thread` is the one way :mod:`appclient._async_client` runs blocking work, too; with
+:func:`cancellable_sleep` as the client's retry sleep, a worker whose task was cancelled sends
+no further attempt.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import asyncio
 import contextvars
 import functools
 import threading
+import time
 from collections.abc import AsyncGenerator, Callable
 from types import TracebackType
 from typing import Generic, TypeVar
@@ -23,9 +26,44 @@ from typing import Generic, TypeVar
 from ._models import Event, RunAnswer, ToolCall
 from ._stream import RunStream
 
-__all__ = ["AsyncRunStream", "in_thread"]
+__all__ = ["AsyncRunStream", "cancellable_sleep", "in_thread"]
 
 T = TypeVar("T")
+
+# Set (in the worker's copy of the caller's context) once the task awaiting the work is gone.
+_ABANDONED: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
+    "appclient_abandoned", default=None
+)
+
+
+def cancellable_sleep(sleep: Callable[[float], None] | None) -> Callable[[float], None]:
+    """Wrap a retry sleep so that work abandoned by its task makes no further attempt.
+
+    In a worker of :func:`in_thread` whose awaiting task was cancelled, the returned sleep
+    raises :class:`asyncio.CancelledError` instead of letting the retry loop send the request
+    again (the default wait also ends at once on cancellation). Elsewhere it is ``sleep``.
+
+    Args:
+        sleep: The wait to make; ``time.sleep`` when ``None``.
+
+    Returns:
+        The retry sleep to give the synchronous client.
+    """
+
+    def wait(seconds: float) -> None:
+        abandoned = _ABANDONED.get()
+        if abandoned is None:
+            (sleep or time.sleep)(seconds)
+            return
+        if not abandoned.is_set():
+            if sleep is None:
+                abandoned.wait(seconds)
+            else:
+                sleep(seconds)
+        if abandoned.is_set():
+            raise asyncio.CancelledError("the awaiting task was cancelled; no retry is sent")
+
+    return wait
 
 
 class _Handoff(Generic[T]):
@@ -66,7 +104,8 @@ async def in_thread(func: Callable[[], T], *, discard: Callable[[T], object] | N
 
     Like :func:`asyncio.to_thread` (the caller's context variables go along), plus: if the
     awaiting task is cancelled, ``func`` still finishes in its thread and its result is passed
-    to ``discard`` (from whichever thread sees it last), so it can release what it holds.
+    to ``discard`` (from whichever thread sees it last), so it can release what it holds; and
+    a :func:`cancellable_sleep` in ``func`` stops its retries.
 
     Args:
         func: The blocking call.
@@ -79,9 +118,12 @@ async def in_thread(func: Callable[[], T], *, discard: Callable[[T], object] | N
     handoff = _Handoff(func, discard) if discard is not None else None
     call = handoff.call if handoff is not None else func
     context = contextvars.copy_context()
+    abandoned = threading.Event()
+    context.run(_ABANDONED.set, abandoned)
     try:
         return await loop.run_in_executor(None, functools.partial(context.run, call))
     except asyncio.CancelledError:
+        abandoned.set()
         if handoff is not None:
             handoff.abandon()
         raise

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +18,8 @@ from appclient import (
     NotFoundError,
 )
 from appclient.testing import ReferenceServer
-from tests.async_support import QUERY, run_scenario, until
+from tests.async_support import QUERY, OneWorker, run_scenario, until, worker_is_free
+from tests.client_fake_gateway import FakeGateway, Reply
 from tests.seed import SEED_WEATHER_TOOL
 
 
@@ -202,3 +204,36 @@ def test_token_is_not_in_reprs(client: AsyncAppClient, server: ReferenceServer) 
 
     assert server.token not in repr(client) + run_scenario(scenario)
     assert repr(client).startswith("AsyncAppClient(app_id=")
+
+
+# --- cancelling plain requests --------------------------------------------------------------
+
+
+def test_a_cancelled_request_is_not_sent_again_by_a_retry() -> None:
+    """Cancelled while its worker waits to retry a 503, the request is not sent again."""
+    sleeping, resume = threading.Event(), threading.Event()
+
+    def sleep(seconds: float) -> None:
+        sleeping.set()
+        resume.wait(timeout=5)
+
+    busy = Reply(status=503, body={"code": "Busy", "message": "busy"})
+    created = Reply(body={"request_id": "r", "conversation_id": "c-late"})
+    with FakeGateway().add(busy).add(created) as gateway:
+        client = AsyncAppClient("app", token="tok-async-4", base_url=gateway.url, sleep=sleep)
+        worker = OneWorker()
+
+        async def scenario() -> None:
+            request = asyncio.create_task(client.create_conversation())
+            await until(sleeping.is_set)
+            request.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await request
+            resume.set()
+            assert await worker_is_free()
+
+        try:
+            run_scenario(scenario, executor=worker)
+        finally:
+            resume.set()
+    assert len(gateway.requests) == 1
