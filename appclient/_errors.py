@@ -44,7 +44,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._constants import REDACT_INSIDE_WORDS_MIN_LENGTH
+from ._constants import ENV_TOKEN, REDACT_INSIDE_WORDS_MIN_LENGTH
 
 
 class AppClientError(Exception):
@@ -156,7 +156,13 @@ class BadRequestError(APIStatusError):
 
 
 class AuthenticationError(APIStatusError):
-    """HTTP 401: the token is missing or wrong."""
+    """HTTP 401: the token is missing or wrong; the message says where to set it."""
+
+    def _describe(self) -> str:
+        return (
+            f"{super()._describe()}; check the token: pass token=... or set ${ENV_TOKEN} "
+            "to a token this gateway accepts"
+        )
 
 
 class PermissionDeniedError(APIStatusError):

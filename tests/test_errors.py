@@ -39,6 +39,17 @@ def test_status_error_message_names_everything_useful() -> None:
     assert str(error) == "HTTP 400: InvalidParameter: query (request_id=r-1)"
 
 
+def test_authentication_error_says_how_to_fix_the_token() -> None:
+    """A 401's message points at the token setting, keeping the server's own words."""
+    error = appclient.AuthenticationError(
+        status_code=401, code="Unauthorized", message="bad token", request_id="r-1"
+    )
+    assert str(error).startswith("HTTP 401: Unauthorized: bad token (request_id=r-1)")
+    assert "token=" in str(error)
+    assert "$APPBUILDER_TOKEN" in str(error)
+    assert error.message == "bad token"
+
+
 def test_every_error_is_an_appclient_error() -> None:
     """Every exported exception class derives from AppClientError."""
     errors = [
