@@ -18,7 +18,7 @@ import requests
 import requests.auth
 import urllib3
 
-from ._constants import HEADER_REQUEST_ID
+from ._constants import ENV_BASE_URL, HEADER_REQUEST_ID
 from ._errors import (
     APIStatusError,
     ConnectError,
@@ -136,7 +136,10 @@ def transport_error(
         text = f"{where}: no answer within {timeout[1]:g} s (read timeout)"
         cls = RequestTimeoutError
     elif isinstance(error, requests.ConnectionError):
-        text = f"{where}: connection failed: {_reason(error)}"
+        text = (
+            f"{where}: connection failed: {_reason(error)}; is the server running? "
+            f"(check base_url=... or ${ENV_BASE_URL})"
+        )
         cls = ConnectError
     else:
         text = f"{where}: the HTTP exchange failed: {_reason(error)}"

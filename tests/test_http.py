@@ -141,6 +141,20 @@ def test_connection_error_maps_to_connect_error_with_the_cause() -> None:
     assert "object at" not in str(error)
 
 
+def test_refused_connection_says_to_check_the_server_and_gateway() -> None:
+    """A refused connection asks whether the server runs and names the gateway setting."""
+    reason = urllib3.exceptions.NewConnectionError(
+        object(), "Failed to establish a new connection: [Errno 111] Connection refused"
+    )
+    wrapped = urllib3.exceptions.MaxRetryError(None, "/v2", reason)  # type: ignore[arg-type]
+    error = transport_error(
+        requests.ConnectionError(wrapped), method="POST", url="http://h/v2", timeout=TIMEOUT
+    )
+    assert "is the server running" in str(error)
+    assert "base_url=" in str(error)
+    assert "$GATEWAY_URL_V2" in str(error)
+
+
 def test_other_request_failures_map_to_transport_error() -> None:
     """Other requests failures become the TransportError base class."""
     error = transport_error(
