@@ -11,6 +11,7 @@ quoted with backslash escapes. :func:`parse_form` also reads the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote
 
@@ -19,6 +20,11 @@ __all__ = ["MultipartError", "Part", "parse_form", "parse_header_value", "parse_
 _MAX_PARTS = 64
 _MAX_HEADER_BYTES = 16 * 1024
 _URL_ENCODED = "application/x-www-form-urlencoded"
+# What a "percent-encode every byte but unreserved ones" writer (aiohttp) produces.
+_FULLY_PERCENT_ENCODED = re.compile(r"(?:[A-Za-z0-9_.~-]|%[0-9A-Fa-f]{2})+")
+# The only escapes an HTML5-style writer (urllib3, browsers, the Java client) makes.
+_HTML5_ESCAPES = re.compile(r"%(?:22|0D|0A)", re.IGNORECASE)
+_HTML5_UNESCAPED = {"%22": '"', "%0d": "\r", "%0a": "\n"}
 
 
 class MultipartError(ValueError):
@@ -63,6 +69,24 @@ def _split_params(value: str) -> list[str]:
     return [item for item in items if item]
 
 
+def _decoded_file_name(name: str) -> str:
+    """Undo the percent-escapes clients put in a plain ``filename`` parameter.
+
+    A name made only of unreserved characters and ``%XX`` escapes that decode to UTF-8 was
+    percent-encoded throughout (the official async client, via aiohttp); any other name
+    can only carry HTML5's ``%22``/``%0D``/``%0A`` for a quote and line breaks. A raw name
+    with a literal ``%`` elsewhere is kept as sent.
+    """
+    if "%" not in name:
+        return name
+    if _FULLY_PERCENT_ENCODED.fullmatch(name):
+        try:
+            return unquote(name, errors="strict")
+        except UnicodeDecodeError:
+            return name
+    return _HTML5_ESCAPES.sub(lambda match: _HTML5_UNESCAPED[match.group().lower()], name)
+
+
 def _unquote(value: str) -> str:
     value = value.strip()
     if len(value) >= 2 and value[0] == value[-1] == '"':
@@ -84,6 +108,8 @@ def parse_header_value(value: str) -> tuple[str, dict[str, str]]:
     Returns:
         The lower-cased main value and a dict of parameters (names lower-cased); an
         RFC 5987 ``name*`` parameter is decoded and stored under ``name``, winning over it.
+        A plain ``filename`` loses the percent-escapes clients add (see
+        :func:`_decoded_file_name`).
     """
     items = _split_params(value)
     main = items[0].lower() if items else ""
@@ -102,6 +128,8 @@ def parse_header_value(value: str) -> tuple[str, dict[str, str]]:
                 extended[key[:-1]] = unquote(_unquote(encoded), encoding=encoding)
             except LookupError:
                 extended[key[:-1]] = unquote(_unquote(encoded))
+        elif key == "filename":
+            params[key] = _decoded_file_name(_unquote(raw))
         else:
             params[key] = _unquote(raw)
     params.update(extended)

@@ -280,6 +280,33 @@ def test_async_client_uploads_a_file_and_a_url(server: ReferenceServer, tmp_path
     assert asyncio.run(scenario()) == "success"
 
 
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+def test_uploaded_file_keeps_its_chinese_name_and_quotes(
+    server: ReferenceServer, tmp_path: Path, asynchronous: bool
+) -> None:
+    """Both official clients' uploads store the file's real name (aiohttp percent-encodes it)."""
+    name = '报告 final;x"y.txt'
+    path = tmp_path / name
+    path.write_text("hello\n", encoding="utf-8")
+    if asynchronous:
+
+        async def scenario() -> str:
+            client = appbuilder.AsyncAppBuilderClient(server.app_id)
+            try:
+                cid = await client.create_conversation()
+                return str(await client.upload_file(cid, local_file_path=str(path)))
+            finally:
+                await client.http_client.session.close()
+
+        file_id = asyncio.run(scenario())
+    else:
+        client = appbuilder.AppBuilderClient(server.app_id)
+        file_id = client.upload_local_file(client.create_conversation(), str(path))
+    record = server.store.get_file(file_id)
+    assert record is not None
+    assert record.name == name
+
+
 def test_unknown_tool_call_id_is_a_bad_request(client: Any) -> None:
     """An unknown tool_call_id raises the SDK's BadRequestException (HTTP 400)."""
     cid = client.create_conversation()

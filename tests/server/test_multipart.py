@@ -52,6 +52,33 @@ def test_rfc5987_file_name_wins() -> None:
     assert params["filename"] == "测.txt"
 
 
+def test_fully_percent_encoded_file_name_is_decoded() -> None:
+    """A filename percent-encoded throughout (aiohttp, the official async client) is decoded."""
+    _, params = parse_header_value(
+        'form-data; name="file"; filename="%E6%8A%A5%E5%91%8A%20final%3Bx%22y.txt"'
+    )
+    assert params["filename"] == '报告 final;x"y.txt'
+
+
+def test_html5_escaped_quote_and_line_breaks_in_a_file_name_are_decoded() -> None:
+    """A raw filename with %22, %0D, %0A (urllib3, the Java client) gets them back."""
+    _, params = parse_header_value('form-data; name="file"; filename="报告 x%22y%0Dz%0A.txt"')
+    assert params["filename"] == '报告 x"y\rz\n.txt'
+
+
+@pytest.mark.parametrize("name", ["100% 真.txt", "50%25 off.txt", "%FF%FE.txt", "plain.txt"])
+def test_file_names_that_are_not_percent_encoded_stay_as_sent(name: str) -> None:
+    """A raw name with a literal %, or escapes that are not UTF-8, is kept as sent."""
+    _, params = parse_header_value(f'form-data; name="file"; filename="{name}"')
+    assert params["filename"] == name
+
+
+def test_rfc5987_file_name_is_not_decoded_twice() -> None:
+    """A filename* value is percent-decoded once: its own %25 stays a literal %."""
+    _, params = parse_header_value("form-data; name=\"file\"; filename*=UTF-8''100%2525.txt")
+    assert params["filename"] == "100%25.txt"
+
+
 def test_quoted_values_keep_semicolons_and_escapes() -> None:
     """Quoted parameter values may hold ';' and escaped quotes."""
     _, params = parse_header_value('form-data; name="a;b"; filename="say \\"hi\\".txt"')
