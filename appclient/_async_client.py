@@ -55,7 +55,8 @@ class AsyncAppClient(AsyncRoundTripMixin):
         token: The secret key; ``$APPBUILDER_TOKEN`` when omitted.
         base_url: The gateway, e.g. ``http://127.0.0.1:8000``; ``$GATEWAY_URL_V2`` when omitted,
             else the hosted service.
-        timeout: Seconds for both connecting and each read, or a ``(connect, read)`` pair.
+        timeout: Seconds for both connecting and each read, or a ``(connect, read)`` pair;
+            10 s to connect and 120 s per read when omitted.
         max_retries: Retries after the first attempt (as for :class:`~appclient.AppClient`).
         session: A ``requests.Session`` to send with; closed only if the client made it.
         sleep: Called in the worker thread with each retry wait; ``time.sleep`` when omitted.

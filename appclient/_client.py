@@ -59,8 +59,9 @@ class AppClient(RoundTripMixin):
         token: The secret key; ``$APPBUILDER_TOKEN`` when omitted.
         base_url: The gateway, e.g. ``http://127.0.0.1:8000``; ``$GATEWAY_URL_V2`` when omitted,
             else the hosted service.
-        timeout: Seconds for both connecting and each read, or a ``(connect, read)`` pair.
-            A stream's read timeout bounds the wait between two pieces of data.
+        timeout: Seconds for both connecting and each read, or a ``(connect, read)`` pair;
+            10 s to connect and 120 s per read when omitted. A stream's read timeout
+            bounds the wait between two pieces of data.
         max_retries: Retries after the first attempt for connection errors (connect
             timeouts included), read timeouts (non-stream), 408, 429, 5xx and a 409 that
             names a wait. ``0`` disables retrying.
