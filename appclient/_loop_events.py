@@ -57,7 +57,8 @@ class RoundTripResult:
         rounds: The rounds, in order.
         runs: Each run's response (streamed runs accumulated into one answer each).
         duration: Seconds from the first request to the answer.
-        completed: False for the partial result of a loop stopped by ``max_rounds``.
+        completed: False for a partial result: a loop stopped by ``max_rounds``, or the
+            ``partial_result`` of an error that ended it.
         pending_tool_calls: Calls the agent asked for that were not made (partial result).
     """
 
