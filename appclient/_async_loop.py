@@ -4,7 +4,8 @@
 ``iter_until_answer`` by running the synchronous loop (:class:`~appclient._loop.RoundTripMixin`,
 which keeps every protocol rule) one step at a time in worker threads: each step goes from one
 progress event to the next, and the events are handed to the caller's loop. Nothing of the
-dispatcher changes: local tools run on its threads, async tools on its own event loops.
+dispatcher changes: local tools run on its threads, async tools on its own event loops; only
+an async approval callback is awaited on the caller's loop (it usually asks the app's user).
 
 The loop talks to the server through :class:`_RoundTripRuns`, a view of the synchronous
 client that a cancelled task can stop: it closes the stream being read (waking the worker
@@ -18,12 +19,13 @@ import contextlib
 import inspect
 import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterable, Mapping
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from ._async_stream import in_thread
 from ._client import AppClient
 from ._constants import DEFAULT_MAX_ROUNDS
-from ._dispatch import ApprovalCallback
+from ._dispatch import ApprovalCallback, ApprovalRequest
 from ._loop import RoundTripMixin
 from ._loop_events import AnswerDone, LoopEvent, RoundTripResult
 from ._models import ToolChoice
@@ -47,6 +49,7 @@ class _RoundTripRuns(RoundTripMixin):
         self._lock = threading.Lock()
         self._stopped = False
         self._stream: RunStream | None = None
+        self._approvals: set[Future[Any]] = set()
 
     def create_conversation(self) -> str:
         self._check()
@@ -64,9 +67,40 @@ class _RoundTripRuns(RoundTripMixin):
 
     def stop(self) -> None:
         with self._lock:
-            self._stopped, stream = True, self._stream
+            self._stopped, stream, approvals = True, self._stream, list(self._approvals)
         if stream is not None:
             stream.close()
+        for approval in approvals:  # the worker waiting for it gets a refusal
+            approval.cancel()
+
+    def approving_on(
+        self, loop: asyncio.AbstractEventLoop, approve: ApprovalCallback | None
+    ) -> ApprovalCallback | None:
+        """Return ``approve`` for the worker threads, awaiting its awaitables on ``loop``.
+
+        An async callback typically asks the app's user through objects of the caller's loop
+        (a websocket, a queue); on a loop of its own in the worker it could not use them.
+        """
+        if approve is None:
+            return None
+        callback = approve
+
+        def ask(request: ApprovalRequest) -> bool | Awaitable[bool]:
+            answer = callback(request)
+            if not inspect.isawaitable(answer):
+                return answer
+            approval = asyncio.run_coroutine_threadsafe(_awaited(answer), loop)
+            with self._lock:
+                if self._stopped:
+                    approval.cancel()
+                self._approvals.add(approval)
+            try:
+                return approval.result()
+            finally:
+                with self._lock:
+                    self._approvals.discard(approval)
+
+        return ask
 
     def _check(self) -> None:
         if self._stopped:  # seen only by a worker thread whose awaiting task is gone
@@ -102,8 +136,9 @@ class AsyncRoundTripMixin:
         The synchronous :meth:`AppClient.run_until_answer` loop, run step by step in worker
         threads. Local tools run on appclient's tool threads, never on the caller's loop; an
         async tool runs on a fresh event loop of its own there, so it must not use objects
-        bound to the caller's loop (a client session created in it). ``approve`` callbacks
-        are called in a worker thread too. Cancelling the task closes the open stream and
+        bound to the caller's loop (a client session created in it). A plain ``approve``
+        callback is called in a worker thread; an async one is awaited on the caller's loop.
+        Cancelling the task closes the open stream, cancels a pending async approval and
         sends nothing more; a tool already running finishes in its thread.
 
         Args:
@@ -116,7 +151,8 @@ class AsyncRoundTripMixin:
             tool_choice: Force a tool in the first run only.
             max_rounds: Rounds of tool calls allowed before
                 :class:`~appclient.MaxRoundsExceededError` is raised.
-            approve: Approval callback for tools registered with ``requires_approval``.
+            approve: Approval callback for tools registered with ``requires_approval``
+                (default: the registry's); a coroutine function is awaited on this loop.
             raise_errors: Raise a local tool failure instead of reporting it to the agent.
             file_ids: Files for the first run.
             end_user_id: The end user on whose behalf the app runs (sent with every run).
@@ -182,7 +218,12 @@ class AsyncRoundTripMixin:
         the iterator early (``aclose()``, leaving ``async for``) or cancelling the task that
         waits on it closes the open stream.
         """
+        # Imported here, as the synchronous loop does, to keep the manifest builder lazy.
+        from ._registry import ToolRegistry
+
         runs = _RoundTripRuns(self._client)
+        if approve is None and isinstance(tools, ToolRegistry):
+            approve = tools.approve  # what the dispatcher would fall back to
         steps = runs.iter_until_answer(
             conversation_id,
             query,
@@ -190,7 +231,7 @@ class AsyncRoundTripMixin:
             stream=stream,
             tool_choice=tool_choice,
             max_rounds=max_rounds,
-            approve=approve,
+            approve=runs.approving_on(asyncio.get_running_loop(), approve),
             raise_errors=raise_errors,
             file_ids=file_ids,
             end_user_id=end_user_id,
@@ -212,6 +253,10 @@ class AsyncRoundTripMixin:
             # late result is discarded by closing it there.
             with contextlib.suppress(ValueError):  # "generator already executing"
                 steps.close()
+
+
+async def _awaited(answer: Awaitable[bool]) -> bool:
+    return await answer
 
 
 def _closer(steps: Generator[LoopEvent, None, None]) -> Callable[[object], None]:

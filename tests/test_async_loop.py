@@ -5,16 +5,21 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
+import requests
 
 from appclient import (
     AnswerDone,
+    ApprovalRequest,
     AsyncAppClient,
     LoopEvent,
     ServerEvent,
     TextDelta,
     ToolCallFinished,
+    ToolRegistry,
 )
 from appclient.testing import ReferenceServer
 from tests.async_support import (
@@ -127,3 +132,68 @@ def test_cancelling_the_round_trip_closes_its_stream() -> None:
     assert isinstance(first, TextDelta)
     assert first.text == "北京"
     assert len(gateway.requests) == 1
+
+
+# --- approval -------------------------------------------------------------------------------
+
+
+def test_an_async_approval_callback_runs_on_the_callers_loop(client: AsyncAppClient) -> None:
+    """An async approve is awaited on the caller's loop, so it may use that loop's objects."""
+
+    async def scenario() -> tuple[bool, str]:
+        loops: list[asyncio.AbstractEventLoop] = []
+
+        async def approve(request: ApprovalRequest) -> bool:
+            loops.append(asyncio.get_running_loop())
+            return request.tool_name == "get_current_weather"
+
+        registry = ToolRegistry()
+        registry.add(get_current_weather, requires_approval=True)
+        result = await client.run_until_answer(query=QUERY, tools=registry, approve=approve)
+        return loops == [asyncio.get_running_loop()], result.answer
+
+    on_callers_loop, answer = run_scenario(scenario)
+    assert on_callers_loop
+    assert "北京今天25度" in answer
+
+
+class _CountingSession(requests.Session):
+    """A session that records the path of every request."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paths: list[str] = []
+
+    def post(self, url: Any, *args: Any, **kwargs: Any) -> requests.Response:
+        """Record the path, then send."""
+        self.paths.append(urlsplit(str(url)).path)
+        return super().post(url, *args, **kwargs)
+
+
+def test_cancelling_during_an_async_approval_frees_the_worker_and_sends_nothing(
+    server: ReferenceServer,
+) -> None:
+    """Cancelled while its async approve waits, a round trip sends no outputs; no thread hangs."""
+    session = _CountingSession()
+    client = AsyncAppClient(server.app_id, token=server.token, base_url=server.url, session=session)
+    asked = asyncio.Event()
+
+    async def approve(request: ApprovalRequest) -> bool:
+        asked.set()
+        await asyncio.Event().wait()  # the user never answers
+        return True
+
+    async def scenario() -> None:
+        registry = ToolRegistry()
+        registry.add(get_current_weather, requires_approval=True)
+        trip = asyncio.create_task(
+            client.run_until_answer(query=QUERY, tools=registry, approve=approve)
+        )
+        await asked.wait()
+        trip.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await trip
+        assert await worker_is_free()
+
+    run_scenario(scenario)
+    assert session.paths == ["/v2/app/conversation", "/v2/app/conversation/runs"]
