@@ -21,6 +21,7 @@ import functools
 import logging
 import math
 import os
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -83,6 +84,10 @@ def parse_timeout(timeout: float | tuple[float, float] | None) -> tuple[float, f
     return (float(pair[0]), float(pair[1]))
 
 
+#: A scheme followed by ":/" without the second slash (or a host with an empty port).
+_SCHEME_TYPO: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:/")
+
+
 def parse_base_url(base_url: str | None) -> str:
     """Return the base URL without trailing slash; ``$GATEWAY_URL_V2`` or the hosted default.
 
@@ -100,6 +105,10 @@ def parse_base_url(base_url: str | None) -> str:
         raise InvalidRequestError(f"{name} must be a string, got {type(value).__name__}")
     value = value.strip()
     if value and "://" not in value:
+        if _SCHEME_TYPO.match(value):  # "http:/host" would become host "http", no port
+            raise InvalidRequestError(
+                f"{name} {value!r} is malformed: write the scheme as 'http://' or 'https://'"
+            )
         value = f"https://{value}"
     try:  # what requests and urllib3 would otherwise fail on at every call, with their errors
         parts = urlsplit(value)

@@ -89,6 +89,15 @@ def test_a_host_without_a_scheme_means_https(given: str, expected: str) -> None:
     assert parse_base_url(given) == expected
 
 
+@pytest.mark.parametrize("base_url", ["http:/127.0.0.1:8080", "https:/qianfan.baidubce.com"])
+def test_a_scheme_with_one_slash_is_refused_not_taken_for_a_host(base_url: str) -> None:
+    """``http:/host`` is a typo reported as such, not turned into ``https://http:/host``."""
+    with pytest.raises(InvalidRequestError, match="base_url") as caught:
+        parse_base_url(base_url)
+    assert "://" in str(caught.value)
+    assert "https://http" not in str(caught.value)
+
+
 def test_repr_and_secrets() -> None:
     """The repr shows no token; secrets() lists the raw token and the header value."""
     transport = _transport([])
