@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -66,19 +65,6 @@ get_current_weather.__doc__ = """获取指定中国城市的当前天气信息�
 @appbuilder.manifest_parameter(name="unit", description="温度单位，支持 'celsius' 或 'fahrenheit'")
 def decorated_weather(location: str, unit: str) -> str:
     return f"{location}今天25度（{unit}）"
-
-
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ReferenceServer]:
-    with ReferenceServer() as running:
-        monkeypatch.setenv("GATEWAY_URL_V2", running.url)
-        monkeypatch.setenv("APPBUILDER_TOKEN", running.token)
-        yield running
-
-
-@pytest.fixture
-def client(server: ReferenceServer) -> Any:
-    return appbuilder.AppBuilderClient(server.app_id)
 
 
 def _tool_call(message: Any) -> Any:
