@@ -56,6 +56,9 @@ RETRYABLE_STATUS_CODES: Final = frozenset({408, 429, 500, 502, 503, 504})
 #: Statuses retried only when the server names a wait (Retry-After): 409 means the
 #: conversation is busy, or a request with the same Idempotency-Key is still running.
 RETRY_AFTER_ONLY_STATUS_CODES: Final = frozenset({409})
+#: Connections kept per host by a client's own session: as many as the threads of an event
+#: loop's default executor (at most 32) that an AsyncAppClient may send from at once.
+HTTP_POOL_MAXSIZE: Final = 32
 #: Largest single SSE line the client accepts before declaring the stream broken.
 MAX_SSE_LINE_BYTES: Final = 16 * 1024 * 1024
 #: Bytes read from the socket per chunk while streaming.

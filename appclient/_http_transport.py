@@ -38,6 +38,7 @@ from ._constants import (
     ENV_BASE_URL,
     HEADER_IDEMPOTENCY_KEY,
     HEADER_REQUEST_ID,
+    HTTP_POOL_MAXSIZE,
     STREAM_CHUNK_BYTES,
 )
 from ._errors import APIStatusError, InvalidRequestError, TransportError
@@ -125,6 +126,15 @@ def parse_base_url(base_url: str | None) -> str:
     return value.rstrip("/")
 
 
+def _new_session() -> requests.Session:
+    # requests keeps 10 connections per host; more threads sending at once (an
+    # AsyncAppClient's executor has up to 32) would each discard theirs with a warning.
+    session = requests.Session()
+    for prefix in ("http://", "https://"):
+        session.mount(prefix, requests.adapters.HTTPAdapter(pool_maxsize=HTTP_POOL_MAXSIZE))
+    return session
+
+
 class Transport:
     """Sends the client's requests: headers, timeouts, retries, and HTTP errors as exceptions.
 
@@ -133,7 +143,8 @@ class Transport:
         base_url: A checked base URL (see :func:`parse_base_url`).
         timeout: ``(connect, read)`` seconds.
         max_retries: Retries after the first attempt.
-        session: The session to send with, or ``None`` for a new one (closed by :meth:`close`).
+        session: The session to send with, or ``None`` for a new one (closed by :meth:`close`,
+            keeping up to ``HTTP_POOL_MAXSIZE`` connections per host).
         sleep: Called with each retry wait.
     """
 
@@ -160,7 +171,7 @@ class Transport:
                 f"max_retries must be an int >= 0, got {max_retries!r}"
             ) from None
         self._retrying = self.retry_policy.retrying(sleep=sleep, before_sleep=self._log_retry)
-        self._session = session if session is not None else requests.Session()
+        self._session = session if session is not None else _new_session()
         self._owns_session = session is None
 
     def __repr__(self) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -18,7 +19,7 @@ from appclient import (
     NotFoundError,
 )
 from appclient.testing import ReferenceServer
-from tests.async_support import QUERY, OneWorker, run_scenario, until, worker_is_free
+from tests.async_support import FINAL, FIRST, QUERY, OneWorker, run_scenario, until, worker_is_free
 from tests.client_fake_gateway import FakeGateway, Reply
 from tests.seed import SEED_WEATHER_TOOL
 
@@ -237,3 +238,25 @@ def test_a_cancelled_request_is_not_sent_again_by_a_retry() -> None:
         finally:
             resume.set()
     assert len(gateway.requests) == 1
+
+
+# --- concurrency ----------------------------------------------------------------------------
+
+
+def test_many_open_streams_return_their_connections_without_pool_warnings(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Twenty streams open at once (worker threads can be 32) all keep their connections."""
+    with FakeGateway(fallback=Reply(sse=[FIRST, FINAL], chunked=True)) as gateway:
+        client = AsyncAppClient("app", token="tok-async-5", base_url=gateway.url)
+
+        async def scenario() -> list[str]:
+            streams = [await client.run("c1", "hi", stream=True) for _ in range(20)]
+            answers = [(await stream.collect()).answer for stream in streams]
+            await client.aclose()
+            return answers
+
+        with caplog.at_level(logging.WARNING, logger="urllib3"):
+            answers = run_scenario(scenario)
+    assert answers == ["北京"] * 20
+    assert not [record for record in caplog.records if "pool is full" in record.getMessage()]
