@@ -201,6 +201,7 @@ def run(
     args: argparse.Namespace,
     *,
     out: TextIO | None = None,
+    err: TextIO | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> int:
     """Run the demo and return the exit status.
@@ -208,10 +209,11 @@ def run(
     Args:
         args: Parsed options (``query``, ``no_color``, ``no_stream``, ``max_rounds``).
         out: Where to print (default: standard output).
+        err: Where to print an error (default: standard error).
         clock: Returns seconds, for the summary's wall time.
 
     Returns:
-        0 when the agent answered, 1 on an error (printed).
+        0 when the agent answered, 1 on an error (printed to ``err``).
     """
     from .testing import ReferenceServer  # the server is only needed by the demo
 
@@ -238,8 +240,10 @@ def run(
                     max_rounds=args.max_rounds,
                 )
         except AppClientError as exc:
-            printer.write()
-            printer.write(style.bad(f"error: {exc}"))
+            printer.write()  # end a half-streamed answer line
+            errors: TextIO = err if err is not None else sys.stderr
+            errors.write(_Style(_use_color(args, errors)).bad(f"error: {exc}") + "\n")
+            errors.flush()
             return 1
         printer.summary(result, clock() - started)
     return 0

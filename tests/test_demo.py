@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from appclient import ToolCallRecord
+from appclient import AppClient, RunError, ToolCallRecord
 from appclient._demo import _Printer, _Style, _use_color, add_arguments, get_current_weather
 from appclient._loop_events import (
     AnswerDone,
@@ -102,6 +102,23 @@ def test_blank_query_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> Non
     assert exit_info.value.code == 2
     assert "--query" in captured.err
     assert "embedded server" not in captured.out
+
+
+def test_demo_error_goes_to_standard_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed round trip exits 1 with the error on stderr, so `demo > file` still shows it."""
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise RunError("the agent failed", code="500")
+
+    monkeypatch.setattr(AppClient, "run_until_answer", fail)
+    status = main(["demo", "--no-color"])
+    captured = capsys.readouterr()
+    assert status == 1
+    assert "the agent failed" not in captured.out
+    assert captured.err.startswith("error: ")
+    assert "the agent failed" in captured.err
 
 
 def _record(output: str = '{"temperature": 25}', *, error: bool = False) -> ToolCallRecord:
