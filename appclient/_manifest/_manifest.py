@@ -114,9 +114,13 @@ class Manifest(dict[str, Any]):
         """Return the tool as a plain ``dict``, detached from this one (pydantic's spelling).
 
         Args:
-            **options: pydantic's ``model_dump`` options (``mode``, ``by_alias``, ...); the
-                tool is plain JSON already, so they change nothing.
+            **options: pydantic's ``model_dump`` options (``mode``, ``by_alias``,
+                ``exclude_none``, ...); the tool is plain JSON already, so they change nothing.
+
+        Raises:
+            TypeError: ``include`` or ``exclude`` is given (they would change the result).
         """
+        _refuse_field_selection(options)
         return copy.deepcopy(dict(self))
 
     def model_dump_json(self, *, indent: int | None = None, **options: Any) -> str:
@@ -125,7 +129,11 @@ class Manifest(dict[str, Any]):
         Args:
             indent: Spaces per level; compact (no spaces) when ``None``.
             **options: Other pydantic options; they change nothing (see :meth:`model_dump`).
+
+        Raises:
+            TypeError: ``include`` or ``exclude`` is given (they would change the result).
         """
+        _refuse_field_selection(options)
         separators = (",", ":") if indent is None else (",", ": ")
         return json.dumps(self, indent=indent, ensure_ascii=False, separators=separators)
 
@@ -144,3 +152,13 @@ class Manifest(dict[str, Any]):
         """The JSON Schema of the parameters."""
         parameters: dict[str, Any] = self["function"]["parameters"]
         return parameters
+
+
+def _refuse_field_selection(options: dict[str, Any]) -> None:
+    # Ignoring these would silently return fields the caller asked to leave out.
+    selected = sorted(key for key in ("include", "exclude") if options.get(key) is not None)
+    if selected:
+        raise TypeError(
+            f"Manifest.model_dump does not take {' or '.join(selected)}: the manifest is a dict, "
+            "so copy it and drop the keys you do not want"
+        )

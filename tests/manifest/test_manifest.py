@@ -175,3 +175,13 @@ def test_manifest_model_dump_json_matches_pydantic_formatting():
     assert "\n" not in compact
     assert ": " not in compact.replace(SEED_DESCRIPTION, "")
     assert "城市名" in compact
+
+
+def test_manifest_model_dump_refuses_field_selection():
+    """model_dump(exclude=...) raises rather than return the fields it was asked to leave out."""
+    tool = Manifest.from_function(decorated_weather)
+    with pytest.raises(TypeError, match="exclude"):
+        tool.model_dump(exclude={"function"})
+    with pytest.raises(TypeError, match="include"):
+        tool.model_dump_json(include={"type"})
+    assert tool.model_dump(mode="json", exclude_none=True) == tool
