@@ -6,6 +6,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -17,6 +18,8 @@ from appclient import (
     AuthenticationError,
     InvalidRequestError,
     NotFoundError,
+    RoundTripResult,
+    ToolRegistry,
 )
 from appclient.testing import ReferenceServer
 from tests.async_support import FINAL, FIRST, QUERY, OneWorker, run_scenario, until, worker_is_free
@@ -260,3 +263,63 @@ def test_many_open_streams_return_their_connections_without_pool_warnings(
             answers = run_scenario(scenario)
     assert answers == ["北京"] * 20
     assert not [record for record in caplog.records if "pool is full" in record.getMessage()]
+
+
+def test_concurrent_round_trips_on_one_client_keep_their_own_answers(
+    client: AsyncAppClient,
+) -> None:
+    """Round trips gathered on one client, their tools meeting in one registry, do not mix."""
+    cities = ["北京", "上海", "广州", "深圳"] * 4
+    meeting = threading.Barrier(4, timeout=10)  # four tools of different trips run at once
+
+    def get_current_weather(location: str, unit: str = "celsius") -> str:
+        """Weather of a city.
+
+        Args:
+            location: The city.
+            unit: The unit.
+        """
+        meeting.wait()
+        return f"{location}今天25度"
+
+    registry = ToolRegistry()
+    registry.add(get_current_weather)
+
+    async def scenario() -> list[RoundTripResult]:
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=8))
+        trips = [
+            client.run_until_answer(
+                query=f"今天{city}天气怎么样？", tools=registry, stream=i % 2 == 0
+            )
+            for i, city in enumerate(cities)
+        ]
+        return await asyncio.gather(*trips)
+
+    results = asyncio.run(scenario())
+    assert [[call.output for call in result.tool_calls] for result in results] == [
+        [f"{city}今天25度"] for city in cities
+    ]
+    assert all(f"{city}今天25度" in r.answer for city, r in zip(cities, results, strict=True))
+
+
+def test_one_sync_client_serves_threads_at_once(server: ReferenceServer) -> None:
+    """Threads sharing one AppClient (as the async client's workers do) get their own streams."""
+    start = threading.Barrier(8, timeout=10)
+    pairs: list[tuple[str, str]] = []
+
+    with AppClient(server.app_id, token=server.token, base_url=server.url) as shared:
+
+        def ask() -> None:
+            conversation_id = shared.create_conversation()
+            start.wait()  # every thread sends its run at the same moment
+            with shared.run(conversation_id, "你好", stream=True) as stream:
+                pairs.append((conversation_id, stream.collect().conversation_id))
+
+        threads = [threading.Thread(target=ask) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert len(pairs) == 8
+    assert all(sent == answered for sent, answered in pairs)
+    assert len({sent for sent, _ in pairs}) == 8
