@@ -211,6 +211,13 @@ def tool_outputs_to_wire(outputs: Iterable[ToolOutputLike] | None) -> list[dict[
             raise InvalidRequestError(
                 f"tool_outputs[{index}] must be a dict or ToolOutput, got {type(item).__name__}"
             )
+        given = item.get("output", "") if isinstance(item, Mapping) else ""
+        if not isinstance(given, (str, dict, list)):  # what ToolOutput accepts
+            raise InvalidRequestError(
+                f"tool_outputs[{index}].output must be text, got {type(given).__name__}: send "
+                "str(value), or json.dumps(value) for structured data (a dict or list is sent "
+                "as JSON for you)"
+            )
         output = _validated(ToolOutput, item, f"tool_outputs[{index}]")
         if not output["tool_call_id"]:
             raise InvalidRequestError(f"tool_outputs[{index}].tool_call_id must not be empty")

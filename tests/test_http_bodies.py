@@ -390,6 +390,19 @@ def test_tool_output_must_be_text() -> None:
         tool_outputs_to_wire([{"tool_call_id": "a", "output": 25}])
 
 
+@pytest.mark.parametrize("output", [25, None, True])
+def test_tool_output_that_is_not_text_says_how_to_send_it(output: Any) -> None:
+    """A non-text output is refused naming the index, the type given and how to send it."""
+    with pytest.raises(InvalidRequestError) as caught:
+        tool_outputs_to_wire(
+            [{"tool_call_id": "a", "output": "ok"}, {"tool_call_id": "b", "output": output}]
+        )
+    message = str(caught.value)
+    assert "tool_outputs[1].output" in message
+    assert type(output).__name__ in message
+    assert "json.dumps" in message
+
+
 @pytest.mark.parametrize("outputs", [{"tool_call_id": "a", "output": "x"}, "x", 1])
 def test_tool_outputs_must_be_a_list(outputs: Any) -> None:
     """A single output, a string or a number is refused."""
