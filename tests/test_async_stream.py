@@ -153,3 +153,27 @@ def test_a_stream_opened_after_its_task_was_cancelled_is_closed(server: Referenc
     late = session.responses[-1]
     assert late.headers["Content-Type"].startswith("text/event-stream")
     assert late.raw.closed
+
+
+def test_asyncio_run_ends_while_a_task_still_reads_a_held_stream() -> None:
+    """asyncio.run ending with a reader still waiting closes the stream and frees its thread."""
+    gate = threading.Event()
+    with FakeGateway().add(Reply(sse=[FIRST, SECOND, FINAL], gate=gate)) as gateway:
+        client = AsyncAppClient("app", token="tok-async-6", base_url=gateway.url, timeout=30)
+        worker = OneWorker()
+        streams: list[AsyncRunStream] = []
+
+        async def scenario() -> None:
+            stream = await client.run("c1", "hi", stream=True)
+            streams.append(stream)
+            await anext(stream)
+            reads = worker.started + 1
+            asyncio.create_task(stream.collect())  # noqa: RUF006 - left running on purpose
+            await until(lambda: worker.started >= reads)
+
+        try:
+            run_scenario(scenario, executor=worker)  # returns only once its executor is shut down
+        finally:
+            gate.set()
+    assert streams[0].closed
+    assert False not in gateway.gate_waits  # no wait for the held message ran out first
