@@ -139,7 +139,9 @@ class AsyncRoundTripMixin:
         bound to the caller's loop (a client session created in it). A plain ``approve``
         callback is called in a worker thread; an async one is awaited on the caller's loop.
         Cancelling the task closes the open stream, cancels a pending async approval and
-        sends nothing more; a tool already running finishes in its thread.
+        sends nothing more; a tool already running finishes in its thread. Each round trip
+        holds one thread of the loop's default executor while it waits (for the server, its
+        tools or an approval), so size that executor for the round trips you run at once.
 
         Args:
             conversation_id: The conversation to use; a new one is created when ``None``.
