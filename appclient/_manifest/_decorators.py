@@ -12,7 +12,8 @@ the docstring. ``@manifest_parameter`` naming a parameter the function does not 
 decoration time with :class:`~appclient.ManifestError`.
 
 The decorators accept the same keywords as the official SDK's (``name``, ``description``,
-``type``, ``required``), so code written for it keeps working.
+``type``, ``required``), so code written for it keeps working; a function still decorated with
+the official ``appbuilder.manifest``/``manifest_parameter`` is read too (names, descriptions).
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ __all__ = [
 
 #: The attribute that holds the record on a decorated function.
 OVERRIDES_ATTRIBUTE = "__appclient_manifest__"
+#: What the official SDK's decorators attach: the tool view, and the parameter views.
+OFFICIAL_VIEW_ATTRIBUTE = "__ab_manifest__"
+OFFICIAL_PARAMETERS_ATTRIBUTE = "__ab_manifest_parameters__"
 
 _T = TypeVar("_T")
 #: "Not given" for decorator keywords where ``None`` is a meaningful value.
@@ -98,6 +102,8 @@ def _function_of(obj: Any) -> Any:
 def get_overrides(obj: Any) -> ManifestOverrides | None:
     """Return the decorator record of a callable (or of the function it wraps), if any.
 
+    Without an appclient record, what the official SDK's decorators attached is read instead.
+
     Args:
         obj: A function, bound method, static/class method object or ``functools.partial``.
 
@@ -111,10 +117,55 @@ def get_overrides(obj: Any) -> ManifestOverrides | None:
         record = getattr(_function_of(current), OVERRIDES_ATTRIBUTE, None)
         if isinstance(record, ManifestOverrides):
             return record
+        record = _official_record(_function_of(current))
+        if record is not None:
+            return record
         # Only a partial's .func is the callable it stands for; any object may have a .func.
         inner = current.func if isinstance(current, functools.partial) else None
         current = inner or getattr(current, "__wrapped__", None)
     return None
+
+
+def _official_record(function: Any) -> ManifestOverrides | None:
+    """Read what the official SDK's ``@manifest``/``@manifest_parameter`` attached, if anything.
+
+    Code that still decorates with ``appbuilder.manifest`` keeps its descriptions. Only what
+    those decorators were told counts: the official ``@manifest`` copies the raw docstring when
+    given no description, and its ``type=`` only fills a parameter without an annotation.
+    """
+    view = getattr(function, OFFICIAL_VIEW_ATTRIBUTE, None)
+    said = getattr(function, OFFICIAL_PARAMETERS_ATTRIBUTE, None)
+    info = getattr(view, "function", None)
+    if not isinstance(info, Mapping) and not isinstance(said, list):
+        return None
+    record = ManifestOverrides(owner=id(function))
+    if isinstance(info, Mapping):
+        record.decorated = True
+        name, description = info.get("name"), info.get("description")
+        if isinstance(name, str) and name != getattr(function, "__name__", None):
+            record.name = name
+        if isinstance(description, str) and description != getattr(function, "__doc__", None):
+            record.description = description
+    try:
+        signature: inspect.Signature | None = inspect.signature(function)
+    except (TypeError, ValueError):
+        signature = None
+    for item in said if isinstance(said, list) else ():
+        name, description = getattr(item, "name", None), getattr(item, "description", None)
+        if not isinstance(name, str):
+            continue
+        entry = record.parameters.setdefault(name, ParameterOverride())
+        if isinstance(description, str):
+            entry.description = description
+        parameter = signature.parameters.get(name) if signature is not None else None
+        type_name = getattr(item, "type", None)
+        unannotated = parameter is not None and parameter.annotation is inspect.Parameter.empty
+        if isinstance(type_name, str) and unannotated:
+            entry.type = type_name
+    # A stable version: the same official decorations always give the same cached tool.
+    said_about = sorted((key, repr(vars(value))) for key, value in record.parameters.items())
+    record.version = hash(repr((record.name, record.description, said_about)))
+    return record
 
 
 def _record_for(target: Any) -> ManifestOverrides:

@@ -292,3 +292,49 @@ def test_callable_object_holding_a_decorated_func_attribute_is_not_that_function
 
     assert get_overrides(Logged(weather)) is None
     assert build_tool_spec(Logged(weather)).name == "Logged"
+
+
+def test_official_sdk_decorators_are_read():
+    """A function decorated with the official appbuilder decorators keeps their descriptions."""
+    appbuilder = pytest.importorskip("appbuilder")
+
+    @appbuilder.manifest(description="获取天气。")
+    @appbuilder.manifest_parameter(name="location", description="城市名，例如：北京。")
+    def get_current_weather(location: str, unit: str) -> str:
+        return "北京今天25度"
+
+    function = Manifest.from_function(get_current_weather)["function"]
+    assert function["description"] == "获取天气。"
+    assert function["parameters"]["properties"]["location"]["description"] == "城市名，例如：北京。"
+    assert function["parameters"]["required"] == ["location", "unit"]
+
+
+def test_official_sdk_manifest_without_description_keeps_the_docstring_reading():
+    """The official @manifest() copies the raw docstring; appclient still reads it cleanly."""
+    appbuilder = pytest.importorskip("appbuilder")
+
+    @appbuilder.manifest()
+    def get_current_weather(location: str) -> str:
+        """Get the weather.
+
+        Args:
+            location: 城市名
+        """
+        return "北京今天25度"
+
+    function = Manifest.from_function(get_current_weather)["function"]
+    assert function["description"] == "Get the weather."
+    assert function["parameters"]["properties"]["location"]["description"] == "城市名"
+
+
+def test_official_sdk_parameter_type_applies_only_without_an_annotation():
+    """An official type= fills an unannotated parameter; an annotation wins, as there."""
+    appbuilder = pytest.importorskip("appbuilder")
+
+    @appbuilder.manifest_parameter(name="count", type="int")
+    @appbuilder.manifest_parameter(name="city", type="int")
+    def lookup(city: str, count):  # type: ignore[no-untyped-def] # unannotated on purpose
+        return city * count
+
+    properties = Manifest.from_function(lookup)["function"]["parameters"]["properties"]
+    assert properties == {"city": {"type": "string"}, "count": {"type": "integer"}}
