@@ -13,6 +13,7 @@ The automatic round trip (``run_until_answer``, ``iter_until_answer``) comes fro
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
@@ -24,6 +25,7 @@ from ._async_loop import AsyncRoundTripMixin
 from ._async_stream import AsyncRunStream, cancellable_sleep, in_thread
 from ._client import AppClient
 from ._constants import DEFAULT_MAX_RETRIES
+from ._errors import InvalidRequestError
 from ._http_bodies import ToolChoiceLike, ToolOutputLike, ToolsLike
 from ._models import FeedbackType, Message
 from ._stream import RunStream
@@ -63,7 +65,8 @@ class AsyncAppClient(AsyncRoundTripMixin):
             No retry follows a wait during which the awaiting task was cancelled.
 
     Raises:
-        InvalidRequestError: The app id, token, base URL, timeout or max_retries is invalid.
+        InvalidRequestError: The app id, token, base URL, timeout or max_retries is invalid,
+            or ``sleep`` is not a plain function (``asyncio.sleep`` is refused).
 
     Example:
         >>> client = AsyncAppClient("my-app", token="secret", base_url="http://127.0.0.1:8000")
@@ -82,6 +85,11 @@ class AsyncAppClient(AsyncRoundTripMixin):
         session: requests.Session | None = None,
         sleep: Callable[[float], None] | None = None,
     ) -> None:
+        if sleep is not None and (not callable(sleep) or inspect.iscoroutinefunction(sleep)):
+            # It is called in a worker thread: a coroutine function would return at once.
+            raise InvalidRequestError(
+                f"sleep must be a plain function of the seconds to wait, got {sleep!r}"
+            )
         self._client = AppClient(
             app_id,
             token=token,

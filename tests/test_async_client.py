@@ -198,6 +198,12 @@ def test_missing_token_is_refused_at_construction(monkeypatch: pytest.MonkeyPatc
         AsyncAppClient("app", base_url="http://127.0.0.1:9")
 
 
+def test_an_async_sleep_is_refused_at_construction() -> None:
+    """sleep=asyncio.sleep (called in a worker thread, it would never wait) is refused."""
+    with pytest.raises(InvalidRequestError, match="sleep"):
+        AsyncAppClient("app", token="tok", base_url="http://127.0.0.1:9", sleep=asyncio.sleep)
+
+
 def test_token_is_not_in_reprs(client: AsyncAppClient, server: ReferenceServer) -> None:
     """Neither the client's nor a stream's repr shows the token."""
 
