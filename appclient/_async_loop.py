@@ -166,10 +166,17 @@ class AsyncRoundTripMixin:
             The answer, every tool call with its output, and the rounds.
 
         Raises:
+            InvalidRequestError: ``max_rounds`` is below 1, ``tools`` holds something that is
+                not a tool, or a run's arguments are badly shaped; nothing was sent.
             RunError: The run failed (an ``error`` event or error body).
             StreamInterruptedError: A stream ended before its final event.
-            MaxRoundsExceededError: The agent asked for more than ``max_rounds`` rounds.
+            MaxRoundsExceededError: The agent asked for more than ``max_rounds`` rounds; its
+                ``result`` holds what was done.
+            APIStatusError: The server refused a request (subclass per status).
+            TransportError: No answer (connection failure or timeout) after all retries.
             ToolError: Only with ``raise_errors=True``.
+            AppClientError: Each of the above, once the loop has started, carries
+                ``partial_result``: the calls made so far, with their outputs.
         """
         events = self.iter_until_answer(
             conversation_id,
