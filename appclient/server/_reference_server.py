@@ -128,7 +128,11 @@ class ReferenceServer:
         return self._http is not None
 
     def start(self) -> ReferenceServer:
-        """Bind the port and start serving in a background thread; returns ``self``."""
+        """Bind the port and start serving in a background thread; returns ``self``.
+
+        Raises:
+            OSError: The address cannot be bound (the port is in use, the host is unknown).
+        """
         if self._http is not None:
             return self
         app = create_app(
