@@ -16,6 +16,7 @@ from appclient import (
     ApprovalRequest,
     AsyncAppClient,
     LoopEvent,
+    RoundFinished,
     ServerEvent,
     TextDelta,
     ToolCallFinished,
@@ -196,4 +197,63 @@ def test_cancelling_during_an_async_approval_frees_the_worker_and_sends_nothing(
         assert await worker_is_free()
 
     run_scenario(scenario)
+    assert session.paths == ["/v2/app/conversation", "/v2/app/conversation/runs"]
+
+
+def test_cancelling_between_rounds_sends_no_outputs(server: ReferenceServer) -> None:
+    """Cancelled while on_event holds the finished round, the tool outputs are never sent."""
+    session = _CountingSession()
+    client = AsyncAppClient(server.app_id, token=server.token, base_url=server.url, session=session)
+    held = asyncio.Event()
+
+    async def on_event(event: LoopEvent) -> None:
+        if isinstance(event, RoundFinished):
+            held.set()
+            await asyncio.Event().wait()  # the app never lets the loop go on
+
+    async def scenario() -> None:
+        trip = asyncio.create_task(
+            client.run_until_answer(query=QUERY, tools=[get_current_weather], on_event=on_event)
+        )
+        await held.wait()
+        trip.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await trip
+        assert await worker_is_free()
+
+    run_scenario(scenario)
+    assert session.paths == ["/v2/app/conversation", "/v2/app/conversation/runs"]
+
+
+def test_cancelling_while_a_tool_runs_sends_no_outputs(server: ReferenceServer) -> None:
+    """Cancelled while its tool runs, the round trip lets it finish but sends nothing more."""
+    session = _CountingSession()
+    client = AsyncAppClient(server.app_id, token=server.token, base_url=server.url, session=session)
+    running, release = threading.Event(), threading.Event()
+
+    def get_current_weather(location: str) -> str:
+        """Weather of a city.
+
+        Args:
+            location: The city.
+        """
+        running.set()
+        release.wait(timeout=5)
+        return f"{location}今天25度"
+
+    async def scenario() -> None:
+        trip = asyncio.create_task(
+            client.run_until_answer(query=QUERY, tools=[get_current_weather])
+        )
+        await until(running.is_set)
+        trip.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await trip
+        release.set()
+        assert await worker_is_free()
+
+    try:
+        run_scenario(scenario)
+    finally:
+        release.set()
     assert session.paths == ["/v2/app/conversation", "/v2/app/conversation/runs"]
