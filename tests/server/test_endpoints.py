@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import urlencode
 
 from appclient.server import MemoryStore
 from appclient.server._state import ConversationState, FileRecord
@@ -75,3 +76,22 @@ def test_upload_that_cannot_be_recorded_leaves_no_file_behind(tmp_path: Path) ->
     finally:
         app.close()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_file_url_upload_as_a_url_encoded_form_is_recorded() -> None:
+    """A file_url sent as an application/x-www-form-urlencoded form (aiohttp) is stored."""
+    app = make_app()
+    try:
+        conversation_id = new_conversation(app)
+        body = urlencode(
+            {"app_id": APP_ID, "conversation_id": conversation_id, "file_url": "https://x/报告.pdf"}
+        ).encode()
+        reply = call_app(
+            app, UPLOAD, body, content_type="application/x-www-form-urlencoded; charset=utf-8"
+        )
+        assert reply.status == 200, reply.body
+        record = app.store.get_file(json.loads(reply.body)["id"])
+        assert record is not None
+        assert (record.url, record.name) == ("https://x/报告.pdf", "报告.pdf")
+    finally:
+        app.close()
