@@ -287,10 +287,16 @@ class ToolRegistry:
                 self.add_toolkit(item)
             elif callable(item) and not isinstance(item, type):
                 self.add(item)
+            elif isinstance(item, type):
+                raise InvalidRequestError(
+                    f"{item.__qualname__} is a class: register an instance, "
+                    f"{item.__qualname__}(), to use its @manifest methods as tools"
+                )
             else:
                 raise InvalidRequestError(
-                    f"cannot register a {type(item).__qualname__} as a tool; pass a function, "
-                    "a toolkit object, a ToolGroup or a ToolRegistry"
+                    f"cannot register a {type(item).__qualname__} as a tool: it is not callable "
+                    "and has no @manifest methods; pass a function, a toolkit object, a "
+                    "ToolGroup or a ToolRegistry"
                 )
 
     def remove(self, name: str) -> RegisteredTool:

@@ -325,3 +325,31 @@ def test_toolkit_registration_is_all_or_nothing() -> None:
     with pytest.raises(ManifestError, match="already registered"):
         registry.add_toolkit(Weather(), api_key="weather-key-1")
     assert registry.names() == ["Weather__forecast"]
+
+
+class _Forecasts:
+    @manifest
+    def today(self, city: str) -> str:
+        """Today's weather.
+
+        Args:
+            city: The city.
+        """
+        return city
+
+
+def test_a_toolkit_class_instead_of_an_instance_says_to_instantiate_it() -> None:
+    """Registering the toolkit class itself asks for an instance, naming the class."""
+    with pytest.raises(InvalidRequestError, match=r"_Forecasts\(\)"):
+        ToolRegistry([_Forecasts])
+
+
+def test_an_object_without_tool_methods_says_what_is_missing() -> None:
+    """An object that is neither callable nor a toolkit is refused naming @manifest."""
+
+    class Plain:
+        def today(self) -> str:
+            return "sunny"
+
+    with pytest.raises(InvalidRequestError, match=r"Plain as a tool: .* no @manifest methods"):
+        ToolRegistry([Plain()])
