@@ -123,6 +123,12 @@ CALCULATOR_MAX_EXPONENT: Final = 1000
 #: Most digits an integer result (or intermediate value) of the Calculator may have.
 CALCULATOR_MAX_DIGITS: Final = 1000
 
+# --- manifest ---------------------------------------------------------------------------
+
+#: Built tool templates kept per function (oldest dropped first), so building tools with ever
+#: new descriptions or names in a long-running program does not grow memory without end.
+MANIFEST_CACHE_ENTRIES_PER_FUNCTION: Final = 16
+
 # --- dispatcher and loop ----------------------------------------------------------------
 
 #: Seconds one local tool call may take before its output becomes a timeout message.

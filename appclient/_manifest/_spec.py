@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic.fields import FieldInfo
 
-from .._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
+from .._constants import MANIFEST_CACHE_ENTRIES_PER_FUNCTION, TOOL_NAME_PATTERN, TOOL_NAME_RULE
 from .._errors import ManifestError
 from ._decorators import ManifestOverrides, get_overrides
 from ._precedence import (
@@ -35,13 +35,7 @@ from ._precedence import (
     tool_description,
 )
 from ._schema_tools import Schema, admits, apply_strict, json_copy
-from ._signature import (
-    EMPTY,
-    CallableTarget,
-    call_kind,
-    describe_signature,
-    resolve_callable,
-)
+from ._signature import EMPTY, CallableTarget, call_kind, describe_signature, resolve_callable
 from ._type_schema import (
     FieldDefinition,
     arguments_schema,
@@ -272,7 +266,10 @@ def _cached(function: Any, key: tuple[Any, ...]) -> _Template | None:
 
 def _store(function: Any, key: tuple[Any, ...], template: _Template) -> None:
     with _CACHE_LOCK, contextlib.suppress(TypeError):  # not weakly referenceable: not cached
-        _CACHE.setdefault(function, {})[key] = template
+        entries = _CACHE.setdefault(function, {})
+        entries[key] = template
+        while len(entries) > MANIFEST_CACHE_ENTRIES_PER_FUNCTION:
+            del entries[next(iter(entries))]  # dicts keep insertion order: the oldest goes
 
 
 def _fast_properties(gathered: list[GatheredParameter]) -> dict[str, Schema] | None:

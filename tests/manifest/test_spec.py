@@ -8,7 +8,8 @@ import gc
 import pytest
 
 from appclient import ManifestError
-from appclient._manifest import ToolSpec, build_tool_spec, default_tool_name, manifest
+from appclient._constants import MANIFEST_CACHE_ENTRIES_PER_FUNCTION
+from appclient._manifest import ToolSpec, _spec, build_tool_spec, default_tool_name, manifest
 
 from .samples import Order
 
@@ -196,6 +197,22 @@ def test_default_tool_name_is_the_name_a_build_gives():
 
     for func in (add, Kit().find):
         assert default_tool_name(func) == build_tool_spec(func).name
+
+
+def test_the_cache_of_one_function_stays_bounded():
+    """Builds with ever new descriptions keep only the latest few templates, not all of them."""
+
+    def lookup(city: str) -> str:
+        """Look up."""
+        return city
+
+    for day in range(MANIFEST_CACHE_ENTRIES_PER_FUNCTION * 3):
+        build_tool_spec(lookup, description=f"Weather on day {day}")
+    assert len(_spec._CACHE[lookup]) == MANIFEST_CACHE_ENTRIES_PER_FUNCTION
+    latest = f"Weather on day {MANIFEST_CACHE_ENTRIES_PER_FUNCTION * 3 - 1}"
+    assert build_tool_spec(lookup, description=latest)._template is (
+        build_tool_spec(lookup, description=latest)._template
+    )
 
 
 def test_options_are_part_of_the_cache_key():
