@@ -100,7 +100,10 @@ class Endpoints:
         if not app_id:
             raise bad_parameter("app_id", "must not be empty")
         if self._app_ids is not None and app_id not in self._app_ids:
-            raise HTTPProblem(404, "AppNotFound", f"app_id: {app_id!r} is not served here")
+            served = ", ".join(repr(served_id) for served_id in sorted(self._app_ids)) or "none"
+            raise HTTPProblem(
+                404, "AppNotFound", f"app_id: {app_id!r} is not served here (it serves {served})"
+            )
 
     def _owned(self, conversation_id: str, *, owner: str, app_id: str) -> ConversationState:
         state = self.store.get_conversation(conversation_id) if conversation_id else None

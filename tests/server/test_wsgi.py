@@ -181,6 +181,15 @@ def test_unknown_app_id_is_404(app: ReferenceApp) -> None:
     _assert_error(call_app(app, "/v2/app/conversation", {"app_id": "other"}), 404, "AppNotFound")
 
 
+def test_unknown_app_id_names_the_app_ids_served(app: ReferenceApp) -> None:
+    """The 404 for an unknown app id says which app id to use instead."""
+    body = _assert_error(
+        call_app(app, "/v2/app/conversation", {"app_id": "other"}), 404, "AppNotFound"
+    )
+    assert "'other'" in body["message"]
+    assert "'test-app'" in body["message"]
+
+
 def test_oversize_body_is_413_without_reading_it() -> None:
     """A body over the limit is refused from its Content-Length."""
     app = make_app(max_body_bytes=100)
