@@ -135,6 +135,13 @@ def transport_error(
     ):
         text = f"{where}: no answer within {timeout[1]:g} s (read timeout)"
         cls = RequestTimeoutError
+    elif isinstance(error, requests.exceptions.SSLError):
+        text = (
+            f"{where}: TLS failed: {_reason(error)}; if the server speaks plain HTTP, write "
+            f"http:// in base_url=... or ${ENV_BASE_URL} (a gateway without a scheme means "
+            "https://)"
+        )
+        cls = ConnectError
     elif isinstance(error, requests.ConnectionError):
         text = (
             f"{where}: connection failed: {_reason(error)}; is the server running? "

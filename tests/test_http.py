@@ -155,6 +155,19 @@ def test_refused_connection_says_to_check_the_server_and_gateway() -> None:
     assert "$GATEWAY_URL_V2" in str(error)
 
 
+def test_tls_failure_suggests_plain_http_instead_of_asking_if_the_server_runs() -> None:
+    """A TLS handshake failure (an http server behind https://) names the scheme to check."""
+    error = transport_error(
+        requests.exceptions.SSLError("[SSL: WRONG_VERSION_NUMBER] wrong version number"),
+        method="POST",
+        url="https://127.0.0.1:8765/v2",
+        timeout=TIMEOUT,
+    )
+    assert isinstance(error, ConnectError)
+    assert "http://" in str(error)
+    assert "is the server running" not in str(error)
+
+
 def test_other_request_failures_map_to_transport_error() -> None:
     """Other requests failures become the TransportError base class."""
     error = transport_error(
