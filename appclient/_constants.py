@@ -99,6 +99,9 @@ DEFAULT_HANG_SECONDS: Final = 30.0
 DEFAULT_MAX_HISTORY_TURNS: Final = 50
 #: Largest text delta of a streamed answer, in characters (answers stream in several deltas).
 DEFAULT_ANSWER_DELTA_CHARS: Final = 8
+#: Most text deltas one streamed answer is cut into; longer answers get longer deltas, so a
+#: very long answer is not tens of thousands of SSE messages.
+MAX_ANSWER_DELTAS: Final = 256
 #: Most tools one run may declare.
 DEFAULT_MAX_TOOLS: Final = 128
 #: Longest Idempotency-Key header the server accepts.

@@ -24,7 +24,7 @@ import math
 import time
 from typing import Any, NamedTuple
 
-from .._constants import DEFAULT_ANSWER_DELTA_CHARS
+from .._constants import DEFAULT_ANSWER_DELTA_CHARS, MAX_ANSWER_DELTAS
 from ._json_template import Hole, JsonTemplate, json_text, string_text
 from ._responses import serial_id
 from ._run_engine import CloudStep, RunFailure, RunOutcome
@@ -62,7 +62,8 @@ def split_answer(text: str, *, max_chars: int = DEFAULT_ANSWER_DELTA_CHARS) -> l
 
     Args:
         text: The whole answer.
-        max_chars: The largest delta; a text of two or more characters always gives at
+        max_chars: The largest delta, unless that would make more than
+            ``MAX_ANSWER_DELTAS`` deltas; a text of two or more characters always gives at
             least two deltas, so clients see a real stream.
 
     Returns:
@@ -70,7 +71,8 @@ def split_answer(text: str, *, max_chars: int = DEFAULT_ANSWER_DELTA_CHARS) -> l
     """
     if not text:
         return []
-    count = max(math.ceil(len(text) / max(max_chars, 1)), 2 if len(text) > 1 else 1)
+    count = math.ceil(len(text) / max(max_chars, 1))
+    count = max(min(count, MAX_ANSWER_DELTAS), 2 if len(text) > 1 else 1)
     size = math.ceil(len(text) / count)
     return [text[start : start + size] for start in range(0, len(text), size)]
 

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from appclient._constants import MAX_ANSWER_DELTAS
 from appclient._models import RunAnswer
 from appclient.server._events import render_body, render_stream, split_answer, utc_date
 from appclient.server._run_engine import CloudStep, RunFailure, RunOutcome
@@ -162,6 +163,14 @@ def test_split_answer_joins_back(text: str) -> None:
     assert all(0 < len(p) <= 8 for p in parts)
     if len(text) >= 2:
         assert len(parts) >= 2
+
+
+def test_a_very_long_answer_streams_in_a_bounded_number_of_deltas() -> None:
+    """A 400,000-character answer streams in at most MAX_ANSWER_DELTAS deltas, all of it."""
+    text = "北京今天25度。" * 50_000
+    parts = split_answer(text, max_chars=8)
+    assert len(parts) <= MAX_ANSWER_DELTAS
+    assert "".join(parts) == text
 
 
 def test_utc_date_format() -> None:
