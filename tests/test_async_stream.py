@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import queue
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -13,6 +14,8 @@ import requests
 from appclient import (
     AsyncAppClient,
     AsyncRunStream,
+    RunStream,
+    TransportError,
 )
 from appclient.testing import ReferenceServer
 from tests.async_support import (
@@ -24,7 +27,7 @@ from tests.async_support import (
     until,
     worker_is_free,
 )
-from tests.client_fake_gateway import FakeGateway, Reply
+from tests.client_fake_gateway import FakeGateway, Reply, sse_bytes
 
 
 @pytest.fixture(scope="module")
@@ -177,3 +180,44 @@ def test_asyncio_run_ends_while_a_task_still_reads_a_held_stream() -> None:
             gate.set()
     assert streams[0].closed
     assert False not in gateway.gate_waits  # no wait for the held message ran out first
+
+
+class _HeldChunks:
+    """A body whose reads block until a chunk is given; closing wakes a blocked read."""
+
+    def __init__(self) -> None:
+        self.chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.waiting = threading.Event()
+
+    def __iter__(self) -> Iterator[bytes]:
+        while True:
+            self.waiting.set()
+            chunk = self.chunks.get()
+            self.waiting.clear()
+            if chunk is None:
+                raise TransportError("the response was closed", method="POST", url="/runs")
+            yield chunk
+
+    def close(self) -> None:
+        self.chunks.put(None)
+
+
+def test_aclose_from_the_loop_ends_a_blocked_read_every_time() -> None:
+    """Two hundred times: aclose while a worker waits for bytes ends that read, no error."""
+
+    async def one_round() -> bool:
+        body = _HeldChunks()
+        stream = AsyncRunStream(RunStream(body, close=body.close))
+        body.chunks.put(sse_bytes(FIRST))
+        await anext(stream)
+        reader = asyncio.create_task(anext(stream))
+        await until(body.waiting.is_set)
+        await stream.aclose()
+        with pytest.raises(StopAsyncIteration):
+            await reader
+        return stream.closed and not stream.finished
+
+    async def scenario() -> list[bool]:
+        return [await one_round() for _ in range(200)]
+
+    assert all(run_scenario(scenario))
