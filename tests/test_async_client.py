@@ -329,3 +329,34 @@ def test_one_sync_client_serves_threads_at_once(server: ReferenceServer) -> None
     assert len(pairs) == 8
     assert all(sent == answered for sent, answered in pairs)
     assert len({sent for sent, _ in pairs}) == 8
+
+
+def test_a_request_cancelled_before_its_worker_starts_is_never_sent() -> None:
+    """Cancelled while queued behind a busy worker thread, a run never reaches the server."""
+    busy, release = threading.Event(), threading.Event()
+
+    def occupy() -> None:
+        busy.set()
+        release.wait(timeout=5)
+
+    with FakeGateway() as gateway:
+        client = AsyncAppClient("app", token="tok-async-7", base_url=gateway.url)
+
+        async def scenario() -> None:
+            loop = asyncio.get_running_loop()
+            blocker = loop.run_in_executor(None, occupy)
+            await until(busy.is_set)
+            request = asyncio.create_task(client.run("c1", "hi"))
+            await asyncio.sleep(0)  # the run is queued for the one worker
+            request.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await request
+            release.set()
+            await blocker
+            assert await worker_is_free()
+
+        try:
+            run_scenario(scenario)
+        finally:
+            release.set()
+    assert gateway.requests == []
