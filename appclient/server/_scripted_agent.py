@@ -92,10 +92,18 @@ def _check_step(step: Any, *, where: str) -> ScriptStep:
 
 
 class ScriptedAgent:
-    """An agent that plays a fixed script of steps (see the module docs); thread-safe.
+    """An agent that plays a fixed script of steps, one per decision; thread-safe.
+
+    The server asks once when a turn starts, once after each round of tool outputs and once
+    after each round of cloud component calls; asking past the end raises
+    :class:`ScriptExhaustedError` (the server answers a JSON 500 naming it).
 
     Args:
-        steps: The script, in order.
+        steps: The script, in order. Each step is a :class:`Decision`; a ``str`` (the turn's
+            final answer); a :class:`PlannedCall` (``cloud=True`` for a server component);
+            a list of :class:`PlannedCall` (parallel calls in one round); or a callable
+            taking the :class:`AgentInput` and returning one of those (see
+            :meth:`echo_outputs`).
     """
 
     def __init__(self, steps: Iterable[ScriptStep] = ()) -> None:
