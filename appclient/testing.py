@@ -11,7 +11,7 @@ For appclient's own tests and for yours::
         server.faults.fail_next(1, status=503, retry_after=0)   # the next request fails
 
 The official AppBuilder SDKs work against it too: set ``GATEWAY_URL_V2=server.url`` and
-``APPBUILDER_TOKEN=server.token``.
+``APPBUILDER_TOKEN=server.token``, and use ``server.app_id`` as the app id.
 """
 
 from .server._agent_api import (
