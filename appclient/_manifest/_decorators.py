@@ -27,6 +27,8 @@ from typing import Any, TypeVar, overload
 
 from .._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
 from .._errors import ManifestError
+from ._signature import EMPTY
+from ._type_schema import resolve_type_name
 
 __all__ = [
     "OVERRIDES_ATTRIBUTE",
@@ -161,7 +163,12 @@ def _official_record(function: Any) -> ManifestOverrides | None:
         type_name = getattr(item, "type", None)
         unannotated = parameter is not None and parameter.annotation is inspect.Parameter.empty
         if isinstance(type_name, str) and unannotated:
-            entry.type = type_name
+            # Best effort: the official SDK only wrote the name down, so one that cannot be
+            # resolved describes nothing rather than break a tool that worked there.
+            namespace = getattr(function, "__globals__", {})
+            resolved = resolve_type_name(type_name, globalns=namespace, localns={})
+            if resolved is not EMPTY:
+                entry.type = resolved
     # A stable version: the same official decorations always give the same cached tool.
     said_about = sorted((key, repr(vars(value))) for key, value in record.parameters.items())
     record.version = hash(repr((record.name, record.description, said_about)))

@@ -338,3 +338,15 @@ def test_official_sdk_parameter_type_applies_only_without_an_annotation():
 
     properties = Manifest.from_function(lookup)["function"]["parameters"]["properties"]
     assert properties == {"city": {"type": "string"}, "count": {"type": "integer"}}
+
+
+def test_official_sdk_parameter_type_that_cannot_be_read_is_left_out():
+    """An official type= naming nothing appclient can resolve describes nothing, and no error."""
+    appbuilder = pytest.importorskip("appbuilder")
+
+    @appbuilder.manifest_parameter(name="when", type="NoSuchType", description="日期")
+    def lookup(when):  # type: ignore[no-untyped-def] # unannotated on purpose
+        return when
+
+    properties = Manifest.from_function(lookup)["function"]["parameters"]["properties"]
+    assert properties == {"when": {"description": "日期"}}
