@@ -2,8 +2,10 @@
 
 :class:`AsyncRoundTripMixin` gives the async client ``run_until_answer`` and
 ``iter_until_answer`` by running the synchronous loop (:class:`~appclient._loop.RoundTripMixin`,
-which keeps every protocol rule) one step at a time in worker threads: each step goes from one
-progress event to the next, and the events are handed to the caller's loop. Nothing of the
+which keeps every protocol rule) one step at a time in a thread of its own: each step goes from
+one progress event to the next, and the events are handed to the caller's loop. Its waits (for
+the server, tools, an approval) so never take threads of the loop's default executor, which an
+async approval callback may need itself. Nothing of the
 dispatcher changes: local tools run on its threads, async tools on its own event loops; only
 an async approval callback is awaited on the caller's loop (it usually asks the app's user).
 
@@ -19,7 +21,7 @@ import contextlib
 import inspect
 import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterable, Mapping
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from ._async_stream import in_thread
@@ -35,6 +37,9 @@ if TYPE_CHECKING:
     from ._registry import ToolRegistry
 
 __all__ = ["AsyncRoundTripMixin"]
+
+#: The name prefix of the thread each async round trip runs its steps in.
+ROUND_TRIP_THREAD_PREFIX = "appclient-round-trip"
 
 
 class _RoundTripRuns(RoundTripMixin):
@@ -133,15 +138,14 @@ class AsyncRoundTripMixin:
     ) -> RoundTripResult:
         """Ask the agent, run the local tools it calls, send their outputs, until it answers.
 
-        The synchronous :meth:`AppClient.run_until_answer` loop, run step by step in worker
-        threads. Local tools run on appclient's tool threads, never on the caller's loop; an
-        async tool runs on a fresh event loop of its own there, so it must not use objects
-        bound to the caller's loop (a client session created in it). A plain ``approve``
-        callback is called in a worker thread; an async one is awaited on the caller's loop.
-        Cancelling the task closes the open stream, cancels a pending async approval and
-        sends nothing more; a tool already running finishes in its thread. Each round trip
-        holds one thread of the loop's default executor while it waits (for the server, its
-        tools or an approval), so size that executor for the round trips you run at once.
+        The synchronous :meth:`AppClient.run_until_answer` loop, run step by step in a thread
+        of its own (not the loop's default executor). Local tools run on appclient's tool
+        threads, never on the caller's loop; an async tool runs on a fresh event loop of its
+        own there, so it must not use objects bound to the caller's loop (a client session
+        created in it). A plain ``approve`` callback is called in the round trip's thread; an
+        async one is awaited on the caller's loop. Cancelling the task closes the open stream,
+        cancels a pending async approval and sends nothing more; a tool already running
+        finishes in its thread.
 
         Args:
             conversation_id: The conversation to use; a new one is created when ``None``.
@@ -223,7 +227,7 @@ class AsyncRoundTripMixin:
         """Like :meth:`run_until_answer`, yielding progress events (streams by default).
 
         Yields the events of :meth:`AppClient.iter_until_answer`, ending with
-        :class:`AnswerDone`; each step between two events runs in a worker thread. Closing
+        :class:`AnswerDone`; each step between two events runs in the round trip's thread. Closing
         the iterator early (``aclose()``, leaving ``async for``) or cancelling the task that
         waits on it closes the open stream.
         """
@@ -252,10 +256,17 @@ class AsyncRoundTripMixin:
         def step() -> LoopEvent | None:
             return next(steps, None)
 
+        # One thread per round trip: a step may wait minutes (tools, approvals), and holding
+        # default-executor threads that long would starve the app or deadlock an approval
+        # that needs one. Created on the first step, ended after the last.
+        thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=ROUND_TRIP_THREAD_PREFIX)
         try:
-            while (event := await in_thread(step, discard=_closer(steps))) is not None:
+            while (
+                event := await in_thread(step, discard=_closer(steps), executor=thread)
+            ) is not None:
                 yield event
         finally:
+            thread.shutdown(wait=False)  # a step still running finishes, then its thread ends
             runs.stop()
             # Paused at an event, the loop closes its own stream here. Inside a step (in a
             # worker thread whose task was cancelled) it cannot be closed; the step's

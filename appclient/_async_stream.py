@@ -20,6 +20,7 @@ import functools
 import threading
 import time
 from collections.abc import AsyncGenerator, Callable
+from concurrent.futures import Executor
 from types import TracebackType
 from typing import Generic, TypeVar
 
@@ -99,8 +100,13 @@ class _Handoff(Generic[T]):
             self._discard(result)
 
 
-async def in_thread(func: Callable[[], T], *, discard: Callable[[T], object] | None = None) -> T:
-    """Run ``func`` in the running loop's default executor and return its result.
+async def in_thread(
+    func: Callable[[], T],
+    *,
+    discard: Callable[[T], object] | None = None,
+    executor: Executor | None = None,
+) -> T:
+    """Run ``func`` in ``executor`` (the running loop's default one) and return its result.
 
     Like :func:`asyncio.to_thread` (the caller's context variables go along), plus: if the
     awaiting task is cancelled, ``func`` still finishes in its thread and its result is passed
@@ -110,6 +116,7 @@ async def in_thread(func: Callable[[], T], *, discard: Callable[[T], object] | N
     Args:
         func: The blocking call.
         discard: Releases a result nobody will receive.
+        executor: Where to run ``func``; the loop's default executor when ``None``.
 
     Returns:
         What ``func`` returned; its exception is raised here.
@@ -121,7 +128,7 @@ async def in_thread(func: Callable[[], T], *, discard: Callable[[T], object] | N
     abandoned = threading.Event()
     context.run(_ABANDONED.set, abandoned)
     try:
-        return await loop.run_in_executor(None, functools.partial(context.run, call))
+        return await loop.run_in_executor(executor, functools.partial(context.run, call))
     except asyncio.CancelledError:
         abandoned.set()
         if handoff is not None:

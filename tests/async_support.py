@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import sys
+import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
+
+from appclient._async_loop import ROUND_TRIP_THREAD_PREFIX
 
 T = TypeVar("T")
 QUERY = "今天北京天气怎么样？"
@@ -67,3 +71,24 @@ async def until(condition: Callable[[], bool]) -> int:
         assert turns < 1_000_000, "the condition never held"
         await asyncio.sleep(0)
     return turns
+
+
+def round_trip_threads() -> list[threading.Thread]:
+    """The threads async round trips run their steps in, still alive."""
+    return [t for t in threading.enumerate() if t.name.startswith(ROUND_TRIP_THREAD_PREFIX)]
+
+
+def reading_a_stream(thread: threading.Thread) -> bool:
+    """Whether ``thread`` is inside a streamed body's read right now."""
+    frame = sys._current_frames().get(thread.ident or 0)
+    while frame is not None:
+        if frame.f_code.co_name == "_raw_chunks":
+            return True
+        frame = frame.f_back
+    return False
+
+
+async def round_trips_end() -> bool:
+    """Wait until no round-trip thread is left (none is stuck on a socket or an approval)."""
+    await until(lambda: not round_trip_threads())
+    return True

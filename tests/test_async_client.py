@@ -22,7 +22,16 @@ from appclient import (
     ToolRegistry,
 )
 from appclient.testing import ReferenceServer
-from tests.async_support import FINAL, FIRST, QUERY, OneWorker, run_scenario, until, worker_is_free
+from tests.async_support import (
+    FINAL,
+    FIRST,
+    QUERY,
+    OneWorker,
+    round_trips_end,
+    run_scenario,
+    until,
+    worker_is_free,
+)
 from tests.client_fake_gateway import FakeGateway, Reply
 from tests.seed import SEED_WEATHER_TOOL
 
@@ -299,7 +308,9 @@ def test_concurrent_round_trips_on_one_client_keep_their_own_answers(
             )
             for i, city in enumerate(cities)
         ]
-        return await asyncio.gather(*trips)
+        results = await asyncio.gather(*trips)
+        assert await round_trips_end()  # each trip's own thread is gone
+        return results
 
     results = asyncio.run(scenario())
     assert [[call.output for call in result.tool_calls] for result in results] == [

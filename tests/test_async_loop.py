@@ -28,11 +28,12 @@ from tests.async_support import (
     FIRST,
     QUERY,
     SECOND,
-    OneWorker,
     get_current_weather,
+    reading_a_stream,
+    round_trip_threads,
+    round_trips_end,
     run_scenario,
     until,
-    worker_is_free,
 )
 from tests.client_fake_gateway import FakeGateway, Reply
 
@@ -107,27 +108,25 @@ def test_on_event_may_be_a_coroutine_function(client: AsyncAppClient) -> None:
 
 
 def test_cancelling_the_round_trip_closes_its_stream() -> None:
-    """Cancelling a task waiting on iter_until_answer wakes the worker blocked on the stream."""
+    """Cancelling a task waiting on iter_until_answer wakes its thread blocked on the stream."""
     gate = threading.Event()
     with FakeGateway().add(Reply(sse=[FIRST, SECOND, FINAL], gate=gate)) as gateway:
         client = AsyncAppClient("app", token="tok-async-3", base_url=gateway.url, timeout=30)
-        worker = OneWorker()
 
         async def scenario() -> LoopEvent:
             events = client.iter_until_answer("c1", "hi", tools=[get_current_weather])
             first = await anext(events)
             assert isinstance(await anext(events), ServerEvent)  # the rest needs a read
-            steps = worker.started + 1
             waiting = asyncio.create_task(anext(events))
-            await until(lambda: worker.started >= steps)  # the worker thread is reading
+            await until(lambda: any(map(reading_a_stream, round_trip_threads())))
             waiting.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await waiting
-            assert await worker_is_free()
+            assert await round_trips_end()
             return first
 
         try:
-            first = run_scenario(scenario, executor=worker)
+            first = run_scenario(scenario)
         finally:
             gate.set()
     assert isinstance(first, TextDelta)
@@ -194,7 +193,7 @@ def test_cancelling_during_an_async_approval_frees_the_worker_and_sends_nothing(
         trip.cancel()
         with pytest.raises(asyncio.CancelledError):
             await trip
-        assert await worker_is_free()
+        assert await round_trips_end()
 
     run_scenario(scenario)
     assert session.paths == ["/v2/app/conversation", "/v2/app/conversation/runs"]
@@ -219,7 +218,7 @@ def test_cancelling_between_rounds_sends_no_outputs(server: ReferenceServer) -> 
         trip.cancel()
         with pytest.raises(asyncio.CancelledError):
             await trip
-        assert await worker_is_free()
+        assert await round_trips_end()
 
     run_scenario(scenario)
     assert session.paths == ["/v2/app/conversation", "/v2/app/conversation/runs"]
@@ -250,10 +249,29 @@ def test_cancelling_while_a_tool_runs_sends_no_outputs(server: ReferenceServer) 
         with pytest.raises(asyncio.CancelledError):
             await trip
         release.set()
-        assert await worker_is_free()
+        assert await round_trips_end()
 
     try:
         run_scenario(scenario)
     finally:
         release.set()
     assert session.paths == ["/v2/app/conversation", "/v2/app/conversation/runs"]
+
+
+def test_an_async_approval_may_use_the_default_executor_while_the_trip_waits(
+    client: AsyncAppClient,
+) -> None:
+    """An async approve that runs blocking work in the (one-thread) default executor answers."""
+
+    async def approve(request: ApprovalRequest) -> bool:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(None, lambda: True)  # e.g. a prompt or a lookup
+
+    async def scenario() -> str:
+        registry = ToolRegistry()
+        registry.add(get_current_weather, requires_approval=True)
+        trip = client.run_until_answer(query=QUERY, tools=registry, approve=approve)
+        # A bound for the failure case only: the trip would wait for its own worker forever.
+        return (await asyncio.wait_for(trip, timeout=5)).answer
+
+    assert "北京今天25度" in run_scenario(scenario)
