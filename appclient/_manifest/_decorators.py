@@ -149,20 +149,19 @@ def _official_record(function: Any) -> ManifestOverrides | None:
         if isinstance(description, str) and description != getattr(function, "__doc__", None):
             record.description = description
     try:
-        signature: inspect.Signature | None = inspect.signature(function)
+        parameters: Mapping[str, inspect.Parameter] = inspect.signature(function).parameters
     except (TypeError, ValueError):
-        signature = None
+        parameters = {}
     for item in said if isinstance(said, list) else ():
         name, description = getattr(item, "name", None), getattr(item, "description", None)
-        if not isinstance(name, str):
-            continue
-        entry = record.parameters.setdefault(name, ParameterOverride())
+        parameter = parameters.get(name) if isinstance(name, str) else None
+        if parameter is None or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue  # the official SDK ignores a name that is no parameter, too
+        entry = record.parameters.setdefault(parameter.name, ParameterOverride())
         if isinstance(description, str):
             entry.description = description
-        parameter = signature.parameters.get(name) if signature is not None else None
         type_name = getattr(item, "type", None)
-        unannotated = parameter is not None and parameter.annotation is inspect.Parameter.empty
-        if isinstance(type_name, str) and unannotated:
+        if isinstance(type_name, str) and parameter.annotation is inspect.Parameter.empty:
             # Best effort: the official SDK only wrote the name down, so one that cannot be
             # resolved describes nothing rather than break a tool that worked there.
             namespace = getattr(function, "__globals__", {})

@@ -350,3 +350,17 @@ def test_official_sdk_parameter_type_that_cannot_be_read_is_left_out():
 
     properties = Manifest.from_function(lookup)["function"]["parameters"]["properties"]
     assert properties == {"when": {"description": "日期"}}
+
+
+def test_official_sdk_parameter_naming_no_parameter_is_ignored():
+    """An official @manifest_parameter naming no parameter is ignored, as the official SDK does."""
+    appbuilder = pytest.importorskip("appbuilder")
+
+    @appbuilder.manifest(description="查询。")
+    @appbuilder.manifest_parameter(name="citty", description="城市")
+    def lookup(city: str) -> str:
+        return city
+
+    function = Manifest.from_function(lookup)["function"]
+    assert list(function["parameters"]["properties"]) == ["city"]
+    assert function["description"] == "查询。"
