@@ -23,7 +23,13 @@ from ._constants import DEFAULT_TOOL_TIMEOUT, DEFAULT_TOOL_WORKERS, TOOLKIT_NAME
 from ._dispatch import ApprovalCallback, ToolCallRecord, iter_dispatch
 from ._errors import InvalidRequestError, ManifestError
 from ._execution import ToolRunner
-from ._manifest import build_tool_spec, check_tool_name, default_tool_name, get_overrides
+from ._manifest import (
+    Manifest,
+    build_tool_spec,
+    check_tool_name,
+    default_tool_name,
+    get_overrides,
+)
 from ._models import Tool, ToolOutput
 from ._registered_tool import RegisteredTool, advertised_tool, partial_values, secret_texts
 from ._tool_groups import ToolGroup, resolve_group
@@ -266,7 +272,8 @@ class ToolRegistry:
         """Add functions, toolkit objects, groups and other registries (a list, or just one).
 
         Raises:
-            InvalidRequestError: An item is a tool dict without a function, or unsupported.
+            InvalidRequestError: An item is a tool dict without a function (a ``Manifest``
+                from ``Manifest.from_function`` has one), or unsupported.
         """
         # A registry or group iterates over its entries, and a function or toolkit object does
         # not iterate at all: each is one item, not a list of them.
@@ -278,6 +285,9 @@ class ToolRegistry:
                 self._store_all(list(item))
             elif isinstance(item, ToolGroup):
                 self.add_group(item)
+            elif isinstance(item, Manifest) and item.func is not None:
+                # Manifest.from_function keeps the function it describes: run that one.
+                self.add(item.func, tool=item)
             elif isinstance(item, (Mapping, Tool)):
                 raise InvalidRequestError(
                     "a tool dict has no function to run; register the function with "

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 from typing import Any
 
 import pytest
 
-from appclient import InvalidRequestError, ManifestError, ToolRegistry
+from appclient import InvalidRequestError, Manifest, ManifestError, ToolRegistry
 from appclient._manifest import manifest
 from appclient._tool_groups import ToolGroup
 
@@ -266,6 +267,25 @@ def test_extend_explains_that_tool_dicts_need_a_function() -> None:
     """A bare tool dict cannot be dispatched; the error says how to register it."""
     with pytest.raises(InvalidRequestError, match="tool="):
         ToolRegistry([{"type": "function", "function": {"name": "x"}}])
+
+
+def test_a_manifest_runs_the_function_it_was_built_from() -> None:
+    """Manifest.from_function keeps its function, so a registry given it can dispatch calls."""
+    tool = Manifest.from_function(get_current_weather, name="weather")
+    registry = ToolRegistry([tool])
+    assert registry.tools() == [dict(tool)]
+    [record] = registry.dispatch(
+        [{"id": "c1", "name": "weather", "arguments": {"location": "北京"}}]
+    )
+    assert record.output == "北京 25 celsius"
+
+
+def test_a_copied_manifest_is_a_plain_tool_dict_again() -> None:
+    """A copy carries no function, so it is refused like any other tool dict."""
+    tool = copy.copy(Manifest.from_function(get_current_weather))
+    assert tool.func is None
+    with pytest.raises(InvalidRequestError, match="tool="):
+        ToolRegistry([tool])
 
 
 def test_extend_refuses_other_objects() -> None:

@@ -41,6 +41,14 @@ class Manifest(dict[str, Any]):
         return result
 
     @property
+    def func(self) -> Callable[..., Any] | None:
+        """The callable this tool describes (``None`` for a copy or an unpickled manifest).
+
+        A :class:`~appclient.ToolRegistry` given this manifest runs that callable.
+        """
+        return self._spec.func if self._spec is not None else None
+
+    @property
     def return_schema(self) -> dict[str, Any] | None:
         """The JSON Schema of the return value, when known (computed on first use)."""
         if self._spec is not None:
