@@ -155,6 +155,7 @@ class AsyncAppClient(AsyncRoundTripMixin):
         action: Mapping[str, Any] | None = None,
         parameters: Mapping[str, Any] | None = None,
         custom_metadata: Mapping[str, Any] | None = None,
+        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
     ) -> Message: ...
 
     @overload
@@ -172,6 +173,7 @@ class AsyncAppClient(AsyncRoundTripMixin):
         action: Mapping[str, Any] | None = None,
         parameters: Mapping[str, Any] | None = None,
         custom_metadata: Mapping[str, Any] | None = None,
+        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
     ) -> AsyncRunStream: ...
 
     @overload
@@ -189,6 +191,7 @@ class AsyncAppClient(AsyncRoundTripMixin):
         action: Mapping[str, Any] | None = None,
         parameters: Mapping[str, Any] | None = None,
         custom_metadata: Mapping[str, Any] | None = None,
+        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
     ) -> Message | AsyncRunStream: ...
 
     async def run(
@@ -205,6 +208,7 @@ class AsyncAppClient(AsyncRoundTripMixin):
         action: Mapping[str, Any] | None = None,
         parameters: Mapping[str, Any] | None = None,
         custom_metadata: Mapping[str, Any] | None = None,
+        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
     ) -> Message | AsyncRunStream:
         """Send a query (with local tools) or the outputs of earlier tool calls.
 
@@ -223,6 +227,8 @@ class AsyncAppClient(AsyncRoundTripMixin):
             action: Passed through to the app.
             parameters: Passed through to the app.
             custom_metadata: Passed through to the app.
+            mcp_authorization: MCP authorization settings (a list of dicts), as the official
+                client sends them.
 
         Returns:
             A :class:`Message` whose ``content`` is the :class:`RunAnswer`, or, when
@@ -249,6 +255,7 @@ class AsyncAppClient(AsyncRoundTripMixin):
                 action=action,
                 parameters=parameters,
                 custom_metadata=custom_metadata,
+                mcp_authorization=mcp_authorization,
             )
 
         result = await in_thread(send, discard=_close_stream)

@@ -158,6 +158,7 @@ class AppClient(RoundTripMixin):
         action: Mapping[str, Any] | None = None,
         parameters: Mapping[str, Any] | None = None,
         custom_metadata: Mapping[str, Any] | None = None,
+        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
     ) -> Message: ...
 
     @overload
@@ -175,6 +176,7 @@ class AppClient(RoundTripMixin):
         action: Mapping[str, Any] | None = None,
         parameters: Mapping[str, Any] | None = None,
         custom_metadata: Mapping[str, Any] | None = None,
+        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
     ) -> RunStream: ...
 
     @overload
@@ -192,6 +194,7 @@ class AppClient(RoundTripMixin):
         action: Mapping[str, Any] | None = None,
         parameters: Mapping[str, Any] | None = None,
         custom_metadata: Mapping[str, Any] | None = None,
+        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
     ) -> Message | RunStream: ...
 
     def run(
@@ -208,6 +211,7 @@ class AppClient(RoundTripMixin):
         action: Mapping[str, Any] | None = None,
         parameters: Mapping[str, Any] | None = None,
         custom_metadata: Mapping[str, Any] | None = None,
+        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
     ) -> Message | RunStream:
         """Send a query (with local tools) or the outputs of earlier tool calls.
 
@@ -227,6 +231,8 @@ class AppClient(RoundTripMixin):
             action: Passed through to the app.
             parameters: Passed through to the app.
             custom_metadata: Passed through to the app.
+            mcp_authorization: MCP authorization settings (a list of dicts), as the official
+                client sends them.
 
         Returns:
             A :class:`Message` whose ``content`` is the :class:`RunAnswer` (tool calls in
@@ -254,6 +260,7 @@ class AppClient(RoundTripMixin):
                 action=action,
                 parameters=parameters,
                 custom_metadata=custom_metadata,
+                mcp_authorization=mcp_authorization,
             )
         )
         response = self._transport.send(PATH_RUNS, json_body=payload, stream=stream)

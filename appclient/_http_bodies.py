@@ -10,6 +10,7 @@ official Manifest shape reaches the server unchanged. Response bodies are read b
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, TypeAlias, get_args
@@ -60,9 +61,25 @@ def require_text(value: object, *, name: str) -> str:
 def _optional_mapping(value: object, *, name: str) -> dict[str, Any] | None:
     if value is None:
         return None
+    if isinstance(value, BaseModel):  # e.g. the official SDK's data_class.CustomMetadata
+        return value.model_dump(mode="json", exclude_none=True)
     if not isinstance(value, Mapping):
         raise InvalidRequestError(f"{name} must be a dict or None, got {type(value).__name__}")
     return dict(value)
+
+
+def _optional_mapping_list(value: object, *, name: str) -> list[dict[str, Any]] | None:
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise InvalidRequestError(f"{name} must be a list of dicts, got {type(value).__name__}")
+    items = []
+    for index, item in enumerate(value):
+        mapping = _optional_mapping(item, name=f"{name}[{index}]")
+        if mapping is None:
+            raise InvalidRequestError(f"{name}[{index}] must be a dict, got None")
+        items.append(mapping)
+    return items
 
 
 def _string_list(value: object, *, name: str) -> list[str]:
@@ -104,19 +121,23 @@ def _checked_tool(tool: Mapping[str, Any], where: str) -> dict[str, Any]:
 
 
 def _from_mcp_tool(item: Any) -> dict[str, Any]:
-    # The official client turns an MCP tool (its data_class.MCPTool, or the MCP SDK's Tool
-    # from list_tools()) into a function tool whose parameters are the input schema.
-    function: dict[str, Any] = {"name": getattr(item, "name", None)}
-    description = getattr(item, "description", None)
+    # The official client turns an MCP tool (its data_class.MCPTool, the MCP SDK's Tool from
+    # list_tools(), or the same as a dict) into a function tool whose parameters are the
+    # input schema.
+    read = item.get if isinstance(item, Mapping) else functools.partial(getattr, item)
+    function: dict[str, Any] = {"name": read("name", None)}
+    description = read("description", None)
     if description is not None:
         function["description"] = description
-    function["parameters"] = item.inputSchema
+    function["parameters"] = read("inputSchema", None)
     return {"type": "function", "function": function}
 
 
 def _tool_items(item: Any, where: str, out: list[dict[str, Any]]) -> None:
     if isinstance(item, Tool):
         out.append(item.model_dump(mode="json", by_alias=True, exclude_none=True))
+    elif isinstance(item, Mapping) and "inputSchema" in item and "function" not in item:
+        out.append(_checked_tool(_from_mcp_tool(item), where))
     elif isinstance(item, Mapping):
         out.append(_checked_tool(item, where))
     elif hasattr(item, "inputSchema") and not hasattr(item, "function"):
@@ -255,6 +276,7 @@ def run_body(
     action: Mapping[str, Any] | None,
     parameters: Mapping[str, Any] | None,
     custom_metadata: Mapping[str, Any] | None,
+    mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Check the arguments of a run and return its body, keys as the official client orders.
 
@@ -288,7 +310,7 @@ def run_body(
         "tool_choice": choice,
         "end_user_id": end_user_id,
         "action": _optional_mapping(action, name="action"),
-        "mcp_authorization": None,
+        "mcp_authorization": _optional_mapping_list(mcp_authorization, name="mcp_authorization"),
         "parameters": _optional_mapping(parameters, name="parameters"),
         "custom_metadata": _optional_mapping(custom_metadata, name="custom_metadata"),
     }

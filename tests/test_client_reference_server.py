@@ -164,3 +164,17 @@ def test_unknown_tool_call_id_is_a_bad_request(client: AppClient) -> None:
     conversation_id = client.create_conversation()
     with pytest.raises(BadRequestError, match="call-unknown"):
         client.run(conversation_id, tool_outputs=[{"tool_call_id": "call-unknown", "output": "x"}])
+
+
+def test_official_run_extras_are_accepted(client: AppClient) -> None:
+    """action, parameters, custom_metadata and mcp_authorization reach the server and pass."""
+    conversation_id = client.create_conversation()
+    message = client.run(
+        conversation_id,
+        "你好",
+        action={"action_type": "resume"},
+        parameters={"temperature": 0.1},
+        custom_metadata={"override_role_instruction": "简短回答"},
+        mcp_authorization=[{"type": "netdisk", "access_token": "at"}],
+    )
+    assert message.content.answer

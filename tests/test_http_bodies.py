@@ -252,6 +252,43 @@ def test_mcp_tool_models_become_function_tools() -> None:
     ]
 
 
+def test_mcp_tools_given_as_dicts_become_function_tools() -> None:
+    """An MCP tool written as a dict (name, description, inputSchema) is sent as a function."""
+    schema = {"type": "object", "properties": {"path": {"type": "string"}}}
+    tool = {"name": "read_file", "description": "读文件", "inputSchema": schema}
+    assert tools_to_wire([tool]) == [
+        {
+            "type": "function",
+            "function": {"name": "read_file", "description": "读文件", "parameters": schema},
+        }
+    ]
+
+
+def test_pass_through_options_accept_pydantic_models() -> None:
+    """custom_metadata given as a model (the official data_class style) is sent as its dict."""
+
+    class CustomMetadata(BaseModel):
+        override_role_instruction: str | None = None
+        region: str | None = None
+
+    body = _run(custom_metadata=CustomMetadata(override_role_instruction="简短回答"))
+    assert body["custom_metadata"] == {"override_role_instruction": "简短回答"}
+
+
+def test_mcp_authorization_is_sent_as_a_list_of_dicts() -> None:
+    """mcp_authorization, as the official client takes it, is sent; absent it stays null."""
+    authorization = [{"type": "netdisk", "access_token": "at"}]
+    assert _run(mcp_authorization=authorization)["mcp_authorization"] == authorization
+    assert _run()["mcp_authorization"] is None
+
+
+@pytest.mark.parametrize("value", [{"type": "netdisk"}, "token", [1]])
+def test_mcp_authorization_must_be_a_list_of_dicts(value: Any) -> None:
+    """Anything but a list of dicts is refused naming mcp_authorization."""
+    with pytest.raises(InvalidRequestError, match="mcp_authorization"):
+        _run(mcp_authorization=value)
+
+
 def test_non_function_tools_pass_through() -> None:
     """Tools of other types (code_interpreter...) are sent as given."""
     assert tools_to_wire([{"type": "code_interpreter"}]) == [{"type": "code_interpreter"}]
