@@ -8,6 +8,7 @@ it. Binds 127.0.0.1 unless ``--host`` says otherwise.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
 import signal
 import sqlite3
@@ -24,7 +25,7 @@ from .._constants import (
 )
 from ._reference_server import ReferenceServer
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "is_loopback", "run"]
 
 
 def _port(text: str) -> int:
@@ -87,6 +88,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address or name (only this machine can connect)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it may resolve to anything
+        return False
+
+
 def run(
     args: argparse.Namespace,
     *,
@@ -147,6 +158,12 @@ def run(
         print(f"  token:  {server.token}", file=out)
         print(f"  store:  {store}", file=out)
         print(f"  export {ENV_BASE_URL}={server.url} {ENV_TOKEN}={server.token}", file=out)
+        if not is_loopback(args.host):
+            print(
+                f"  warning: {args.host} is reachable from the network; "
+                "anyone with the token can use this server",
+                file=out,
+            )
         print("Press Ctrl-C to stop.", file=out, flush=True)
         server.serve_until(stop)
     except KeyboardInterrupt:

@@ -149,3 +149,21 @@ def test_unopenable_database_is_a_one_line_error(tmp_path, capsys) -> None:
     status = _serve_command.run(args, stop=threading.Event(), out=io.StringIO())
     assert status == 1
     assert f"cannot open the database {db}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.1.2.3", True),
+        ("::1", True),
+        ("localhost", True),
+        ("0.0.0.0", False),  # noqa: S104 - a value to classify, nothing binds it
+        ("::", False),
+        ("192.168.1.5", False),
+        ("example.com", False),
+    ],
+)
+def test_hosts_other_than_loopback_are_flagged(host: str, loopback: bool) -> None:
+    """Only loopback hosts count as private; the banner warns for every other host."""
+    assert _serve_command.is_loopback(host) is loopback
