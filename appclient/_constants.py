@@ -117,6 +117,8 @@ RULE_AGENT_ECHO_CHARS: Final = 200
 RULE_AGENT_MAX_QUERY_CHARS: Final = 4000
 #: Clauses of a query the rule agent matches one by one (later ones count with the last).
 RULE_AGENT_MAX_CLAUSES: Final = 16
+#: Earlier turns the rule agent looks back over for the tool a follow-up (那上海呢？) means.
+RULE_AGENT_FOLLOW_UP_TURNS: Final = 5
 #: Recent query plans the rule agent keeps, so a turn's later decisions reuse its first.
 RULE_AGENT_PLAN_MEMO_SIZE: Final = 256
 #: Longest expression the Calculator component evaluates, in characters.

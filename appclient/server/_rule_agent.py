@@ -31,16 +31,17 @@ from typing import Any, Protocol
 
 from .._constants import (
     RULE_AGENT_ECHO_CHARS,
+    RULE_AGENT_FOLLOW_UP_TURNS,
     RULE_AGENT_MAX_QUERY_CHARS,
     RULE_AGENT_PLAN_MEMO_SIZE,
 )
-from ._agent_api import AgentInput, ComponentInfo, Decision, PlannedCall, ToolResult
+from ._agent_api import AgentInput, ComponentInfo, Decision, PlannedCall, ToolResult, Turn
 from ._argument_filling import plan_arguments
 from ._components import default_components
 from ._intent_memo import IntentMemo
 from ._query_values import detect_language
 from ._tool_choice import resolve_tool_choice
-from ._tool_matching import Candidate, Intent, candidates_from, match_intents
+from ._tool_matching import Candidate, Intent, candidates_from
 
 __all__ = ["RuleAgent"]
 
@@ -111,7 +112,7 @@ class RuleAgent:
         candidates = candidates_from(agent_input.tools, components)
         intents = self._plans.intents(query, candidates, today=today)
         if not intents and not results and agent_input.history:
-            intents = _follow_up(query, agent_input.history[-1].query, candidates, today)
+            intents = self._follow_up_chain(query, agent_input.history, candidates, today)
         called = {result.name for result in results}
         for intent in intents:
             if intent.candidate.name in called or _lacks_values(intent):
@@ -124,6 +125,25 @@ class RuleAgent:
         if unmet is not None:
             return Decision.reply(_ask_for_values(query, unmet))
         return Decision.reply(_plain_answer(query, candidates, agent_input.file_names))
+
+    def _follow_up_chain(
+        self, query: str, history: Sequence[Turn], candidates: Sequence[Candidate], today: dt.date
+    ) -> list[Intent]:
+        """The tool of the latest turn that named one, with every later follow-up's values.
+
+        So 北京天气 → 那上海呢 → 那明天呢 asks about Shanghai tomorrow: the last turn that
+        matched a tool by itself sets the tool, and the follow-ups after it update its values.
+        """
+        recent = [turn.query for turn in history[-RULE_AGENT_FOLLOW_UP_TURNS:]]
+        for start in range(len(recent) - 1, -1, -1):
+            earlier = self._plans.intents(recent[start], candidates, today=today)
+            if earlier:
+                intent = earlier[0]
+                for later in recent[start + 1 :]:
+                    intent = _follow_up(later, intent, today) or intent
+                asked = _follow_up(query, intent, today)
+                return [asked] if asked is not None else []
+        return []
 
 
 def _lacks_values(intent: Intent) -> bool:
@@ -141,26 +161,20 @@ def _calls(intent: Intent) -> list[PlannedCall]:
     return calls
 
 
-def _follow_up(
-    query: str, previous: str, candidates: Sequence[Candidate], today: dt.date
-) -> list[Intent]:
-    """Reuse the previous turn's tool when the new query gives it a value (``那上海呢？``)."""
-    earlier = match_intents(previous, candidates, today=today)
-    if not earlier:
-        return []
-    first = earlier[0]
-    candidate = first.candidate
+def _follow_up(query: str, base: Intent, today: dt.date) -> Intent | None:
+    """Ask ``base``'s tool again with the values ``query`` gives (``那上海呢？``), or None."""
+    candidate = base.candidate
     now = plan_arguments(candidate.parameters, query, today=today, tool_text=candidate.tool_text)
     if not now.from_query - now.weak:
         # Only a leftover span (谢谢, 好的) is no reason to call the tool again.
-        return []
-    before = first.arguments.arguments
+        return None
+    before = base.arguments.arguments
     calls = tuple(
         {**before, **{k: v for k, v in call.items() if k in now.from_query}} for call in now.calls
     )
-    guessed = now.guessed & first.arguments.guessed
+    guessed = now.guessed & base.arguments.guessed
     plan = replace(now, calls=calls, guessed=frozenset(guessed))
-    return [Intent(candidate, query, first.score, plan)]
+    return Intent(candidate, query, base.score, plan)
 
 
 def _brief(arguments: dict[str, Any]) -> str:

@@ -238,6 +238,37 @@ def test_follow_up_with_a_new_date_keeps_the_previous_place(agent):
     assert decision.calls == (PlannedCall("get_weather", {"city": "北京", "date": "2024-05-02"}),)
 
 
+def test_follow_ups_chain_over_several_turns(agent):
+    """北京 → 那上海呢 → 广州呢: the third query still asks the weather tool, about Guangzhou."""
+    history = (Turn("今天北京天气怎么样？", "北京今天25度"), Turn("那上海呢？", "上海今天25度"))
+    decision = agent.decide(agent_input("广州呢？", SEED_RAW, history=history))
+    assert decision.calls == (
+        PlannedCall("get_current_weather", {"location": "广州", "unit": "celsius"}),
+    )
+
+
+def test_a_later_follow_up_keeps_the_values_of_earlier_ones(agent):
+    """北京今天 → 那上海呢 → 那明天呢 asks about Shanghai tomorrow, not Beijing."""
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "查询天气",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string", "description": "城市，例如北京"},
+                    "date": {"type": "string", "format": "date"},
+                },
+                "required": ["city"],
+            },
+        },
+    }
+    history = (Turn("北京今天天气怎么样", "晴"), Turn("那上海呢", "多云"))
+    decision = agent.decide(agent_input("那明天呢", tool, history=history))
+    assert decision.calls == (PlannedCall("get_weather", {"city": "上海", "date": "2024-05-02"}),)
+
+
 def test_follow_up_without_a_value_answers_plainly(agent):
     """A follow-up that gives no value for the previous tool is not a tool call."""
     history = (Turn("今天北京天气怎么样？", "北京今天25度"),)
