@@ -264,11 +264,13 @@ class AsyncAppClient(AsyncRoundTripMixin):
     async def upload_file(
         self,
         conversation_id: str,
-        *,
         file_path: str | os.PathLike[str] | None = None,
+        *,
         file_url: str | None = None,
     ) -> str:
         """Upload a local file, or register a file by URL (see :meth:`AppClient.upload_file`).
+
+        The path may be passed by position, as with the official client, or by name.
 
         Args:
             conversation_id: From :meth:`create_conversation`.
@@ -288,6 +290,26 @@ class AsyncAppClient(AsyncRoundTripMixin):
             self._client.upload_file, conversation_id, file_path=file_path, file_url=file_url
         )
         return await in_thread(upload)
+
+    async def upload_local_file(
+        self, conversation_id: str, local_file_path: str | os.PathLike[str]
+    ) -> str:
+        """Upload a local file: the official client's name for :meth:`upload_file` by path.
+
+        Args:
+            conversation_id: From :meth:`create_conversation`.
+            local_file_path: The file, sent as multipart ``file`` under its base name.
+
+        Returns:
+            The file id, for ``run(..., file_ids=[...])``.
+
+        Raises:
+            InvalidRequestError: The file is not readable.
+            APIStatusError: The server refused (413 for a file over its limit).
+            TransportError: No answer after all retries.
+            ResponseDecodeError: The answer holds no file id.
+        """
+        return await self.upload_file(conversation_id, local_file_path)
 
     async def feedback(
         self,

@@ -79,7 +79,7 @@ def test_tool_round_trip(client: AsyncAppClient) -> None:
 
 
 def test_upload_and_positional_feedback(client: AsyncAppClient, tmp_path: Any) -> None:
-    """A file uploads, and an answer is rated with ids and type by position."""
+    """Files upload (path by name, by position, upload_local_file); feedback by position."""
     notes = tmp_path / "notes.txt"
     notes.write_text("北京", encoding="utf-8")
 
@@ -87,6 +87,8 @@ def test_upload_and_positional_feedback(client: AsyncAppClient, tmp_path: Any) -
         async with client:
             conversation_id = await client.create_conversation()
             file_id = await client.upload_file(conversation_id, file_path=notes)
+            assert await client.upload_file(conversation_id, notes)
+            assert await client.upload_local_file(conversation_id, notes)
             answer = await client.run(conversation_id, "总结文件", file_ids=[file_id])
             rated = await client.feedback(conversation_id, answer.content.message_id, "upvote")
             return file_id, rated
