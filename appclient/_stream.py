@@ -14,6 +14,7 @@ pass for a complete one. An ``error`` event raises :class:`~appclient.RunError`.
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
@@ -86,6 +87,9 @@ class RunStream:
         self._finished = False
         self._done = False
         self._closed = False
+        # close() may come from another thread while the reader releases the stream at its
+        # end: the lock makes exactly one of them close the response.
+        self._release_lock = threading.Lock()
         self._stopped = False  # close() was called (not the end or a failure of the stream)
 
     @classmethod
@@ -284,9 +288,10 @@ class RunStream:
 
     def _release(self) -> None:
         self._done = True
-        if self._closed:
-            return
-        self._closed = True
+        with self._release_lock:
+            if self._closed:
+                return
+            self._closed = True
         self._chunks = None
         self._pending.clear()
         if self._close_response is not None:
