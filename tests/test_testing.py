@@ -138,8 +138,7 @@ def test_released_hang_on_stop_does_not_block_shutdown() -> None:
         target=lambda: requests.post(f"{server.url}/v2/app/conversation", json={}, timeout=30)
     )
     worker.start()
-    while server.faults.pending:
-        threading.Event().wait(0.001)
+    assert server.faults.wait_injected(1, timeout=5)
     server.stop()
     worker.join(10)
     assert not worker.is_alive()

@@ -55,6 +55,9 @@ class FaultInjector:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        # Notified whenever a fault is applied, so a test can wait for a held request
+        # instead of polling for it.
+        self._applied = threading.Condition(self._lock)
         self._request_faults: deque[_RequestFault] = deque()
         self._stream_cuts: deque[int] = deque()
         self._wake = threading.Event()
@@ -74,6 +77,19 @@ class FaultInjector:
         """Faults applied so far (failed, held, delayed requests and cut streams)."""
         with self._lock:
             return self._injected
+
+    def wait_injected(self, count: int, *, timeout: float) -> bool:
+        """Block until at least ``count`` faults have been applied (a test's sync point).
+
+        Args:
+            count: The number of applied faults to wait for (see :attr:`injected`).
+            timeout: The longest wait, in seconds.
+
+        Returns:
+            True once ``count`` faults were applied, False when ``timeout`` ran out first.
+        """
+        with self._applied:
+            return self._applied.wait_for(lambda: self._injected >= count, timeout=timeout)
 
     def _queue(self, fault: _RequestFault) -> None:
         if fault.remaining < 1:
@@ -176,6 +192,7 @@ class FaultInjector:
             if fault.remaining == 0:
                 self._request_faults.popleft()
             self._injected += 1
+            self._applied.notify_all()
             wake = self._wake
         if fault.kind == "delay":
             wake.wait(fault.seconds)
@@ -195,4 +212,5 @@ class FaultInjector:
             if not self._stream_cuts:
                 return None
             self._injected += 1
+            self._applied.notify_all()
             return self._stream_cuts.popleft()

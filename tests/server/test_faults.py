@@ -53,8 +53,7 @@ def test_hang_is_released_by_release() -> None:
     result: list[object] = []
     worker = threading.Thread(target=lambda: result.append(faults.before_request()))
     worker.start()
-    while faults.pending:
-        threading.Event().wait(0.001)
+    assert faults.wait_injected(1, timeout=5)
     faults.release()
     worker.join(timeout=5)
     assert not worker.is_alive()
@@ -108,3 +107,8 @@ def test_repr_shows_counts() -> None:
     faults = FaultInjector()
     faults.fail_next(2)
     assert "pending=2" in repr(faults)
+
+
+def test_wait_injected_reports_a_timeout() -> None:
+    """Waiting for a fault that is never applied returns False when the timeout runs out."""
+    assert FaultInjector().wait_injected(1, timeout=0) is False

@@ -93,13 +93,12 @@ def test_stop_frees_the_port_for_a_restart(tmp_path: Path) -> None:
 
 def test_serve_until_blocks_until_the_event() -> None:
     """serve_until serves until the event is set, then stops."""
-    server = ReferenceServer(WeatherAgent(), components=())
+    server = ReferenceServer(WeatherAgent(), components=()).start()  # serve_until keeps it
     stop = threading.Event()
     worker = threading.Thread(target=server.serve_until, args=(stop,))
     worker.start()
-    while not server.running:
-        threading.Event().wait(0.001)
     assert _create(server).status_code == 200
+    assert worker.is_alive()
     stop.set()
     worker.join(10)
     assert not server.running

@@ -18,15 +18,28 @@ from appclient.cli import build_parser
 from appclient.server import _serve_command
 
 
+class _Banner(io.StringIO):
+    """Collects the banner and signals when its last line ("Press Ctrl-C") is written."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.complete = threading.Event()
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if "Ctrl-C" in text:
+            self.complete.set()
+        return written
+
+
 def _serve(argv: list[str]) -> tuple[threading.Event, threading.Thread, io.StringIO]:
     args = build_parser().parse_args(["serve", *argv])
-    stop, out = threading.Event(), io.StringIO()
+    stop, out = threading.Event(), _Banner()
     worker = threading.Thread(
         target=_serve_command.run, args=(args,), kwargs={"stop": stop, "out": out}
     )
     worker.start()
-    while "Ctrl-C" not in out.getvalue() and worker.is_alive():
-        threading.Event().wait(0.005)
+    assert out.complete.wait(timeout=30), out.getvalue()
     return stop, worker, out
 
 
