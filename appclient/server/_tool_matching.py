@@ -157,7 +157,15 @@ def _query_terms(text: str, today: dt.date) -> frozenset[str]:
     return terms
 
 
-def _choose(clause: str, candidates: Sequence[Candidate], today: dt.date) -> Intent | None:
+def _best(
+    clause: str, candidates: Sequence[Candidate], today: dt.date
+) -> tuple[Candidate, float, ArgumentPlan | None] | None:
+    """The tool ``clause`` asks for, its score, and its plan when choosing needed one.
+
+    Choosing a cloud component needs its plan (one that lacks values loses); a client
+    tool is chosen by score alone, so its plan is left to the caller, who may plan a
+    different text anyway (the whole query with other tools' clauses blanked).
+    """
     terms = _query_terms(clause, today)
     scored = sorted(
         ((score(terms, c), index, c) for index, c in enumerate(candidates)),
@@ -169,10 +177,9 @@ def _choose(clause: str, candidates: Sequence[Candidate], today: dt.date) -> Int
     # A component must beat the best client tool by COMPONENT_ADVANTAGE; below that its
     # arguments need not even be planned.
     bar = COMPONENT_ADVANTAGE * best_client[1] if best_client else 0.0
-    best_component: Intent | None = None
-    unmet_component: Intent | None = None
+    unmet_component: tuple[Candidate, float, ArgumentPlan] | None = None
     for value, _, candidate in scored:
-        if value < max(COMPONENT_THRESHOLD, bar) or best_component is not None:
+        if value < max(COMPONENT_THRESHOLD, bar):
             break
         if not candidate.cloud:
             continue
@@ -180,18 +187,26 @@ def _choose(clause: str, candidates: Sequence[Candidate], today: dt.date) -> Int
             candidate.parameters, clause, today=today, tool_text=candidate.tool_text
         )
         if not plan.guessed:
-            best_component = Intent(candidate, clause, value, plan)
-        elif unmet_component is None and value >= UNMET_THRESHOLD:
-            unmet_component = Intent(candidate, clause, value, plan)
-    if best_component is not None:
-        return best_component
+            return candidate, value, plan
+        if unmet_component is None and value >= UNMET_THRESHOLD:
+            unmet_component = (candidate, value, plan)
     if best_client is not None:
-        client, value = best_client
-        plan = plan_arguments(client.parameters, clause, today=today, tool_text=client.tool_text)
-        return Intent(client, clause, value, plan)
+        return best_client[0], best_client[1], None
     # A component the query lacks required values for is returned only when nothing else
     # matches, so the agent can ask for what is missing.
     return unmet_component
+
+
+def _choose(clause: str, candidates: Sequence[Candidate], today: dt.date) -> Intent | None:
+    best = _best(clause, candidates, today)
+    if best is None:
+        return None
+    candidate, value, plan = best
+    if plan is None:
+        plan = plan_arguments(
+            candidate.parameters, clause, today=today, tool_text=candidate.tool_text
+        )
+    return Intent(candidate, clause, value, plan)
 
 
 def match_intents(query: str, candidates: Sequence[Candidate], *, today: dt.date) -> list[Intent]:
@@ -215,9 +230,9 @@ def match_intents(query: str, candidates: Sequence[Candidate], *, today: dt.date
         clauses = [*clauses[: RULE_AGENT_MAX_CLAUSES - 1], tail]
     chosen: list[tuple[Found, Candidate, float]] = []
     for clause in clauses if len(clauses) > 1 else []:
-        intent = _choose(clause.text, candidates, today)
-        if intent is not None:
-            chosen.append((clause, intent.candidate, intent.score))
+        picked = _best(clause.text, candidates, today)
+        if picked is not None:
+            chosen.append((clause, picked[0], picked[1]))
     if not chosen:
         whole = _choose(query, candidates, today)
         return [whole] if whole is not None else []
