@@ -23,6 +23,7 @@ def test_output_pipe_closed_early_ends_quietly() -> None:
     process.stdout.readline()
     process.stdout.close()  # the reader goes away, as `head -1` does
     stderr = process.stderr.read().decode("utf-8", errors="replace")
+    process.stderr.close()
     process.wait(timeout=120)
     assert "Traceback" not in stderr
     assert "BrokenPipeError" not in stderr

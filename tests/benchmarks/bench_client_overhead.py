@@ -187,6 +187,7 @@ def server_process(kind: str) -> Iterator[tuple[str, str]]:
     finally:
         child.stdin.close()  # the child serves until its stdin closes
         child.wait(timeout=30)
+        child.stdout.close()
 
 
 def serve(kind: str) -> int:

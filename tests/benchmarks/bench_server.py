@@ -217,11 +217,16 @@ def _process(command: list[str], cpus: set[int] | None) -> Iterator[int]:
                 break
         if not port:
             raise RuntimeError(f"{command} did not start")
-        threading.Thread(target=process.stdout.read, daemon=True).start()
+        drain = threading.Thread(target=process.stdout.read, daemon=True)
+        drain.start()
         yield port
     finally:
         process.terminate()
         process.wait(timeout=10)
+        if process.stdout is not None:
+            if "drain" in locals():
+                drain.join(timeout=10)
+            process.stdout.close()
 
 
 def _post(conn: http.client.HTTPConnection, path: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -131,7 +131,7 @@ def test_sigterm_stops_cleanly_and_removes_the_temporary_upload_folder(tmp_path)
         assert process.wait(timeout=20) == 0
     finally:
         process.kill()
-        process.wait()
+        process.communicate()  # reads and closes both pipes
     assert not list(tmp_path.glob("appclient-uploads-*"))
 
 
