@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -291,12 +292,10 @@ public final class AppClient {
     }
 
     private static long retryAfter(HttpResponse<?> response) {
-        String value = response.headers().firstValue("Retry-After").orElse("").trim();
-        try {
-            return value.isEmpty() ? -1 : Math.max(0, (long) Double.parseDouble(value));
-        } catch (NumberFormatException httpDate) {
-            return -1; // an HTTP date; rare enough to report as "unknown"
-        }
+        // A date is compared with the server's own Date header, so the two clocks compared agree.
+        Instant now = response.headers().firstValue("Date").map(Responses::httpDate).orElse(null);
+        return Responses.retryAfterSeconds(
+                response.headers().firstValue("Retry-After").orElse(""), now == null ? Instant.now() : now);
     }
 
     private static String describe(IOException error) {

@@ -2,6 +2,11 @@ package dev.appclient;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParseException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 
 /**
  * Reads answer bodies into models or typed errors (package-private, pure: no I/O).
@@ -39,6 +44,42 @@ final class Responses {
             message = body.isBlank() ? "(empty body)" : Json.preview(body);
         }
         return ApiStatusException.of(status, code, message, requestId, retryAfterSeconds);
+    }
+
+    /**
+     * Reads a {@code Retry-After} header: delta seconds or an HTTP date (RFC 9110 section 10.2.3).
+     *
+     * @param value the header's value, or {@code ""} when absent
+     * @param now the moment a date is compared with (best the response's own {@code Date})
+     * @return whole seconds to wait (a fraction rounds up, a past date is 0), or -1 when absent or
+     *     unreadable
+     */
+    static long retryAfterSeconds(String value, Instant now) {
+        String text = value == null ? "" : value.trim();
+        if (text.isEmpty()) {
+            return -1;
+        }
+        try {
+            double seconds = Double.parseDouble(text);
+            return Double.isFinite(seconds) && seconds >= 0 ? (long) Math.ceil(seconds) : -1;
+        } catch (NumberFormatException notSeconds) {
+            Instant date = httpDate(text);
+            return date == null ? -1 : Math.max(0, Duration.between(now, date).toSeconds());
+        }
+    }
+
+    /**
+     * Parses an HTTP date such as {@code Sat, 21 Nov 2026 10:00:30 GMT}.
+     *
+     * @param text the header value
+     * @return the moment, or {@code null} when the text is not an HTTP date
+     */
+    static Instant httpDate(String text) {
+        try {
+            return ZonedDateTime.parse(text.trim(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+        } catch (DateTimeParseException notADate) {
+            return null;
+        }
     }
 
     /**

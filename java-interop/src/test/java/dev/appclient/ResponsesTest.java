@@ -145,4 +145,15 @@ class ResponsesTest {
         assertEquals("Bad gateway", error.serverMessage());
         assertEquals(3, ((ServerException) error).retryAfterSeconds());
     }
+
+    /** Retry-After in its HTTP-date form gives the seconds until that date (it read as unknown, -1). */
+    @Test
+    void readsRetryAfterAsHttpDate() {
+        java.time.Instant now = java.time.Instant.parse("2026-11-21T10:00:00Z");
+        assertEquals(30, Responses.retryAfterSeconds("Sat, 21 Nov 2026 10:00:30 GMT", now));
+        assertEquals(0, Responses.retryAfterSeconds("Sat, 21 Nov 2026 09:59:00 GMT", now));
+        assertEquals(7, Responses.retryAfterSeconds(" 7 ", now));
+        assertEquals(-1, Responses.retryAfterSeconds("soon", now));
+        assertEquals(-1, Responses.retryAfterSeconds("", now));
+    }
 }
