@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .._constants import DEFAULT_IDEMPOTENCY_CACHE_SIZE
 from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
-from ._store import KeyReservation, Store
+from ._store import KeyReservation, Store, StoreBusyError
 
 __all__ = ["SQLiteStore"]
 
@@ -123,13 +123,23 @@ class SQLiteStore(Store):
         if self._closed:
             raise RuntimeError("the SQLite store is closed")
         try:
-            db = self._pool.get_nowait()
-        except queue.Empty:
-            db = self._connect()
-        try:
-            yield db
-        finally:
-            self._pool.put(db)
+            try:
+                db = self._pool.get_nowait()
+            except queue.Empty:
+                db = self._connect()
+            try:
+                yield db
+            finally:
+                self._pool.put(db)
+        except sqlite3.OperationalError as exc:
+            # Another process held the write lock past the timeout: a retryable condition,
+            # not a server bug (the server answers 503 instead of 500).
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise StoreBusyError(
+                    f"the SQLite database {self.path.name!r} stayed locked for over "
+                    f"{self._timeout:g}s; another process is writing to it"
+                ) from exc
+            raise
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:

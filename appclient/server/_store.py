@@ -22,7 +22,15 @@ from .._constants import (
 )
 from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
 
-__all__ = ["KeyReservation", "MemoryStore", "Store"]
+__all__ = ["KeyReservation", "MemoryStore", "Store", "StoreBusyError"]
+
+
+class StoreBusyError(RuntimeError):
+    """The store's storage stayed locked by another worker longer than the store waits.
+
+    Nothing was changed; the request may be retried (the server answers HTTP 503 with
+    ``Retry-After``).
+    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +49,11 @@ class KeyReservation:
 
 
 class Store(ABC):
-    """The state of a reference server; every method is thread-safe and atomic."""
+    """The state of a reference server; every method is thread-safe and atomic.
+
+    A method may raise :class:`StoreBusyError` when storage shared with other workers stays
+    locked too long; it then changed nothing.
+    """
 
     @abstractmethod
     def create_conversation(self, state: ConversationState) -> None:

@@ -44,7 +44,7 @@ from ._responses import HTTPProblem, Response, error_response, serial_id
 from ._rule_agent import RuleAgent
 from ._run_engine import AgentFailure, Component, RunEngine
 from ._sqlite_store import SQLiteStore
-from ._store import MemoryStore, Store
+from ._store import MemoryStore, Store, StoreBusyError
 from ._uploads import UploadStorage
 
 __all__ = ["ReferenceApp", "create_app"]
@@ -128,6 +128,10 @@ class ReferenceApp:
         except AgentFailure as exc:
             _log.error("request %s: %s", request_id, exc, exc_info=exc.__cause__ is not None)
             return error_response(HTTPProblem(500, "AgentError", str(exc)), request_id=request_id)
+        except StoreBusyError as exc:
+            _log.warning("request %s: %s", request_id, exc)
+            busy = HTTPProblem(503, "ServiceUnavailable", str(exc), headers={"Retry-After": "1"})
+            return error_response(busy, request_id=request_id)
         except Exception:
             _log.exception("request %s: unexpected error", request_id)
             internal = HTTPProblem(

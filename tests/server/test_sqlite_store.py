@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -11,7 +12,15 @@ import pytest
 
 from appclient.server import SQLiteStore
 from appclient.server._state import ConversationState, OpenTurn, PendingCall, StoredResponse
-from tests.server.helpers import WEATHER_TOOL, call_app, make_app, new_conversation, run_body
+from appclient.server._store import StoreBusyError
+from tests.server.helpers import (
+    APP_ID,
+    WEATHER_TOOL,
+    call_app,
+    make_app,
+    new_conversation,
+    run_body,
+)
 
 RUNS = "/v2/app/conversation/runs"
 
@@ -122,3 +131,39 @@ def test_forked_child_opens_its_own_connections(tmp_path: Path) -> None:
     assert os.waitstatus_to_exitcode(status) == 0
     assert store.get_conversation("child") is not None
     store.close()
+
+
+def test_locked_database_raises_store_busy(tmp_path: Path) -> None:
+    """A write lock held by another process past the timeout is a StoreBusyError."""
+    path = tmp_path / "s.db"
+    store = SQLiteStore(path, timeout=0.01)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(StoreBusyError, match="locked"):
+            store.create_conversation(STATE)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    store.create_conversation(STATE)
+    assert store.get_conversation("c1") == STATE
+    store.close()
+
+
+def test_locked_database_answers_503_with_retry_after(tmp_path: Path) -> None:
+    """A request that finds the database locked gets a retryable 503, not a 500."""
+    path = tmp_path / "s.db"
+    store = SQLiteStore(path, timeout=0.01)
+    app = make_app(store=store)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        answer = call_app(app, "/v2/app/conversation", {"app_id": APP_ID})
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+        app.close()
+        store.close()
+    assert answer.status == 503
+    assert answer.json()["code"] == "ServiceUnavailable"
+    assert answer.headers["Retry-After"] == "1"
