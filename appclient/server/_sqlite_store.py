@@ -24,7 +24,7 @@ from .._constants import DEFAULT_IDEMPOTENCY_CACHE_SIZE
 from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
 from ._store import KeyReservation, Store, StoreBusyError
 
-__all__ = ["SQLiteStore"]
+__all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
@@ -60,6 +60,11 @@ CREATE TABLE IF NOT EXISTS idempotency (
 CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (reserved_at);
 """
 
+#: The layout of the tables above, kept in the file's ``PRAGMA user_version``. A later
+#: version that changes the layout raises it and migrates older files when it opens them;
+#: a file of a newer layout than this code knows is refused instead of misread.
+SCHEMA_VERSION = 1
+
 #: Reservations between two trims of the idempotency table down to its size limit.
 _TRIM_EVERY = 256
 
@@ -83,6 +88,10 @@ class SQLiteStore(Store):
         path: The database file; created (with its tables) when missing.
         max_idempotency_keys: Replays kept; the oldest are forgotten first.
         timeout: Seconds to wait for another process's write lock.
+
+    Raises:
+        RuntimeError: The file was written by a newer appclient (its ``PRAGMA
+            user_version`` is above :data:`SCHEMA_VERSION`).
     """
 
     def __init__(
@@ -102,7 +111,17 @@ class SQLiteStore(Store):
         self._closed = False
         self._inherited: list[sqlite3.Connection] = []
         with self._connection() as db:
+            found = int(db.execute("PRAGMA user_version").fetchone()[0])
+        if found > SCHEMA_VERSION:
+            self.close()
+            raise RuntimeError(
+                f"{self.path}: the database has schema version {found}, written by a newer "
+                f"appclient; this version reads schema version {SCHEMA_VERSION}"
+            )
+        with self._connection() as db:
             db.executescript(_SCHEMA)
+            if found < SCHEMA_VERSION:
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         _open_stores.add(self)
 
     def __repr__(self) -> str:

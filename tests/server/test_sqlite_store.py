@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from appclient.server import SQLiteStore
+from appclient.server._sqlite_store import SCHEMA_VERSION
 from appclient.server._state import ConversationState, OpenTurn, PendingCall, StoredResponse
 from appclient.server._store import StoreBusyError
 from tests.server.helpers import (
@@ -167,3 +169,20 @@ def test_locked_database_answers_503_with_retry_after(tmp_path: Path) -> None:
     assert answer.status == 503
     assert answer.json()["code"] == "ServiceUnavailable"
     assert answer.headers["Retry-After"] == "1"
+
+
+def test_new_file_records_the_schema_version(tmp_path: Path) -> None:
+    """A database the store creates carries its schema version in PRAGMA user_version."""
+    path = tmp_path / "s.db"
+    SQLiteStore(path).close()
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_file_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    """A database written by a newer layout is refused with a clear error, not misread."""
+    path = tmp_path / "s.db"
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(RuntimeError, match="newer appclient"):
+        SQLiteStore(path)
