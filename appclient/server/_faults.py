@@ -171,10 +171,15 @@ class FaultInjector:
         wake.set()
 
     def reset(self) -> None:
-        """Drop every queued fault and wake held requests."""
+        """Drop every queued fault, wake held requests and count :attr:`injected` from 0.
+
+        Call it between tests that share one server (a module- or session-scoped fixture),
+        so a test's :meth:`wait_injected` counts only its own faults.
+        """
         with self._lock:
             self._request_faults.clear()
             self._stream_cuts.clear()
+            self._injected = 0
         self.release()
 
     def before_request(self) -> HTTPProblem | None:

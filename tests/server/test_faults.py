@@ -86,6 +86,16 @@ def test_reset_drops_everything() -> None:
     assert faults.stream_limit() is None
 
 
+def test_reset_counts_injected_faults_from_zero() -> None:
+    """After reset(), wait_injected(1) waits for a new fault (a shared server's next test)."""
+    faults = FaultInjector()
+    faults.fail_next(1)
+    assert faults.before_request() is not None
+    faults.reset()
+    assert faults.injected == 0
+    assert faults.wait_injected(1, timeout=0) is False
+
+
 @pytest.mark.parametrize(
     "call",
     [
