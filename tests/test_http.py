@@ -235,6 +235,17 @@ def test_status_error_scrubs_an_echoed_token() -> None:
     assert "tok-7" not in error.message
 
 
+@pytest.mark.parametrize("escaped", [b"bce-v3\\/ALTAK-k1\\/s2", b"bce-v3\\u002fALTAK-k1\\u002fs2"])
+def test_status_error_scrubs_a_token_echoed_with_json_escapes(escaped: bytes) -> None:
+    """A token echoed with JSON escapes (a slash written as an escape) is scrubbed as well."""
+    body = b'{"code": "AuthFailed", "message": "token ' + escaped + b' is wrong", "x": ["'
+    body += escaped + b'"]}'
+    error = status_error(_response(401, body), secrets=["bce-v3/ALTAK-k1/s2"])
+    assert "ALTAK-k1" not in str(error)
+    assert "ALTAK-k1" not in repr(error.body)
+    assert "ALTAK-k1" not in error.message
+
+
 class _Raw:
     """A stand-in for urllib3's response with read1 (urllib3 2 style)."""
 
