@@ -40,7 +40,9 @@ import java.util.concurrent.TimeoutException;
  * }</pre>
  *
  * <p>Every method sends one request and never retries (like the official Java SDK): a failure
- * raises the matching {@link AppClientException}, and the caller decides. Instances are
+ * raises the matching {@link AppClientException}, and the caller decides. A run may be repeated
+ * by sending the same {@link RunRequest} again: its {@code Idempotency-Key} lets a deduplicating
+ * server answer the repeat without running it twice. Instances are
  * immutable and thread-safe; share one per app.
  */
 public final class AppClient {
@@ -59,6 +61,7 @@ public final class AppClient {
     static final String PATH_RUNS = "/v2/app/conversation/runs";
     static final String PATH_FILE_UPLOAD = "/v2/app/conversation/file/upload";
     static final String HEADER_REQUEST_ID = "X-Appbuilder-Request-Id";
+    static final String HEADER_IDEMPOTENCY_KEY = "Idempotency-Key";
     private static final String USER_AGENT = "appclient-java/0.1";
 
     private final String baseUrl;
@@ -118,7 +121,10 @@ public final class AppClient {
      * @throws AppClientException for transport and HTTP errors
      */
     public RunAnswer run(RunRequest request) {
-        Answer answer = send(post(PATH_RUNS, json(request.toJson(appId, false))), "run");
+        Answer answer = send(
+                post(PATH_RUNS, json(request.toJson(appId, false)))
+                        .header(HEADER_IDEMPOTENCY_KEY, request.idempotencyKey()),
+                "run");
         return Responses.runAnswer(answer.text(), answer.requestId());
     }
 
@@ -131,7 +137,8 @@ public final class AppClient {
      */
     public RunStream runStream(RunRequest request) {
         HttpRequest.Builder post = post(PATH_RUNS, json(request.toJson(appId, true)))
-                .header("Accept", "text/event-stream");
+                .header("Accept", "text/event-stream")
+                .header(HEADER_IDEMPOTENCY_KEY, request.idempotencyKey());
         Opened opened = open(post, "stream run");
         String type = opened.response().headers().firstValue("Content-Type").orElse("");
         return new RunStream(

@@ -5,6 +5,7 @@ import com.google.gson.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 
 /**
  * What to send in one run (PROTOCOL section 3), built with {@link #builder(String)}.
@@ -13,6 +14,11 @@ import java.util.Objects;
  * outputs of the previous round, without query or tools (the conversation keeps its tools).
  * Whether the run streams is decided by the method that sends it: {@link AppClient#run} or
  * {@link AppClient#runStream}.
+ *
+ * <p>Each request has an {@link #idempotencyKey()}, sent as the {@code Idempotency-Key} header
+ * every time this same object is sent: after a timeout or a 5xx, sending it again (with the same
+ * method) is answered by a deduplicating server, such as appclient's reference server, with the
+ * first run's answer, so tool outputs are never applied twice.
  *
  * <pre>{@code
  * RunRequest first = RunRequest.builder(conversationId)
@@ -29,6 +35,10 @@ public final class RunRequest {
     private final List<ToolOutput> toolOutputs;
     private final ToolChoice toolChoice;
     private final String endUserId;
+    private final String idempotencyKey;
+
+    /** The longest idempotency key a server accepts (as the Python client and server agree). */
+    static final int MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
     private RunRequest(Builder builder) {
         this.conversationId = builder.conversationId;
@@ -38,6 +48,8 @@ public final class RunRequest {
         this.toolOutputs = List.copyOf(builder.toolOutputs);
         this.toolChoice = builder.toolChoice;
         this.endUserId = builder.endUserId;
+        this.idempotencyKey =
+                builder.idempotencyKey != null ? builder.idempotencyKey : UUID.randomUUID().toString();
     }
 
     /**
@@ -85,6 +97,11 @@ public final class RunRequest {
         return endUserId;
     }
 
+    /** @return the {@code Idempotency-Key} sent with this request, the same on every send */
+    public String idempotencyKey() {
+        return idempotencyKey;
+    }
+
     /**
      * Builds the JSON body. Empty lists and unset options are left out, as the official Java SDK
      * does; a server treats them as absent.
@@ -130,6 +147,7 @@ public final class RunRequest {
         private final List<ToolOutput> toolOutputs = new ArrayList<>();
         private ToolChoice toolChoice;
         private String endUserId;
+        private String idempotencyKey;
 
         private Builder(String conversationId) {
             if (conversationId == null || conversationId.isEmpty()) {
@@ -217,12 +235,31 @@ public final class RunRequest {
         }
 
         /**
+         * Sets the {@code Idempotency-Key} instead of a fresh random one, e.g. to repeat a run from
+         * another process after a crash.
+         *
+         * @param key at most 255 printable ASCII characters, or {@code null} for a random key
+         * @return this builder
+         */
+        public Builder idempotencyKey(String key) {
+            this.idempotencyKey = key;
+            return this;
+        }
+
+        /**
          * Checks and builds the request.
          *
          * @return the request
-         * @throws InvalidRequestException when two tools share a name
+         * @throws InvalidRequestException when two tools share a name, or the idempotency key is
+         *     unusable
          */
         public RunRequest build() {
+            if (idempotencyKey != null && (idempotencyKey.isBlank()
+                    || idempotencyKey.length() > MAX_IDEMPOTENCY_KEY_LENGTH
+                    || !idempotencyKey.chars().allMatch(c -> c >= 0x20 && c < 0x7f))) {
+                throw new InvalidRequestException("idempotencyKey must be 1 to " + MAX_IDEMPOTENCY_KEY_LENGTH
+                        + " printable ASCII characters, got " + Json.preview(idempotencyKey));
+            }
             List<String> names = new ArrayList<>();
             for (Tool tool : tools) {
                 if (!tool.name().isEmpty() && names.contains(tool.name())) {

@@ -244,4 +244,19 @@ class AppClientTransportTest {
         JsonObject sent = JsonParser.parseString(stub.requests().get(0).body()).getAsJsonObject();
         assertFalse(sent.get("stream").getAsBoolean());
     }
+
+    /** Every run carries an Idempotency-Key, the same one each time the same RunRequest is sent, so a repeat is deduplicated. */
+    @Test
+    void sendsTheRequestsIdempotencyKeyOnEverySend() {
+        stub.handle(exchange -> StubServer.respond(exchange, 503, "{\"code\":\"Unavailable\",\"message\":\"busy\"}"));
+        RunRequest outputs = RunRequest.builder("conv").toolOutput("call-1", "25 degrees").build();
+        assertThrows(ServerException.class, () -> client.run(outputs));
+        assertThrows(ServerException.class, () -> client.run(outputs));
+        assertThrows(ServerException.class, () -> client.run(query("another run")));
+        String first = stub.requests().get(0).headers().getFirst("Idempotency-Key");
+        assertFalse(first == null || first.isEmpty());
+        assertEquals(outputs.idempotencyKey(), first);
+        assertEquals(first, stub.requests().get(1).headers().getFirst("Idempotency-Key"));
+        assertFalse(first.equals(stub.requests().get(2).headers().getFirst("Idempotency-Key")));
+    }
 }

@@ -89,6 +89,25 @@ class ReferenceServerTest {
         assertEquals(conversation, second.conversationId());
     }
 
+    /** Sending the same tool-output RunRequest again gets the first answer back, not a second run (Idempotency-Key). */
+    @Test
+    void repeatedToolOutputRunIsDeduplicated() {
+        AppClient client = client();
+        String conversation = client.createConversation();
+        RunAnswer first = client.run(RunRequest.builder(conversation)
+                .query("今天北京的天气怎么样？")
+                .tools(List.of(weatherTool()))
+                .build());
+        ToolCall call = first.toolCalls().get(0);
+        RunRequest outputs = RunRequest.builder(conversation)
+                .toolOutputs(List.of(call.output(localWeather(call))))
+                .build();
+        RunAnswer answer = client.run(outputs);
+        RunAnswer repeat = client.run(outputs); // without the key: a 400 for the spent tool call id
+        assertEquals(answer.messageId(), repeat.messageId());
+        assertEquals(answer.answer(), repeat.answer());
+    }
+
     /** Stream round trip: the tool round arrives as one message with the interrupt last, the answer as several deltas. */
     @Test
     void roundTripStream() {

@@ -78,4 +78,15 @@ class RunRequestTest {
         assertThrows(InvalidRequestException.class,
                 () -> RunRequest.builder("c").tools(List.of(weather(), weather())).build());
     }
+
+    /** An idempotency key given to the builder is kept; a bad one is refused before anything is sent. */
+    @Test
+    void idempotencyKeyIsKeptOrRefused() {
+        assertEquals("order-7-round-2",
+                RunRequest.builder("conv").idempotencyKey("order-7-round-2").build().idempotencyKey());
+        assertThrows(InvalidRequestException.class,
+                () -> RunRequest.builder("conv").idempotencyKey("two\nlines").build());
+        assertThrows(InvalidRequestException.class,
+                () -> RunRequest.builder("conv").idempotencyKey("k".repeat(256)).build());
+    }
 }

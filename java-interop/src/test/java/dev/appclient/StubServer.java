@@ -1,5 +1,6 @@
 package dev.appclient;
 
+import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
@@ -19,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class StubServer implements AutoCloseable {
     /** One recorded request. */
-    record Recorded(String method, String path, String authorization, String body) {}
+    record Recorded(String method, String path, String authorization, String body, Headers headers) {}
 
     /** What the stub does with a request. */
     @FunctionalInterface
@@ -42,7 +43,8 @@ final class StubServer implements AutoCloseable {
                     exchange.getRequestMethod(),
                     exchange.getRequestURI().getPath(),
                     exchange.getRequestHeaders().getFirst("Authorization"),
-                    new String(body, StandardCharsets.UTF_8)));
+                    new String(body, StandardCharsets.UTF_8),
+                    exchange.getRequestHeaders()));
             try {
                 handler.handle(exchange);
             } catch (InterruptedException stop) {
