@@ -107,6 +107,12 @@ class ScriptedAgent:
     """
 
     def __init__(self, steps: Iterable[ScriptStep] = ()) -> None:
+        if isinstance(steps, (str, Decision, PlannedCall)) or callable(steps):
+            # A str is iterable: ScriptedAgent("Sunny.") would be one step per character.
+            raise TypeError(
+                f"steps must be a list of steps, not a single {type(steps).__name__}; "
+                "write ScriptedAgent([step])"
+            )
         self._lock = threading.Lock()
         self._steps: list[ScriptStep] = []
         self._next = 0

@@ -105,6 +105,13 @@ def test_add_appends_steps_and_chains():
     assert agent.remaining == 3
 
 
+@pytest.mark.parametrize("steps", ["It is sunny.", WEATHER_CALL, Decision.reply("x")])
+def test_a_single_step_instead_of_a_list_is_refused(steps):
+    """ScriptedAgent("Sunny.") is a TypeError, not one step per character."""
+    with pytest.raises(TypeError, match=r"ScriptedAgent\(\[step\]\)"):
+        ScriptedAgent(steps)
+
+
 def test_inputs_and_decisions_are_recorded():
     """The agent remembers what it was asked and what it answered."""
     agent = ScriptedAgent([WEATHER_CALL, "done"])
