@@ -140,6 +140,24 @@ class ScriptedAgent:
             self._steps.extend(checked)
         return self
 
+    def reset(self, *steps: ScriptStep) -> ScriptedAgent:
+        """Forget the script and what was recorded, then play ``steps``; returns the agent.
+
+        For an agent shared by the tests of one module- or session-scoped server: each test
+        starts a fresh script, and steps a failed test left unused do not leak into the next.
+
+        Raises:
+            TypeError: A step is not one of the accepted kinds (the message names it).
+            ValueError: A step is an empty list of calls.
+        """
+        checked = [_check_step(step, where=f"step {index}") for index, step in enumerate(steps)]
+        with self._lock:
+            self._steps = checked
+            self._next = 0
+            self._inputs = []
+            self._decisions = []
+        return self
+
     def decide(self, agent_input: AgentInput) -> Decision:
         """Return the next step of the script as a :class:`Decision`.
 

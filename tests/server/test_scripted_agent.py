@@ -112,6 +112,23 @@ def test_a_single_step_instead_of_a_list_is_refused(steps):
         ScriptedAgent(steps)
 
 
+def test_reset_starts_a_fresh_script():
+    """reset() drops unused steps and the record, then plays the new steps."""
+    agent = ScriptedAgent([WEATHER_CALL, "left over"])
+    agent.decide(agent_input("q"))
+    assert agent.reset("fresh") is agent
+    assert (agent.remaining, agent.inputs, agent.decisions) == (1, (), ())
+    assert agent.decide(agent_input("q")) == Decision.reply("fresh")
+
+
+def test_reset_refuses_bad_steps_and_keeps_the_script():
+    """A bad step given to reset() raises and leaves the current script as it was."""
+    agent = ScriptedAgent(["a"])
+    with pytest.raises(TypeError, match="step 1"):
+        agent.reset("b", 42)
+    assert agent.decide(agent_input("q")) == Decision.reply("a")
+
+
 def test_inputs_and_decisions_are_recorded():
     """The agent remembers what it was asked and what it answered."""
     agent = ScriptedAgent([WEATHER_CALL, "done"])
