@@ -14,7 +14,8 @@ hang or stream only partly; ``store`` exposes the state for assertions.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -23,6 +24,7 @@ from .._constants import (
     DEFAULT_KEEPALIVE_TIMEOUT,
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_UPLOAD_BYTES,
+    DEFAULT_RUN_LEASE_SECONDS,
     DEFAULT_SERVER_HOST,
     DEFAULT_SHUTDOWN_GRACE_SECONDS,
 )
@@ -59,6 +61,10 @@ class ReferenceServer:
         max_upload_bytes: Largest uploaded file (413 above it).
         keepalive_timeout: Seconds an idle connection stays open.
         shutdown_grace: Seconds :meth:`stop` waits for requests in flight to finish.
+        lease_seconds: How long a run may hold its conversation. A run cut off by a crash
+            keeps its conversation busy (HTTP 409) this long, and its ``Idempotency-Key``
+            too; a test of crash recovery can shorten it or move ``clock`` past it.
+        clock: Returns the current time in seconds (leases, reservations, timestamps).
     """
 
     def __init__(
@@ -79,6 +85,8 @@ class ReferenceServer:
         max_upload_bytes: int = DEFAULT_MAX_UPLOAD_BYTES,
         keepalive_timeout: float = DEFAULT_KEEPALIVE_TIMEOUT,
         shutdown_grace: float = DEFAULT_SHUTDOWN_GRACE_SECONDS,
+        lease_seconds: float = DEFAULT_RUN_LEASE_SECONDS,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.token = token if token is not None else generate_token()
         self.app_id = app_id if app_id is not None else DEFAULT_APP_ID
@@ -96,6 +104,8 @@ class ReferenceServer:
         self._max_upload_bytes = max_upload_bytes
         self._keepalive_timeout = keepalive_timeout
         self._shutdown_grace = shutdown_grace
+        self._lease_seconds = lease_seconds
+        self._clock = clock
         self._app: ReferenceApp | None = None
         self._http: WSGIHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -146,6 +156,8 @@ class ReferenceServer:
             faults=self.faults,
             max_body_bytes=self._max_body_bytes,
             max_upload_bytes=self._max_upload_bytes,
+            lease_seconds=self._lease_seconds,
+            clock=self._clock,
         )
         try:
             http = WSGIHTTPServer(

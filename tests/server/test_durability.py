@@ -6,7 +6,7 @@ from pathlib import Path
 
 import requests
 
-from appclient.server import ReferenceServer
+from appclient.server import ReferenceServer, SQLiteStore
 from tests.server.helpers import WEATHER_TOOL, WeatherAgent
 
 RUNS = "/v2/app/conversation/runs"
@@ -127,3 +127,48 @@ def test_uploads_live_next_to_the_database(tmp_path: Path) -> None:
             "file_ids": [file_id],
         }
         assert _post(second, RUNS, body).status_code == 200
+
+
+def test_a_crashed_runs_lease_expires_and_the_conversation_recovers(tmp_path: Path) -> None:
+    """A run cut off by a crash blocks its conversation only until the lease runs out."""
+    db = tmp_path / "state.db"
+    with _server(db) as first:
+        cid = _post(first, "/v2/app/conversation", {"app_id": first.app_id}).json()[
+            "conversation_id"
+        ]
+        interrupt = _post(
+            first,
+            RUNS,
+            {
+                "app_id": first.app_id,
+                "conversation_id": cid,
+                "query": "北京",
+                "tools": [WEATHER_TOOL],
+            },
+        ).json()
+    call_id = interrupt["content"][-1]["tool_calls"][0]["id"]
+    now = [1_000_000.0]
+    crashed = SQLiteStore(db)  # a worker that took the lease, then died mid-run
+    assert crashed.acquire_run(cid, lease_id="dead", now=now[0], lease_seconds=60)
+    crashed.close()
+    outputs = {
+        "app_id": "x",
+        "conversation_id": cid,
+        "tool_outputs": [{"tool_call_id": call_id, "output": "晴"}],
+    }
+    restarted = ReferenceServer(
+        WeatherAgent(),
+        components=(),
+        db_path=db,
+        token="durable-token",
+        lease_seconds=60,
+        clock=lambda: now[0],
+    )
+    with restarted as second:
+        outputs["app_id"] = second.app_id
+        busy = _post(second, RUNS, outputs)
+        assert busy.status_code == 409
+        now[0] += 60
+        answer = _post(second, RUNS, outputs)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["answer"] == "根据工具结果：晴"
