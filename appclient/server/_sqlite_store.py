@@ -16,7 +16,7 @@ import sqlite3
 import threading
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict
 from pathlib import Path
 
@@ -149,6 +149,11 @@ class SQLiteStore(Store):
             try:
                 yield db
             finally:
+                if db.in_transaction:
+                    # Never pool a connection inside a transaction (a COMMIT that failed):
+                    # it would hold the write lock and block every other worker.
+                    with suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
                 self._pool.put(db)
         except sqlite3.OperationalError as exc:
             # Another process held the write lock past the timeout: a retryable condition,
@@ -166,10 +171,13 @@ class SQLiteStore(Store):
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
+                db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                # SQLite may have rolled back already (a full disk, an I/O error); a second
+                # ROLLBACK would hide the real error behind "no transaction is active".
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
                 raise
-            db.execute("COMMIT")
 
     def _forget_inherited_connections(self) -> None:
         # SQLite forbids using a connection in a process forked after it was opened. The

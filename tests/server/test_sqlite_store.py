@@ -186,3 +186,38 @@ def test_file_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     with pytest.raises(RuntimeError, match="newer appclient"):
         SQLiteStore(path)
+
+
+def test_a_connection_left_in_a_transaction_is_rolled_back_before_reuse(tmp_path: Path) -> None:
+    """A transaction a failure left open (a failed COMMIT) does not hold the lock for good."""
+    store = SQLiteStore(tmp_path / "s.db", timeout=0.01)
+    other = SQLiteStore(tmp_path / "s.db", timeout=0.01)
+
+    def fail_inside_a_transaction() -> None:
+        with store._connection() as db:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("SELECT * FROM no_such_table")
+
+    with pytest.raises(sqlite3.OperationalError):
+        fail_inside_a_transaction()
+    other.create_conversation(STATE)
+    store.create_conversation(replace(STATE, conversation_id="c2"))
+    assert store.get_conversation("c1") == STATE
+    store.close()
+    other.close()
+
+
+def test_an_error_sqlite_rolled_back_itself_is_raised_as_is(tmp_path: Path) -> None:
+    """When SQLite already ended the transaction, the original error is what surfaces."""
+    store = SQLiteStore(tmp_path / "s.db")
+
+    def fail_after_sqlite_rolled_back() -> None:
+        with store._transaction() as db:
+            db.execute("ROLLBACK")
+            raise ValueError("original")
+
+    with pytest.raises(ValueError, match="original"):
+        fail_after_sqlite_rolled_back()
+    store.create_conversation(STATE)
+    assert store.get_conversation("c1") == STATE
+    store.close()
