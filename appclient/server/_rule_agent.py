@@ -134,7 +134,12 @@ class RuleAgent:
         So 北京天气 → 那上海呢 → 那明天呢 asks about Shanghai tomorrow: the last turn that
         matched a tool by itself sets the tool, and the follow-ups after it update its values.
         """
-        recent = [turn.query for turn in history[-RULE_AGENT_FOLLOW_UP_TURNS:]]
+        # Earlier queries are read as the current one is: a bounded prefix, so a huge query
+        # sent once cannot make every later decision slow.
+        recent = [
+            turn.query[:RULE_AGENT_MAX_QUERY_CHARS]
+            for turn in history[-RULE_AGENT_FOLLOW_UP_TURNS:]
+        ]
         for start in range(len(recent) - 1, -1, -1):
             earlier = self._plans.intents(recent[start], candidates, today=today)
             if earlier:

@@ -422,6 +422,12 @@ def test_only_the_start_of_a_huge_query_is_read(agent):
     assert agent.decide(agent_input(query, SEED_RAW)).calls == ()
 
 
+def test_only_the_start_of_a_huge_earlier_query_is_read(agent):
+    """Follow-ups read a bounded prefix of earlier queries too, so a huge one stays cheap."""
+    history = (Turn("x" * (RULE_AGENT_MAX_QUERY_CHARS + 10) + " 北京天气怎么样", "晴"),)
+    assert agent.decide(agent_input("那上海呢？", SEED_RAW, history=history)).calls == ()
+
+
 def test_requests_after_many_clauses_still_count(agent):
     """Clauses past the limit are read together as one last clause."""
     query = "你好。" * (RULE_AGENT_MAX_CLAUSES + 5) + "北京天气怎么样"
