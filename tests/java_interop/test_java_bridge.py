@@ -222,6 +222,7 @@ def test_no_java_test_was_skipped(java_run: JavaRun) -> None:
         "generatedToolsDriveARoundTrip",
         "realisticAnswerStream",
         "repeatedToolOutputRunIsDeduplicated",
+        "feedbackOnAnAnswer",
         *FAULT_TESTS,
     ):
         assert java_run.outcome_of(name) == "✔", f"{name} did not pass:\n{java_run.output}"

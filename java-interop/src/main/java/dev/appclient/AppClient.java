@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeoutException;
@@ -60,6 +61,7 @@ public final class AppClient {
     static final String PATH_CONVERSATION = "/v2/app/conversation";
     static final String PATH_RUNS = "/v2/app/conversation/runs";
     static final String PATH_FILE_UPLOAD = "/v2/app/conversation/file/upload";
+    static final String PATH_FEEDBACK = "/v2/app/conversation/feedback";
     static final String HEADER_REQUEST_ID = "X-Appbuilder-Request-Id";
     static final String HEADER_IDEMPOTENCY_KEY = "Idempotency-Key";
     private static final String USER_AGENT = "appclient-java/0.1";
@@ -192,6 +194,57 @@ public final class AppClient {
                 .field("conversation_id", conversationId)
                 .field("file_url", fileUrl);
         return upload(form);
+    }
+
+    /**
+     * Rates an answer of the app.
+     *
+     * @param conversationId the conversation of the answer
+     * @param messageId the answer's {@link RunAnswer#messageId()}
+     * @param type the rating
+     * @return the request id of the server's acknowledgement
+     * @throws InvalidRequestException when an id is empty or the type is null
+     * @throws AppClientException when the server refuses or cannot be reached
+     */
+    public String feedback(String conversationId, String messageId, FeedbackType type) {
+        return feedback(conversationId, messageId, type, null, null);
+    }
+
+    /**
+     * Rates an answer of the app, saying why.
+     *
+     * @param conversationId the conversation of the answer
+     * @param messageId the answer's {@link RunAnswer#messageId()}
+     * @param type the rating
+     * @param flag reasons picked from the app's list (for downvotes), or {@code null}
+     * @param reason a free-text reason, or {@code null}
+     * @return the request id of the server's acknowledgement
+     * @throws InvalidRequestException when an id is empty, the type is null or a flag is null
+     * @throws AppClientException when the server refuses or cannot be reached
+     */
+    public String feedback(
+            String conversationId, String messageId, FeedbackType type, List<String> flag, String reason) {
+        requireText(conversationId, "conversationId");
+        requireText(messageId, "messageId");
+        if (type == null) {
+            throw new InvalidRequestException("type must be UPVOTE, DOWNVOTE or CANCEL, got null");
+        }
+        JsonObject body = new JsonObject();
+        body.addProperty("app_id", appId);
+        body.addProperty("conversation_id", conversationId);
+        body.addProperty("message_id", messageId);
+        body.addProperty("type", type.wireValue());
+        if (flag != null) {
+            if (flag.stream().anyMatch(Objects::isNull)) {
+                throw new InvalidRequestException("flag must hold strings, got a null in " + flag);
+            }
+            body.add("flag", Json.strings(flag));
+        }
+        if (reason != null) {
+            body.addProperty("reason", reason);
+        }
+        Answer answer = send(post(PATH_FEEDBACK, json(body)), "feedback");
+        return Responses.acknowledgement(answer.text(), answer.requestId());
     }
 
     /** Shows the base URL and app id; never the token. */

@@ -128,6 +128,21 @@ final class Responses {
         return value;
     }
 
+    /**
+     * Reads a 200 body that only acknowledges, {@code {"request_id"}}.
+     *
+     * @param body the JSON text
+     * @param requestId the exchange's request id, returned when the body names none
+     * @return the request id
+     * @throws ResponseDecodeException when the body is not a JSON object
+     * @throws RunException for a top-level {@code code}/{@code message} error
+     */
+    static String acknowledgement(String body, String requestId) {
+        JsonObject json = object(body, requestId);
+        raiseTopLevelError(json, requestId);
+        return Json.string(json, "request_id", requestId);
+    }
+
     private static JsonObject object(String body, String requestId) {
         try {
             return Json.parseObject(body);

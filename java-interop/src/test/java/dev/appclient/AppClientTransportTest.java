@@ -259,4 +259,20 @@ class AppClientTransportTest {
         assertEquals(first, stub.requests().get(1).headers().getFirst("Idempotency-Key"));
         assertFalse(first.equals(stub.requests().get(2).headers().getFirst("Idempotency-Key")));
     }
+
+    /** Feedback posts the official client's body (type as its wire value, flag and reason) and returns the request id. */
+    @Test
+    void feedbackPostsTheRatingAndReturnsTheRequestId() {
+        stub.handle(exchange -> StubServer.respond(exchange, 200, "{\"request_id\":\"req-fb\"}"));
+        assertEquals("req-fb", client.feedback("conv", "msg-1", FeedbackType.DOWNVOTE, List.of("答非所问"), "测试"));
+        assertEquals("req-fb", client.feedback("conv", "msg-1", FeedbackType.UPVOTE));
+        assertEquals("/v2/app/conversation/feedback", stub.requests().get(0).path());
+        assertEquals(JsonParser.parseString("{\"app_id\":\"stub-app\",\"conversation_id\":\"conv\","
+                + "\"message_id\":\"msg-1\",\"type\":\"downvote\",\"flag\":[\"答非所问\"],\"reason\":\"测试\"}"),
+                JsonParser.parseString(stub.requests().get(0).body()));
+        assertEquals(JsonParser.parseString("{\"app_id\":\"stub-app\",\"conversation_id\":\"conv\","
+                + "\"message_id\":\"msg-1\",\"type\":\"upvote\"}"),
+                JsonParser.parseString(stub.requests().get(1).body()));
+        assertThrows(InvalidRequestException.class, () -> client.feedback("conv", "", FeedbackType.CANCEL));
+    }
 }

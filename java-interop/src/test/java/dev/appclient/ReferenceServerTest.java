@@ -108,6 +108,18 @@ class ReferenceServerTest {
         assertEquals(answer.answer(), repeat.answer());
     }
 
+    /** Feedback on a real answer is acknowledged; on an unknown message it is a 400 naming message_id. */
+    @Test
+    void feedbackOnAnAnswer() {
+        AppClient client = client();
+        String conversation = client.createConversation();
+        RunAnswer answer = client.run(RunRequest.builder(conversation).query("你好").build());
+        assertFalse(client.feedback(conversation, answer.messageId(), FeedbackType.UPVOTE).isEmpty());
+        BadRequestException unknown = assertThrows(BadRequestException.class,
+                () -> client.feedback(conversation, "no-such-message", FeedbackType.DOWNVOTE, List.of("答非所问"), "测试"));
+        assertTrue(unknown.serverMessage().contains("message_id"), unknown.getMessage());
+    }
+
     /** Stream round trip: the tool round arrives as one message with the interrupt last, the answer as several deltas. */
     @Test
     void roundTripStream() {
