@@ -10,6 +10,15 @@ For appclient's own tests and for yours::
         ...
         server.faults.fail_next(1, status=503, retry_after=0)   # the next request fails
 
+One server may serve a whole module (a ``scope="module"`` fixture); start each test with
+``server.faults.reset()`` and ``agent.reset(*steps)`` so nothing an earlier test queued
+leaks into it. Servers are independent: several may run at once (each on its own free
+port, with its own temporary upload directory, removed when it stops), so tests may run
+in parallel as long as each drives its own server, or its own conversations of a shared
+one with an agent that does not depend on the order of requests. A ``CloudComponent``
+subclass given as ``components=[...]`` is what ``PlannedCall(name, args, cloud=True)``
+runs.
+
 The official AppBuilder SDKs work against it too: set ``GATEWAY_URL_V2=server.url`` and
 ``APPBUILDER_TOKEN=server.token``, and use ``server.app_id`` as the app id.
 """
@@ -23,19 +32,22 @@ from .server._agent_api import (
     ToolResult,
     Turn,
 )
+from .server._components import CloudComponent
 from .server._faults import FaultInjector
 from .server._reference_server import ReferenceServer
-from .server._scripted_agent import ScriptedAgent, ScriptExhaustedError
+from .server._scripted_agent import ScriptedAgent, ScriptExhaustedError, ScriptStep
 
 __all__ = [
     "Agent",
     "AgentInput",
+    "CloudComponent",
     "ComponentInfo",
     "Decision",
     "FaultInjector",
     "PlannedCall",
     "ReferenceServer",
     "ScriptExhaustedError",
+    "ScriptStep",
     "ScriptedAgent",
     "ToolResult",
     "Turn",

@@ -142,3 +142,32 @@ def test_released_hang_on_stop_does_not_block_shutdown() -> None:
     server.stop()
     worker.join(10)
     assert not worker.is_alive()
+
+
+def test_a_users_cloud_component_runs_a_cloud_step() -> None:
+    """A CloudComponent from appclient.testing runs a cloud=True step; its result is seen."""
+
+    class Stock(testing.CloudComponent):
+        info = testing.ComponentInfo("stock", "A share price", {"type": "object"})
+
+        def execute(self, arguments: dict) -> str:
+            return f"{arguments['symbol']}: 42"
+
+    agent = ScriptedAgent(
+        [PlannedCall("stock", {"symbol": "ACME"}, cloud=True), ScriptedAgent.echo_outputs()]
+    )
+    with ReferenceServer(agent, components=[Stock()]) as running:
+        cid = _conversation(running)
+        body = {"app_id": running.app_id, "conversation_id": cid, "query": "ACME?"}
+        assert _post(running, "/v2/app/conversation/runs", body).json()["answer"] == "ACME: 42"
+    assert agent.outputs_seen == ("ACME: 42",)
+
+
+def test_servers_run_side_by_side_and_remove_their_upload_folders() -> None:
+    """Several servers at once get their own ports and folders, each removed on stop."""
+    with ReferenceServer() as first, ReferenceServer() as second:
+        folders = [first.app.endpoints.uploads.directory, second.app.endpoints.uploads.directory]
+        assert first.port != second.port
+        assert folders[0] != folders[1]
+        assert all(folder.is_dir() for folder in folders)
+    assert not any(folder.exists() for folder in folders)
