@@ -177,15 +177,17 @@ def _ask_approval(ready: _Ready, approve: ApprovalCallback | None) -> ToolError 
         return None
     if answer is False or answer is None:
         return approval_declined(tool.name, tool_call_id=request.id)
-    reason = f"the approval callback answered {_short_repr(answer)}, not True or False"
-    return approval_declined(tool.name, redact(reason, tool.secrets), tool_call_id=request.id)
+    shown = _short_repr(answer, tool.secrets)
+    reason = f"the approval callback answered {shown}, not True or False"
+    return approval_declined(tool.name, reason, tool_call_id=request.id)
 
 
-def _short_repr(value: Any) -> str:
+def _short_repr(value: Any, secrets: tuple[str, ...]) -> str:
     try:
         text = repr(value)
     except Exception:  # an unreadable answer is named by its type
         return f"a {type(value).__qualname__}"
+    text = redact(text, secrets)  # before cutting, so no secret is cut in two
     return text if len(text) <= 40 else text[:40] + "..."
 
 

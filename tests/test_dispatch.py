@@ -640,6 +640,15 @@ def test_non_boolean_approval_answer_declines() -> None:
     assert "'n'" in output
 
 
+def test_a_long_approval_answer_is_redacted_before_it_is_shortened() -> None:
+    """A non-boolean answer naming a bound secret late in its text shows no part of it."""
+    registry = ToolRegistry(approve=lambda request: f"ok, the user approved it with {SECRET}")
+    registry.add(leak, api_key=SECRET, requires_approval=True)
+    output = one(registry, "leak", {"query": "q"}).output
+    assert "declined" in output
+    assert SECRET[:4] not in output
+
+
 def test_no_callback_means_declined() -> None:
     """A tool needing approval never runs without an approval callback."""
     output = one(_approval_registry(), "delete_file", {"path": "/x"}).output
