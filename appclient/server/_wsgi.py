@@ -255,7 +255,16 @@ def create_app(
 
     Returns:
         The WSGI application; call ``close()`` on it when done.
+
+    Raises:
+        TypeError: ``agent`` has no ``decide`` method.
     """
+    if agent is not None and not isinstance(agent, Agent):
+        # Caught here, not as a 500 on the first run (ReferenceServer(["hi"]) for a script).
+        raise TypeError(
+            f"agent must have a decide(agent_input) method returning a Decision, not a "
+            f"{type(agent).__name__}; for a list of steps use ScriptedAgent([...])"
+        )
     token_list = [tokens] if isinstance(tokens, str) else list(tokens or ())
     if not token_list:
         token_list = [generate_token()]

@@ -67,6 +67,14 @@ def test_app_is_unavailable_before_start() -> None:
         _ = server.store
 
 
+def test_something_that_is_not_an_agent_is_refused_at_start() -> None:
+    """ReferenceServer(["hi"]) (steps without ScriptedAgent) is a TypeError, not a 500 later."""
+    server = ReferenceServer(["hi"])  # type: ignore[arg-type]  # the mistake under test
+    with pytest.raises(TypeError, match=r"ScriptedAgent\(\[\.\.\.\]\)"):
+        server.start()
+    assert not server.running
+
+
 def test_start_and_stop_are_idempotent() -> None:
     """Starting twice or stopping twice does no harm."""
     server = ReferenceServer(WeatherAgent(), components=())
