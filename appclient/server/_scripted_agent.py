@@ -79,6 +79,8 @@ def _as_decision(value: Any, *, where: str) -> Decision:
 def _checked_call(call: Any, *, where: str) -> PlannedCall:
     if not isinstance(call, PlannedCall):
         raise TypeError(f"{where} holds a {type(call).__name__}, not a PlannedCall")
+    if not isinstance(call.name, str) or not call.name:
+        raise TypeError(f"{where}: a PlannedCall needs a tool name, not {call.name!r}")
     if not isinstance(call.arguments, dict):
         raise TypeError(f"{where}: the arguments of {call.name!r} must be a dict")
     return call

@@ -91,6 +91,8 @@ def test_a_callable_step_returning_garbage_is_a_type_error():
         ([], ValueError, "empty list of calls"),
         ([WEATHER_CALL, "x"], TypeError, "holds a str"),
         (PlannedCall("x", "not a dict"), TypeError, "must be a dict"),  # type: ignore[arg-type]
+        (PlannedCall("", {}), TypeError, "needs a tool name"),
+        (PlannedCall(None, {}), TypeError, "needs a tool name"),  # type: ignore[arg-type]
     ],
 )
 def test_bad_steps_are_refused_when_the_script_is_built(step, error, message):
