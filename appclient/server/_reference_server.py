@@ -140,6 +140,10 @@ class ReferenceServer:
     def start(self) -> ReferenceServer:
         """Bind the port and start serving in a background thread; returns ``self``.
 
+        After :meth:`stop`, starting again serves on the same port. State survives the
+        restart only in a ``db_path`` file or a ``store`` you gave: with neither, each start
+        begins with an empty memory store, as a restarted process would.
+
         Raises:
             OSError: The address cannot be bound (the port is in use, the host is unknown).
         """
