@@ -24,7 +24,7 @@ final class BodyChunks implements Flow.Subscriber<List<ByteBuffer>> {
     private final BlockingQueue<Object> queue = new LinkedBlockingQueue<>();
     private volatile Flow.Subscription subscription;
     private volatile boolean cancelled;
-    private boolean ended;
+    private volatile boolean ended;
 
     @Override
     public void onSubscribe(Flow.Subscription subscription) {
@@ -91,7 +91,10 @@ final class BodyChunks implements Flow.Subscriber<List<ByteBuffer>> {
         return bytes;
     }
 
-    /** Stops the body: the connection is released and later waits report the end. */
+    /**
+     * Stops the body: the connection is released, and a wait in progress (on another thread)
+     * and later waits report the end.
+     */
     void cancel() {
         cancelled = true;
         ended = true;
@@ -99,5 +102,6 @@ final class BodyChunks implements Flow.Subscriber<List<ByteBuffer>> {
         if (current != null) {
             current.cancel();
         }
+        queue.add(END); // a cancelled subscription sends nothing more: wake a waiting reader
     }
 }

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeoutException;
  * or {@code error} event raises {@link StreamInterruptedException} instead of ending quietly
  * with a short answer; an {@code error} event raises {@link RunException}; a server silent for
  * longer than the read timeout raises {@link RequestTimeoutException}. Close it (or use
- * try-with-resources) to release the connection early.
+ * try-with-resources) to release the connection early; {@link #close()} may be called from
+ * another thread (a "stop" button), and a read blocked there then ends without an error.
  *
  * <p>A message counts as final when one of its events is terminal, when its last event carries
  * tool calls, or when it says {@code is_completion: true} (the same rule as the Python client).
@@ -44,7 +45,9 @@ public final class RunStream implements Iterable<RunAnswer>, Iterator<RunAnswer>
     private RunAnswer last;
     private int messages;
     private boolean finalSeen;
-    private boolean ended;
+    private volatile boolean ended;
+    /** Set by {@link #close()}, possibly from another thread. */
+    private volatile boolean closed;
     private boolean iterated;
 
     RunStream(
@@ -78,7 +81,7 @@ public final class RunStream implements Iterable<RunAnswer>, Iterator<RunAnswer>
     /**
      * Reads until the next message or the end of the stream.
      *
-     * @return true when another message is available
+     * @return true when another message is available; false once the stream is closed
      * @throws StreamInterruptedException when the stream ended before its final event
      * @throws RunException when the run reported an error event
      * @throws RequestTimeoutException when the server was silent past the read timeout
@@ -88,7 +91,7 @@ public final class RunStream implements Iterable<RunAnswer>, Iterator<RunAnswer>
         while (ready.isEmpty() && !ended) {
             readChunk();
         }
-        return !ready.isEmpty();
+        return !closed && !ready.isEmpty();
     }
 
     /**
@@ -135,9 +138,13 @@ public final class RunStream implements Iterable<RunAnswer>, Iterator<RunAnswer>
         return messages;
     }
 
-    /** Stops reading and releases the connection; safe to call more than once. */
+    /**
+     * Stops reading and releases the connection; later iteration ends at once. Safe to call more
+     * than once, and from another thread: a read blocked there wakes up and ends without an error.
+     */
     @Override
     public void close() {
+        closed = true;
         ended = true;
         body.cancel();
     }
@@ -171,11 +178,15 @@ public final class RunStream implements Iterable<RunAnswer>, Iterator<RunAnswer>
             close();
             throw new TransportException(description + ": interrupted while streaming", interrupted);
         } catch (IOException broken) {
+            boolean byCaller = closed;
             close();
-            if (finalSeen) {
-                return; // the run is complete; a reset after the last message loses nothing
+            if (finalSeen || byCaller) {
+                return; // the run is complete (or abandoned): a reset then loses nothing
             }
             throw interrupted("the connection failed (" + broken.getMessage() + ")", broken);
+        }
+        if (closed) {
+            return; // closed by the caller, maybe from another thread: the end is not a failure
         }
         try {
             if (chunk == null) {

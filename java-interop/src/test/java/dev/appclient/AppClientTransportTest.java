@@ -275,4 +275,32 @@ class AppClientTransportTest {
                 JsonParser.parseString(stub.requests().get(1).body()));
         assertThrows(InvalidRequestException.class, () -> client.feedback("conv", "", FeedbackType.CANCEL));
     }
+
+    /** close() from another thread wakes a reader blocked on a silent stream, whose iteration then ends without an error. */
+    @Test
+    void closeFromAnotherThreadEndsABlockedRead() throws Exception {
+        stub.handle(exchange -> {
+            StubServer.stream(exchange, List.of(sse("{\"answer\":\"a\",\"content\":[]}")));
+            stub.stall();
+        });
+        AppClient patient = AppClient.builder().baseUrl(stub.url()).token(TOKEN).appId("a")
+                .readTimeout(Duration.ofSeconds(60)).build();
+        java.util.concurrent.ExecutorService reader = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (RunStream stream = patient.runStream(query("hi"))) {
+            assertEquals("a", stream.next().answer());
+            java.util.concurrent.atomic.AtomicReference<Thread> readingThread =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            java.util.concurrent.Future<Boolean> more = reader.submit(() -> {
+                readingThread.set(Thread.currentThread());
+                return stream.hasNext();
+            });
+            while (readingThread.get() == null || readingThread.get().getState() != Thread.State.TIMED_WAITING) {
+                Thread.onSpinWait(); // until the reader waits for the next chunk
+            }
+            stream.close();
+            assertFalse(more.get(10, java.util.concurrent.TimeUnit.SECONDS));
+        } finally {
+            reader.shutdownNow();
+        }
+    }
 }
