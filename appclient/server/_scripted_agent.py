@@ -22,8 +22,11 @@ A step is one of:
   what came back (see :meth:`ScriptedAgent.echo_outputs`).
 
 The server asks once when a turn starts, once after each round of tool outputs, and once
-after each round of cloud component calls; each ask takes one step. Asking past the end
-raises :class:`ScriptExhaustedError` (the server answers a JSON 500 naming it).
+after each round of cloud component calls; each ask takes one step. A run whose
+``tool_choice`` forces a function is not asked when its turn starts (the forced call is
+made instead), and a forced cloud component's result is the reply without an ask, so such
+a run takes one or two steps fewer. Asking past the end raises
+:class:`ScriptExhaustedError` (the server answers a JSON 500 naming it).
 """
 
 from __future__ import annotations
@@ -97,7 +100,8 @@ class ScriptedAgent:
     """An agent that plays a fixed script of steps, one per decision; thread-safe.
 
     The server asks once when a turn starts, once after each round of tool outputs and once
-    after each round of cloud component calls; asking past the end raises
+    after each round of cloud component calls (not at the start of a turn whose
+    ``tool_choice`` forces a function); asking past the end raises
     :class:`ScriptExhaustedError` (the server answers a JSON 500 naming it).
 
     Args:
