@@ -20,7 +20,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import asdict
 from pathlib import Path
 
-from .._constants import DEFAULT_IDEMPOTENCY_CACHE_SIZE
+from .._constants import DEFAULT_IDEMPOTENCY_CACHE_SIZE, DEFAULT_MAX_MESSAGES_PER_CONVERSATION
 from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
 from ._store import KeyReservation, Store, StoreBusyError
 
@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS messages (
     id TEXT PRIMARY KEY,
     conversation_id TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages (conversation_id);
 CREATE TABLE IF NOT EXISTS files (
     id TEXT PRIMARY KEY,
     record TEXT NOT NULL
@@ -88,6 +89,9 @@ class SQLiteStore(Store):
         path: The database file; created (with its tables) when missing.
         max_idempotency_keys: Replays kept; the oldest are forgotten first.
         timeout: Seconds to wait for another process's write lock.
+        max_messages_per_conversation: Run message ids remembered per conversation (what
+            feedback may name); the oldest are forgotten first, as in :class:`MemoryStore`,
+            so a long-lived conversation does not grow the file with every run.
 
     Raises:
         RuntimeError: The file was written by a newer appclient (its ``PRAGMA
@@ -100,10 +104,12 @@ class SQLiteStore(Store):
         *,
         max_idempotency_keys: int = DEFAULT_IDEMPOTENCY_CACHE_SIZE,
         timeout: float = 10.0,
+        max_messages_per_conversation: int = DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
     ) -> None:
         self.path = Path(path)
         self._timeout = timeout
         self._max_keys = max_idempotency_keys
+        self._max_messages = max_messages_per_conversation
         self._pool: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
@@ -238,6 +244,12 @@ class SQLiteStore(Store):
                 "INSERT OR REPLACE INTO messages (id, conversation_id) VALUES (?, ?)",
                 (message_id, state.conversation_id),
             )
+            # rowid grows with each insert, so it orders the conversation's runs.
+            db.execute(
+                "DELETE FROM messages WHERE conversation_id = ? AND rowid NOT IN (SELECT rowid "
+                "FROM messages WHERE conversation_id = ? ORDER BY rowid DESC LIMIT ?)",
+                (state.conversation_id, state.conversation_id, self._max_messages),
+            )
             return True
 
     def release_run(self, conversation_id: str, *, lease_id: str) -> None:
@@ -250,7 +262,7 @@ class SQLiteStore(Store):
             )
 
     def has_message(self, conversation_id: str, message_id: str) -> bool:
-        """Whether ``message_id`` is a run of that conversation."""
+        """Whether ``message_id`` is one of the conversation's latest runs (see the limit)."""
         with self._connection() as db:
             row = db.execute(
                 "SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?",

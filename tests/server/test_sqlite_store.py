@@ -221,3 +221,15 @@ def test_an_error_sqlite_rolled_back_itself_is_raised_as_is(tmp_path: Path) -> N
     store.create_conversation(STATE)
     assert store.get_conversation("c1") == STATE
     store.close()
+
+
+def test_message_ids_are_capped_per_conversation(tmp_path: Path) -> None:
+    """Like the memory store, only the latest runs' message ids are kept per conversation."""
+    store = SQLiteStore(tmp_path / "s.db", max_messages_per_conversation=2)
+    store.create_conversation(STATE)
+    for number in range(3):
+        assert store.acquire_run("c1", lease_id=f"l{number}", now=0, lease_seconds=60)
+        store.commit_run(STATE, lease_id=f"l{number}", message_id=f"m{number}")
+    kept = [store.has_message("c1", f"m{number}") for number in range(3)]
+    store.close()
+    assert kept == [False, True, True]
