@@ -463,8 +463,11 @@ public final class AppClient {
                 throw new InvalidRequestException(
                         "a token is required: pass token(...) or set " + ENV_TOKEN);
             }
-            if (token.chars().anyMatch(c -> c == '\r' || c == '\n')) {
-                throw new InvalidRequestException("the token must not contain line breaks");
+            token = token.strip();
+            // A header cannot carry these; the JDK's own error would quote the whole token.
+            if (token.chars().anyMatch(c -> c < 0x20 || c >= 0x7f)) {
+                throw new InvalidRequestException(
+                        "the token holds line breaks, control or non-ASCII characters; check its value");
             }
             String url = baseUrl == null ? "" : baseUrl.trim();
             while (url.endsWith("/")) {

@@ -226,6 +226,24 @@ class AppClientTransportTest {
                 () -> AppClient.builder().baseUrl(stub.url()).token("t").appId("a").readTimeout(Duration.ZERO));
     }
 
+    /** A token with a control or non-ASCII character is an InvalidRequestException that does not repeat it (it was an IllegalArgumentException quoting the token). */
+    @Test
+    void rejectsAnUnsendableTokenWithoutRepeatingIt() {
+        for (String token : List.of("abc\u0000secret", "abc\u007fsecret", "密钥secret", "abc\nsecret")) {
+            InvalidRequestException error = assertThrows(InvalidRequestException.class,
+                    () -> AppClient.builder().baseUrl(stub.url()).token(token).appId("a").build());
+            assertFalse(error.getMessage().contains("secret"), error.getMessage());
+        }
+    }
+
+    /** Spaces around a token are dropped, as with APPBUILDER_TOKEN. */
+    @Test
+    void trimsTheToken() {
+        stub.handle(exchange -> StubServer.respond(exchange, 200, "{\"conversation_id\":\"c\"}"));
+        AppClient.builder().baseUrl(stub.url()).token("  abc \t").appId("a").build().createConversation();
+        assertEquals("Bearer abc", stub.requests().get(0).authorization());
+    }
+
     /** A token already starting with "Bearer" is sent as is. */
     @Test
     void keepsAnExplicitBearerPrefix() {
