@@ -57,7 +57,7 @@ class ReferenceServer:
         data_dir: Where uploads go; when ``None``, next to ``db_path`` (``<db>.files``)
             if one is given, else a temporary directory.
         faults: Fault injection; a fresh :class:`FaultInjector` when ``None``.
-        max_body_bytes: Largest request body (413 above it).
+        max_body_bytes: Largest request body (413 above it); uploads: max_upload_bytes.
         max_upload_bytes: Largest uploaded file (413 above it).
         keepalive_timeout: Seconds an idle connection stays open.
         shutdown_grace: Seconds :meth:`stop` waits for requests in flight to finish.

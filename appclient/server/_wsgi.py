@@ -57,6 +57,11 @@ StartResponse = Callable[..., Any]
 # A base URL ending in "/" makes the official SDKs send "//v2/..."; routes ignore repeats.
 _REPEATED_SLASHES = re.compile(r"//+")
 
+# Room an upload's form takes besides the file's bytes (boundaries, part headers, app id,
+# conversation id, file name): an upload body over the upload limit plus this is refused
+# before it is read.
+_FORM_OVERHEAD_BYTES = 64 * 1024
+
 _STATUS_LINES = {status.value: f"{status.value} {status.phrase}" for status in HTTPStatus}
 
 
@@ -166,7 +171,7 @@ class ReferenceApp:
                 401, "Unauthorized", "Authorization: a valid 'Bearer <token>' header is required"
             )
         key = check_key(environ.get("HTTP_IDEMPOTENCY_KEY"))
-        body = self._read_body(environ)
+        body = self._read_body(environ, limit=self._body_limit(path))
         context = RequestContext(
             request_id=request_id,
             owner=owner,
@@ -177,38 +182,43 @@ class ReferenceApp:
         )
         return route(context)
 
-    def _read_body(self, environ: dict[str, Any]) -> bytes:
+    def _body_limit(self, path: str) -> int:
+        # An upload is bounded by the upload limit, above or below the general body limit,
+        # so max_upload_bytes works as documented and a huge file is refused unread.
+        if path == PATH_FILE_UPLOAD:
+            return self.endpoints.uploads.max_bytes + _FORM_OVERHEAD_BYTES
+        return self.max_body_bytes
+
+    def _read_body(self, environ: dict[str, Any], *, limit: int) -> bytes:
         try:
-            return self._read_body_bytes(environ)
+            return self._read_body_bytes(environ, limit)
         except OSError:  # a timeout or a reset: the client stopped sending its body
             raise HTTPProblem(
                 408, "RequestTimeout", "body: the client stopped sending before it all arrived"
             ) from None
 
-    def _read_body_bytes(self, environ: dict[str, Any]) -> bytes:
+    def _read_body_bytes(self, environ: dict[str, Any], limit: int) -> bytes:
         stream = environ.get("wsgi.input")
         length_text = (environ.get("CONTENT_LENGTH") or "").strip()
         if length_text:
             if not length_text.isdigit():
                 raise HTTPProblem(400, "InvalidParameter", "Content-Length: not a number")
             length = int(length_text)
-            if length > self.max_body_bytes:
-                raise self._too_large()
+            if length > limit:
+                raise self._too_large(limit)
             body: bytes = stream.read(length) if stream is not None and length else b""
             if len(body) < length:
                 raise HTTPProblem(400, "InvalidParameter", "body: shorter than Content-Length")
             return body
         if stream is not None and environ.get("wsgi.input_terminated"):
-            body = stream.read(self.max_body_bytes + 1)
-            if len(body) > self.max_body_bytes:
-                raise self._too_large()
+            body = stream.read(limit + 1)
+            if len(body) > limit:
+                raise self._too_large(limit)
             return body
         return b""
 
-    def _too_large(self) -> HTTPProblem:
-        return HTTPProblem(
-            413, "PayloadTooLarge", f"body: over the limit of {self.max_body_bytes} bytes"
-        )
+    def _too_large(self, limit: int) -> HTTPProblem:
+        return HTTPProblem(413, "PayloadTooLarge", f"body: over the limit of {limit} bytes")
 
     def close(self) -> None:
         """Wake held requests and release what the app created (store, upload directory)."""
@@ -246,7 +256,8 @@ def create_app(
         data_dir: Where uploaded files go; next to ``db_path`` (``<db>.files``) or a
             temporary directory when ``None``.
         faults: Fault injection to share with tests; a fresh one when ``None``.
-        max_body_bytes: Largest request body (HTTP 413 above it).
+        max_body_bytes: Largest request body (HTTP 413 above it); an upload's is bounded
+            by ``max_upload_bytes`` instead.
         max_upload_bytes: Largest uploaded file (HTTP 413 above it).
         max_agent_steps: Agent decisions allowed in one run.
         lease_seconds: How long a run may hold its conversation.

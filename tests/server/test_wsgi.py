@@ -337,6 +337,32 @@ def test_oversize_upload_is_413() -> None:
     app.close()
 
 
+def test_upload_over_the_body_limit_but_within_the_upload_limit_is_stored() -> None:
+    """max_upload_bytes above max_body_bytes lets such a file in, as documented."""
+    app = make_app(max_body_bytes=1000, max_upload_bytes=5000)
+    cid = new_conversation(app)
+    fields = {"app_id": APP_ID, "conversation_id": cid}
+    raw, content_type = _multipart(fields, ("a.bin", b"x" * 3000))
+    assert call_app(app, UPLOAD, raw, content_type=content_type).status == 200
+    app.close()
+
+
+def test_upload_far_over_the_upload_limit_is_413_without_reading_it() -> None:
+    """An upload whose Content-Length is far over the upload limit is refused unread."""
+    app = make_app(max_upload_bytes=4)
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": UPLOAD,
+        "CONTENT_TYPE": "multipart/form-data; boundary=b0undary",
+        "CONTENT_LENGTH": str(5 * 1024 * 1024),
+        "HTTP_AUTHORIZATION": f"Bearer {TOKEN}",
+        "wsgi.input": _StalledInput(),  # reading it would be a 408, not a 413
+    }
+    response = app.handle(environ, request_id="r1")
+    assert (response.status, json.loads(response.body)["code"]) == (413, "PayloadTooLarge")
+    app.close()
+
+
 def test_unknown_file_id_is_400(app: ReferenceApp) -> None:
     """file_ids must name files of this conversation."""
     cid = new_conversation(app)
