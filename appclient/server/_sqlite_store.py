@@ -14,6 +14,7 @@ import os
 import queue
 import sqlite3
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -65,6 +66,9 @@ CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (reserved_at);
 #: version that changes the layout raises it and migrates older files when it opens them;
 #: a file of a newer layout than this code knows is refused instead of misread.
 SCHEMA_VERSION = 1
+
+# Waits between attempts to open a file another process is switching to WAL (for tests).
+_sleep = time.sleep
 
 #: Reservations between two trims of the idempotency table down to its size limit.
 _TRIM_EVERY = 256
@@ -137,11 +141,31 @@ class SQLiteStore(Store):
         db = sqlite3.connect(
             self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
         )
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
+        try:
+            self._enter_wal_mode(db)
+            db.execute("PRAGMA synchronous=NORMAL")
+        except BaseException:
+            db.close()
+            raise
         with self._lock:
             self._all.append(db)
         return db
+
+    def _enter_wal_mode(self, db: sqlite3.Connection) -> None:
+        # While another process switches a new file to WAL (or recovers its WAL), SQLite
+        # answers "locked" at once, without waiting out the busy timeout: workers starting
+        # together on one new file failed. So wait here, up to the same timeout.
+        deadline = time.monotonic() + self._timeout
+        pause = 0.005
+        while True:
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+            _sleep(pause)
+            pause = min(pause * 2, 0.1)
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:

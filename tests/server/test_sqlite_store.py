@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import appclient.server._sqlite_store as sqlite_store_module
 from appclient.server import SQLiteStore
 from appclient.server._sqlite_store import SCHEMA_VERSION
 from appclient.server._state import ConversationState, OpenTurn, PendingCall, StoredResponse
@@ -233,3 +234,33 @@ def test_message_ids_are_capped_per_conversation(tmp_path: Path) -> None:
     kept = [store.has_message("c1", f"m{number}") for number in range(3)]
     store.close()
     assert kept == [False, True, True]
+
+
+class _FlakyWalSwitch(sqlite3.Connection):
+    """Says "locked" at once to the first WAL switches, as while another process switches."""
+
+    failures = 0
+
+    def execute(self, sql: str, *args: object) -> sqlite3.Cursor:  # type: ignore[override]
+        if sql == "PRAGMA journal_mode=WAL" and _FlakyWalSwitch.failures:
+            _FlakyWalSwitch.failures -= 1
+            raise sqlite3.OperationalError("database is locked")
+        return super().execute(sql, *args)
+
+
+def test_opening_waits_while_another_process_switches_the_file_to_wal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Workers starting together on a new file: an immediate "locked" is retried, not raised."""
+    real_connect = sqlite3.connect
+    monkeypatch.setattr(
+        sqlite3, "connect", lambda *a, **k: real_connect(*a, factory=_FlakyWalSwitch, **k)
+    )
+    pauses: list[float] = []
+    monkeypatch.setattr(sqlite_store_module, "_sleep", pauses.append)
+    monkeypatch.setattr(_FlakyWalSwitch, "failures", 3)
+    store = SQLiteStore(tmp_path / "s.db")
+    store.create_conversation(STATE)
+    assert store.get_conversation("c1") == STATE
+    store.close()
+    assert len(pauses) == 3
