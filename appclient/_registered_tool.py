@@ -8,8 +8,9 @@ binds, and the advertised form of a ready-made tool dict.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 
 __all__ = ["RegisteredTool", "advertised_tool", "partial_values", "secret_texts"]
 
+_MAX_BOUND_DEPTH = 8
+_MAX_BOUND_VALUES = 1024
+
 
 def secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
     """Return the bound values that are text worth redacting (secrets unwrapped).
@@ -33,7 +37,7 @@ def secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
     escaped: a result serialised as JSON must not show a password in its escaped form.
     """
     found: dict[str, None] = {}
-    for value in values:
+    for value in _texts_within(values):
         if isinstance(value, SecretStr):
             value = value.get_secret_value()
         elif isinstance(value, SecretBytes):
@@ -45,6 +49,30 @@ def secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
             for escaped in (json.dumps(value, ensure_ascii=False), json.dumps(value), repr(value)):
                 found[escaped[1:-1]] = None
     return tuple(found)
+
+
+def _texts_within(values: Iterable[Any]) -> Iterator[Any]:
+    """Yield each value, and the values inside bound dicts, lists, tuples and sets.
+
+    A bound ``headers={"Authorization": "Bearer ..."}`` holds its secret one level down;
+    mapping keys are names, not secrets. The walk is bounded in depth and in values seen,
+    so binding a big data structure costs little.
+    """
+    pending: list[tuple[Any, int]] = [(value, 0) for value in values][::-1]  # a stack, in order
+    seen = 0
+    while pending and seen < _MAX_BOUND_VALUES:
+        value, depth = pending.pop()
+        seen += 1
+        if isinstance(value, Mapping):
+            items: Iterable[Any] = value.values()
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            items = value
+        else:
+            yield value
+            continue
+        if depth < _MAX_BOUND_DEPTH:
+            inner = itertools.islice(items, _MAX_BOUND_VALUES)
+            pending.extend([(item, depth + 1) for item in inner][::-1])
 
 
 def partial_values(func: Callable[..., Any]) -> list[Any]:

@@ -69,3 +69,23 @@ def test_bound_bytes_value_is_redacted() -> None:
     call = {"id": "c", "function": {"name": "sign", "arguments": {"payload": "p"}}}
     [output] = registry.dispatch([call])
     assert output.output == "signed p with ***"
+
+
+def test_secret_texts_find_values_inside_bound_containers() -> None:
+    """Texts inside a bound dict, list or tuple are secrets too; the dict's keys are not."""
+    bound = [{"Authorization": "Bearer sk-inner-1"}, ["north", ("user", SecretStr("pw-4567"))]]
+    assert set(secret_texts(bound)) == {"Bearer sk-inner-1", "north", "user", "pw-4567"}
+
+
+def test_secret_inside_bound_headers_is_redacted_from_errors() -> None:
+    """A tool failing with its bound headers in the message does not show the token."""
+
+    def fetch(url: str, headers: dict[str, str]) -> str:
+        """Fetch a page."""
+        raise RuntimeError(f"401 from {url} with {headers}")
+
+    registry = ToolRegistry()
+    registry.add(fetch, headers={"Authorization": "Bearer sk-inner-1"})
+    call = {"id": "c", "function": {"name": "fetch", "arguments": {"url": "u"}}}
+    [output] = registry.dispatch([call])
+    assert "sk-inner-1" not in output.output
