@@ -19,7 +19,8 @@ import java.util.concurrent.TimeoutException;
  * <p>Iterate it once ({@code for (RunAnswer part : stream)}) or call {@link #collect()} for the
  * accumulated answer. A stream that closes before its final {@code success}, {@code interrupt}
  * or {@code error} event raises {@link StreamInterruptedException} instead of ending quietly
- * with a short answer; an {@code error} event raises {@link RunException}; a server silent for
+ * with a short answer; an {@code error} event raises {@link RunException}. Either is raised once
+ * every message read before it has been delivered. A server silent for
  * longer than the read timeout raises {@link RequestTimeoutException}. Close it (or use
  * try-with-resources) to release the connection early; {@link #close()} may be called from
  * another thread (a "stop" button), and a read blocked there then ends without an error.
@@ -48,6 +49,8 @@ public final class RunStream implements Iterable<RunAnswer>, Iterator<RunAnswer>
     private volatile boolean ended;
     /** Set by {@link #close()}, possibly from another thread. */
     private volatile boolean closed;
+    /** The error that ended the stream, raised once the messages read before it are delivered. */
+    private AppClientException failure;
     private boolean iterated;
 
     RunStream(
@@ -91,7 +94,15 @@ public final class RunStream implements Iterable<RunAnswer>, Iterator<RunAnswer>
         while (ready.isEmpty() && !ended) {
             readChunk();
         }
-        return !closed && !ready.isEmpty();
+        if (closed) {
+            return false;
+        }
+        if (ready.isEmpty() && failure != null) {
+            AppClientException error = failure;
+            failure = null;
+            throw error;
+        }
+        return !ready.isEmpty();
     }
 
     /**
@@ -145,6 +156,10 @@ public final class RunStream implements Iterable<RunAnswer>, Iterator<RunAnswer>
     @Override
     public void close() {
         closed = true;
+        release();
+    }
+
+    private void release() {
         ended = true;
         body.cancel();
     }
@@ -168,19 +183,18 @@ public final class RunStream implements Iterable<RunAnswer>, Iterator<RunAnswer>
         try {
             chunk = body.next(idleTimeout);
         } catch (TimeoutException silent) {
-            close();
+            release();
             throw new RequestTimeoutException(
                     description + ": no stream data for " + idleTimeout.toMillis() + " ms after "
                             + messages + " message(s)",
                     silent);
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
-            close();
+            release();
             throw new TransportException(description + ": interrupted while streaming", interrupted);
         } catch (IOException broken) {
-            boolean byCaller = closed;
-            close();
-            if (finalSeen || byCaller) {
+            release();
+            if (finalSeen || closed) {
                 return; // the run is complete (or abandoned): a reset then loses nothing
             }
             throw interrupted("the connection failed (" + broken.getMessage() + ")", broken);
@@ -204,8 +218,8 @@ public final class RunStream implements Iterable<RunAnswer>, Iterator<RunAnswer>
                 decoder.feed(chunk, 0, chunk.length).forEach(this::accept);
             }
         } catch (AppClientException bad) {
-            close();
-            throw bad;
+            release();
+            failure = bad; // raised by hasNext once the messages read before it are delivered
         }
     }
 

@@ -144,6 +144,31 @@ class AppClientTransportTest {
         }
     }
 
+    /** Messages that arrive in the same chunk before an error event are delivered, then the error is raised. */
+    @Test
+    void deliversTheMessagesBeforeAnErrorEventOfTheSameChunk() {
+        stub.handle(exchange -> StubServer.stream(exchange, List.of(
+                sse("{\"answer\":\"part\",\"content\":[{\"event_status\":\"running\"}]}")
+                        + sse("{\"content\":[{\"event_code\":42,\"event_status\":\"error\",\"event_message\":\"boom\"}]}"))));
+        try (RunStream stream = client.runStream(query("hi"))) {
+            assertEquals("part", stream.next().answer());
+            RunException error = assertThrows(RunException.class, stream::hasNext);
+            assertEquals("boom", error.serverMessage());
+            assertFalse(stream.hasNext());
+        }
+    }
+
+    /** A cut stream's last message without its blank line is delivered before StreamInterruptedException. */
+    @Test
+    void deliversTheLastMessageOfACutStream() {
+        stub.handle(exchange -> StubServer.stream(exchange,
+                List.of("data: {\"answer\":\"part\",\"content\":[{\"event_status\":\"running\"}]}")));
+        try (RunStream stream = client.runStream(query("hi"))) {
+            assertEquals("part", stream.next().answer());
+            assertThrows(StreamInterruptedException.class, stream::hasNext);
+        }
+    }
+
     /** A JSON answer to a stream request (e.g. a gateway error with status 200) is read, not lost. */
     @Test
     void readsAJsonAnswerToAStreamRequest() {
