@@ -42,8 +42,9 @@ def decode_json(
     """Decode a successful response body; :class:`ResponseDecodeError` when it is not JSON."""
     try:
         return json.loads(content)
-    except ValueError as exc:
-        raise ResponseDecodeError(_not_json(what, content, request_id, exc, secrets)) from None
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested past the C stack
+        problem = "nested too deeply" if isinstance(exc, RecursionError) else exc
+        raise ResponseDecodeError(_not_json(what, content, request_id, problem, secrets)) from None
 
 
 def _not_json(
@@ -137,7 +138,7 @@ def error_body_fields(content: bytes) -> tuple[str, str, str, Any]:
     """
     try:
         body: Any = json.loads(content) if content else None
-    except ValueError:
+    except (ValueError, RecursionError):  # a body nested too deeply is read as text
         body = None
     if isinstance(body, dict):
         code, message = body.get("code"), body.get("message")

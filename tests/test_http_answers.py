@@ -110,6 +110,22 @@ def test_raise_for_error_event_passes_clean_answers() -> None:
     raise_for_error_event(parse_run_answer(b'{"content": [{"event_status": "success"}]}'))
 
 
+_DEEP_JSON = b"[" * 100_000 + b"]" * 100_000
+
+
+def test_decode_json_refuses_json_nested_too_deeply() -> None:
+    """JSON nested past the decoder's depth is a ResponseDecodeError, not a RecursionError."""
+    with pytest.raises(ResponseDecodeError, match="the answer is not the protocol's JSON"):
+        decode_json(_DEEP_JSON, what="the answer")
+
+
+def test_error_body_fields_keep_json_nested_too_deeply_as_text() -> None:
+    """An error body nested past the decoder's depth is read as text, not a RecursionError."""
+    code, message, _, body = error_body_fields(_DEEP_JSON)
+    assert (code, message) == ("", "[" * 500)
+    assert body == _DEEP_JSON.decode()
+
+
 def test_error_body_fields_from_protocol_json() -> None:
     """code, message and request_id are read from the error body."""
     fields = error_body_fields(b'{"request_id": "r", "code": "NotFound", "message": "gone"}')
