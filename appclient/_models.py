@@ -249,6 +249,8 @@ class FunctionCall(WireModel):
             parsed = json.loads(raw)
         except ValueError as exc:
             return {**data, "arguments": {}, "arguments_error": f"not valid JSON ({exc}): {raw!r}"}
+        except RecursionError:  # the decoder gives up on deep nesting: bad input, not a crash
+            return {**data, "arguments": {}, "arguments_error": "JSON nested too deeply"}
         if parsed is None:
             return {**data, "arguments": {}}
         if not isinstance(parsed, dict):

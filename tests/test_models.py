@@ -75,6 +75,14 @@ def test_unusable_argument_text_is_kept_as_error(raw) -> None:
     assert raw in (call.arguments_error or "")
 
 
+def test_argument_text_nested_too_deeply_is_kept_as_error() -> None:
+    """Argument text nested past the JSON decoder's depth is an arguments_error, not a crash."""
+    raw = "[" * 100_000 + "]" * 100_000
+    call = FunctionCall.model_validate({"name": "f", "arguments": raw})
+    assert call.arguments == {}
+    assert "nested too deeply" in (call.arguments_error or "")
+
+
 def test_arguments_error_is_not_sent_on_the_wire() -> None:
     """The decoding note never appears in a dump."""
     call = FunctionCall.model_validate({"name": "f", "arguments": "[1]"})
