@@ -33,6 +33,10 @@ public final class ToolCallRoundTrip {
             System.exit(2);
         }
         String appId = System.getProperty("APPBUILDER_APP_ID", System.getenv("APPBUILDER_APP_ID"));
+        if (appId == null || appId.isBlank()) {
+            System.err.println("set APPBUILDER_APP_ID (and APPBUILDER_TOKEN) to your app's id");
+            System.exit(2);
+        }
         AppClient client = AppClient.builder().appId(appId).build();
         List<Tool> tools = ToolFiles.load(Path.of(args[0]));
         String conversation = client.createConversation();
@@ -47,13 +51,28 @@ public final class ToolCallRoundTrip {
             RunRequest.Builder outputs = RunRequest.builder(conversation);
             for (ToolCall call : answer.toolCalls()) {
                 System.out.println("tool call: " + call.name() + " " + call.function().argumentsJson());
-                outputs.toolOutput(call.id(), runLocally(call));
+                outputs.toolOutput(call.id(), dispatch(call));
             }
             try (RunStream stream = client.runStream(outputs.build())) {
                 stream.forEach(part -> System.out.print(part.answer()));
                 answer = stream.collect();
             }
             System.out.println();
+        }
+    }
+
+    /**
+     * Runs one call and turns every failure into the call's output, so the agent learns what went
+     * wrong and can answer (or ask again) instead of the program stopping mid round.
+     */
+    private static String dispatch(ToolCall call) {
+        if (call.function().argumentsError() != null) {
+            return "error: " + call.function().argumentsError();
+        }
+        try {
+            return runLocally(call);
+        } catch (RuntimeException failed) {
+            return "error: the tool " + call.name() + " failed: " + failed.getMessage();
         }
     }
 

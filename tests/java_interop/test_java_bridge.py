@@ -34,6 +34,7 @@ pytestmark = pytest.mark.java
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RUN_TESTS = REPO_ROOT / "java-interop" / "run-tests.sh"
+EXAMPLE = REPO_ROOT / "java-interop" / "examples" / "ToolCallRoundTrip.java"
 GSON_JAR = Path(os.environ.get("GSON_JAR", "/usr/share/java/gson.jar"))
 CONSOLE_JAR = Path(
     os.environ.get("JUNIT_CONSOLE_JAR", "/usr/share/java/junit-platform-console-standalone.jar")
@@ -226,6 +227,40 @@ def test_no_java_test_was_skipped(java_run: JavaRun) -> None:
         *FAULT_TESTS,
     ):
         assert java_run.outcome_of(name) == "✔", f"{name} did not pass:\n{java_run.output}"
+
+
+def test_example_round_trip_runs(
+    java_run: JavaRun, servers: Servers, tools_dir: Path, build_dir: Path
+) -> None:
+    """The Java example runs a tool round against the server and prints the answer."""
+    env = {name: value for name, value in os.environ.items() if not _INHERITED_SETTINGS.match(name)}
+    env.update(
+        APPBUILDER_TOKEN=servers.token,
+        GATEWAY_URL_V2=servers.healthy.url,
+        APPBUILDER_APP_ID=servers.app_id,
+    )
+    java = shutil.which("java")
+    assert java, java_run.output
+    completed = subprocess.run(  # noqa: S603 - the JDK running a fixed example of this repository
+        [
+            java,
+            "-Dfile.encoding=UTF-8",
+            "-cp",
+            f"{build_dir / 'classes'}{os.pathsep}{GSON_JAR}",
+            str(EXAMPLE),
+            str(tools_dir),
+            "请问张三同学的生日是哪天？",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=JAVA_TIMEOUT_SECONDS,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "tool call: get_birthday" in completed.stdout, completed.stdout
+    assert "张三" in completed.stdout.splitlines()[-1], completed.stdout
 
 
 def test_fault_servers_served_their_faults(java_run: JavaRun, servers: Servers) -> None:
