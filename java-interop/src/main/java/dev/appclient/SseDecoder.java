@@ -13,7 +13,7 @@ import java.util.List;
  * across two chunks counts once) and nowhere else, so U+2028 inside the JSON is kept; bytes are
  * decoded as UTF-8 per complete line, so a character split across chunks survives any
  * chunking; {@code event:}, {@code id:}, {@code retry:} and {@code :} comment lines are
- * ignored; several {@code data:} lines of one message are joined with {@code "\n"}; a blank line
+ * ignored; a byte-order mark opening the stream is dropped; several {@code data:} lines of one message are joined with {@code "\n"}; a blank line
  * ends a message; a last message not followed by a blank line is still delivered at the end.
  */
 final class SseDecoder {
@@ -21,6 +21,7 @@ final class SseDecoder {
     private final ByteArrayOutputStream line = new ByteArrayOutputStream();
     private StringBuilder data;
     private boolean afterCarriageReturn;
+    private boolean firstLine = true;
 
     /**
      * Creates a decoder.
@@ -83,6 +84,12 @@ final class SseDecoder {
     private void endLine(List<String> messages) {
         String text = line.toString(StandardCharsets.UTF_8);
         line.reset();
+        if (firstLine) {
+            firstLine = false;
+            if (text.startsWith("\uFEFF")) {
+                text = text.substring(1); // a byte-order mark may open the stream (SSE spec)
+            }
+        }
         if (text.isEmpty()) {
             if (data != null) {
                 messages.add(data.toString());

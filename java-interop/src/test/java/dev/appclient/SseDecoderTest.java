@@ -86,4 +86,11 @@ class SseDecoderTest {
         byte[] line = "data: 0123456789".getBytes(StandardCharsets.UTF_8);
         assertThrows(ResponseDecodeException.class, () -> decoder.feed(line, 0, line.length));
     }
+
+    /** A byte-order mark opening the stream is dropped (SSE spec), so the first message is not lost. */
+    @Test
+    void dropsALeadingByteOrderMark() {
+        byte[] bytes = "\uFEFFdata: {\"a\":1}\n\ndata: \uFEFF\n\n".getBytes(StandardCharsets.UTF_8);
+        assertEquals(List.of("{\"a\":1}", "\uFEFF"), decodeInChunks(bytes, 1));
+    }
 }
