@@ -21,6 +21,7 @@ from types import TracebackType
 
 from ._constants import MAX_SSE_LINE_BYTES
 from ._errors import StreamInterruptedError, TransportError
+from ._http import Secret
 from ._http_answers import parse_run_answer, raise_for_error_event
 from ._models import Event, RunAnswer, ToolCall
 from ._sse import SSEDecoder
@@ -74,7 +75,8 @@ class RunStream:
         secrets: Iterable[str] = (),
     ) -> None:
         self._chunks: Iterator[bytes] | None = iter(chunks)
-        self._secrets = tuple(secrets)
+        # Kept wrapped, so a debugger's or a vars() dump of the stream does not show them.
+        self._secrets = tuple(Secret(secret) for secret in secrets)
         self._close_response = close
         self._decoder = SSEDecoder(max_line_bytes=max_line_bytes)
         self._pending: deque[str] = deque()
@@ -134,11 +136,11 @@ class RunStream:
                 data,
                 request_id=self._request_id,
                 conversation_id=self._conversation_id,
-                secrets=self._secrets,
+                secrets=self._revealed_secrets(),
             )
             self._absorb(answer)
             raise_for_error_event(
-                answer, conversation_id=self._conversation_id, secrets=self._secrets
+                answer, conversation_id=self._conversation_id, secrets=self._revealed_secrets()
             )
         except StopIteration:
             raise
@@ -190,6 +192,9 @@ class RunStream:
                 request_id=self._request_id,
                 conversation_id=self._conversation_id,
             )
+
+    def _revealed_secrets(self) -> tuple[str, ...]:
+        return tuple(secret.reveal() for secret in self._secrets)
 
     def _absorb(self, answer: RunAnswer) -> None:
         self._messages += 1

@@ -293,3 +293,20 @@ def test_realistic_tool_call_fixture_gives_its_tool_call() -> None:
     call = answer.events[-1].tool_calls[-1]  # type: ignore[index]
     assert call.function.name == "get_current_weather"
     assert call.function.arguments == {"location": "北京", "unit": "celsius"}
+
+
+def test_the_token_it_scrubs_is_not_in_its_attributes() -> None:
+    """vars() of a stream (a debugger's view) never shows the token it scrubs from errors."""
+    stream = RunStream([b'data: {"answer": "a"}\n\n'], secrets=["sk-stream-token-1"])
+    assert "sk-stream-token-1" not in repr(vars(stream))
+    stream.close()
+
+
+def test_an_echoed_token_is_still_scrubbed_from_an_error_event() -> None:
+    """A run error event echoing the token does not show it."""
+    event = {"event_status": "error", "event_message": "bad key sk-stream-token-1"}
+    body = json.dumps({"answer": "", "content": [event]}).encode()
+    stream = RunStream([b"data: " + body + b"\n\n"], secrets=["sk-stream-token-1"])
+    with pytest.raises(RunError) as caught:
+        stream.collect()
+    assert "sk-stream-token-1" not in str(caught.value)
