@@ -4,6 +4,7 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -36,6 +37,10 @@ public final class RunRequest {
     private final ToolChoice toolChoice;
     private final String endUserId;
     private final String idempotencyKey;
+    private final JsonObject action;
+    private final JsonObject parameters;
+    private final JsonObject customMetadata;
+    private final JsonArray mcpAuthorization;
 
     /** The longest idempotency key a server accepts (as the Python client and server agree). */
     static final int MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -48,6 +53,10 @@ public final class RunRequest {
         this.toolOutputs = List.copyOf(builder.toolOutputs);
         this.toolChoice = builder.toolChoice;
         this.endUserId = builder.endUserId;
+        this.action = copy(builder.action);
+        this.parameters = copy(builder.parameters);
+        this.customMetadata = copy(builder.customMetadata);
+        this.mcpAuthorization = builder.mcpAuthorization == null ? null : builder.mcpAuthorization.deepCopy();
         this.idempotencyKey =
                 builder.idempotencyKey != null ? builder.idempotencyKey : UUID.randomUUID().toString();
     }
@@ -97,6 +106,25 @@ public final class RunRequest {
         return endUserId;
     }
 
+    /** @return a copy of the {@code action} object (e.g. resuming an interrupt), or {@code null} */
+    public JsonObject action() {
+        return copy(action);
+    }
+
+    /** @return a copy of the app's input {@code parameters}, or {@code null} */
+    public JsonObject parameters() {
+        return copy(parameters);
+    }
+
+    /** @return a copy of the {@code custom_metadata} object, or {@code null} */
+    public JsonObject customMetadata() {
+        return copy(customMetadata);
+    }
+
+    private static JsonObject copy(JsonObject object) {
+        return object == null ? null : object.deepCopy();
+    }
+
     /** @return the {@code Idempotency-Key} sent with this request, the same on every send */
     public String idempotencyKey() {
         return idempotencyKey;
@@ -135,6 +163,18 @@ public final class RunRequest {
         if (endUserId != null) {
             json.addProperty("end_user_id", endUserId);
         }
+        if (action != null) {
+            json.add("action", action.deepCopy());
+        }
+        if (parameters != null) {
+            json.add("parameters", parameters.deepCopy());
+        }
+        if (customMetadata != null) {
+            json.add("custom_metadata", customMetadata.deepCopy());
+        }
+        if (mcpAuthorization != null) {
+            json.add("mcp_authorization", mcpAuthorization.deepCopy());
+        }
         return json;
     }
 
@@ -148,6 +188,10 @@ public final class RunRequest {
         private ToolChoice toolChoice;
         private String endUserId;
         private String idempotencyKey;
+        private JsonObject action;
+        private JsonObject parameters;
+        private JsonObject customMetadata;
+        private JsonArray mcpAuthorization;
 
         private Builder(String conversationId) {
             if (conversationId == null || conversationId.isEmpty()) {
@@ -231,6 +275,67 @@ public final class RunRequest {
          */
         public Builder endUserId(String endUserId) {
             this.endUserId = endUserId;
+            return this;
+        }
+
+        /**
+         * Sets the {@code action} object, sent as given (e.g. the official SDK's resume action).
+         *
+         * @param action the object (copied), or {@code null} to send none
+         * @return this builder
+         */
+        public Builder action(JsonObject action) {
+            this.action = action == null ? null : action.deepCopy();
+            return this;
+        }
+
+        /**
+         * Sets the app's input {@code parameters}, sent as given.
+         *
+         * @param parameters the object (copied), or {@code null} to send none
+         * @return this builder
+         */
+        public Builder parameters(JsonObject parameters) {
+            this.parameters = parameters == null ? null : parameters.deepCopy();
+            return this;
+        }
+
+        /**
+         * Sets the app's input {@code parameters} from plain Java values.
+         *
+         * @param parameters String, Number, Boolean, List and Map values, or {@code null}
+         * @return this builder
+         */
+        public Builder parameters(Map<String, ?> parameters) {
+            this.parameters = parameters == null ? null : Json.toObject(parameters);
+            return this;
+        }
+
+        /**
+         * Sets the {@code custom_metadata} object (e.g. {@code override_role_instruction}).
+         *
+         * @param customMetadata the object (copied), or {@code null} to send none
+         * @return this builder
+         */
+        public Builder customMetadata(JsonObject customMetadata) {
+            this.customMetadata = customMetadata == null ? null : customMetadata.deepCopy();
+            return this;
+        }
+
+        /**
+         * Sets the {@code mcp_authorization} list: credentials for the app's MCP servers.
+         *
+         * @param authorizations the objects (copied), or {@code null} to send none
+         * @return this builder
+         */
+        public Builder mcpAuthorization(List<JsonObject> authorizations) {
+            if (authorizations == null) {
+                this.mcpAuthorization = null;
+                return this;
+            }
+            JsonArray array = new JsonArray();
+            authorizations.forEach(item -> array.add(Objects.requireNonNull(item, "mcp authorization").deepCopy()));
+            this.mcpAuthorization = array;
             return this;
         }
 

@@ -68,6 +68,30 @@ class RunRequestTest {
         assertEquals(JsonParser.parseString("{\"type\":\"auto\"}"), ToolChoice.auto().toJson());
     }
 
+    /** action, parameters, custom_metadata and mcp_authorization are sent as given, like the Python client sends them. */
+    @Test
+    void passesTheOpaqueObjectsThrough() {
+        JsonObject action = JsonParser.parseString("{\"action_type\":\"resume\",\"parameters\":"
+                + "{\"interrupt_event\":{\"id\":\"e1\",\"type\":\"chat\"}}}").getAsJsonObject();
+        JsonObject metadata = JsonParser.parseString("{\"override_role_instruction\":\"be brief\"}").getAsJsonObject();
+        JsonObject auth = JsonParser.parseString("{\"server_url\":\"http://mcp\",\"token\":\"t\"}").getAsJsonObject();
+        RunRequest request = RunRequest.builder("conv")
+                .action(action)
+                .parameters(Map.of("city", "Paris"))
+                .customMetadata(metadata)
+                .mcpAuthorization(List.of(auth))
+                .build();
+        action.addProperty("action_type", "changed later");
+        JsonObject body = request.toJson("app", false);
+        assertEquals("resume", body.getAsJsonObject("action").get("action_type").getAsString());
+        assertEquals(JsonParser.parseString("{\"city\":\"Paris\"}"), body.get("parameters"));
+        assertEquals(metadata, body.get("custom_metadata"));
+        assertEquals(auth, body.getAsJsonArray("mcp_authorization").get(0));
+        JsonObject plain = RunRequest.builder("conv").build().toJson("app", false);
+        assertFalse(plain.has("action") || plain.has("parameters") || plain.has("custom_metadata")
+                || plain.has("mcp_authorization"));
+    }
+
     /** Bad arguments fail before anything is sent, naming what was wrong. */
     @Test
     void rejectsBadArguments() {
