@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, quote_plus
 
 from pydantic import SecretBytes, SecretStr
 
@@ -33,8 +34,9 @@ def secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
     """Return the bound values that are text worth redacting (secrets unwrapped).
 
     Each secret also comes in the forms it takes inside JSON (with and without
-    ``ensure_ascii``) and inside a repr, where quotes, backslashes and other characters are
-    escaped: a result serialised as JSON must not show a password in its escaped form.
+    ``ensure_ascii``), inside a repr and inside a URL, where quotes, backslashes, slashes and
+    other characters are escaped: a result serialised as JSON, or an error quoting a URL,
+    must not show a key in its escaped form.
     """
     found: dict[str, None] = {}
     for value in _texts_within(values):
@@ -48,6 +50,9 @@ def secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
             found[value] = None
             for escaped in (json.dumps(value, ensure_ascii=False), json.dumps(value), repr(value)):
                 found[escaped[1:-1]] = None
+            # In a URL (a query string an HTTP library's error quotes) it is percent-encoded.
+            for encoded in (quote(value, safe=""), quote_plus(value)):
+                found[encoded] = None
     return tuple(found)
 
 
