@@ -153,17 +153,20 @@ final class Responses {
     }
 
     /**
-     * The hosted service can answer HTTP 200 with {@code {"code", "message"}} and no
-     * {@code content}; the official client then shows an empty answer, this one raises.
+     * The hosted service can answer HTTP 200 with {@code {"code", "message"}}; the official
+     * client then shows an empty answer, this one raises (the Python client's rule): an explicit
+     * success code {@code 0} is never an error, a body without {@code code} neither, an empty or
+     * null code only with a message.
      */
     private static void raiseTopLevelError(JsonObject json, String requestId) {
-        if (json.has("content")) {
+        if (!json.has("code")) {
             return;
         }
         String code = Json.string(json, "code", "");
         String message = Json.string(json, "message", "");
-        if ((!code.isEmpty() && !"0".equals(code)) || !message.isEmpty()) {
-            throw new RunException(code, message, Json.string(json, "request_id", requestId));
+        if ("0".equals(code) || code.isEmpty() && message.isEmpty()) {
+            return;
         }
+        throw new RunException(code, message, Json.string(json, "request_id", requestId));
     }
 }

@@ -156,4 +156,23 @@ class ResponsesTest {
         assertEquals(-1, Responses.retryAfterSeconds("soon", now));
         assertEquals(-1, Responses.retryAfterSeconds("", now));
     }
+
+    /** An explicit success code (0) is not an error whatever its message says; a body without a code is not either. */
+    @Test
+    void explicitSuccessCodeIsNotAnError() {
+        assertEquals("c", Responses.requiredString(
+                "{\"request_id\":\"r\",\"conversation_id\":\"c\",\"code\":0,\"message\":\"success\"}",
+                "conversation_id", "h"));
+        assertEquals("c", Responses.requiredString(
+                "{\"conversation_id\":\"c\",\"message\":\"created\"}", "conversation_id", "h"));
+    }
+
+    /** A non-zero top-level code is a RunException even when the body also has content, as in the Python client. */
+    @Test
+    void topLevelErrorCodeBesideContentIsARunException() {
+        RunException error = assertThrows(RunException.class, () -> Responses.runAnswer(
+                "{\"code\":\"QuotaExceeded\",\"message\":\"no quota\",\"content\":[]}", "h"));
+        assertEquals("QuotaExceeded", error.code());
+        assertEquals("no quota", error.serverMessage());
+    }
 }
