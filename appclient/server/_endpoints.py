@@ -226,7 +226,13 @@ class Endpoints:
 
     def _file_names(self, file_ids: list[str], state: ConversationState) -> tuple[str, ...]:
         names = []
+        seen: set[str] = set()
         for index, file_id in enumerate(file_ids):
+            # A repeated id names the same file: looking it up (and keeping its name in the
+            # turn) once per repeat let one request cost thousands of store reads.
+            if file_id in seen:
+                continue
+            seen.add(file_id)
             record = self.store.get_file(file_id)
             if record is None or record.conversation_id != state.conversation_id:
                 raise bad_parameter(

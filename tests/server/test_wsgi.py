@@ -298,6 +298,19 @@ def test_upload_then_use_the_file_id(app: ReferenceApp) -> None:
     assert call_app(app, RUNS, run_body(cid, query="总结", file_ids=[body["id"]])).status == 200
 
 
+def test_a_file_id_repeated_in_file_ids_is_read_once() -> None:
+    """A file id sent many times in one run gives the agent its file once, not a huge list."""
+    agent = ListAgent([Decision.reply("ok")])
+    app = make_app(agent)
+    cid = new_conversation(app)
+    raw, content_type = _multipart({"app_id": APP_ID, "conversation_id": cid}, ("a.txt", b"a"))
+    file_id = call_app(app, UPLOAD, raw, content_type=content_type).json()["id"]
+    reply = call_app(app, RUNS, run_body(cid, query="q", file_ids=[file_id] * 1000))
+    assert reply.status == 200, reply.body
+    assert agent.inputs[0].file_names == ("a.txt",)
+    app.close()
+
+
 def test_upload_file_url_is_remembered(app: ReferenceApp) -> None:
     """A file_url upload records the URL without fetching it."""
     cid = new_conversation(app)
