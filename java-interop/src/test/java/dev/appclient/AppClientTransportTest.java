@@ -329,7 +329,8 @@ class AppClientTransportTest {
         AppClient patient = AppClient.builder().baseUrl(stub.url()).token(TOKEN).appId("a")
                 .readTimeout(Duration.ofSeconds(60)).build();
         java.util.concurrent.ExecutorService reader = java.util.concurrent.Executors.newSingleThreadExecutor();
-        try (RunStream stream = patient.runStream(query("hi"))) {
+        RunStream stream = patient.runStream(query("hi"));
+        try {
             assertEquals("a", stream.next().answer());
             java.util.concurrent.atomic.AtomicReference<Thread> readingThread =
                     new java.util.concurrent.atomic.AtomicReference<>();
@@ -344,6 +345,7 @@ class AppClientTransportTest {
             assertFalse(more.get(10, java.util.concurrent.TimeUnit.SECONDS));
         } finally {
             reader.shutdownNow();
+            stream.close();
         }
     }
 }
