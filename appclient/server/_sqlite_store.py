@@ -98,8 +98,8 @@ class SQLiteStore(Store):
             so a long-lived conversation does not grow the file with every run.
 
     Raises:
-        RuntimeError: The file was written by a newer appclient (its ``PRAGMA
-            user_version`` is above :data:`SCHEMA_VERSION`).
+        sqlite3.DatabaseError: The file is not a database, or was written by a newer
+            appclient (its ``PRAGMA user_version`` is above :data:`SCHEMA_VERSION`).
     """
 
     def __init__(
@@ -124,8 +124,8 @@ class SQLiteStore(Store):
             found = int(db.execute("PRAGMA user_version").fetchone()[0])
         if found > SCHEMA_VERSION:
             self.close()
-            raise RuntimeError(
-                f"{self.path}: the database has schema version {found}, written by a newer "
+            raise sqlite3.DatabaseError(
+                f"the database has schema version {found}, written by a newer "
                 f"appclient; this version reads schema version {SCHEMA_VERSION}"
             )
         with self._connection() as db:

@@ -185,7 +185,7 @@ def test_file_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     with closing(sqlite3.connect(path)) as db:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    with pytest.raises(RuntimeError, match="newer appclient"):
+    with pytest.raises(sqlite3.DatabaseError, match="newer appclient"):
         SQLiteStore(path)
 
 
