@@ -31,6 +31,7 @@ a run takes one or two steps fewer. Asking past the end raises
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeAlias, cast
@@ -38,6 +39,8 @@ from typing import Any, TypeAlias, cast
 from ._agent_api import AgentInput, Decision, PlannedCall, ToolResult
 
 __all__ = ["ScriptExhaustedError", "ScriptStep", "ScriptedAgent"]
+
+_PLACEHOLDER = re.compile(r"\{outputs\}|\{query\}")
 
 StepValue: TypeAlias = Decision | str | PlannedCall | Sequence[PlannedCall]
 ScriptStep: TypeAlias = StepValue | Callable[[AgentInput], StepValue]
@@ -242,8 +245,12 @@ class ScriptedAgent:
         """
 
         def answer(agent_input: AgentInput) -> str:
-            outputs = separator.join(result.output for result in agent_input.results)
-            return template.replace("{outputs}", outputs).replace("{query}", agent_input.query)
+            values = {
+                "{outputs}": separator.join(result.output for result in agent_input.results),
+                "{query}": agent_input.query,
+            }
+            # One pass, so an output that itself says "{query}" is left as the tool wrote it.
+            return _PLACEHOLDER.sub(lambda match: values[match.group(0)], template)
 
         return answer
 

@@ -166,6 +166,15 @@ def test_echo_outputs_joins_several_outputs():
     assert answer.answer == "北京今天25度 | second"
 
 
+def test_echo_outputs_leaves_placeholders_inside_outputs_alone():
+    """An output that itself holds "{query}" is echoed as the tool wrote it."""
+    results = (ToolResult("c1", "x", {}, "literal {query} and {outputs}"),)
+    answer = ScriptedAgent([ScriptedAgent.echo_outputs("{query}: {outputs}")]).decide(
+        agent_input("q", results=results)
+    )
+    assert answer.answer == "q: literal {query} and {outputs}"
+
+
 def test_call_builds_a_planned_call():
     """ScriptedAgent.call is a short way to write a PlannedCall."""
     assert ScriptedAgent.call("WeatherQuery", {"city": "北京"}, cloud=True) == PlannedCall(
