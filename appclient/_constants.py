@@ -97,6 +97,9 @@ DEFAULT_SHUTDOWN_GRACE_SECONDS: Final = 10.0
 DEFAULT_HANG_SECONDS: Final = 30.0
 #: Finished turns kept per conversation (older ones are dropped from the stored history).
 DEFAULT_MAX_HISTORY_TURNS: Final = 50
+#: Characters (queries, answers, tool outputs) a conversation's stored history keeps; older
+#: turns are dropped first, the latest is always kept. Every run reads and writes it.
+DEFAULT_MAX_HISTORY_CHARS: Final = 1_000_000
 #: Largest text delta of a streamed answer, in characters (answers stream in several deltas).
 DEFAULT_ANSWER_DELTA_CHARS: Final = 8
 #: Most text deltas one streamed answer is cut into; longer answers get longer deltas, so a

@@ -37,7 +37,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from .._constants import DEFAULT_MAX_AGENT_STEPS, DEFAULT_MAX_HISTORY_TURNS
+from .._constants import (
+    DEFAULT_MAX_AGENT_STEPS,
+    DEFAULT_MAX_HISTORY_CHARS,
+    DEFAULT_MAX_HISTORY_TURNS,
+)
 from .._models import Tool, ToolChoice, ToolOutput
 from ._agent_api import (
     Agent,
@@ -146,6 +150,26 @@ class RunOutcome:
 def _default_thought(calls: Sequence[PendingCall]) -> str:
     names = "、".join(dict.fromkeys(call.name for call in calls))
     return f"需要调用本地工具 {names}"
+
+
+def _turn_chars(turn: TurnRecord) -> int:
+    return len(turn.query) + len(turn.answer) + sum(len(result.output) for result in turn.results)
+
+
+def _turns_to_keep(history: Sequence[TurnRecord], latest: TurnRecord, max_turns: int) -> int:
+    """How many turns, ``latest`` included, the history keeps: older ones while they fit.
+
+    Each run reads and writes the whole history, so a few huge queries or outputs must not
+    make every later run of the conversation slow; the latest turn is always kept.
+    """
+    budget = DEFAULT_MAX_HISTORY_CHARS - _turn_chars(latest)
+    kept = 1
+    for turn in reversed(history):
+        budget -= _turn_chars(turn)
+        if kept >= max_turns or budget < 0:
+            break
+        kept += 1
+    return kept
 
 
 def _tool_name(tool: dict[str, Any]) -> str:
@@ -352,7 +376,9 @@ class RunEngine:
                 answer = decision.answer if isinstance(decision.answer, str) else ""
                 record = TurnRecord(turn.query, answer, message_id, tuple(results))
                 return RunOutcome(
-                    state=state.with_turn_finished(record, keep=self._max_history),
+                    state=state.with_turn_finished(
+                        record, keep=_turns_to_keep(state.history, record, self._max_history)
+                    ),
                     message_id=message_id,
                     query=turn.query,
                     cloud_steps=tuple(steps),

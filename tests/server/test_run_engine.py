@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from appclient._constants import DEFAULT_MAX_HISTORY_CHARS
 from appclient._models import ToolChoice, ToolOutput
 from appclient.server import Decision, PlannedCall
 from appclient.server._responses import HTTPProblem
@@ -266,3 +267,13 @@ def test_history_is_capped() -> None:
     for i in range(5):
         state = engine.start_turn(state, query=f"q{i}").state
     assert [t.query for t in state.history] == ["q2", "q3", "q4"]
+
+
+def test_history_drops_old_turns_past_its_text_budget() -> None:
+    """Huge turns push older ones out, so the stored history stays small; the latest stays."""
+    engine = _engine(ListAgent([Decision.reply(str(i)) for i in range(4)]))
+    state = _state()
+    big = "q" * (DEFAULT_MAX_HISTORY_CHARS // 2 + 1)
+    for query in ("small", big, big, "x" * (DEFAULT_MAX_HISTORY_CHARS + 1)):
+        state = engine.start_turn(state, query=query).state
+    assert [len(t.query) for t in state.history] == [DEFAULT_MAX_HISTORY_CHARS + 1]
