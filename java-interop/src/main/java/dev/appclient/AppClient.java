@@ -68,6 +68,8 @@ public final class AppClient {
 
     private final String baseUrl;
     private final String authorization;
+    /** The bare token, only to mask it where a server echoes it in an error. */
+    private final String token;
     private final String appId;
     private final Duration readTimeout;
     private final HttpClient http;
@@ -75,6 +77,7 @@ public final class AppClient {
     private AppClient(Builder builder) {
         this.baseUrl = builder.baseUrl;
         this.authorization = builder.token.startsWith("Bearer") ? builder.token : "Bearer " + builder.token;
+        this.token = builder.token.startsWith("Bearer") ? builder.token.substring(6).strip() : builder.token;
         this.appId = builder.appId;
         this.readTimeout = builder.readTimeout;
         this.http = builder.httpClient != null
@@ -111,7 +114,7 @@ public final class AppClient {
         JsonObject body = new JsonObject();
         body.addProperty("app_id", appId);
         Answer answer = send(post(PATH_CONVERSATION, json(body)), "create conversation");
-        return Responses.requiredString(answer.text(), "conversation_id", answer.requestId());
+        return Responses.requiredString(answer.text(), "conversation_id", answer.requestId(), token);
     }
 
     /**
@@ -127,7 +130,7 @@ public final class AppClient {
                 post(PATH_RUNS, json(request.toJson(appId, false)))
                         .header(HEADER_IDEMPOTENCY_KEY, request.idempotencyKey()),
                 "run");
-        return Responses.runAnswer(answer.text(), answer.requestId());
+        return Responses.runAnswer(answer.text(), answer.requestId(), token);
     }
 
     /**
@@ -148,7 +151,8 @@ public final class AppClient {
                 type.toLowerCase(Locale.ROOT).contains("text/event-stream"),
                 readTimeout,
                 opened.requestId(),
-                "stream run");
+                "stream run",
+                token);
     }
 
     /**
@@ -244,7 +248,7 @@ public final class AppClient {
             body.addProperty("reason", reason);
         }
         Answer answer = send(post(PATH_FEEDBACK, json(body)), "feedback");
-        return Responses.acknowledgement(answer.text(), answer.requestId());
+        return Responses.acknowledgement(answer.text(), answer.requestId(), token);
     }
 
     /** Shows the base URL and app id; never the token. */
@@ -258,7 +262,7 @@ public final class AppClient {
                 .header("Content-Type", form.contentType())
                 .POST(HttpRequest.BodyPublishers.ofByteArray(form.toBytes()));
         Answer answer = send(post, "upload file");
-        return Responses.requiredString(answer.text(), "id", answer.requestId());
+        return Responses.requiredString(answer.text(), "id", answer.requestId(), token);
     }
 
     private static void requireText(String value, String name) {
@@ -319,7 +323,8 @@ public final class AppClient {
                 text = ""; // the status alone still says what happened
             }
             String headerId = response.headers().firstValue(HEADER_REQUEST_ID).orElse("");
-            throw Responses.statusError(response.statusCode(), text, headerId, retryAfter(response));
+            throw Responses.statusError(
+                    response.statusCode(), Responses.redact(text, token), headerId, retryAfter(response));
         }
         return new Opened(response, body, requestId);
     }

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.regex.Pattern;
 
 /**
  * Reads answer bodies into models or typed errors (package-private, pure: no I/O).
@@ -92,17 +93,31 @@ final class Responses {
      * @throws RunException for a top-level {@code code}/{@code message} error or an error event
      */
     static RunAnswer runAnswer(String body, String requestId) {
-        JsonObject json = object(body, requestId);
-        raiseTopLevelError(json, requestId);
+        return runAnswer(body, requestId, "");
+    }
+
+    /**
+     * Reads a 200 run body (or one SSE payload) into an answer, masking a secret in any error.
+     *
+     * @param body the JSON text
+     * @param requestId the exchange's request id, used when the body names none
+     * @param secret the token, shown as {@code ***} if the server echoes it in an error
+     * @return the answer
+     * @throws ResponseDecodeException when the text is not a JSON object
+     * @throws RunException for a top-level {@code code}/{@code message} error or an error event
+     */
+    static RunAnswer runAnswer(String body, String requestId, String secret) {
+        JsonObject json = object(body, requestId, secret);
+        raiseTopLevelError(json, requestId, secret);
         RunAnswer answer = RunAnswer.fromJson(json);
         Event error = answer.errorEvent().orElse(null);
         if (error != null) {
             String id = answer.requestId().isEmpty() ? requestId : answer.requestId();
             throw new RunException(
                     String.valueOf(error.eventCode()),
-                    error.eventMessage().isEmpty()
+                    redact(error.eventMessage().isEmpty()
                             ? "the run failed at event " + error.eventType()
-                            : error.eventMessage(),
+                            : error.eventMessage(), secret),
                     id);
         }
         return answer;
@@ -118,12 +133,26 @@ final class Responses {
      * @throws ResponseDecodeException when the body or the field is missing
      */
     static String requiredString(String body, String field, String requestId) {
-        JsonObject json = object(body, requestId);
-        raiseTopLevelError(json, requestId);
+        return requiredString(body, field, requestId, "");
+    }
+
+    /**
+     * Reads a 200 body that must hold one string field, masking a secret in any error.
+     *
+     * @param body the JSON text
+     * @param field the field to read
+     * @param requestId the exchange's request id
+     * @param secret the token, shown as {@code ***} if the server echoes it in an error
+     * @return the field's value
+     * @throws ResponseDecodeException when the body or the field is missing
+     */
+    static String requiredString(String body, String field, String requestId, String secret) {
+        JsonObject json = object(body, requestId, secret);
+        raiseTopLevelError(json, requestId, secret);
         String value = Json.string(json, field, "");
         if (value.isEmpty()) {
             throw new ResponseDecodeException(
-                    "the answer has no \"" + field + "\": " + Json.preview(body), requestId, null);
+                    "the answer has no \"" + field + "\": " + redact(Json.preview(body), secret), requestId, null);
         }
         return value;
     }
@@ -133,22 +162,43 @@ final class Responses {
      *
      * @param body the JSON text
      * @param requestId the exchange's request id, returned when the body names none
+     * @param secret the token, shown as {@code ***} if the server echoes it in an error
      * @return the request id
      * @throws ResponseDecodeException when the body is not a JSON object
      * @throws RunException for a top-level {@code code}/{@code message} error
      */
-    static String acknowledgement(String body, String requestId) {
-        JsonObject json = object(body, requestId);
-        raiseTopLevelError(json, requestId);
+    static String acknowledgement(String body, String requestId, String secret) {
+        JsonObject json = object(body, requestId, secret);
+        raiseTopLevelError(json, requestId, secret);
         return Json.string(json, "request_id", requestId);
     }
 
-    private static JsonObject object(String body, String requestId) {
+    /**
+     * Masks a secret in text that goes into an error: a server may echo the token it refused.
+     * A secret shorter than 8 characters is masked only where it is not part of a longer word, so
+     * a short value does not garble every word that contains it (the Python client's rule).
+     *
+     * @param text the text
+     * @param secret the secret, or {@code ""} for none
+     * @return the text with every occurrence of the secret replaced by {@code ***}
+     */
+    static String redact(String text, String secret) {
+        if (text == null || secret == null || secret.isEmpty() || !text.contains(secret)) {
+            return text;
+        }
+        if (secret.length() >= 8) {
+            return text.replace(secret, "***");
+        }
+        return text.replaceAll(
+                "(?<![\\p{L}\\p{N}])" + Pattern.quote(secret) + "(?![\\p{L}\\p{N}])", "***");
+    }
+
+    private static JsonObject object(String body, String requestId, String secret) {
         try {
             return Json.parseObject(body);
         } catch (JsonParseException | IllegalStateException notJson) {
             throw new ResponseDecodeException(
-                    "the answer is not a JSON object: " + Json.preview(body), requestId, notJson);
+                    "the answer is not a JSON object: " + redact(Json.preview(body), secret), requestId, notJson);
         }
     }
 
@@ -158,7 +208,7 @@ final class Responses {
      * success code {@code 0} is never an error, a body without {@code code} neither, an empty or
      * null code only with a message.
      */
-    private static void raiseTopLevelError(JsonObject json, String requestId) {
+    private static void raiseTopLevelError(JsonObject json, String requestId, String secret) {
         if (!json.has("code")) {
             return;
         }
@@ -167,6 +217,7 @@ final class Responses {
         if ("0".equals(code) || code.isEmpty() && message.isEmpty()) {
             return;
         }
-        throw new RunException(code, message, Json.string(json, "request_id", requestId));
+        throw new RunException(
+                redact(code, secret), redact(message, secret), Json.string(json, "request_id", requestId));
     }
 }

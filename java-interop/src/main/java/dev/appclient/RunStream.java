@@ -39,6 +39,8 @@ public final class RunStream implements Iterable<RunAnswer>, Iterator<RunAnswer>
     private final Duration idleTimeout;
     private final String requestId;
     private final String description;
+    /** The token, masked if the server echoes it in an error event. */
+    private final String secret;
     private final Deque<RunAnswer> ready = new ArrayDeque<>();
 
     private final StringBuilder answer = new StringBuilder();
@@ -58,8 +60,10 @@ public final class RunStream implements Iterable<RunAnswer>, Iterator<RunAnswer>
             boolean eventStream,
             Duration idleTimeout,
             String requestId,
-            String description) {
+            String description,
+            String secret) {
         this.body = body;
+        this.secret = secret;
         this.plainBody = eventStream ? null : new ByteArrayOutputStream();
         this.idleTimeout = idleTimeout;
         this.requestId = requestId;
@@ -239,7 +243,7 @@ public final class RunStream implements Iterable<RunAnswer>, Iterator<RunAnswer>
         if (payload.isBlank() || "[DONE]".equals(payload.trim())) {
             return; // not part of this protocol, but harmless when a proxy adds it
         }
-        RunAnswer message = Responses.runAnswer(payload, requestId);
+        RunAnswer message = Responses.runAnswer(payload, requestId, secret);
         messages++;
         last = message;
         answer.append(message.answer());

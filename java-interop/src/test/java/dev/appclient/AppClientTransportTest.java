@@ -78,6 +78,26 @@ class AppClientTransportTest {
         assertFalse(client.toString().contains(TOKEN));
     }
 
+    /** A token the server echoes back in an error (status body, top-level error, error event) is masked as ***. */
+    @Test
+    void masksAnEchoedTokenInErrors() {
+        stub.handle(exchange -> StubServer.respond(exchange, 401,
+                "{\"code\":\"Unauthorized\",\"message\":\"token " + TOKEN + " expired\"}"));
+        AuthenticationException status = assertThrows(AuthenticationException.class, () -> client.createConversation());
+        assertEquals("token *** expired", status.serverMessage());
+        assertFalse(status.getMessage().contains(TOKEN));
+        stub.handle(exchange -> StubServer.respond(exchange, 200,
+                "{\"code\":\"" + TOKEN + "\",\"message\":\"bad " + TOKEN + "\"}"));
+        RunException topLevel = assertThrows(RunException.class, () -> client.run(query("hi")));
+        assertFalse(topLevel.getMessage().contains(TOKEN), topLevel.getMessage());
+        stub.handle(exchange -> StubServer.stream(exchange, List.of(sse("{\"content\":[{\"event_code\":7,"
+                + "\"event_status\":\"error\",\"event_message\":\"Bearer " + TOKEN + " refused\"}]}"))));
+        try (RunStream stream = client.runStream(query("hi"))) {
+            RunException event = assertThrows(RunException.class, stream::collect);
+            assertEquals("Bearer *** refused", event.serverMessage());
+        }
+    }
+
     /** A 503 is raised at once, never retried, with its Retry-After. */
     @Test
     void doesNotRetryServerErrors() {

@@ -175,4 +175,12 @@ class ResponsesTest {
         assertEquals("QuotaExceeded", error.code());
         assertEquals("no quota", error.serverMessage());
     }
+
+    /** A long secret is masked everywhere; a short one only as a word of its own. */
+    @Test
+    void redactsSecrets() {
+        assertEquals("a***b ***", Responses.redact("asecret-123b secret-123", "secret-123"));
+        assertEquals("abcdef ***.", Responses.redact("abcdef abc.", "abc"));
+        assertEquals("nothing here", Responses.redact("nothing here", ""));
+    }
 }
