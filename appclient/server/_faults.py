@@ -10,6 +10,7 @@ at once, so tests never sit out a real sleep.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import deque
 from dataclasses import dataclass
@@ -125,11 +126,14 @@ class FaultInjector:
 
         Args:
             count: How many requests are held.
-            timeout: Seconds after which a held request is answered with the 503 anyway.
+            timeout: Seconds after which a held request is answered with the 503 anyway;
+                ``math.inf`` holds it until :meth:`release` or the server stops.
 
         Raises:
-            ValueError: ``count`` is below 1.
+            ValueError: ``count`` is below 1, or ``timeout`` is negative or NaN.
         """
+        if not timeout >= 0:
+            raise ValueError("timeout must not be negative")
         self._queue(_RequestFault("hang", count, status=503, seconds=timeout))
 
     def delay_next(self, count: int = 1, *, seconds: float) -> None:
@@ -137,12 +141,13 @@ class FaultInjector:
 
         Args:
             count: How many requests are delayed.
-            seconds: How long each is held before it is processed normally.
+            seconds: How long each is held before it is processed normally; ``math.inf``
+                holds it until :meth:`release` or the server stops.
 
         Raises:
-            ValueError: ``count`` is below 1 or ``seconds`` is negative.
+            ValueError: ``count`` is below 1 or ``seconds`` is negative or NaN.
         """
-        if seconds < 0:
+        if not seconds >= 0:
             raise ValueError("seconds must not be negative")
         self._queue(_RequestFault("delay", count, seconds=seconds))
 
@@ -199,11 +204,13 @@ class FaultInjector:
             self._injected += 1
             self._applied.notify_all()
             wake = self._wake
+        # Event.wait overflows on an infinite timeout; None is its "until set".
+        hold = None if math.isinf(fault.seconds) else fault.seconds
         if fault.kind == "delay":
-            wake.wait(fault.seconds)
+            wake.wait(hold)
             return None
         if fault.kind == "hang":
-            wake.wait(fault.seconds)
+            wake.wait(hold)
             return HTTPProblem(503, "ServiceUnavailable", "injected fault: the request was held")
         headers = {}
         if fault.retry_after is not None:

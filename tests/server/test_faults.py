@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 
 import pytest
@@ -60,6 +61,24 @@ def test_hang_is_released_by_release() -> None:
     assert getattr(result[0], "status", None) == 503
 
 
+@pytest.mark.parametrize("hold", ["hang", "delay"])
+def test_an_infinite_hold_lasts_until_release(hold: str) -> None:
+    """hang_next(timeout=math.inf) / delay_next(seconds=math.inf) hold until release()."""
+    faults = FaultInjector()
+    if hold == "hang":
+        faults.hang_next(1, timeout=math.inf)
+    else:
+        faults.delay_next(1, seconds=math.inf)
+    result: list[object] = []
+    worker = threading.Thread(target=lambda: result.append(faults.before_request()))
+    worker.start()
+    assert faults.wait_injected(1, timeout=5)
+    faults.release()
+    worker.join(timeout=5)
+    assert not worker.is_alive()
+    assert getattr(result[0], "status", None) == (503 if hold == "hang" else None)
+
+
 def test_hang_times_out_by_itself() -> None:
     """A held request also ends after its own timeout."""
     faults = FaultInjector()
@@ -103,6 +122,8 @@ def test_reset_counts_injected_faults_from_zero() -> None:
         lambda f: f.fail_next(1, status=200),
         lambda f: f.fail_next(1, retry_after=-1),
         lambda f: f.delay_next(1, seconds=-1),
+        lambda f: f.delay_next(1, seconds=math.nan),
+        lambda f: f.hang_next(1, timeout=-1),
         lambda f: f.cut_stream_after(-1),
     ],
 )
