@@ -21,7 +21,11 @@ from contextlib import contextmanager, suppress
 from dataclasses import asdict
 from pathlib import Path
 
-from .._constants import DEFAULT_IDEMPOTENCY_CACHE_SIZE, DEFAULT_MAX_MESSAGES_PER_CONVERSATION
+from .._constants import (
+    DEFAULT_IDEMPOTENCY_CACHE_BYTES,
+    DEFAULT_IDEMPOTENCY_CACHE_SIZE,
+    DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
+)
 from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
 from ._store import KeyReservation, Store, StoreBusyError
 
@@ -92,6 +96,9 @@ class SQLiteStore(Store):
     Args:
         path: The database file; created (with its tables) when missing.
         max_idempotency_keys: Replays kept; the oldest are forgotten first.
+        max_idempotency_bytes: Total body bytes the replays may hold; the oldest are
+            forgotten first (a body over it alone is not kept). Both limits are enforced
+            every few hundred reservations, so the table may run a little over between.
         timeout: Seconds to wait for another process's write lock.
         max_messages_per_conversation: Run message ids remembered per conversation (what
             feedback may name); the oldest are forgotten first, as in :class:`MemoryStore`,
@@ -107,12 +114,14 @@ class SQLiteStore(Store):
         path: str | Path,
         *,
         max_idempotency_keys: int = DEFAULT_IDEMPOTENCY_CACHE_SIZE,
+        max_idempotency_bytes: int = DEFAULT_IDEMPOTENCY_CACHE_BYTES,
         timeout: float = 10.0,
         max_messages_per_conversation: int = DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
     ) -> None:
         self.path = Path(path)
         self._timeout = timeout
         self._max_keys = max_idempotency_keys
+        self._max_key_bytes = max_idempotency_bytes
         self._max_messages = max_messages_per_conversation
         self._pool: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
         self._all: list[sqlite3.Connection] = []
@@ -364,15 +373,36 @@ class SQLiteStore(Store):
             )
             self._reservations += 1
             if self._reservations % _TRIM_EVERY == 0:
-                db.execute(
-                    "DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency "
-                    "ORDER BY reserved_at DESC LIMIT -1 OFFSET ?)",
-                    (self._max_keys,),
-                )
+                self._trim_keys(db)
             return KeyReservation("new")
+
+    def _trim_keys(self, db: sqlite3.Connection) -> None:
+        # Inside the caller's transaction: the count limit, then the bytes limit.
+        db.execute(
+            "DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency "
+            "ORDER BY reserved_at DESC LIMIT -1 OFFSET ?)",
+            (self._max_keys,),
+        )
+        (total,) = db.execute("SELECT COALESCE(SUM(LENGTH(body)), 0) FROM idempotency").fetchone()
+        excess = int(total) - self._max_key_bytes
+        if excess <= 0:
+            return
+        oldest_first = db.execute(
+            "SELECT key, LENGTH(body) FROM idempotency WHERE body IS NOT NULL ORDER BY reserved_at"
+        )
+        dropped = []
+        for key, size in oldest_first:
+            dropped.append((key,))
+            excess -= int(size)
+            if excess <= 0:
+                break
+        db.executemany("DELETE FROM idempotency WHERE key = ?", dropped)
 
     def complete_key(self, key: str, response: StoredResponse) -> None:
         """Store the first answer for a reserved key."""
+        if len(response.body) > self._max_key_bytes:
+            self.release_key(key)  # too big to keep: a repeat runs again
+            return
         with self._connection() as db:
             db.execute(
                 "UPDATE idempotency SET status = ?, request_id = ?, content_type = ?, "

@@ -264,3 +264,30 @@ def test_opening_waits_while_another_process_switches_the_file_to_wal(
     assert store.get_conversation("c1") == STATE
     store.close()
     assert len(pauses) == 3
+
+
+def test_replays_are_bounded_by_total_bytes(tmp_path: Path) -> None:
+    """Like the memory store, kept replay bodies stay within max_idempotency_bytes."""
+    store = SQLiteStore(tmp_path / "s.db", max_idempotency_bytes=100)
+    body = b"x" * 10
+    for number in range(sqlite_store_module._TRIM_EVERY + 1):
+        key = f"k{number}"
+        assert store.reserve_key(key, "fp", now=number, stale_after=60).outcome == "new"
+        store.complete_key(key, StoredResponse(200, "r", "application/json", body, stream=False))
+    replays = [
+        store.reserve_key(f"k{number}", "fp", now=1e6, stale_after=60).outcome
+        for number in range(sqlite_store_module._TRIM_EVERY)
+    ]
+    store.close()
+    assert replays.count("replay") <= 11  # ten bodies at the trim, and one completed after
+    assert replays[-1] == "replay"
+
+
+def test_a_reply_over_the_byte_limit_is_not_kept(tmp_path: Path) -> None:
+    """A body bigger than the whole replay budget is not stored; a repeat runs again."""
+    store = SQLiteStore(tmp_path / "s.db", max_idempotency_bytes=4)
+    store.reserve_key("k", "fp", now=0, stale_after=60)
+    store.complete_key("k", StoredResponse(200, "r", "application/json", b"12345", stream=False))
+    outcome = store.reserve_key("k", "fp", now=1, stale_after=60).outcome
+    store.close()
+    assert outcome == "new"
