@@ -3,7 +3,8 @@
 - :class:`ReferenceServer` runs it on a local port (a context manager, for tests too);
 - :func:`create_app` returns the WSGI application, for any WSGI server;
 - :class:`MemoryStore` and :class:`SQLiteStore` keep its state (:class:`Store` is the
-  interface);
+  interface; a store raises :class:`StoreBusyError` when shared storage stays locked, and
+  the server answers a retryable 503);
 - :class:`RuleAgent` plans runs by default and :class:`ScriptedAgent` follows a script; the
   agent interface (:class:`Agent`, :class:`Decision`, ...) lets you plug in your own
   planner, and :class:`CloudComponent` your own server-side components
@@ -27,7 +28,7 @@ from ._reference_server import ReferenceServer
 from ._rule_agent import RuleAgent
 from ._scripted_agent import ScriptedAgent
 from ._sqlite_store import SQLiteStore
-from ._store import MemoryStore, Store
+from ._store import MemoryStore, Store, StoreBusyError
 from ._wsgi import ReferenceApp, create_app
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "SQLiteStore",
     "ScriptedAgent",
     "Store",
+    "StoreBusyError",
     "ToolResult",
     "Turn",
     "create_app",
