@@ -54,11 +54,11 @@ public record ToolChoice(String type, String functionName, JsonObject input) {
      * Forces one tool, with arguments given as plain Java values.
      *
      * @param name the local tool's or cloud component's name
-     * @param input the arguments (String, Number, Boolean, List, Map values)
+     * @param input the arguments (String, Number, Boolean, List, Map values), or {@code null} for none
      * @return the forced choice
      */
     public static ToolChoice function(String name, Map<String, ?> input) {
-        return function(name, Json.toObject(input));
+        return function(name, input == null ? new JsonObject() : Json.toObject(input));
     }
 
     /** @return a copy of the forced arguments, or {@code null} */

@@ -113,4 +113,11 @@ class RunRequestTest {
         assertThrows(InvalidRequestException.class,
                 () -> RunRequest.builder("conv").idempotencyKey("k".repeat(256)).build());
     }
+
+    /** A forced tool choice with a null Map input sends an empty input, as with a null JsonObject (it threw IllegalStateException). */
+    @Test
+    void forcedChoiceWithNullMapInputIsEmpty() {
+        Map<String, Object> none = null;
+        assertEquals(new JsonObject(), ToolChoice.function("get_weather", none).input());
+    }
 }
