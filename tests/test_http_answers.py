@@ -110,6 +110,15 @@ def test_raise_for_error_event_passes_clean_answers() -> None:
     raise_for_error_event(parse_run_answer(b'{"content": [{"event_status": "success"}]}'))
 
 
+@pytest.mark.parametrize("escaped", ["bce-v3\\/ALTAK-k1\\/s2", "bce-v3\\u002fALTAK-k1\\u002fs2"])
+def test_a_token_echoed_with_json_escapes_is_not_in_the_body_snippet(escaped: str) -> None:
+    """A body of the wrong shape echoing the token JSON-escaped shows no part of it."""
+    body = '{"answer": {"x": 1}, "echo": "' + escaped + '"}'
+    with pytest.raises(ResponseDecodeError) as caught:
+        parse_run_answer(body.encode(), secrets=["bce-v3/ALTAK-k1/s2"])
+    assert "ALTAK-k1" not in str(caught.value)
+
+
 _DEEP_JSON = b"[" * 100_000 + b"]" * 100_000
 
 
