@@ -28,6 +28,9 @@ __all__ = ["RegisteredTool", "advertised_tool", "partial_values", "secret_texts"
 
 _MAX_BOUND_DEPTH = 8
 _MAX_BOUND_VALUES = 1024
+# pydantic's ValidationError shows an input whose repr is longer than this as its first 25
+# and last 24 characters around "...".
+_PYDANTIC_INPUT_CHARS = 50
 
 
 def secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
@@ -53,6 +56,9 @@ def secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
             # In a URL (a query string an HTTP library's error quotes) it is percent-encoded.
             for encoded in (quote(value, safe=""), quote_plus(value)):
                 found[encoded] = None
+            shown = repr(value)
+            if len(shown) > _PYDANTIC_INPUT_CHARS:  # a ValidationError cuts a long input short
+                found[shown[1:25] + "..." + shown[-24:-1]] = None
     return tuple(found)
 
 

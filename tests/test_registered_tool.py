@@ -110,3 +110,25 @@ def test_secret_percent_encoded_in_a_url_is_redacted() -> None:
     call = {"id": "c", "function": {"name": "fetch", "arguments": {"path": "p"}}}
     [output] = registry.dispatch([call])
     assert "K7MDENG" not in output.output
+
+
+def test_secret_cut_short_in_a_pydantic_error_is_redacted() -> None:
+    """A long bound key in a pydantic error, shown cut as start...end, shows neither part."""
+    from pydantic import BaseModel
+
+    key = "sk-" + "A1b2C3d4" * 8
+
+    class Config(BaseModel):
+        port: int
+
+    def connect(host: str, api_key: str) -> str:
+        """Connect, validating a config the key was put in by mistake."""
+        Config(port=api_key)  # the mistake under test: a text where a number belongs
+        return host
+
+    registry = ToolRegistry()
+    registry.add(connect, api_key=key)
+    call = {"id": "c", "function": {"name": "connect", "arguments": {"host": "h"}}}
+    [output] = registry.dispatch([call])
+    assert "int_parsing" in output.output
+    assert "A1b2C3d4A1b2" not in output.output
