@@ -65,6 +65,10 @@ class Secret:
 
     __str__ = __repr__
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A pickle would hold the value in clear text: refuse rather than write it anywhere.
+        raise TypeError("a Secret cannot be pickled (it would write the value in clear text)")
+
 
 class BearerAuth(requests.auth.AuthBase):
     """requests' auth hook that sets ``Authorization`` from a :class:`Secret`.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import pickle
 from typing import Any
 
 import pytest
@@ -61,6 +62,12 @@ def test_secret_has_no_instance_dict() -> None:
     """A Secret has no __dict__ for a vars() dump to show."""
     with pytest.raises(TypeError):
         vars(Secret("tok"))
+
+
+def test_secret_refuses_to_be_pickled() -> None:
+    """Pickling a Secret raises instead of writing the value in clear text."""
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        pickle.dumps(Secret("tok-123"), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def test_authorization_adds_bearer() -> None:
