@@ -155,9 +155,13 @@ def run(
         )
         print(f"appclient reference server listening on {server.url}", file=out)
         print(f"  app id: {server.app_id}", file=out)
-        print(f"  token:  {server.token}", file=out)
+        # A token the user chose is not printed (stdout is often a log under docker or
+        # systemd); a generated one must be, or nobody could connect.
+        token = "(as given with --token)" if tokens else server.token
+        export_token = "<your --token>" if tokens else server.token
+        print(f"  token:  {token}", file=out)
         print(f"  store:  {store}", file=out)
-        print(f"  export {ENV_BASE_URL}={server.url} {ENV_TOKEN}={server.token}", file=out)
+        print(f"  export {ENV_BASE_URL}={server.url} {ENV_TOKEN}={export_token}", file=out)
         if not is_loopback(args.host):
             print(
                 f"  warning: {args.host} is reachable from the network; "

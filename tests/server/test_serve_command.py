@@ -68,16 +68,21 @@ def test_serve_prints_url_token_and_app_id_and_serves() -> None:
 
 
 def test_serve_accepts_several_tokens_app_id_and_db(tmp_path) -> None:
-    """Repeated --token values, --app-id and --db are used."""
+    """Repeated --token values, --app-id and --db are used; the chosen tokens are not printed."""
     db = tmp_path / "state.db"
     stop, worker, out = _serve(
-        ["--port", "0", "--token", "one", "--token", "two", "--app-id", "mine", "--db", str(db)]
+        [
+            *("--port", "0", "--token", "tok-one-9f", "--token", "tok-two-7c"),
+            *("--app-id", "mine", "--db", str(db)),
+        ]
     )
     try:
         url = re.search(r"listening on (\S+)", out.getvalue())
         assert url is not None
         assert f"sqlite {db}" in out.getvalue()
-        for token in ("one", "two"):
+        assert "tok-one-9f" not in out.getvalue()  # tokens the user chose are not printed
+        assert "tok-two-7c" not in out.getvalue()
+        for token in ("tok-one-9f", "tok-two-7c"):
             reply = requests.post(
                 f"{url.group(1)}/v2/app/conversation",
                 json={"app_id": "mine"},
