@@ -1,26 +1,18 @@
 package dev.appclient;
 
 import com.google.gson.JsonObject;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.Flow;
-import java.util.concurrent.TimeoutException;
 
 /**
  * A client for an AppBuilder-protocol agent app: the hosted service, or appclient's reference
@@ -72,7 +64,7 @@ public final class AppClient {
     private final String token;
     private final String appId;
     private final Duration readTimeout;
-    private final HttpClient http;
+    private final Exchange exchange;
 
     private AppClient(Builder builder) {
         this.baseUrl = builder.baseUrl;
@@ -80,13 +72,14 @@ public final class AppClient {
         this.token = builder.token.startsWith("Bearer") ? builder.token.substring(6).strip() : builder.token;
         this.appId = builder.appId;
         this.readTimeout = builder.readTimeout;
-        this.http = builder.httpClient != null
+        HttpClient http = builder.httpClient != null
                 ? builder.httpClient
                 : HttpClient.newBuilder()
                         .version(HttpClient.Version.HTTP_1_1) // no h2c upgrade dance on plain http
                         .connectTimeout(builder.connectTimeout)
                         .followRedirects(HttpClient.Redirect.NEVER)
                         .build();
+        this.exchange = new Exchange(http, token, readTimeout);
     }
 
     /** @return a builder whose token and base URL default to the environment */
@@ -113,7 +106,7 @@ public final class AppClient {
     public String createConversation() {
         JsonObject body = new JsonObject();
         body.addProperty("app_id", appId);
-        Answer answer = send(post(PATH_CONVERSATION, json(body)), "create conversation");
+        Exchange.Answer answer = exchange.send(post(PATH_CONVERSATION, json(body)), "create conversation");
         return Responses.requiredString(answer.text(), "conversation_id", answer.requestId(), token);
     }
 
@@ -126,7 +119,7 @@ public final class AppClient {
      * @throws AppClientException for transport and HTTP errors
      */
     public RunAnswer run(RunRequest request) {
-        Answer answer = send(
+        Exchange.Answer answer = exchange.send(
                 post(PATH_RUNS, json(request.toJson(appId, false)))
                         .header(HEADER_IDEMPOTENCY_KEY, request.idempotencyKey()),
                 "run");
@@ -144,7 +137,7 @@ public final class AppClient {
         HttpRequest.Builder post = post(PATH_RUNS, json(request.toJson(appId, true)))
                 .header("Accept", "text/event-stream")
                 .header(HEADER_IDEMPOTENCY_KEY, request.idempotencyKey());
-        Opened opened = open(post, "stream run");
+        Exchange.Opened opened = exchange.open(post, "stream run");
         String type = opened.response().headers().firstValue("Content-Type").orElse("");
         return new RunStream(
                 opened.body(),
@@ -247,7 +240,7 @@ public final class AppClient {
         if (reason != null) {
             body.addProperty("reason", reason);
         }
-        Answer answer = send(post(PATH_FEEDBACK, json(body)), "feedback");
+        Exchange.Answer answer = exchange.send(post(PATH_FEEDBACK, json(body)), "feedback");
         return Responses.acknowledgement(answer.text(), answer.requestId(), token);
     }
 
@@ -261,7 +254,7 @@ public final class AppClient {
         HttpRequest.Builder post = request(PATH_FILE_UPLOAD)
                 .header("Content-Type", form.contentType())
                 .POST(HttpRequest.BodyPublishers.ofByteArray(form.toBytes()));
-        Answer answer = send(post, "upload file");
+        Exchange.Answer answer = exchange.send(post, "upload file");
         return Responses.requiredString(answer.text(), "id", answer.requestId(), token);
     }
 
@@ -286,91 +279,6 @@ public final class AppClient {
                 .header("User-Agent", USER_AGENT)
                 .header(HEADER_REQUEST_ID, UUID.randomUUID().toString());
     }
-
-    /** Sends a request and reads its whole 200 body. */
-    private Answer send(HttpRequest.Builder request, String what) {
-        Opened opened = open(request, what);
-        return new Answer(readAll(opened.body(), what, opened.requestId()), opened.requestId());
-    }
-
-    /** Sends a request and returns once a 200 answer's headers are in; errors raise. */
-    private Opened open(HttpRequest.Builder builder, String what) {
-        HttpRequest request = builder.build();
-        String sentId = request.headers().firstValue(HEADER_REQUEST_ID).orElse("");
-        String where = what + " " + request.uri();
-        HttpResponse<Flow.Publisher<List<ByteBuffer>>> response;
-        try {
-            response = http.send(request, HttpResponse.BodyHandlers.ofPublisher());
-        } catch (HttpConnectTimeoutException timeout) {
-            throw new RequestTimeoutException(where + ": no connection within the connect timeout", timeout);
-        } catch (HttpTimeoutException timeout) {
-            throw new RequestTimeoutException(
-                    where + ": no answer within " + readTimeout.toMillis() + " ms", timeout);
-        } catch (IOException failed) {
-            throw new TransportException(where + ": " + describe(failed), failed);
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            throw new TransportException(where + ": interrupted", interrupted);
-        }
-        BodyChunks body = new BodyChunks();
-        response.body().subscribe(body);
-        String requestId = response.headers().firstValue(HEADER_REQUEST_ID).orElse(sentId);
-        if (response.statusCode() != 200) {
-            String text;
-            try {
-                text = readAll(body, where, requestId);
-            } catch (AppClientException unreadable) {
-                text = ""; // the status alone still says what happened
-            }
-            String headerId = response.headers().firstValue(HEADER_REQUEST_ID).orElse("");
-            throw Responses.statusError(
-                    response.statusCode(), Responses.redact(text, token), headerId, retryAfter(response));
-        }
-        return new Opened(response, body, requestId);
-    }
-
-    private String readAll(BodyChunks body, String where, String requestId) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try {
-            for (byte[] chunk = body.next(readTimeout); chunk != null; chunk = body.next(readTimeout)) {
-                bytes.write(chunk, 0, chunk.length);
-                if (bytes.size() > RunStream.MAX_LINE_BYTES) {
-                    body.cancel();
-                    throw new ResponseDecodeException(
-                            where + ": the answer is longer than " + RunStream.MAX_LINE_BYTES + " bytes",
-                            requestId,
-                            null);
-                }
-            }
-        } catch (TimeoutException silent) {
-            body.cancel();
-            throw new RequestTimeoutException(
-                    where + ": the body stalled for " + readTimeout.toMillis() + " ms", silent);
-        } catch (IOException failed) {
-            throw new TransportException(where + ": reading the answer failed: " + describe(failed), failed);
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            body.cancel();
-            throw new TransportException(where + ": interrupted", interrupted);
-        }
-        return bytes.toString(StandardCharsets.UTF_8);
-    }
-
-    private static long retryAfter(HttpResponse<?> response) {
-        // A date is compared with the server's own Date header, so the two clocks compared agree.
-        Instant now = response.headers().firstValue("Date").map(Responses::httpDate).orElse(null);
-        return Responses.retryAfterSeconds(
-                response.headers().firstValue("Retry-After").orElse(""), now == null ? Instant.now() : now);
-    }
-
-    private static String describe(IOException error) {
-        String message = error.getMessage();
-        return error.getClass().getSimpleName() + (message == null ? "" : ": " + message);
-    }
-
-    private record Opened(HttpResponse<?> response, BodyChunks body, String requestId) {}
-
-    private record Answer(String text, String requestId) {}
 
     /**
      * Configures an {@link AppClient}. The token and base URL default to the system property or
