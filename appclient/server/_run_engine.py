@@ -152,21 +152,20 @@ def _default_thought(calls: Sequence[PendingCall]) -> str:
     return f"需要调用本地工具 {names}"
 
 
-def _turn_chars(turn: TurnRecord) -> int:
-    return len(turn.query) + len(turn.answer) + sum(len(result.output) for result in turn.results)
-
-
 def _turns_to_keep(history: Sequence[TurnRecord], latest: TurnRecord, max_turns: int) -> int:
     """How many turns, ``latest`` included, the history keeps: older ones while they fit.
 
     Each run reads and writes the whole history, so a few huge queries or outputs must not
     make every later run of the conversation slow; the latest turn is always kept.
     """
-    budget = DEFAULT_MAX_HISTORY_CHARS - _turn_chars(latest)
+    budget = DEFAULT_MAX_HISTORY_CHARS - latest.chars
+    recent = history[-(max_turns - 1) :] if max_turns > 1 else ()
+    if sum(turn.chars for turn in recent) <= budget:  # the usual case: nothing to cut by size
+        return len(recent) + 1
     kept = 1
-    for turn in reversed(history):
-        budget -= _turn_chars(turn)
-        if kept >= max_turns or budget < 0:
+    for turn in reversed(recent):
+        budget -= turn.chars
+        if budget < 0:
             break
         kept += 1
     return kept

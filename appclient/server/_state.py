@@ -65,6 +65,13 @@ class TurnRecord(Turn):
 
     message_id: str = ""
     results: tuple[ToolResult, ...] = ()
+    #: Characters of query, answer and outputs: what the history's size limit counts
+    #: (computed once here, as every later run of the conversation weighs its history).
+    chars: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        outputs = sum(len(result.output) for result in self.results)
+        object.__setattr__(self, "chars", len(self.query) + len(self.answer) + outputs)
 
 
 class _Keep:
