@@ -26,6 +26,22 @@ from tests.server.agent_tools import (
 from tests.server.schema_strategies import QUERIES, parameters_schemas, validator
 
 TWO_CITIES = "What's the weather like today in celsius in Tokyo and Paris."
+#: A weather tool with a city and an optional date, for follow-ups that change only the date.
+DATED_WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "查询天气",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "description": "城市，例如北京"},
+                "date": {"type": "string", "format": "date"},
+            },
+            "required": ["city"],
+        },
+    },
+}
 
 
 @pytest.fixture
@@ -218,23 +234,8 @@ def test_follow_up_reuses_the_previous_tool(agent):
 
 def test_follow_up_with_a_new_date_keeps_the_previous_place(agent):
     """那明天呢？ after a Beijing weather question asks about Beijing tomorrow, not about 那."""
-    tool = {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "description": "查询天气",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "city": {"type": "string", "description": "城市，例如北京"},
-                    "date": {"type": "string", "format": "date"},
-                },
-                "required": ["city"],
-            },
-        },
-    }
     history = (Turn("北京今天天气怎么样", "晴"),)
-    decision = agent.decide(agent_input("那明天呢", tool, history=history))
+    decision = agent.decide(agent_input("那明天呢", DATED_WEATHER, history=history))
     assert decision.calls == (PlannedCall("get_weather", {"city": "北京", "date": "2024-05-02"}),)
 
 
@@ -249,23 +250,8 @@ def test_follow_ups_chain_over_several_turns(agent):
 
 def test_a_later_follow_up_keeps_the_values_of_earlier_ones(agent):
     """北京今天 → 那上海呢 → 那明天呢 asks about Shanghai tomorrow, not Beijing."""
-    tool = {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "description": "查询天气",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "city": {"type": "string", "description": "城市，例如北京"},
-                    "date": {"type": "string", "format": "date"},
-                },
-                "required": ["city"],
-            },
-        },
-    }
     history = (Turn("北京今天天气怎么样", "晴"), Turn("那上海呢", "多云"))
-    decision = agent.decide(agent_input("那明天呢", tool, history=history))
+    decision = agent.decide(agent_input("那明天呢", DATED_WEATHER, history=history))
     assert decision.calls == (PlannedCall("get_weather", {"city": "上海", "date": "2024-05-02"}),)
 
 
