@@ -25,23 +25,30 @@ def _post(server: ReferenceServer, path: str, body: dict, **headers: str) -> req
     )
 
 
+def _conversation(server: ReferenceServer) -> str:
+    conversation_id: str = _post(server, "/v2/app/conversation", {"app_id": server.app_id}).json()[
+        "conversation_id"
+    ]
+    return conversation_id
+
+
+def _tool_round(server: ReferenceServer, query: str) -> tuple[str, dict]:
+    """Start a conversation and run ``query`` with the weather tool; return its interrupt."""
+    conversation_id = _conversation(server)
+    body = {
+        "app_id": server.app_id,
+        "conversation_id": conversation_id,
+        "query": query,
+        "tools": [WEATHER_TOOL],
+    }
+    return conversation_id, _post(server, RUNS, body).json()
+
+
 def test_pending_call_survives_a_restart(tmp_path: Path) -> None:
     """Stop the server while a tool call is pending; outputs sent afterwards complete the run."""
     db = tmp_path / "state.db"
     with _server(db) as first:
-        cid = _post(first, "/v2/app/conversation", {"app_id": first.app_id}).json()[
-            "conversation_id"
-        ]
-        interrupt = _post(
-            first,
-            RUNS,
-            {
-                "app_id": first.app_id,
-                "conversation_id": cid,
-                "query": "北京天气",
-                "tools": [WEATHER_TOOL],
-            },
-        ).json()
+        cid, interrupt = _tool_round(first, "北京天气")
         call_id = interrupt["content"][-1]["tool_calls"][0]["id"]
     with _server(db) as second:
         outputs = {
@@ -72,19 +79,8 @@ def test_idempotent_replay_survives_a_restart(tmp_path: Path) -> None:
     """A retry after a restart gets the first answer, and the outputs stay applied once."""
     db = tmp_path / "state.db"
     with _server(db) as first:
-        cid = _post(first, "/v2/app/conversation", {"app_id": first.app_id}).json()[
-            "conversation_id"
-        ]
-        call_id = _post(
-            first,
-            RUNS,
-            {
-                "app_id": first.app_id,
-                "conversation_id": cid,
-                "query": "北京",
-                "tools": [WEATHER_TOOL],
-            },
-        ).json()["content"][-1]["tool_calls"][0]["id"]
+        cid, interrupt = _tool_round(first, "北京")
+        call_id = interrupt["content"][-1]["tool_calls"][0]["id"]
         outputs = {
             "app_id": first.app_id,
             "conversation_id": cid,
@@ -105,9 +101,7 @@ def test_uploads_live_next_to_the_database(tmp_path: Path) -> None:
     """Uploaded files go to <db>.files and stay usable after a restart."""
     db = tmp_path / "state.db"
     with _server(db) as first:
-        cid = _post(first, "/v2/app/conversation", {"app_id": first.app_id}).json()[
-            "conversation_id"
-        ]
+        cid = _conversation(first)
         file_id = requests.post(
             f"{first.url}/v2/app/conversation/file/upload",
             files={
@@ -133,19 +127,7 @@ def test_a_crashed_runs_lease_expires_and_the_conversation_recovers(tmp_path: Pa
     """A run cut off by a crash blocks its conversation only until the lease runs out."""
     db = tmp_path / "state.db"
     with _server(db) as first:
-        cid = _post(first, "/v2/app/conversation", {"app_id": first.app_id}).json()[
-            "conversation_id"
-        ]
-        interrupt = _post(
-            first,
-            RUNS,
-            {
-                "app_id": first.app_id,
-                "conversation_id": cid,
-                "query": "北京",
-                "tools": [WEATHER_TOOL],
-            },
-        ).json()
+        cid, interrupt = _tool_round(first, "北京")
     call_id = interrupt["content"][-1]["tool_calls"][0]["id"]
     now = [1_000_000.0]
     crashed = SQLiteStore(db)  # a worker that took the lease, then died mid-run
