@@ -16,22 +16,9 @@ from appclient import (
     StreamInterruptedError,
 )
 from appclient.testing import ReferenceServer
+from tests.seed import SEED_WEATHER_TOOL
 
-WEATHER_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "get_current_weather",
-        "description": "仅支持中国城市的天气查询，参数location为中国城市名称",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "location": {"type": "string", "description": "城市名，举例：北京"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-            },
-            "required": ["location", "unit"],
-        },
-    },
-}
+WEATHER_TOOL = SEED_WEATHER_TOOL
 
 
 @pytest.fixture(scope="module")
