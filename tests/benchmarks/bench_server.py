@@ -206,6 +206,7 @@ def _process(command: list[str], cpus: set[int] | None) -> Iterator[int]:
     process = subprocess.Popen(  # noqa: S603 - fixed argument list, no shell
         command, stdout=subprocess.PIPE, text=True
     )
+    drain: threading.Thread | None = None  # reads what the server prints after its port
     try:
         if cpus is not None:
             os.sched_setaffinity(process.pid, cpus)
@@ -223,9 +224,9 @@ def _process(command: list[str], cpus: set[int] | None) -> Iterator[int]:
     finally:
         process.terminate()
         process.wait(timeout=10)
+        if drain is not None:
+            drain.join(timeout=10)
         if process.stdout is not None:
-            if "drain" in locals():
-                drain.join(timeout=10)
             process.stdout.close()
 
 
