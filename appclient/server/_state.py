@@ -130,8 +130,11 @@ class ConversationState:
 
     def to_json(self) -> str:
         """Return the state as JSON text (for the SQLite store)."""
+        data = asdict(self)
+        for turn in data["history"]:
+            del turn["chars"]  # derived from the turn; recomputed when it is loaded
         # ASCII escapes: agent text could hold a lone surrogate, which SQLite refuses.
-        return json.dumps(asdict(self), ensure_ascii=True, separators=(",", ":"))
+        return json.dumps(data, ensure_ascii=True, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> ConversationState:
