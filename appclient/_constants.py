@@ -34,7 +34,7 @@ TOOL_NAME_RULE: Final = "1 to 64 characters from A-Z, a-z, 0-9, '_' and '-'"
 #: ``\Z``, not ``$``: Python's ``$`` also matches before a final newline ("name\n").
 TOOL_NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
-#: Event statuses that end a run (PROTOCOL section 6).
+#: Event statuses that end a run (docs/protocol.md section 6).
 TERMINAL_EVENT_STATUSES: Final = frozenset({"success", "interrupt", "error"})
 
 # --- client ---------------------------------------------------------------------------

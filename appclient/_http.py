@@ -91,7 +91,7 @@ class BearerAuth(requests.auth.AuthBase):
 def authorization_value(token: str) -> str:
     """Return the ``Authorization`` header value for a token.
 
-    A token that already starts with ``Bearer`` is sent as is (PROTOCOL.md section 1).
+    A token that already starts with ``Bearer`` is sent as is (docs/protocol.md section 1).
 
     Raises:
         InvalidRequestError: The token is empty or holds characters a header cannot carry

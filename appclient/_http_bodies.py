@@ -1,7 +1,7 @@
 """The request bodies appclient sends, built and checked before sending (pure).
 
 Caller arguments are checked and turned into the exact JSON the official Python client sends
-(PROTOCOL.md section 3: all 13 run keys, ``file_ids: []`` and ``tools: []`` when absent, the
+(docs/protocol.md section 3: all 13 run keys, ``file_ids: []`` and ``tools: []`` when absent, the
 other optional keys ``null``), raising :class:`~appclient.InvalidRequestError` naming the bad
 argument before anything is sent. Dict tools are checked but sent exactly as given, so the
 official Manifest shape reaches the server unchanged. Response bodies are read by

@@ -8,7 +8,7 @@
 - :meth:`~RoundTripMixin.iter_until_answer` yields the progress events, ending with
   :class:`AnswerDone`.
 
-The protocol rules it keeps (PROTOCOL.md section 6): the query, tools, files and
+The protocol rules it keeps (docs/protocol.md section 6): the query, tools, files and
 ``tool_choice`` go with the first run only; each later run carries all outputs of one round
 in one request; the loop stops at the answer, raises :class:`~appclient.RunError` on an
 ``error`` event, :class:`~appclient.StreamInterruptedError` on a stream that ends without a

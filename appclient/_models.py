@@ -1,4 +1,4 @@
-"""Wire models of the AppBuilder conversation protocol (PROTOCOL.md sections 2-7).
+"""Wire models of the AppBuilder conversation protocol (docs/protocol.md sections 2-7).
 
 These pydantic models are the one source of truth for the shapes that cross the wire: the
 client builds requests and decodes responses with them, the reference server validates
@@ -158,7 +158,7 @@ class ToolChoice(WireModel):
 
 
 class RunRequest(WireModel):
-    """The body of ``POST /v2/app/conversation/runs`` (PROTOCOL section 3)."""
+    """The body of ``POST /v2/app/conversation/runs`` (docs/protocol.md section 3)."""
 
     app_id: str
     conversation_id: str
@@ -211,7 +211,7 @@ class FileUploaded(WireModel):
 
 
 class ErrorBody(WireModel):
-    """The body of an HTTP error response (PROTOCOL section 8)."""
+    """The body of an HTTP error response (docs/protocol.md section 8)."""
 
     request_id: str = ""
     code: str = ""

@@ -3,7 +3,7 @@
 The official ``appbuilder.Manifest.from_function`` sends tools whose property ``type`` is a
 Python type name (``"str"``, ``"Optional[int]"``, ``"List[int]"``, ``"Literal[a, b]"``), with
 extra ``name`` and ``required`` keys inside each property, ``description: null``, and the raw,
-indented docstring as the tool description (PROTOCOL section 3, fixtures ``04_*``/``05_*``).
+indented docstring as the tool description (docs/protocol.md section 3, fixtures ``04_*``/``05_*``).
 The reference server and the tool-file loader both pass every tool through
 :func:`normalize_tool`, which is idempotent on tools that are already JSON Schema.
 """

@@ -1,7 +1,7 @@
 r"""Server-sent events: bytes in, one ``data`` text per message out (pure, no I/O).
 
 The decoder follows the WHATWG event-stream rules that matter for the AppBuilder protocol
-(PROTOCOL.md section 5):
+(docs/protocol.md section 5):
 
 - lines end with CR, LF or CRLF, and with nothing else: U+2028, U+0085 and friends are
   ordinary characters inside the JSON text;

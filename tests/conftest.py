@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-#: ../shared beside the repository, as in CI; APPCLIENT_SHARED_DIR overrides it.
-SHARED_DIR = Path(os.environ.get("APPCLIENT_SHARED_DIR", REPO_ROOT.parent / "shared"))
-OFFICIAL_FIXTURES = SHARED_DIR / "fixtures" / "official-sdk"
+#: Recorded official-client data, kept in the repository (see its README for the source).
+OFFICIAL_FIXTURES = REPO_ROOT / "tests" / "fixtures" / "official-sdk"
 REQUEST_FIXTURES = OFFICIAL_FIXTURES / "requests"
 RESPONSE_FIXTURES = OFFICIAL_FIXTURES / "responses"
 

@@ -54,7 +54,7 @@ def _call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
 
 
 def interrupt(*calls: dict[str, Any], thought: str = "") -> RunAnswer:
-    """A run that ends asking for local tool calls (PROTOCOL section 6)."""
+    """A run that ends asking for local tool calls (docs/protocol.md section 6)."""
     return RunAnswer.model_validate(
         {
             "conversation_id": "conv-1",

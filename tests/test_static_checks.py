@@ -32,3 +32,13 @@ def test_mypy_strict_reports_nothing() -> None:
     """Mypy in strict mode (configured in pyproject.toml) finds no error in the package."""
     result = _run(sys.executable, "-m", "mypy")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_tracked_file_points_outside_the_repository() -> None:
+    """No tracked file names a path beside the repository (a plain clone has nothing there)."""
+    # Built from parts so that this file does not match its own pattern.
+    pattern = r"\.\./" + "shared|" + "PROTOCOL" + r"\.md|" + "SHARED" + "_DIR"
+    result = _run("git", "grep", "-nE", pattern, "--", ".", ":!CHANGELOG.md")
+    if result.returncode == 128:  # not a git checkout (an sdist): nothing is tracked
+        return
+    assert result.stdout == "", "tracked files point outside the repository:\n" + result.stdout

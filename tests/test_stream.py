@@ -277,7 +277,7 @@ def test_every_fixture_stream_parses(path: Path) -> None:
         messages.extend(stream)
     except StreamInterruptedError:
         # The minimal final-answer fixture has no final event: appclient refuses to take it
-        # for a complete answer (PROTOCOL section 5), after parsing every message.
+        # for a complete answer (docs/protocol.md section 5), after parsing every message.
         assert path.name == "run_stream_final_minimal.sse"
         assert stream.answer == "北京今天25度"
         return

@@ -417,7 +417,7 @@ def complete_arguments(
 ) -> dict[str, Any]:
     """Return ``given`` with its one missing required argument filled from ``query``.
 
-    This is the ToolChoice rule (PROTOCOL section 7): when exactly one required input is
+    This is the ToolChoice rule (docs/protocol.md section 7): when exactly one required input is
     missing, the query fills it; otherwise ``given`` is returned as is (a copy).
     """
     required = parameters.get("required") if isinstance(parameters, Mapping) else None

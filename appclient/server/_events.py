@@ -1,4 +1,4 @@
-"""Wire events and run messages, built from a :class:`RunOutcome` (PROTOCOL sections 4-6).
+"""Wire events and run messages, built from a :class:`RunOutcome` (docs/protocol.md sections 4-6).
 
 Pure functions from what a run did to the JSON text the protocol sends, written through
 templates whose constant parts are encoded once (a run's answer is on every request's hot

@@ -1,4 +1,4 @@
-"""Resolve a run's ``tool_choice`` into the call it forces (pure; PROTOCOL section 7).
+"""Resolve a run's ``tool_choice`` into the call it forces (pure; docs/protocol.md section 7).
 
 ``{"type": "function", "function": {"name": ..., "input": {...}}}`` forces one tool with
 ``input`` as its arguments: a client tool of the conversation (answered with an interrupt)

@@ -1,4 +1,4 @@
-"""Run outcomes render exactly as PROTOCOL sections 4-6 describe, stream and non-stream."""
+"""Run outcomes render exactly as docs/protocol.md sections 4-6 describe, stream and non-stream."""
 
 from __future__ import annotations
 

@@ -64,7 +64,7 @@ def test_the_missing_input_of_a_client_tool_is_read_from_the_query():
 
 
 def test_two_missing_inputs_are_left_as_given():
-    """Only one missing required input is filled (PROTOCOL section 7)."""
+    """Only one missing required input is filled (docs/protocol.md section 7)."""
     call = _resolve(_choice("get_current_weather", None), query="北京天气")
     assert call is not None
     assert call.arguments == {}

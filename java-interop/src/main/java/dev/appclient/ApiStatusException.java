@@ -1,7 +1,7 @@
 package dev.appclient;
 
 /**
- * The server answered with an HTTP error status (PROTOCOL section 8).
+ * The server answered with an HTTP error status (docs/protocol.md section 8).
  *
  * <p>Statuses with a subclass of their own are mapped by {@link #of}; any other 4xx is an
  * {@code ApiStatusException} itself.

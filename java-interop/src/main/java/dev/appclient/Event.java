@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * One event of a run: a step of the agent's work (PROTOCOL section 4).
+ * One event of a run: a step of the agent's work (docs/protocol.md section 4).
  *
  * <p>Missing or null fields read as their empty value ({@code ""}, 0, an empty object or list),
  * so code can index {@code toolCalls()} without null checks.

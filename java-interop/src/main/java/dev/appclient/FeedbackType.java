@@ -2,7 +2,7 @@ package dev.appclient;
 
 import java.util.Locale;
 
-/** How a user rated an answer, for {@link AppClient#feedback} (PROTOCOL section 2). */
+/** How a user rated an answer, for {@link AppClient#feedback} (docs/protocol.md section 2). */
 public enum FeedbackType {
     /** The answer was good. */
     UPVOTE,

@@ -11,7 +11,7 @@ import java.util.Optional;
  * The function part of a tool call: which local tool to run, and with which arguments.
  *
  * <p>The protocol sends {@code arguments} as a JSON object; an OpenAI-style JSON string is parsed
- * too (PROTOCOL section 4). Text that is not a JSON object leaves {@link #arguments()} empty and
+ * too (docs/protocol.md section 4). Text that is not a JSON object leaves {@link #arguments()} empty and
  * is kept in {@link #argumentsError()}, so the program can answer the agent with what was wrong
  * instead of crashing.
  *

@@ -15,7 +15,7 @@ import java.util.Map;
  * Lenient JSON reading shared by the wire models (package-private).
  *
  * <p>The protocol asks every client to ignore unknown fields and to survive a {@code null} or a
- * missing field where a value is promised (PROTOCOL section 4), so each getter takes a fallback
+ * missing field where a value is promised (docs/protocol.md section 4), so each getter takes a fallback
  * instead of throwing. Wrong <em>types</em> fall back too: a client that crashes on a server's
  * small deviation helps nobody.
  */

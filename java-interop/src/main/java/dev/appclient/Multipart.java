@@ -7,7 +7,7 @@ import java.util.UUID;
 /**
  * A {@code multipart/form-data} body for file uploads (package-private).
  *
- * <p>File names are written as raw UTF-8, as the official clients do (PROTOCOL section 2).
+ * <p>File names are written as raw UTF-8, as the official clients do (docs/protocol.md section 2).
  */
 final class Multipart {
     private final String boundary = "appclient-" + UUID.randomUUID();

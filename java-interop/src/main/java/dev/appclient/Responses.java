@@ -18,7 +18,7 @@ final class Responses {
     private Responses() {}
 
     /**
-     * Maps an HTTP error answer to its typed error (PROTOCOL section 8).
+     * Maps an HTTP error answer to its typed error (docs/protocol.md section 8).
      *
      * @param status the HTTP status (not 200)
      * @param body the body text, ideally {@code {"request_id", "code", "message"}}

@@ -8,7 +8,7 @@ import java.util.Optional;
 
 /**
  * The answer of a run: the whole body of a non-stream run, or one message of a stream
- * (PROTOCOL section 4).
+ * (docs/protocol.md section 4).
  *
  * <p>In a stream, {@code answer} is the delta of that message; {@link RunStream#collect()} joins
  * them. {@code events} is the wire's {@code content} list.

@@ -9,7 +9,7 @@ import java.util.Objects;
 import java.util.UUID;
 
 /**
- * What to send in one run (PROTOCOL section 3), built with {@link #builder(String)}.
+ * What to send in one run (docs/protocol.md section 3), built with {@link #builder(String)}.
  *
  * <p>The first run of a round trip carries the query and the tools; the next ones carry the tool
  * outputs of the previous round, without query or tools (the conversation keeps its tools).

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A streamed run: one {@link RunAnswer} per server-sent message, read as they arrive
- * (PROTOCOL section 5).
+ * (docs/protocol.md section 5).
  *
  * <p>Iterate it once ({@code for (RunAnswer part : stream)}) or call {@link #collect()} for the
  * accumulated answer. A stream that closes before its final {@code success}, {@code interrupt}

@@ -9,7 +9,7 @@ import java.util.List;
  * Turns the bytes of a {@code text/event-stream} body into the {@code data} payloads of its
  * messages (package-private, pure: no I/O).
  *
- * <p>Reading is lenient, as PROTOCOL section 5 asks: lines end at CR, LF or CRLF (a CRLF split
+ * <p>Reading is lenient, as docs/protocol.md section 5 asks: lines end at CR, LF or CRLF (a CRLF split
  * across two chunks counts once) and nowhere else, so U+2028 inside the JSON is kept; bytes are
  * decoded as UTF-8 per complete line, so a character split across chunks survives any
  * chunking; {@code event:}, {@code id:}, {@code retry:} and {@code :} comment lines are

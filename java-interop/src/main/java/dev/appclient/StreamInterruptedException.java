@@ -2,7 +2,7 @@ package dev.appclient;
 
 /**
  * A stream closed before its final {@code success}, {@code interrupt} or {@code error} event
- * (PROTOCOL section 5): the answer read so far is incomplete and must not be taken as the whole.
+ * (docs/protocol.md section 5): the answer read so far is incomplete and must not be taken as the whole.
  */
 public class StreamInterruptedException extends RunException {
     private static final long serialVersionUID = 1L;

@@ -7,7 +7,7 @@ import java.util.regex.Pattern;
 
 /**
  * A local tool the agent may call: {@code {"type": "function", "function": {"name",
- * "description", "parameters"}}} (PROTOCOL section 3).
+ * "description", "parameters"}}} (docs/protocol.md section 3).
  *
  * <p>A tool keeps the JSON it was made from and sends it unchanged, so fields this client does
  * not know about (for instance {@code strict}) reach the server as written. Build one with

@@ -3,7 +3,7 @@ package dev.appclient;
 import com.google.gson.JsonObject;
 
 /**
- * One call of a local tool that the agent asks the program to make (PROTOCOL section 6).
+ * One call of a local tool that the agent asks the program to make (docs/protocol.md section 6).
  *
  * <p>Unlike the official Java SDK's {@code ToolCall}, which keeps only {@code id} and
  * {@code type}, this keeps the function's name and arguments: everything needed to run the tool.

@@ -4,7 +4,7 @@ import com.google.gson.JsonObject;
 import java.util.Map;
 
 /**
- * Lets the agent choose its tools, or forces one (PROTOCOL section 7).
+ * Lets the agent choose its tools, or forces one (docs/protocol.md section 7).
  *
  * <p>A forced choice names a local tool of the run or a cloud component of the app and gives
  * the arguments to call it with; when exactly one required argument is missing, the agent fills

@@ -3,7 +3,7 @@ package dev.appclient;
 import com.google.gson.JsonObject;
 
 /**
- * The result of one tool call, sent back to the agent as text (PROTOCOL section 3).
+ * The result of one tool call, sent back to the agent as text (docs/protocol.md section 3).
  *
  * @param toolCallId the {@link ToolCall#id()} this answers
  * @param output the result: natural language, or a JSON dump for structured data

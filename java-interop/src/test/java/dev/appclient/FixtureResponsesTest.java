@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The recorded response bodies of {@code shared/fixtures/official-sdk/responses/}, served
+ * The recorded response bodies of {@code tests/fixtures/official-sdk/responses/}, served
  * byte for byte by a loopback stub and read by the client.
  *
  * <p>Needs {@code fixturesDir} (that folder; the bridge passes it); skipped without it.
