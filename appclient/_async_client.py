@@ -27,6 +27,7 @@ from ._client import AppClient
 from ._constants import DEFAULT_MAX_RETRIES
 from ._errors import InvalidRequestError
 from ._http_bodies import ToolChoiceLike, ToolOutputLike, ToolsLike
+from ._limits import Limits, Timeout
 from ._models import FeedbackType, Message
 from ._stream import RunStream
 
@@ -57,8 +58,9 @@ class AsyncAppClient(AsyncRoundTripMixin):
         token: The secret key; ``$APPBUILDER_TOKEN`` when omitted.
         base_url: The gateway, e.g. ``http://127.0.0.1:8000``; ``$GATEWAY_URL_V2`` when omitted,
             else the hosted service.
-        timeout: Seconds for both connecting and each read, or a ``(connect, read)`` pair;
-            10 s to connect and 120 s per read when omitted.
+        timeout: As for :class:`~appclient.AppClient` (a :class:`~appclient.Timeout`, seconds,
+            a pair or a triple).
+        limits: As for :class:`~appclient.AppClient`.
         max_retries: Retries after the first attempt (as for :class:`~appclient.AppClient`).
         session: A ``requests.Session`` to send with; closed only if the client made it.
         sleep: Called in the worker thread with each retry wait; ``time.sleep`` when omitted.
@@ -80,7 +82,8 @@ class AsyncAppClient(AsyncRoundTripMixin):
         *,
         token: str | None = None,
         base_url: str | None = None,
-        timeout: float | tuple[float, float] | None = None,
+        timeout: float | tuple[float, ...] | Timeout | None = None,
+        limits: Limits | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         session: requests.Session | None = None,
         sleep: Callable[[float], None] | None = None,
@@ -95,6 +98,7 @@ class AsyncAppClient(AsyncRoundTripMixin):
             token=token,
             base_url=base_url,
             timeout=timeout,
+            limits=limits,
             max_retries=max_retries,
             session=session,
             # A request whose task was cancelled must not be sent again by a retry.
@@ -121,8 +125,8 @@ class AsyncAppClient(AsyncRoundTripMixin):
         return self._client.max_retries
 
     @property
-    def timeout(self) -> tuple[float, float]:
-        """The ``(connect, read)`` timeouts in seconds."""
+    def timeout(self) -> Timeout:
+        """The timeouts in seconds."""
         return self._client.timeout
 
     # --- the protocol ------------------------------------------------------------------------

@@ -43,7 +43,8 @@ from ._http_bodies import (
     require_text,
     run_body,
 )
-from ._http_transport import Transport, parse_base_url, parse_timeout
+from ._http_transport import Transport, parse_base_url
+from ._limits import Limits, Timeout, parse_limits, parse_timeout
 from ._loop import RoundTripMixin
 from ._models import FeedbackType, Message
 from ._stream import RunStream
@@ -59,9 +60,14 @@ class AppClient(RoundTripMixin):
         token: The secret key; ``$APPBUILDER_TOKEN`` when omitted.
         base_url: The gateway, e.g. ``http://127.0.0.1:8000``; ``$GATEWAY_URL_V2`` when omitted,
             else the hosted service.
-        timeout: Seconds for both connecting and each read, or a ``(connect, read)`` pair;
-            10 s to connect and 120 s per read when omitted. A stream's read timeout
-            bounds the wait between two pieces of data.
+        timeout: A :class:`~appclient.Timeout`, or seconds for both connecting and each
+            read, or a ``(connect, read)`` pair or ``(connect, read, total)`` triple. When
+            omitted: 10 s to connect, 120 s per read (a stream's read timeout bounds the wait
+            between two pieces of data) and 600 s for the whole call, retries and a stream's
+            reading included.
+        limits: How much an answer may bring (:class:`~appclient.Limits`: 64 MiB for a
+            plain body, 1 GiB and 1,000,000 events for a stream, 16 MiB of a stream kept for
+            ``collect()``).
         max_retries: Retries after the first attempt for connection errors (connect
             timeouts included), read timeouts (non-stream), 408, 429, 5xx and a 409 that
             names a wait. ``0`` disables retrying.
@@ -86,7 +92,8 @@ class AppClient(RoundTripMixin):
         *,
         token: str | None = None,
         base_url: str | None = None,
-        timeout: float | tuple[float, float] | None = None,
+        timeout: float | tuple[float, ...] | Timeout | None = None,
+        limits: Limits | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         session: requests.Session | None = None,
         sleep: Callable[[float], None] | None = None,
@@ -99,6 +106,7 @@ class AppClient(RoundTripMixin):
             token=token,
             base_url=parse_base_url(base_url),
             timeout=parse_timeout(timeout),
+            limits=parse_limits(limits),
             max_retries=max_retries,
             session=session,
             sleep=sleep if sleep is not None else time.sleep,
@@ -119,8 +127,8 @@ class AppClient(RoundTripMixin):
         return self._transport.retry_policy.max_retries
 
     @property
-    def timeout(self) -> tuple[float, float]:
-        """The ``(connect, read)`` timeouts in seconds."""
+    def timeout(self) -> Timeout:
+        """The timeouts in seconds."""
         return self._transport.timeout
 
     # --- the protocol ------------------------------------------------------------------------
@@ -263,9 +271,11 @@ class AppClient(RoundTripMixin):
                 mcp_authorization=mcp_authorization,
             )
         )
-        response = self._transport.send(PATH_RUNS, json_body=payload, stream=stream)
         if stream:
-            return self._transport.open_stream(response, conversation_id=conversation_id)
+            return self._transport.send_stream(
+                PATH_RUNS, json_body=payload, conversation_id=conversation_id
+            )
+        response = self._transport.send(PATH_RUNS, json_body=payload)
         secrets = self._transport.secrets()
         answer = parse_run_answer(
             response.content,

@@ -39,10 +39,6 @@ TERMINAL_EVENT_STATUSES: Final = frozenset({"success", "interrupt", "error"})
 
 # --- client ---------------------------------------------------------------------------
 
-#: Seconds to wait for a TCP connection.
-DEFAULT_CONNECT_TIMEOUT: Final = 10.0
-#: Seconds to wait for a non-stream response, or between two reads of a stream.
-DEFAULT_READ_TIMEOUT: Final = 120.0
 #: Retries after the first attempt (so at most 1 + this many requests).
 DEFAULT_MAX_RETRIES: Final = 2
 #: First backoff delay in seconds; doubles per attempt, with full jitter.

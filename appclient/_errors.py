@@ -104,6 +104,10 @@ class RequestTimeoutError(TransportError):
     """The server did not connect or answer within the configured timeout."""
 
 
+class DeadlineExceededError(RequestTimeoutError):
+    """The call's total timeout (``Timeout.total``) passed; never retried."""
+
+
 class ConnectTimeoutError(RequestTimeoutError, ConnectError):
     """No connection within the connect timeout: nothing was sent, so any request may retry."""
 
@@ -221,6 +225,14 @@ def status_error_class(status_code: int) -> type[APIStatusError]:
 
 class ResponseDecodeError(AppClientError):
     """A successful response whose body is not the protocol's JSON."""
+
+
+class ResponseTooLargeError(ResponseDecodeError):
+    """A response brought more bytes or events than the client's :class:`~appclient.Limits`.
+
+    Not retried: the same request would bring the same answer. The message names the limit
+    and how to raise it.
+    """
 
 
 class RunError(AppClientError):

@@ -23,8 +23,10 @@ from ._errors import (
     APIStatusError,
     ConnectError,
     ConnectTimeoutError,
+    DeadlineExceededError,
     InvalidRequestError,
     RequestTimeoutError,
+    ResponseTooLargeError,
     TransportError,
     redact,
     status_error_class,
@@ -39,13 +41,19 @@ __all__ = [
     "Secret",
     "abort_response",
     "authorization_value",
+    "check_deadline",
+    "deadline_after",
     "iter_body_chunks",
+    "now",
+    "read_body",
     "status_error",
     "transport_error",
 ]
 
 USER_AGENT: Final = f"appclient/{__version__}"
 _REDACTED_BODY_LIMIT: Final = 2000
+#: An error response's body is read up to this many bytes: enough for any error message.
+_ERROR_BODY_LIMIT: Final = 64 * 1024
 
 
 class Secret:
@@ -185,10 +193,10 @@ def status_error(response: requests.Response, *, secrets: Iterable[str] = ()) ->
     ``retry-after-ms``/``Retry-After`` (an HTTP date is compared with the response's ``Date``).
     Known secrets are scrubbed in case a server echoes them.
     """
-    try:
-        content = response.content or b""
-    except requests.RequestException:  # a streamed error body broke or stalled; the status
-        content = b""  # alone still says what happened (and whether to retry)
+    try:  # an error body is small; a larger one is cut, never read whole
+        content = b"".join(_bounded(response.iter_content(16 * 1024), _ERROR_BODY_LIMIT))
+    except (*_READ_ERRORS, ResponseTooLargeError):  # a broken, stalled or huge error body:
+        content = b""  # the status alone still says what happened (and whether to retry)
     secrets = [secret for secret in secrets if secret]
     if any(secret.encode() in content for secret in secrets):
         text = redact(content.decode("utf-8", errors="replace"), secrets)
@@ -226,6 +234,14 @@ def abort_response(response: requests.Response) -> None:
     ``response.close()`` alone leaves such a read waiting until the read timeout; shutting the
     socket down first ends it at once. The connection is not reusable either way.
     """
+    sock = _socket_of(response)
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+    response.close()
+
+
+def _socket_of(response: requests.Response) -> socket.socket | None:
     # The connection holds the socket of a chunked body; for a close-delimited one
     # http.client drops it there, and only the body's reader (fp -> SocketIO) still holds it.
     for path in (("connection", "sock"), ("_fp", "fp", "raw", "_sock")):
@@ -233,11 +249,8 @@ def abort_response(response: requests.Response) -> None:
         for name in path:
             sock = getattr(sock, name, None)
         if isinstance(sock, socket.socket):
-            break
-    if isinstance(sock, socket.socket):
-        with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)
-    response.close()
+            return sock
+    return None
 
 
 def _raw_chunks(response: requests.Response, chunk_size: int) -> Iterator[bytes]:
@@ -261,26 +274,125 @@ def _raw_chunks(response: requests.Response, chunk_size: int) -> Iterator[bytes]
         yield from response.iter_content(chunk_size)
 
 
+def _bounded(chunks: Iterator[bytes], max_bytes: int | None) -> Iterator[bytes]:
+    total = 0
+    for chunk in chunks:
+        total += len(chunk)
+        if max_bytes is not None and total > max_bytes:
+            raise ResponseTooLargeError(
+                f"the response is larger than {max_bytes:,} bytes; raise the limit with "
+                "AppClient(limits=appclient.Limits(...)) if this answer is expected"
+            )
+        yield chunk
+
+
 def iter_body_chunks(
-    response: requests.Response, *, chunk_size: int, read_timeout: float
+    response: requests.Response,
+    *,
+    chunk_size: int,
+    read_timeout: float,
+    deadline: float | None = None,
+    max_bytes: int | None = None,
 ) -> Iterator[bytes]:
-    """Yield a streamed body's bytes as they arrive, mapping read failures to the tree.
+    """Yield a body's bytes as they arrive, within a deadline and a size limit.
+
+    Args:
+        response: A response sent with ``stream=True``.
+        chunk_size: Bytes asked of the socket per read.
+        read_timeout: The longest wait for one read.
+        deadline: A :func:`time.monotonic` instant the whole body must have arrived by; each
+            read waits at most until then, so a server that drips bytes cannot outlast it.
+        max_bytes: The most bytes the body may hold, decompressed and as sent.
 
     Raises:
-        RequestTimeoutError: No byte arrived within ``read_timeout`` seconds.
+        RequestTimeoutError: No byte arrived within ``read_timeout`` seconds, or the deadline
+            passed.
+        ResponseTooLargeError: The body is over ``max_bytes``.
         TransportError: The connection broke while reading.
     """
     url = response.url or ""
     method = (response.request.method if response.request is not None else None) or "POST"
+    sock = _socket_of(response) if deadline is not None else None
+    raw: Any = response.raw
     try:
-        yield from _raw_chunks(response, chunk_size)
+        for chunk in _bounded(_raw_chunks(response, chunk_size), max_bytes):
+            if max_bytes is not None and getattr(raw, "tell", None) and raw.tell() > max_bytes:
+                # compressed bytes count too: a body that inflates slowly is still huge
+                raise ResponseTooLargeError(
+                    f"the response is larger than {max_bytes:,} bytes as sent"
+                )
+            yield chunk
+            if deadline is not None:
+                left = deadline - now()
+                if left <= 0:
+                    raise _past_deadline(method, url)
+                if sock is not None:
+                    with contextlib.suppress(OSError):
+                        sock.settimeout(min(read_timeout, left))
     except _READ_TIMEOUTS as exc:
+        if deadline is not None and now() >= deadline:
+            raise _past_deadline(method, url) from exc
         raise RequestTimeoutError(
-            f"no data for {read_timeout:g} s while reading the stream (read timeout)",
+            f"no data for {read_timeout:g} s while reading the answer (read timeout)",
             method=method,
             url=url,
         ) from exc
     except _READ_ERRORS as exc:
         raise TransportError(
-            f"the connection broke while reading the stream: {_reason(exc)}", method=method, url=url
+            f"the connection broke while reading the answer: {_reason(exc)}",
+            method=method,
+            url=url,
         ) from exc
+
+
+def read_body(
+    response: requests.Response,
+    *,
+    read_timeout: float,
+    deadline: float | None,
+    max_bytes: int,
+) -> bytes:
+    """Read a whole (non-stream) body within a deadline and a size limit; close the response.
+
+    Raises:
+        RequestTimeoutError: The body stalled, or the deadline passed.
+        ResponseTooLargeError: The body is over ``max_bytes``.
+        TransportError: The connection broke while reading.
+    """
+    try:
+        return b"".join(
+            iter_body_chunks(
+                response,
+                chunk_size=64 * 1024,
+                read_timeout=read_timeout,
+                deadline=deadline,
+                max_bytes=max_bytes,
+            )
+        )
+    finally:
+        response.close()
+
+
+def _past_deadline(method: str, url: str) -> DeadlineExceededError:
+    return DeadlineExceededError(
+        f"{method} {url}: the answer did not arrive in full within the total timeout "
+        "(Timeout.total)",
+        method=method,
+        url=url,
+    )
+
+
+def now() -> float:
+    """The monotonic clock deadlines are measured on (a seam for tests)."""
+    return time.monotonic()
+
+
+def deadline_after(seconds: float | None) -> float | None:
+    """The :func:`now` instant ``seconds`` from now, or ``None`` for no deadline."""
+    return None if seconds is None else now() + seconds
+
+
+def check_deadline(deadline: float | None, *, method: str, url: str) -> None:
+    """Raise :class:`DeadlineExceededError` when ``deadline`` has passed."""
+    if deadline is not None and now() >= deadline:
+        raise _past_deadline(method, url)

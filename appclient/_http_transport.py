@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import math
 import os
 import re
 import time
@@ -33,8 +32,6 @@ import tenacity
 
 from ._constants import (
     DEFAULT_BASE_URL,
-    DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_READ_TIMEOUT,
     ENV_BASE_URL,
     HEADER_IDEMPOTENCY_KEY,
     HEADER_REQUEST_ID,
@@ -48,41 +45,24 @@ from ._http import (
     Secret,
     abort_response,
     authorization_value,
+    check_deadline,
+    deadline_after,
     iter_body_chunks,
+    now,
+    read_body,
     status_error,
     transport_error,
 )
 from ._http_answers import read_json_object
+from ._limits import Limits, Timeout
 from ._retry import RetryPolicy
 from ._stream import RunStream
 
-__all__ = ["Transport", "parse_base_url", "parse_timeout"]
+__all__ = ["Transport", "parse_base_url"]
 
 _logger = logging.getLogger(__name__)
 
 _JSON_CONTENT_TYPE: Final = "application/json"
-
-
-def parse_timeout(timeout: float | tuple[float, float] | None) -> tuple[float, float]:
-    """Return ``(connect, read)`` seconds; one number sets both, ``None`` the defaults.
-
-    Raises:
-        InvalidRequestError: A value is not a positive finite number, or the pair is not a pair.
-    """
-    if timeout is None:
-        return (DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT)
-    pair = timeout if isinstance(timeout, tuple) else (timeout, timeout)
-    if len(pair) != 2 or not all(
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value > 0
-        for value in pair
-    ):
-        raise InvalidRequestError(
-            f"timeout must be a positive number or a (connect, read) pair, got {timeout!r}"
-        )
-    return (float(pair[0]), float(pair[1]))
 
 
 #: A scheme followed by ":/" without the second slash (or a host with an empty port).
@@ -141,7 +121,8 @@ class Transport:
     Args:
         token: The secret key (kept in a :class:`~appclient._http.Secret`).
         base_url: A checked base URL (see :func:`parse_base_url`).
-        timeout: ``(connect, read)`` seconds.
+        timeout: How long a call may take.
+        limits: How much an answer may bring.
         max_retries: Retries after the first attempt.
         session: The session to send with, or ``None`` for a new one (closed by :meth:`close`,
             keeping up to ``HTTP_POOL_MAXSIZE`` connections per host).
@@ -153,7 +134,8 @@ class Transport:
         *,
         token: str,
         base_url: str,
-        timeout: tuple[float, float],
+        timeout: Timeout,
+        limits: Limits,
         max_retries: int,
         session: requests.Session | None,
         sleep: Callable[[float], None],
@@ -164,6 +146,7 @@ class Transport:
         self._token = Secret(token.strip().removeprefix("Bearer").strip())
         self.base_url = base_url
         self.timeout = timeout
+        self.limits = limits
         try:  # the policy owns the rule; the caller gets the error of a bad argument
             self.retry_policy = RetryPolicy(max_retries=max_retries)
         except (TypeError, ValueError):
@@ -195,7 +178,69 @@ class Transport:
         json_body: bytes | None = None,
         form: dict[str, str] | None = None,
         files: dict[str, Any] | None = None,
-        stream: bool = False,
+    ) -> requests.Response:
+        """Send one logical request and read its answer; return the HTTP 200 response.
+
+        Raises:
+            APIStatusError: The server answered an error status (after all retries).
+            TransportError: Connection failure or timeout (after all retries).
+            ResponseTooLargeError: The body is over ``limits.max_body_bytes``.
+        """
+        deadline = deadline_after(self.timeout.total)
+        return self._send(path, json_body, form, files, deadline, stream=False)
+
+    def send_stream(self, path: str, *, json_body: bytes, conversation_id: str) -> RunStream:
+        """Send a streamed run; return its :class:`RunStream` (a JSON answer: one message).
+
+        The stream reads within the same total timeout as the request, and within the
+        stream limits.
+
+        Raises:
+            APIStatusError: The server answered an error status (after all retries).
+            TransportError: Connection failure or timeout (after all retries).
+        """
+        deadline = deadline_after(self.timeout.total)
+        response = self._send(path, json_body, None, None, deadline, stream=True)
+        request_id = response.headers.get(HEADER_REQUEST_ID, "")
+        content_type = response.headers.get("Content-Type", "")
+        if "json" in content_type and "event-stream" not in content_type:
+            body = read_body(
+                response,
+                read_timeout=self.timeout.read,
+                deadline=deadline,
+                max_bytes=self.limits.max_body_bytes,
+            )
+            return RunStream.from_body(
+                body,
+                conversation_id=conversation_id,
+                request_id=request_id,
+                secrets=self.secrets(),
+            )
+        chunks = iter_body_chunks(
+            response,
+            chunk_size=STREAM_CHUNK_BYTES,
+            read_timeout=self.timeout.read,
+            deadline=deadline,
+            max_bytes=self.limits.max_stream_bytes,
+        )
+        return RunStream(
+            chunks,
+            close=functools.partial(abort_response, response),
+            conversation_id=conversation_id,
+            request_id=request_id,
+            secrets=self.secrets(),
+            limits=self.limits,
+        )
+
+    def _send(
+        self,
+        path: str,
+        json_body: bytes | None,
+        form: dict[str, str] | None,
+        files: dict[str, Any] | None,
+        deadline: float | None,
+        *,
+        stream: bool,
     ) -> requests.Response:
         """Send one logical request, retrying what is safe; return the HTTP 200 response.
 
@@ -210,7 +255,9 @@ class Transport:
         """
         idempotency_key = str(uuid.uuid4())
         try:
-            return self._attempt(path, json_body, form, files, idempotency_key, stream=stream)
+            return self._attempt(
+                path, json_body, form, files, idempotency_key, deadline, stream=stream
+            )
         except (TransportError, APIStatusError) as error:
             policy = self.retry_policy
             if not policy.max_retries or not policy.is_retryable(error, stream=stream):
@@ -223,7 +270,7 @@ class Transport:
             return self._attempt(*args, stream=stream)
 
         response: requests.Response = self._retrying(
-            attempt, path, json_body, form, files, idempotency_key, stream=stream
+            attempt, path, json_body, form, files, idempotency_key, deadline, stream=stream
         )
         return response
 
@@ -234,9 +281,12 @@ class Transport:
         form: dict[str, str] | None,
         files: dict[str, Any] | None,
         idempotency_key: str,
+        deadline: float | None,
         *,
         stream: bool,
     ) -> requests.Response:
+        url = self.base_url + path
+        check_deadline(deadline, method="POST", url=url)
         request_id = str(uuid.uuid4())
         headers = {
             "User-Agent": USER_AGENT,
@@ -249,7 +299,6 @@ class Transport:
             for part in files.values():  # a retry must send the file from its first byte
                 if isinstance(part, tuple) and hasattr(part[1], "seek"):
                     part[1].seek(0)
-        url = self.base_url + path
         debug = _logger.isEnabledFor(logging.DEBUG)
         if debug:
             _logger.debug(
@@ -267,18 +316,29 @@ class Transport:
                 files=files,
                 headers=headers,
                 auth=self._auth,  # Authorization; never replaced by ~/.netrc or session.auth
-                timeout=self.timeout,
-                stream=stream,
+                timeout=self._wait(deadline),
+                stream=True,  # every body is read here, within the limits and the deadline
                 allow_redirects=False,  # requests would turn the POST into a GET
             )
         except requests.RequestException as exc:
+            check_deadline(deadline, method="POST", url=url)
             raise transport_error(
-                exc, method="POST", url=url, timeout=self.timeout, secrets=self.secrets()
+                exc, method="POST", url=url, timeout=self._wait(None), secrets=self.secrets()
             ) from None
         if debug:
             elapsed = (time.perf_counter() - started) * 1000
             _logger.debug("POST %s -> HTTP %d in %.1f ms", path, response.status_code, elapsed)
         if response.status_code == 200:
+            if stream:  # read by the RunStream, within the same deadline
+                return response
+            # As requests does for stream=False, so that .content is the body; read here, in
+            # the attempt, so that a body that breaks or stalls is retried like before.
+            response._content = read_body(
+                response,
+                read_timeout=self.timeout.read,
+                deadline=deadline,
+                max_bytes=self.limits.max_body_bytes,
+            )
             return response
         try:
             if 200 <= response.status_code < 300:
@@ -304,6 +364,14 @@ class Transport:
             error,
         )
 
+    def _wait(self, deadline: float | None) -> tuple[float, float]:
+        """The ``(connect, read)`` waits of requests, neither past ``deadline``."""
+        connect, read = self.timeout.connect, self.timeout.read
+        if deadline is None:
+            return (connect, read)
+        left = max(deadline - now(), 0.001)
+        return (min(connect, left), min(read, left))
+
     # --- reading -----------------------------------------------------------------------------
 
     def read_json(self, response: requests.Response, *, what: str) -> dict[str, Any]:
@@ -312,39 +380,5 @@ class Transport:
             response.content,
             what=what,
             request_id=response.headers.get(HEADER_REQUEST_ID, ""),
-            secrets=self.secrets(),
-        )
-
-    def open_stream(self, response: requests.Response, *, conversation_id: str) -> RunStream:
-        """Wrap a streamed run's response in a :class:`RunStream` (a JSON answer: one message)."""
-        request_id = response.headers.get(HEADER_REQUEST_ID, "")
-        content_type = response.headers.get("Content-Type", "")
-        if "json" in content_type and "event-stream" not in content_type:
-            try:
-                body = response.content
-            except requests.RequestException as exc:
-                response.close()
-                raise transport_error(
-                    exc,
-                    method="POST",
-                    url=response.url,
-                    timeout=self.timeout,
-                    secrets=self.secrets(),
-                ) from None
-            return RunStream.from_body(
-                body,
-                close=response.close,
-                conversation_id=conversation_id,
-                request_id=request_id,
-                secrets=self.secrets(),
-            )
-        chunks = iter_body_chunks(
-            response, chunk_size=STREAM_CHUNK_BYTES, read_timeout=self.timeout[1]
-        )
-        return RunStream(
-            chunks,
-            close=functools.partial(abort_response, response),
-            conversation_id=conversation_id,
-            request_id=request_id,
             secrets=self.secrets(),
         )

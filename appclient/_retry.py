@@ -2,7 +2,7 @@
 
 - **What**: failures of the exchange itself (:class:`~appclient.TransportError`: refused or
   broken connections, connect timeouts), read timeouts of non-stream requests, and HTTP
-  408, 429 and 5xx. Never a
+  408, 429 and 5xx. Never a call whose total timeout has passed, and never a
   400, 401, 403, 404, 409, 413 or 422: sending the same request again cannot fix those. A
   stream is never retried once it has started delivering; that rule lives in the client,
   which only retries up to the response headers.
@@ -33,7 +33,13 @@ from ._constants import (
     RETRY_AFTER_ONLY_STATUS_CODES,
     RETRYABLE_STATUS_CODES,
 )
-from ._errors import APIStatusError, ConnectError, RequestTimeoutError, TransportError
+from ._errors import (
+    APIStatusError,
+    ConnectError,
+    DeadlineExceededError,
+    RequestTimeoutError,
+    TransportError,
+)
 
 __all__ = [
     "RetryPolicy",
@@ -172,6 +178,8 @@ class RetryPolicy:
             retryable statuses whose server-requested wait is within the cap, and for a 409
             that carries a Retry-After within the cap (busy, try again with the same key).
         """
+        if isinstance(error, DeadlineExceededError):
+            return False  # the call's whole time is spent
         if isinstance(error, RequestTimeoutError) and not isinstance(error, ConnectError):
             return not stream  # a read timeout: the run may be under way already
         if isinstance(error, TransportError):

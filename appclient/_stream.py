@@ -20,9 +20,10 @@ from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 
 from ._constants import MAX_SSE_LINE_BYTES
-from ._errors import StreamInterruptedError, TransportError
+from ._errors import ResponseTooLargeError, StreamInterruptedError, TransportError
 from ._http import Secret
 from ._http_answers import parse_run_answer, raise_for_error_event
+from ._limits import Limits
 from ._models import Event, RunAnswer, ToolCall
 from ._sse import SSEDecoder
 
@@ -57,11 +58,17 @@ class RunStream:
         request_id: The ``X-Appbuilder-Request-Id`` of the response, if known.
         max_line_bytes: Longest SSE line accepted.
         secrets: Values (the token) scrubbed from the messages of run errors.
+        limits: ``max_stream_events`` and ``max_collected_bytes`` apply here (the chunks
+            are expected to be bounded by ``max_stream_bytes`` already); the defaults when
+            omitted.
 
     Raises:
         StreamInterruptedError: (while iterating) The stream ended or broke before a final event.
         RunError: (while iterating) The server reported an error event or a top-level error.
         ResponseDecodeError: (while iterating) A message is not a run answer.
+        ResponseTooLargeError: (while iterating) More events than ``max_stream_events``;
+            (from :meth:`collect`, :meth:`accumulated`, :attr:`answer`, :attr:`events`) the
+            stream outgrew ``max_collected_bytes``, so only iterating it gives everything.
     """
 
     def __init__(
@@ -73,8 +80,10 @@ class RunStream:
         request_id: str = "",
         max_line_bytes: int = MAX_SSE_LINE_BYTES,
         secrets: Iterable[str] = (),
+        limits: Limits | None = None,
     ) -> None:
         self._chunks: Iterator[bytes] | None = iter(chunks)
+        self._limits = limits if limits is not None else Limits()
         # Kept wrapped, so a debugger's or a vars() dump of the stream does not show them.
         self._secrets = tuple(Secret(secret) for secret in secrets)
         self._close_response = close
@@ -82,8 +91,14 @@ class RunStream:
         self._pending: deque[str] = deque()
         self._conversation_id = conversation_id
         self._request_id = request_id
+        # What collect() needs, kept while it fits in max_collected_bytes (as sent); past
+        # that nothing more is kept, so a stream that is only iterated has constant memory.
         self._answer_parts: list[str] = []
         self._events: list[Event] = []
+        self._kept_bytes = 0
+        self._overflowed = False
+        self._event_count = 0
+        self._tool_calls: list[ToolCall] = []  # the last event's that had any: always kept
         self._last: RunAnswer | None = None
         self._messages = 0
         self._finished = False
@@ -138,7 +153,7 @@ class RunStream:
                 conversation_id=self._conversation_id,
                 secrets=self._revealed_secrets(),
             )
-            self._absorb(answer)
+            self._absorb(answer, len(data))
             raise_for_error_event(
                 answer, conversation_id=self._conversation_id, secrets=self._revealed_secrets()
             )
@@ -196,12 +211,29 @@ class RunStream:
     def _revealed_secrets(self) -> tuple[str, ...]:
         return tuple(secret.reveal() for secret in self._secrets)
 
-    def _absorb(self, answer: RunAnswer) -> None:
+    def _absorb(self, answer: RunAnswer, size: int) -> None:
         self._messages += 1
         self._last = answer
-        if answer.answer:
-            self._answer_parts.append(answer.answer)
-        self._events.extend(answer.events)
+        self._event_count += len(answer.events)
+        limit = self._limits.max_stream_events
+        if limit is not None and self._event_count > limit:
+            raise ResponseTooLargeError(
+                f"the stream sent more than {limit:,} events; raise "
+                "Limits.max_stream_events if this run is expected to be that long"
+            )
+        for event in answer.events:
+            if event.tool_calls:
+                self._tool_calls = list(event.tool_calls)
+        if not self._overflowed:
+            self._kept_bytes += size
+            if self._kept_bytes > self._limits.max_collected_bytes:
+                self._overflowed = True
+                self._answer_parts.clear()
+                self._events.clear()
+            else:
+                if answer.answer:
+                    self._answer_parts.append(answer.answer)
+                self._events.extend(answer.events)
         if answer.request_id:
             self._request_id = answer.request_id
         if answer.conversation_id:
@@ -235,7 +267,12 @@ class RunStream:
         return self.accumulated()
 
     def accumulated(self) -> RunAnswer:
-        """Return the answer accumulated so far, without reading further."""
+        """Return the answer accumulated so far, without reading further.
+
+        Raises:
+            ResponseTooLargeError: The stream outgrew ``Limits.max_collected_bytes``.
+        """
+        self._check_collected()
         last = self._last
         return RunAnswer(
             request_id=last.request_id if last else self._request_id,
@@ -247,23 +284,30 @@ class RunStream:
             events=list(self._events),
         )
 
+    def _check_collected(self) -> None:
+        if self._overflowed:
+            raise ResponseTooLargeError(
+                f"the stream outgrew {self._limits.max_collected_bytes:,} bytes, so it was "
+                "not kept for collect(): iterate it instead, or raise "
+                "Limits.max_collected_bytes"
+            )
+
     @property
     def answer(self) -> str:
-        """The answer text received so far."""
+        """The answer text received so far (see :meth:`accumulated` for the limit)."""
+        self._check_collected()
         return "".join(self._answer_parts)
 
     @property
     def events(self) -> list[Event]:
-        """Every event received so far, in order."""
+        """Every event received so far, in order (see :meth:`accumulated` for the limit)."""
+        self._check_collected()
         return list(self._events)
 
     @property
     def tool_calls(self) -> list[ToolCall]:
         """The tool calls received so far: those of the last event that carries any."""
-        for event in reversed(self._events):
-            if event.tool_calls:
-                return list(event.tool_calls)
-        return []
+        return list(self._tool_calls)
 
     @property
     def message_id(self) -> str:

@@ -20,10 +20,10 @@ from appclient import (
     Message,
     ResponseDecodeError,
     RunStream,
+    Timeout,
     Tool,
     ToolRegistry,
 )
-from appclient._constants import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT
 from appclient._version import __version__
 
 BASE = "http://127.0.0.1:8931"
@@ -149,18 +149,25 @@ def test_base_url_can_be_reassigned(mock: responses.RequestsMock) -> None:
         client.base_url = "not a url"
 
 
-def test_default_timeouts_come_from_constants() -> None:
-    """Without timeout the (connect, read) defaults apply."""
-    client = AppClient("app", token="t")
-    assert client.timeout == (DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT)
+def test_default_timeouts_bound_the_whole_call() -> None:
+    """Without timeout, 10 s to connect, 120 s per read and 600 s for the whole call apply."""
+    assert AppClient("app", token="t").timeout == Timeout(connect=10, read=120, total=600)
 
 
 def test_single_timeout_applies_to_connect_and_read() -> None:
-    """A number sets both limits, as in requests."""
-    assert AppClient("app", token="t", timeout=3).timeout == (3.0, 3.0)
+    """A number sets both waits, as in requests; the total keeps its default."""
+    assert AppClient("app", token="t", timeout=3).timeout == Timeout(3, 3, 600)
 
 
-@pytest.mark.parametrize("timeout", [0, -1, (1, 2, 3), (1, "2"), True, float("inf")])
+def test_a_triple_sets_the_total_timeout() -> None:
+    """A (connect, read, total) triple sets all three; total may be None."""
+    assert AppClient("app", token="t", timeout=(1, 2, 3)).timeout == Timeout(1, 2, 3)
+    assert AppClient("app", token="t", timeout=(1, 2, None)).timeout.total is None
+
+
+@pytest.mark.parametrize(
+    "timeout", [0, -1, (1, 2, 3, 4), (1,), (1, "2"), True, float("inf"), (1, 2, 0)]
+)
 def test_bad_timeouts_are_refused(timeout: Any) -> None:
     """Non-positive, non-finite or badly shaped timeouts are refused."""
     with pytest.raises(InvalidRequestError, match="timeout"):

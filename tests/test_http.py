@@ -40,6 +40,7 @@ def _response(status: int, body: bytes = b"", headers: dict[str, str] | None = N
     response = requests.Response()
     response.status_code = status
     response._content = body
+    response._content_consumed = True  # as requests leaves a response whose body was read
     response.headers = CaseInsensitiveDict(headers or {})
     response.reason = "Reason"
     return response

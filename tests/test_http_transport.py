@@ -9,8 +9,8 @@ import pytest
 import responses
 
 from appclient import AuthenticationError, InvalidRequestError, ServerError
-from appclient._constants import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT
-from appclient._http_transport import Transport, parse_base_url, parse_timeout
+from appclient._http_transport import Transport, parse_base_url
+from appclient._limits import Limits, Timeout, parse_timeout
 
 BASE = "http://127.0.0.1:8936"
 TOKEN = "tok-transport-test-3141"
@@ -26,7 +26,8 @@ def _transport(sleeps: list[float], max_retries: int = 2) -> Transport:
     return Transport(
         token=TOKEN,
         base_url=BASE,
-        timeout=(1.0, 2.0),
+        timeout=Timeout(1.0, 2.0),
+        limits=Limits(),
         max_retries=max_retries,
         session=None,
         sleep=sleeps.append,
@@ -35,9 +36,9 @@ def _transport(sleeps: list[float], max_retries: int = 2) -> Transport:
 
 def test_parse_timeout_defaults_and_pairs() -> None:
     """None gives the defaults, a number both limits, a pair each limit."""
-    assert parse_timeout(None) == (DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT)
-    assert parse_timeout(2) == (2.0, 2.0)
-    assert parse_timeout((1, 30.5)) == (1.0, 30.5)
+    assert parse_timeout(None) == Timeout()
+    assert parse_timeout(2) == Timeout(connect=2.0, read=2.0)
+    assert parse_timeout((1, 30.5)) == Timeout(connect=1.0, read=30.5)
 
 
 def test_parse_base_url_strips_and_keeps_a_path_prefix() -> None:
@@ -112,7 +113,8 @@ def test_an_echoed_bearer_token_is_scrubbed_without_its_prefix(
     transport = Transport(
         token=f"Bearer {TOKEN}",
         base_url=BASE,
-        timeout=(1.0, 2.0),
+        timeout=Timeout(1.0, 2.0),
+        limits=Limits(),
         max_retries=0,
         session=None,
         sleep=lambda _: None,

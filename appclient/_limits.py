@@ -1,0 +1,130 @@
+"""How long a call may take and how much a response may hold (pure settings).
+
+A client never trusts a server to be small or quick. :class:`Timeout` bounds the wait for a
+connection, for each read and for the whole call, so a server that drips one byte at a time
+cannot hold a call for ever; :class:`Limits` bounds the bytes and events a response may
+bring, so an endless or inflated answer ends in a clear error instead of exhausting memory.
+Both are plain frozen values checked once, when the client is made.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Final
+
+from ._errors import InvalidRequestError
+
+__all__ = ["Limits", "Timeout", "parse_limits", "parse_timeout"]
+
+_MIB: Final = 1024 * 1024
+
+
+def _check(
+    owner: object, *, label: str, optional: tuple[str, ...] = (), integers: bool = False
+) -> None:
+    for item in fields(owner):  # type: ignore[arg-type]
+        value = getattr(owner, item.name)
+        if value is None and item.name in optional:
+            continue
+        kind = int if integers else (int, float)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, kind)
+            or not math.isfinite(value)
+            or value <= 0
+        ):
+            noun = "whole number" if integers else "number"
+            maybe = " or None" if item.name in optional else ""
+            raise InvalidRequestError(
+                f"{label}: {item.name} must be a positive {noun}{maybe}, got {value!r}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Timeout:
+    """Seconds a call may wait.
+
+    Attributes:
+        connect: For a TCP (and TLS) connection.
+        read: Between two pieces of data: for the answer's first byte, then between two
+            reads of its body (of a stream: between two pieces of the stream).
+        total: For the whole call, from sending the request to the last byte of the answer,
+            retries included; ``None`` for no overall limit. A server that keeps sending a
+            byte now and then never trips ``read``, but cannot outlast ``total``. Streamed
+            runs count too: pass ``total=None`` for a stream meant to last longer.
+    """
+
+    connect: float = 10.0
+    read: float = 120.0
+    total: float | None = 600.0
+
+    def __post_init__(self) -> None:
+        _check(self, label="timeout", optional=("total",))
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much one response may bring.
+
+    Attributes:
+        max_body_bytes: A non-stream answer's body, after decompression (and before it, as
+            sent): 64 MiB.
+        max_stream_bytes: A streamed run's body in all: 1 GiB; ``None`` for no limit.
+        max_stream_events: Events of one streamed run in all: 1,000,000; ``None`` for none.
+        max_collected_bytes: How much of a stream is kept for
+            :meth:`~appclient.RunStream.collect` (the answer text and events, measured as
+            they arrived on the wire): 16 MiB. Past it the stream keeps nothing more, so a
+            stream that is only iterated holds constant memory however long it runs; its
+            ``collect()`` then raises :class:`~appclient.ResponseTooLargeError`.
+    """
+
+    max_body_bytes: int = 64 * _MIB
+    max_stream_bytes: int | None = 1024 * _MIB
+    max_stream_events: int | None = 1_000_000
+    max_collected_bytes: int = 16 * _MIB
+
+    def __post_init__(self) -> None:
+        _check(
+            self,
+            label="limits",
+            optional=("max_stream_bytes", "max_stream_events"),
+            integers=True,
+        )
+
+
+def parse_timeout(timeout: float | tuple[float, ...] | Timeout | None) -> Timeout:
+    """Return the :class:`Timeout` a client's ``timeout=`` argument means.
+
+    One number sets ``connect`` and ``read`` (``total`` stays at its default); a pair is
+    ``(connect, read)`` and a triple ``(connect, read, total)``; ``None`` is the default.
+
+    Raises:
+        InvalidRequestError: A value is not a positive finite number, or the tuple's length is
+            not 2 or 3.
+    """
+    if timeout is None:
+        return Timeout()
+    if isinstance(timeout, Timeout):
+        return timeout
+    if isinstance(timeout, tuple):
+        if len(timeout) not in (2, 3):
+            raise InvalidRequestError(
+                "timeout must be a number, a (connect, read) pair, a (connect, read, total) "
+                f"triple or a Timeout, got {timeout!r}"
+            )
+        return Timeout(*timeout)
+    return Timeout(connect=timeout, read=timeout)
+
+
+def parse_limits(limits: Limits | None) -> Limits:
+    """Return ``limits``, or the defaults for ``None``.
+
+    Raises:
+        InvalidRequestError: ``limits`` is not a :class:`Limits`.
+    """
+    if limits is None:
+        return Limits()
+    if not isinstance(limits, Limits):
+        raise InvalidRequestError(f"limits must be an appclient.Limits, got {limits!r}")
+    return limits
