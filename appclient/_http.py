@@ -11,6 +11,7 @@ import contextlib
 import http.client
 import socket
 import time
+import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
@@ -26,6 +27,7 @@ from ._errors import (
     DeadlineExceededError,
     InvalidRequestError,
     RequestTimeoutError,
+    ResponseDecodeError,
     ResponseTooLargeError,
     TransportError,
     redact,
@@ -254,24 +256,57 @@ def _socket_of(response: requests.Response) -> socket.socket | None:
 
 
 def _raw_chunks(response: requests.Response, chunk_size: int) -> Iterator[bytes]:
+    """Yield the body's bytes as sent (still compressed), each as soon as it arrives."""
     raw: Any = response.raw
     if callable(getattr(raw, "read1", None)):
-        # urllib3 >= 2: read1 returns as soon as any bytes arrive. requests builds the raw
-        # response with decode_content=False, so a gzip-encoded stream must ask for decoding.
-        while chunk := raw.read1(chunk_size, decode_content=True):
+        # urllib3 >= 2: read1 returns as soon as any bytes arrive.
+        while chunk := raw.read1(chunk_size, decode_content=False):
             yield chunk
     elif getattr(raw, "chunked", False) and raw.supports_chunked_reads():
         # urllib3 1.26, chunked transfer: one HTTP chunk (one SSE flush) at a time.
-        yield from raw.read_chunked(chunk_size, decode_content=True)
-    elif callable(getattr(getattr(raw, "_fp", None), "read1", None)) and not response.headers.get(
-        "Content-Encoding"
-    ):
+        yield from raw.read_chunked(chunk_size, decode_content=False)
+    elif callable(getattr(getattr(raw, "_fp", None), "read1", None)):
         # urllib3 1.26, length- or close-delimited: its read(n) blocks until n bytes, which
         # would hold back every message of a slow stream; http.client's read1 does not.
         while chunk := raw._fp.read1(chunk_size):
             yield chunk
     else:  # pragma: no cover - exotic adapters; correct, but may buffer a slow stream
         yield from response.iter_content(chunk_size)
+        return
+
+
+def _decoded(chunks: Iterator[bytes], encoding: str, piece: int) -> Iterator[bytes]:
+    """Undo a gzip or deflate Content-Encoding, at most ``piece`` bytes at a time.
+
+    Decompressing here, not in urllib3, is what bounds a compressed body: urllib3 inflates
+    each read whole, so one 64 KiB read of a gzip bomb could become 64 MB at once.
+
+    Raises:
+        ResponseDecodeError: Another coding, or bytes that are not what the coding says.
+    """
+    coding = encoding.strip().lower()
+    if coding in ("", "identity"):
+        yield from chunks
+        return
+    if coding not in ("gzip", "x-gzip", "deflate"):
+        raise ResponseDecodeError(f"the answer has an unsupported Content-Encoding {encoding!r}")
+    # gzip, or deflate as zlib (RFC 9110); 32 + MAX_WBITS detects either header by itself.
+    wbits = 32 + zlib.MAX_WBITS
+    inflater = zlib.decompressobj(wbits)
+    try:
+        for chunk in chunks:
+            data = chunk
+            while data:
+                if inflater.eof:  # a gzip body may hold several members
+                    data, inflater = inflater.unused_data + data, zlib.decompressobj(wbits)
+                out = inflater.decompress(data, piece)
+                data = inflater.unconsumed_tail
+                if out:
+                    yield out
+        if out := inflater.flush():
+            yield out
+    except zlib.error as exc:
+        raise ResponseDecodeError(f"the answer's {coding} body is corrupt: {exc}") from None
 
 
 def _bounded(chunks: Iterator[bytes], max_bytes: int | None) -> Iterator[bytes]:
@@ -313,14 +348,13 @@ def iter_body_chunks(
     url = response.url or ""
     method = (response.request.method if response.request is not None else None) or "POST"
     sock = _socket_of(response) if deadline is not None else None
-    raw: Any = response.raw
+    encoding = response.headers.get("Content-Encoding", "")
     try:
-        for chunk in _bounded(_raw_chunks(response, chunk_size), max_bytes):
-            if max_bytes is not None and getattr(raw, "tell", None) and raw.tell() > max_bytes:
-                # compressed bytes count too: a body that inflates slowly is still huge
-                raise ResponseTooLargeError(
-                    f"the response is larger than {max_bytes:,} bytes as sent"
-                )
+        sent = _raw_chunks(response, chunk_size)
+        # Bounded twice: as sent (a huge compressed body) and decoded (a small one that
+        # inflates); the decoder never makes more than a chunk's worth at a time.
+        decoded = _decoded(_bounded(sent, max_bytes), encoding, chunk_size)
+        for chunk in _bounded(decoded, max_bytes):
             yield chunk
             if deadline is not None:
                 left = deadline - now()

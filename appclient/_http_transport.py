@@ -290,6 +290,8 @@ class Transport:
         request_id = str(uuid.uuid4())
         headers = {
             "User-Agent": USER_AGENT,
+            # The codings the client inflates itself, within its limits (see _http._decoded).
+            "Accept-Encoding": "gzip, deflate",
             HEADER_REQUEST_ID: request_id,
             HEADER_IDEMPOTENCY_KEY: idempotency_key,
         }

@@ -29,6 +29,8 @@ class Reply:
         cut_after: Close the connection after this many SSE messages, mid-stream.
         hang: Hold the answer until the gateway closes (for timeouts).
         gate: Wait for this event before each message after the first.
+        endless: After the headers, send these bytes again and again until the client hangs
+            up (an endless body; ``headers`` may name its Content-Type and Content-Encoding).
     """
 
     status: int = 200
@@ -39,6 +41,7 @@ class Reply:
     cut_after: int | None = None
     hang: bool = False
     gate: threading.Event | None = None
+    endless: bytes | None = None
 
 
 @dataclass
@@ -117,6 +120,9 @@ class FakeGateway:
         self._server.server_close()
 
     def _play(self, handler: BaseHTTPRequestHandler, reply: Reply) -> None:
+        if reply.endless is not None:
+            self._play_endless(handler, reply, reply.endless)
+            return
         if reply.hang:
             self._closing.wait(10)
             handler.close_connection = True
@@ -157,3 +163,16 @@ class FakeGateway:
             return
         if reply.chunked:  # a cut chunked stream: stop without the final zero-size chunk
             handler.wfile.flush()
+
+    def _play_endless(self, handler: BaseHTTPRequestHandler, reply: Reply, data: bytes) -> None:
+        handler.send_response(reply.status)
+        handler.send_header("Connection", "close")
+        for name, value in {"Content-Type": "application/json", **reply.headers}.items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.close_connection = True
+        try:
+            while not self._closing.is_set():
+                handler.wfile.write(data)
+        except OSError:  # the client hung up: the point of the test
+            return

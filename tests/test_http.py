@@ -299,8 +299,9 @@ class _CompressedRaw:
 
 def test_iter_body_chunks_decodes_a_compressed_stream_with_read1() -> None:
     """A gzip-encoded event stream (Content-Encoding) is yielded decoded on urllib3 2."""
-    raw = _CompressedRaw(b"data: x\n\n")
-    chunks = iter_body_chunks(_streamed(raw), chunk_size=8, read_timeout=1)
+    response = _streamed(_CompressedRaw(b"data: x\n\n"))
+    response.headers["Content-Encoding"] = "gzip"
+    chunks = iter_body_chunks(response, chunk_size=8, read_timeout=1)
     assert b"".join(chunks) == b"data: x\n\n"
 
 
