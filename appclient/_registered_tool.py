@@ -34,40 +34,58 @@ _PYDANTIC_INPUT_CHARS = 50
 
 
 def secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
-    """Return the bound values that are text worth redacting (secrets unwrapped).
+    """Return the texts that show a bound value, to redact (secrets unwrapped).
 
-    Each secret also comes in the forms it takes inside JSON (with and without
-    ``ensure_ascii``), inside a repr and inside a URL, where quotes, backslashes, slashes and
-    other characters are escaped: a result serialised as JSON, or an error quoting a URL,
-    must not show a key in its escaped form.
+    Values of any type count: text and bytes as they are, a number as it prints
+    (``pin=918273`` is hidden from ``f"pin {pin} rejected"``), an object by its ``str`` and
+    ``repr`` and by the values of its attributes (``Creds("sk-...")``). Each text also comes
+    in the forms it takes inside JSON (with and without ``ensure_ascii``), inside a repr and
+    inside a URL, where quotes, backslashes, slashes and other characters are escaped: a
+    result serialised as JSON, or an error quoting a URL, must not show a key in its escaped
+    form. Texts shorter than ``MIN_REDACTED_SECRET_LENGTH`` are settings, not secrets.
     """
     found: dict[str, None] = {}
     for value in _texts_within(values):
-        if isinstance(value, SecretStr):
-            value = value.get_secret_value()
-        elif isinstance(value, SecretBytes):
-            value = value.get_secret_value().decode("utf-8", errors="replace")
-        elif isinstance(value, (bytes, bytearray)):  # a key bound as bytes shows up as text
-            value = bytes(value).decode("utf-8", errors="replace")
-        if isinstance(value, str) and len(value) >= MIN_REDACTED_SECRET_LENGTH:
-            found[value] = None
-            for escaped in (json.dumps(value, ensure_ascii=False), json.dumps(value), repr(value)):
+        for text in _shown_as(value):
+            if len(text) < MIN_REDACTED_SECRET_LENGTH:
+                continue
+            found[text] = None
+            for escaped in (json.dumps(text, ensure_ascii=False), json.dumps(text), repr(text)):
                 found[escaped[1:-1]] = None
             # In a URL (a query string an HTTP library's error quotes) it is percent-encoded.
-            for encoded in (quote(value, safe=""), quote_plus(value)):
+            for encoded in (quote(text, safe=""), quote_plus(text)):
                 found[encoded] = None
-            shown = repr(value)
+            shown = repr(text)
             if len(shown) > _PYDANTIC_INPUT_CHARS:  # a ValidationError cuts a long input short
                 found[shown[1:25] + "..." + shown[-24:-1]] = None
     return tuple(found)
 
 
-def _texts_within(values: Iterable[Any]) -> Iterator[Any]:
-    """Yield each value, and the values inside bound dicts, lists, tuples and sets.
+def _shown_as(value: Any) -> tuple[str, ...]:
+    """The texts a bound value shows itself as."""
+    if isinstance(value, SecretStr):
+        return (value.get_secret_value(),)
+    if isinstance(value, SecretBytes):
+        return (value.get_secret_value().decode("utf-8", errors="replace"),)
+    if isinstance(value, (bytes, bytearray)):  # a key bound as bytes shows up as text
+        return (bytes(value).decode("utf-8", errors="replace"),)
+    if isinstance(value, str):
+        return (value,)
+    if value is None or isinstance(value, bool):  # too common to be anyone's secret
+        return ()
+    try:
+        return tuple(dict.fromkeys((str(value), repr(value))))
+    except Exception:  # a broken __str__ must not stop the registration
+        return ()
 
-    A bound ``headers={"Authorization": "Bearer ..."}`` holds its secret one level down;
-    mapping keys are names, not secrets. The walk is bounded in depth and in values seen,
-    so binding a big data structure costs little.
+
+def _texts_within(values: Iterable[Any]) -> Iterator[Any]:
+    """Yield each value, and the values inside bound containers and objects.
+
+    A bound ``headers={"Authorization": "Bearer ..."}`` holds its secret one level down, and
+    so does an object's attribute (``Creds("sk-...").key``); mapping keys are names, not
+    secrets. The walk is bounded in depth and in values seen, so binding a big data structure
+    costs little.
     """
     pending: list[tuple[Any, int]] = [(value, 0) for value in values][::-1]  # a stack, in order
     seen = 0
@@ -80,7 +98,10 @@ def _texts_within(values: Iterable[Any]) -> Iterator[Any]:
             items = value
         else:
             yield value
-            continue
+            attributes = getattr(value, "__dict__", None)
+            if not isinstance(attributes, dict) or isinstance(value, type) or callable(value):
+                continue
+            items = attributes.values()
         if depth < _MAX_BOUND_DEPTH:
             inner = itertools.islice(items, _MAX_BOUND_VALUES)
             pending.extend([(item, depth + 1) for item in inner][::-1])

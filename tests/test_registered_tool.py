@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import functools
 
+import pytest
 from pydantic import SecretStr
 
-from appclient import ToolRegistry
+from appclient import ToolError, ToolRegistry
 from appclient._registered_tool import advertised_tool, partial_values, secret_texts
 from tests.seed import SEED_WEATHER_TOOL
 
@@ -132,3 +133,56 @@ def test_secret_cut_short_in_a_pydantic_error_is_redacted() -> None:
     [output] = registry.dispatch([call])
     assert "int_parsing" in output.output
     assert "A1b2C3d4A1b2" not in output.output
+
+
+def test_a_bound_number_is_redacted_from_errors() -> None:
+    """A PIN bound as an int is hidden when the tool's error quotes it."""
+
+    def unlock(door: str, pin: int) -> str:
+        """Unlock a door."""
+        raise PermissionError(f"pin {pin} rejected for {door}")
+
+    registry = ToolRegistry()
+    registry.add(unlock, pin=918273)
+    call = {"id": "c", "function": {"name": "unlock", "arguments": {"door": "front"}}}
+    [output] = registry.dispatch([call])
+    assert "918273" not in output.output
+    assert "front" in output.output
+
+
+class _Creds:
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    def __repr__(self) -> str:
+        return f"_Creds({self.key!r})"
+
+
+def test_a_bound_object_is_redacted_by_its_repr_and_attributes() -> None:
+    """An object bound as a value is hidden whether the tool shows its repr or its fields."""
+
+    def call_api(path: str, creds: _Creds) -> str:
+        """Call the API."""
+        return f"{path}: {creds!r} / {creds.key}"
+
+    registry = ToolRegistry()
+    registry.add(call_api, creds=_Creds("sk-object-secret-42"))
+    call = {"id": "c", "function": {"name": "call_api", "arguments": {"path": "/v1"}}}
+    [output] = registry.dispatch([call])
+    assert "sk-object-secret-42" not in output.output
+    assert output.output.startswith("/v1: ")
+
+
+def test_a_bound_number_is_redacted_from_raised_errors() -> None:
+    """With raise_on_error, the raised ToolError does not show a bound number either."""
+
+    def unlock(door: str, pin: int) -> str:
+        """Unlock a door."""
+        raise PermissionError(f"pin {pin} rejected")
+
+    registry = ToolRegistry()
+    registry.add(unlock, pin=918273)
+    call = {"id": "c", "function": {"name": "unlock", "arguments": {"door": "front"}}}
+    with pytest.raises(ToolError) as caught:
+        registry.dispatch([call], raise_errors=True)
+    assert "918273" not in str(caught.value)
