@@ -50,6 +50,7 @@ __all__ = ["ArgumentPlan", "complete_arguments", "fill_arguments", "plan_argumen
 _PLACEHOLDER_EMAIL = "user@example.com"
 
 _ORDER = (
+    "identifier",
     "choice",
     "date",
     "datetime",
@@ -77,6 +78,8 @@ class ArgumentPlan:
         from_query: Names of the parameters whose values the query supplied.
         guessed: Names of required parameters filled without evidence (default, table,
             type), so callers can tell a complete call from a well-founded one.
+        unsure: Names in ``guessed`` that no guess may fill: an id, a path or a URL the
+            query does not give. An agent asks for these instead of calling.
         weak: Names in ``from_query`` whose value is only what was left of the query once
             framing words were removed (an unknown place, a free-text subject).
     """
@@ -85,6 +88,7 @@ class ArgumentPlan:
     from_query: frozenset[str]
     guessed: frozenset[str]
     weak: frozenset[str] = frozenset()
+    unsure: frozenset[str] = frozenset()
 
     @property
     def arguments(self) -> dict[str, Any]:
@@ -121,6 +125,12 @@ class _Filler:
             if kind == "date":
                 return day
             return f"{day}T{(times[0] if times else dt.time()).isoformat()}"
+        if kind == "identifier":
+            value = reader.identifier(slot)
+            if value is NOTHING:
+                quoted = reader.quoted(limit=1)
+                value = quoted[0] if quoted else NOTHING
+            return value
         if kind == "email":
             addresses = reader.emails()
             return addresses[0] if addresses else NOTHING
@@ -352,7 +362,14 @@ def _fill(parameters: Any, reader: QueryReader, *, max_calls: int) -> ArgumentPl
         for place in dict.fromkeys(names):
             value = _fitted(place_slot, place, reader.today)
             calls.append({**ordered_values, name: value})
-    return ArgumentPlan(tuple(calls), frozenset(from_query), frozenset(guessed), frozenset(weak))
+    unsure = {s.name for s in slots if s.kind == "identifier" and s.name in guessed}
+    return ArgumentPlan(
+        tuple(calls),
+        frozenset(from_query),
+        frozenset(guessed),
+        frozenset(weak),
+        frozenset(unsure),
+    )
 
 
 def _fitted(slot: Slot, preferred: Any, today: dt.date) -> Any:

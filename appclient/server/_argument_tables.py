@@ -21,6 +21,7 @@ __all__ = [
     "EMAIL_NAME_WORDS",
     "EXPRESSION_DESCRIPTION_CUES",
     "EXPRESSION_NAME_WORDS",
+    "IDENTIFIER_NAME_WORDS",
     "NUMBER_CUES",
     "ORIGIN_NAME_WORDS",
     "ORIGIN_TEXT",
@@ -256,3 +257,25 @@ NUMBER_CUES: dict[str, tuple[str, ...]] = {
     "adult": ("人", "位", "people", "person", "adult"),
     "traveler": ("人", "位", "people", "person", "traveler", "traveller"),
 }
+
+#: Words of a parameter name whose value is an id, a path or a URL: copied whole from the
+#: query, never a guess (``order_id``, ``file_path``, ``page_url``).
+IDENTIFIER_NAME_WORDS = frozenset(
+    {
+        "id",
+        "sku",
+        "uuid",
+        "path",
+        "file",
+        "filename",
+        "filepath",
+        "dir",
+        "directory",
+        "folder",
+        "url",
+        "uri",
+        "link",
+        "href",
+        "isbn",
+    }
+)

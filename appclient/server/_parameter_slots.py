@@ -25,6 +25,7 @@ from ._argument_tables import (
     EMAIL_NAME_WORDS,
     EXPRESSION_DESCRIPTION_CUES,
     EXPRESSION_NAME_WORDS,
+    IDENTIFIER_NAME_WORDS,
     NUMBER_CUES,
     PLACE_DESCRIPTION_CUES,
     PLACE_NAME_WORDS,
@@ -33,7 +34,14 @@ from ._query_values import detect_language, find_quoted, is_cjk
 from ._schema_fit import inline_refs
 from ._text_terms import english_words
 
-__all__ = ["Slot", "SlotKind", "fill_schema", "parameter_slots", "slot_of"]
+__all__ = [
+    "Slot",
+    "SlotKind",
+    "fill_schema",
+    "looks_like_identifier",
+    "parameter_slots",
+    "slot_of",
+]
 
 SlotKind = Literal[
     "choice",
@@ -49,6 +57,7 @@ SlotKind = Literal[
     "email",
     "expression",
     "place",
+    "identifier",
     "text",
 ]
 
@@ -169,7 +178,24 @@ def _mentions(description: str, cues: tuple[str, ...]) -> bool:
     return False
 
 
-def _string_kind(name_words: set[str], fill: Mapping[str, Any], description: str) -> SlotKind:
+def looks_like_identifier(text: str) -> bool:
+    """Whether ``text`` is one token of the kind copied whole: an id, a path or a URL.
+
+    ``A-1``, ``ORD-2024-0001``, ``/var/log/app.log``, ``https://example.com/x``: no blank,
+    at least one letter or digit, and a digit or a separator (slash, backslash, dot, dash,
+    underscore, colon or hash).
+    """
+    return (
+        0 < len(text) <= 200
+        and not any(c.isspace() or is_cjk(c) for c in text)
+        and any(c.isalnum() for c in text)
+        and any(c.isdigit() or c in "/\\.-_:#" for c in text)
+    )
+
+
+def _string_kind(
+    name_words: set[str], fill: Mapping[str, Any], description: str, example: str | None
+) -> SlotKind:
     if fill.get("format") == "date":
         return "date"
     if fill.get("format") == "date-time":
@@ -186,6 +212,12 @@ def _string_kind(name_words: set[str], fill: Mapping[str, Any], description: str
         return "place"
     if name_words & DATE_NAME_WORDS or _mentions(description, DATE_DESCRIPTION_CUES):
         return "date"
+    if fill.get("format") in ("uri", "uri-reference", "iri", "uuid") or (
+        name_words & IDENTIFIER_NAME_WORDS
+    ):
+        return "identifier"
+    if example is not None and looks_like_identifier(example):
+        return "identifier"  # the e.g. hint shows the shape of the value (A-1)
     return "text"
 
 
@@ -220,7 +252,7 @@ def slot_of(name: str, schema: Any, *, required: bool) -> Slot:
     options = _described_options(description)
     if options:
         return replace(base, kind="choice", options=options)
-    return replace(base, kind=_string_kind(name_words, fill, description))
+    return replace(base, kind=_string_kind(name_words, fill, description, example))
 
 
 def parameter_slots(parameters: Any) -> list[Slot]:

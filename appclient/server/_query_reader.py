@@ -22,10 +22,12 @@ from ._place_names import PlaceMention, find_places, lookup_place
 from ._query_values import (
     detect_language,
     find_dates,
+    find_identifiers,
     find_numbers,
     find_quoted,
     find_times,
     is_cjk,
+    shape_of,
 )
 from ._schema_fit import fits_schema
 from ._text_terms import (
@@ -304,6 +306,39 @@ class QueryReader:
         for match in found:
             self.take(match.start(), match.end())
         return [match.group() for match in found]
+
+    def identifier(self, slot: Slot) -> Any:
+        """Return (and use up) the id, path or URL the text gives ``slot``, whole.
+
+        A token shaped like the parameter's example (``e.g. A-1`` finds ``B-7``) wins; else
+        the first URL for a URL parameter, the first path for a path or file parameter, and
+        the first token of any of these kinds otherwise.
+        """
+        found = find_identifiers(self.text)
+        if not found:
+            return NOTHING
+        wanted = set(slot.words)
+        preferred: tuple[str, ...]
+        if wanted & {"url", "uri", "link", "href"}:
+            preferred = ("url",)
+        elif wanted & {"path", "file", "filename", "filepath", "dir", "directory", "folder"}:
+            preferred = ("path", "id")
+        else:
+            preferred = ("id", "path", "url")
+        example = shape_of(slot.example) if slot.example else None
+        ranked = sorted(
+            (item for item in found if item.value[0] in preferred),
+            key=lambda item: (
+                example is None or shape_of(item.value[1]) != example,
+                preferred.index(item.value[0]),
+                item.start,
+            ),
+        )
+        if not ranked:
+            return NOTHING
+        best = ranked[0]
+        self.take(best.start, best.end)
+        return best.value[1]
 
     def labelled(self, labels: tuple[str, ...]) -> Any:
         """Return (and use up) the value a label introduces (``主题是X``, ``subject: X``).

@@ -21,11 +21,13 @@ __all__ = [
     "detect_language",
     "find_dates",
     "find_expression",
+    "find_identifiers",
     "find_numbers",
     "find_quoted",
     "find_times",
     "is_cjk",
     "parse_chinese_number",
+    "shape_of",
     "split_clauses",
 ]
 
@@ -435,3 +437,46 @@ def split_clauses(text: str) -> list[Found]:
         if match:
             position = match.end()
     return clauses
+
+
+# A URL, a path (absolute, home-relative, Windows, or with a folder), or a token holding a
+# digit or inner punctuation: what a user copies, and an agent must copy whole.
+_URL = r"[A-Za-z][A-Za-z0-9+.-]*://[^\s<>\"'，。！？；、）]+"
+_PATH = (
+    r"(?:~|\.{1,2})?/[^\s<>\"'，。！？；、）]+|[A-Za-z]:\\[^\s<>\"'，。！？；]+"
+    r"|[\w.-]+(?:/[\w.@%+~-]+)+"
+)
+_ID = r"[A-Za-z0-9][A-Za-z0-9_.:#@+/-]*[A-Za-z0-9]|[0-9]"
+_IDENTIFIER = re.compile(rf"(?<![\w/.:-])(?:(?P<url>{_URL})|(?P<path>{_PATH})|(?P<id>{_ID}))")
+#: Sentence punctuation a copied token does not end with ("see /a/b." is /a/b).
+_TRAILING = ".,;:!?)]}'\""
+
+
+def find_identifiers(text: str) -> list[Found]:
+    """Return the ids, paths and URLs in ``text``, whole, in order.
+
+    ``value`` is ``(kind, token)`` with kind ``"url"``, ``"path"`` or ``"id"``; an ``id``
+    holds a digit or inner punctuation (``A-1``, ``ORD-2024-0042``, ``v1.2``), so plain
+    words are never one.
+    """
+    found = []
+    for match in _IDENTIFIER.finditer(text):
+        kind = match.lastgroup or "id"
+        token = match.group().rstrip(_TRAILING)
+        if kind == "id" and not any(c.isdigit() or c in "_.:#@+/-" for c in token):
+            continue
+        found.append(Found((kind, token), match.start(), match.start() + len(token), token))
+    return found
+
+
+def shape_of(text: str) -> str:
+    """The shape of a token: letters as ``a``, digits as ``9``, runs folded.
+
+    ``A-12`` and ``B-7`` both have the shape ``a-9``.
+    """
+    shape: list[str] = []
+    for char in text:
+        mark = "a" if char.isalpha() else "9" if char.isdigit() else char
+        if not shape or shape[-1] != mark or mark not in "a9":
+            shape.append(mark)
+    return "".join(shape)

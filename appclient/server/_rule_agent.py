@@ -152,7 +152,10 @@ class RuleAgent:
 
 
 def _lacks_values(intent: Intent) -> bool:
-    return intent.candidate.cloud and bool(intent.arguments.guessed)
+    # A cloud component is never called on a guess; a local tool is, except for an id, a
+    # path or a URL, which only the user can give.
+    plan = intent.arguments
+    return bool(plan.unsure) or (intent.candidate.cloud and bool(plan.guessed))
 
 
 def _calls(intent: Intent) -> list[PlannedCall]:
@@ -224,7 +227,8 @@ def _ask_for_values(query: str, intent: Intent) -> str:
     candidate = intent.candidate
     properties = candidate.parameters.get("properties")
     details = []
-    for name in sorted(intent.arguments.guessed):
+    plan = intent.arguments
+    for name in sorted(plan.guessed if intent.candidate.cloud else plan.unsure):
         schema = properties.get(name) if isinstance(properties, dict) else None
         text = schema.get("description") if isinstance(schema, dict) else None
         details.append(f"{name}（{text}）" if isinstance(text, str) and text else name)

@@ -439,3 +439,58 @@ def test_changing_a_calls_arguments_does_not_change_later_decisions(agent):
     first = agent.decide(asked)
     first.calls[0].arguments["cities"].append("changed by the caller")
     assert agent.decide(asked).calls[0].arguments == {"cities": ["北京", "上海"]}
+
+
+def _one_string_tool(name: str, description: str, parameter: str, hint: str) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": {parameter: {"type": "string", "description": hint}},
+                "required": [parameter],
+            },
+        },
+    }
+
+
+LOOKUP_PRODUCT = _one_string_tool(
+    "lookup_product", "Look up a product by its SKU.", "sku", "The product's SKU, e.g. A-1."
+)
+READ_FILE = _one_string_tool("read_file", "Read a file.", "path", "The file path.")
+FETCH_PAGE = _one_string_tool("fetch", "Fetch a web page.", "url", "The URL of the page.")
+GET_ORDER = _one_string_tool(
+    "get_order", "Get an order.", "order", "The order number, e.g. ORD-2024-0001."
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "tool", "expected"),
+    [
+        ("What does product A-1 weigh in pounds?", LOOKUP_PRODUCT, {"sku": "A-1"}),
+        ("read reports/2024/q3.pdf", READ_FILE, {"path": "reports/2024/q3.pdf"}),
+        ("please read /var/log/app.log.", READ_FILE, {"path": "/var/log/app.log"}),
+        ("fetch https://example.com/docs?x=1", FETCH_PAGE, {"url": "https://example.com/docs?x=1"}),
+    ],
+)
+def test_ids_paths_and_urls_are_kept_whole(agent, query, tool, expected):
+    """An id, a path or a URL in the query reaches the tool whole, not cut or replaced."""
+    decision = agent.decide(agent_input(query, tool))
+    assert [(c.name, c.arguments) for c in decision.calls] == [(tool["function"]["name"], expected)]
+
+
+def test_an_example_hint_finds_values_of_its_shape(agent):
+    """A parameter described 'e.g. ORD-2024-0001' takes the query's token of that shape."""
+    decision = agent.decide(agent_input("look up order ORD-2024-0042 from shop v2", GET_ORDER))
+    assert decision.calls[0].arguments == {"order": "ORD-2024-0042"}
+
+
+@pytest.mark.parametrize("query", ["look up a product", "get my order"])
+def test_a_required_id_the_query_lacks_is_asked_for(agent, query):
+    """With no value for a required id, the agent asks for it instead of calling on a guess."""
+    decision = agent.decide(agent_input(query, LOOKUP_PRODUCT, GET_ORDER))
+    assert not decision.calls
+    assert "I need" in decision.answer
+    assert ("sku" in decision.answer) or ("order" in decision.answer)
