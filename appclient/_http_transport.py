@@ -17,13 +17,12 @@ streamed response, nothing is sent again.
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import re
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -193,14 +192,18 @@ class Transport:
         """Send a streamed run; return its :class:`RunStream` (a JSON answer: one message).
 
         The stream reads within the same total timeout as the request, and within the
-        stream limits.
+        stream limits. When the connection breaks before the run's final event, the stream
+        sends the request again with the same ``Idempotency-Key`` (up to ``max_retries``
+        times): a server that keeps answers by key replays the same stream, whose messages
+        already read are checked and skipped, so the run is neither lost nor applied twice.
 
         Raises:
             APIStatusError: The server answered an error status (after all retries).
             TransportError: Connection failure or timeout (after all retries).
         """
         deadline = deadline_after(self.timeout.total)
-        response = self._send(path, json_body, None, None, deadline, stream=True)
+        key = str(uuid.uuid4())
+        response = self._send(path, json_body, None, None, deadline, stream=True, key=key)
         request_id = response.headers.get(HEADER_REQUEST_ID, "")
         content_type = response.headers.get("Content-Type", "")
         if "json" in content_type and "event-stream" not in content_type:
@@ -216,20 +219,31 @@ class Transport:
                 request_id=request_id,
                 secrets=self.secrets(),
             )
-        chunks = iter_body_chunks(
-            response,
-            chunk_size=STREAM_CHUNK_BYTES,
-            read_timeout=self.timeout.read,
-            deadline=deadline,
-            max_bytes=self.limits.max_stream_bytes,
-        )
+        current = [response]
+
+        def chunks_of(answer: requests.Response) -> Iterator[bytes]:
+            return iter_body_chunks(
+                answer,
+                chunk_size=STREAM_CHUNK_BYTES,
+                read_timeout=self.timeout.read,
+                deadline=deadline,
+                max_bytes=self.limits.max_stream_bytes,
+            )
+
+        def reopen() -> Iterator[bytes]:
+            abort_response(current[0])
+            current[0] = self._send(path, json_body, None, None, deadline, stream=True, key=key)
+            return chunks_of(current[0])
+
         return RunStream(
-            chunks,
-            close=functools.partial(abort_response, response),
+            chunks_of(response),
+            close=lambda: abort_response(current[0]),
             conversation_id=conversation_id,
             request_id=request_id,
             secrets=self.secrets(),
             limits=self.limits,
+            reopen=reopen,
+            max_reopens=self.retry_policy.max_retries,
         )
 
     def _send(
@@ -241,6 +255,7 @@ class Transport:
         deadline: float | None,
         *,
         stream: bool,
+        key: str | None = None,
     ) -> requests.Response:
         """Send one logical request, retrying what is safe; return the HTTP 200 response.
 
@@ -253,7 +268,7 @@ class Transport:
             APIStatusError: The server answered an error status (after all retries).
             TransportError: Connection failure or timeout (after all retries).
         """
-        idempotency_key = str(uuid.uuid4())
+        idempotency_key = key or str(uuid.uuid4())
         try:
             return self._attempt(
                 path, json_body, form, files, idempotency_key, deadline, stream=stream

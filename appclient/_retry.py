@@ -3,9 +3,10 @@
 - **What**: failures of the exchange itself (:class:`~appclient.TransportError`: refused or
   broken connections, connect timeouts), read timeouts of non-stream requests, and HTTP
   408, 429 and 5xx. Never a call whose total timeout has passed, and never a
-  400, 401, 403, 404, 409, 413 or 422: sending the same request again cannot fix those. A
-  stream is never retried once it has started delivering; that rule lives in the client,
-  which only retries up to the response headers.
+  400, 401, 403, 404, 409, 413 or 422: sending the same request again cannot fix those.
+  These rules cover a request up to its response headers; a stream cut after that is sent
+  again by :class:`~appclient.RunStream` itself, with the same key, to read the server's
+  replay.
 - **How long**: exponential backoff with full jitter, ``uniform(0, min(max, initial * 2**n))``
   (so that many clients failing together do not come back together), unless the server said
   how long to wait with ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date). A

@@ -14,13 +14,20 @@ pass for a complete one. An ``error`` event raises :class:`~appclient.RunError`.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 
 from ._constants import MAX_SSE_LINE_BYTES
-from ._errors import ResponseTooLargeError, StreamInterruptedError, TransportError
+from ._errors import (
+    AppClientError,
+    RequestTimeoutError,
+    ResponseTooLargeError,
+    StreamInterruptedError,
+    TransportError,
+)
 from ._http import Secret
 from ._http_answers import parse_run_answer, raise_for_error_event
 from ._limits import Limits
@@ -61,6 +68,11 @@ class RunStream:
         limits: ``max_stream_events`` and ``max_collected_bytes`` apply here (the chunks
             are expected to be bounded by ``max_stream_bytes`` already); the defaults when
             omitted.
+        reopen: Sends the run again (same ``Idempotency-Key``) and returns the new body's
+            chunks, for a stream that broke or ended before its final event. The server is
+            expected to replay the same stream: the messages already read are compared (by
+            digest) and skipped, and reading goes on where it stopped.
+        max_reopens: How many times ``reopen`` may be used.
 
     Raises:
         StreamInterruptedError: (while iterating) The stream ended or broke before a final event.
@@ -81,12 +93,22 @@ class RunStream:
         max_line_bytes: int = MAX_SSE_LINE_BYTES,
         secrets: Iterable[str] = (),
         limits: Limits | None = None,
+        reopen: Callable[[], Iterable[bytes]] | None = None,
+        max_reopens: int = 0,
     ) -> None:
         self._chunks: Iterator[bytes] | None = iter(chunks)
+        self._reopen = reopen
+        self._reopens_left = max_reopens if reopen is not None else 0
+        # A digest of every message delivered, to check that a replay repeats them.
+        self._digest = hashlib.blake2b(digest_size=16)
+        self._skip = 0
+        self._expected = b""
+        self._replayed = hashlib.blake2b(digest_size=16)
         self._limits = limits if limits is not None else Limits()
         # Kept wrapped, so a debugger's or a vars() dump of the stream does not show them.
         self._secrets = tuple(Secret(secret) for secret in secrets)
         self._close_response = close
+        self._max_line_bytes = max_line_bytes
         self._decoder = SSEDecoder(max_line_bytes=max_line_bytes)
         self._pending: deque[str] = deque()
         self._conversation_id = conversation_id
@@ -144,9 +166,13 @@ class RunStream:
             raise StopIteration
         try:
             data = self._next_data()
+            while data is not None and self._skip:
+                self._check_replayed(data)
+                data = self._next_data()
             if data is None:
                 self._end_of_stream()
                 raise StopIteration
+            self._digest.update(data.encode("utf-8", "surrogatepass") + b"\0")
             answer = parse_run_answer(
                 data,
                 request_id=self._request_id,
@@ -185,10 +211,16 @@ class RunStream:
                     # A plain JSON body (the hosted service's errors): read it as one
                     # message, as the official client does, so its code and message show.
                     self._pending.append(unframed)
+                elif not self._pending and not self._finished:
+                    if self._skip:  # the replay ended before repeating what was read
+                        raise self._differs() from None
+                    self._resend(None)  # cut short without an error: resend if allowed
                 continue
             except TransportError as exc:
                 if self._finished:  # the run is complete; a server may drop or idle the
                     self._chunks = None  # connection after its last message
+                    continue
+                if self._resend(exc):
                     continue
                 raise StreamInterruptedError(
                     f"the stream broke after {self._messages} message(s): {exc}",
@@ -197,6 +229,50 @@ class RunStream:
                 ) from exc
             self._pending.extend(self._decoder.feed(chunk))
         return self._pending.popleft()
+
+    def _resend(self, cause: TransportError | None) -> bool:
+        """Send the run again to read the rest of its stream; whether that was possible.
+
+        Not after a timeout: a server that is slow is still at work (and the total timeout
+        is spent for good), so a second request would only wait behind the first.
+        """
+        if self._reopen is None or self._reopens_left <= 0 or self._stopped or self._skip:
+            return False
+        if isinstance(cause, RequestTimeoutError):
+            return False
+        self._reopens_left -= 1
+        try:
+            chunks = self._reopen()
+        except AppClientError as exc:
+            raise StreamInterruptedError(
+                f"the stream broke after {self._messages} message(s) ({cause or 'cut short'}),"
+                f" and sending the run again failed: {exc}",
+                request_id=self._request_id,
+                conversation_id=self._conversation_id,
+            ) from exc
+        self._chunks = iter(chunks)
+        self._decoder = SSEDecoder(max_line_bytes=self._max_line_bytes)
+        self._pending.clear()
+        self._skip = self._messages
+        self._expected = self._digest.digest()
+        self._replayed = hashlib.blake2b(digest_size=16)
+        return True
+
+    def _check_replayed(self, data: str) -> None:
+        """Skip one replayed message; after the last one, check they were the same."""
+        self._replayed.update(data.encode("utf-8", "surrogatepass") + b"\0")
+        self._skip -= 1
+        if not self._skip and self._replayed.digest() != self._expected:
+            raise self._differs()
+
+    def _differs(self) -> StreamInterruptedError:
+        return StreamInterruptedError(
+            f"the stream broke after {self._messages} message(s), and the run sent again "
+            "answered differently (the server does not replay by Idempotency-Key): what was "
+            "read is all there is",
+            request_id=self._request_id,
+            conversation_id=self._conversation_id,
+        )
 
     def _end_of_stream(self) -> None:
         self._release()

@@ -120,8 +120,9 @@ def test_hung_request_without_retries_raises_timeout(server: ReferenceServer) ->
         server.faults.release()
 
 
-def test_cut_stream_raises_interrupted(client: AppClient, server: ReferenceServer) -> None:
-    """A stream the server cuts after two messages raises StreamInterruptedError."""
+def test_cut_stream_raises_interrupted_without_retries(server: ReferenceServer) -> None:
+    """With max_retries=0, a stream the server cuts after two messages raises."""
+    client = AppClient(server.app_id, token=server.token, base_url=server.url, max_retries=0)
     conversation_id = client.create_conversation()
     first = client.run(conversation_id, "北京天气", tools=[WEATHER_TOOL])
     (tool_call,) = first.content.tool_calls
@@ -131,6 +132,18 @@ def test_cut_stream_raises_interrupted(client: AppClient, server: ReferenceServe
     )
     with pytest.raises(StreamInterruptedError):
         stream.collect()
+
+
+def test_cut_tool_outputs_stream_is_recovered(client: AppClient, server: ReferenceServer) -> None:
+    """Tool outputs whose streamed answer is cut after delivery began are answered once."""
+    conversation_id = client.create_conversation()
+    first = client.run(conversation_id, "北京天气", tools=[WEATHER_TOOL])
+    (tool_call,) = first.content.tool_calls
+    outputs = [{"tool_call_id": tool_call.id, "output": "北京今天晴"}]
+    server.faults.cut_stream_after(2)
+    answer = client.run(conversation_id, tool_outputs=outputs, stream=True).collect()
+    assert "北京今天晴" in answer.answer
+    assert answer.events[-1].event_status == "success"
 
 
 def test_wrong_token_is_an_authentication_error(server: ReferenceServer) -> None:

@@ -237,18 +237,40 @@ def test_stream_is_retried_before_its_first_byte(
     assert len(set(_header(mock, "Idempotency-Key"))) == 1
 
 
-def test_stream_cut_mid_way_is_not_retried(sleeps: list[float]) -> None:
-    """A stream that breaks after delivering messages raises StreamInterruptedError, no retry."""
+def test_stream_cut_mid_way_is_resent_and_its_replay_read_on() -> None:
+    """A stream cut after two messages is sent again with its key; the replay's rest is read."""
+    cut = Reply(sse=[RUNNING, RUNNING, FINAL], cut_after=2)
+    replay = Reply(sse=[RUNNING, RUNNING, FINAL])
+    with FakeGateway().add(cut, replay) as gateway:
+        client = AppClient("app", token=TOKEN, base_url=gateway.url, sleep=lambda _: None)
+        answer = client.run("c1", "hi", stream=True).collect()
+        keys = [request.headers["Idempotency-Key"] for request in gateway.requests]
+    assert answer.answer == "partpartok"
+    assert len(keys) == 2
+    assert len(set(keys)) == 1
+
+
+def test_a_resent_stream_that_differs_is_not_spliced(sleeps: list[float]) -> None:
+    """When the resent run answers differently (no replay), the cut is reported, once."""
     reply = Reply(sse=[RUNNING, RUNNING, FINAL], cut_after=2)
     with FakeGateway(fallback=Reply(sse=[FINAL])).add(reply) as gateway:
         client = AppClient("app", token=TOKEN, base_url=gateway.url, sleep=sleeps.append)
         stream = client.run("c1", "hi", stream=True)
         assert next(stream).answer == "part"
-        with pytest.raises(StreamInterruptedError, match="after 2 message"):
+        with pytest.raises(StreamInterruptedError, match="answered differently"):
             stream.collect()
         assert stream.answer == "partpart"
+        assert len(gateway.requests) == 2
+
+
+def test_a_cut_stream_is_not_resent_without_retries() -> None:
+    """With max_retries=0 a cut stream is reported at once, never sent again."""
+    reply = Reply(sse=[RUNNING, RUNNING, FINAL], cut_after=2)
+    with FakeGateway(fallback=Reply(sse=[FINAL])).add(reply) as gateway:
+        client = AppClient("app", token=TOKEN, base_url=gateway.url, max_retries=0)
+        with pytest.raises(StreamInterruptedError, match="after 2 message"):
+            client.run("c1", "hi", stream=True).collect()
         assert len(gateway.requests) == 1
-    assert sleeps == []
 
 
 def test_upload_retry_sends_the_whole_file_again(

@@ -647,13 +647,23 @@ def test_server_max_rounds_raises() -> None:
     assert len(caught.value.result.rounds) == 2
 
 
-def test_server_interrupted_stream_raises() -> None:
-    """A stream cut before its final event raises StreamInterruptedError."""
+def test_server_interrupted_stream_raises_without_retries() -> None:
+    """With max_retries=0, a stream cut before its final event raises StreamInterruptedError."""
     agent = ScriptedAgent(["一段很长的回答，会被分成好几段发送。" * 4])
-    with _serve(agent) as (server, client):
+    with ReferenceServer(agent) as server:
+        client = AppClient(server.app_id, token=server.token, base_url=server.url, max_retries=0)
         server.faults.cut_stream_after(1)
         with pytest.raises(StreamInterruptedError):
             client.run_until_answer(query="q", tools=[add], stream=True)
+
+
+def test_server_interrupted_stream_is_recovered_from_its_replay() -> None:
+    """A stream cut mid-way is sent again with its key; the server's replay completes it."""
+    answer = "一段很长的回答，会被分成好几段发送。" * 4
+    with _serve(ScriptedAgent([answer])) as (server, client):
+        server.faults.cut_stream_after(1)
+        result = client.run_until_answer(query="q", tools=[add], stream=True)
+    assert result.answer == answer
 
 
 def test_server_outputs_from_the_partial_result_finish_the_turn() -> None:
