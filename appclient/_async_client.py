@@ -15,9 +15,9 @@ from __future__ import annotations
 import functools
 import inspect
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from types import TracebackType
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 import requests
 
@@ -26,10 +26,13 @@ from ._async_stream import AsyncRunStream, cancellable_sleep, in_thread
 from ._client import AppClient
 from ._constants import DEFAULT_MAX_RETRIES
 from ._errors import InvalidRequestError
-from ._http_bodies import ToolChoiceLike, ToolOutputLike, ToolsLike
+from ._http_bodies import RunOptions
 from ._limits import Limits, Timeout
 from ._models import FeedbackType, Message
 from ._stream import RunStream
+
+if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never evaluated
+    from typing_extensions import Unpack
 
 __all__ = ["AsyncAppClient"]
 
@@ -150,16 +153,8 @@ class AsyncAppClient(AsyncRoundTripMixin):
         conversation_id: str,
         query: str = "",
         *,
-        file_ids: Iterable[str] | None = None,
         stream: Literal[False] = False,
-        tools: ToolsLike = None,
-        tool_outputs: Iterable[ToolOutputLike] | None = None,
-        tool_choice: ToolChoiceLike | None = None,
-        end_user_id: str | None = None,
-        action: Mapping[str, Any] | None = None,
-        parameters: Mapping[str, Any] | None = None,
-        custom_metadata: Mapping[str, Any] | None = None,
-        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
+        **options: Unpack[RunOptions],
     ) -> Message: ...
 
     @overload
@@ -168,34 +163,13 @@ class AsyncAppClient(AsyncRoundTripMixin):
         conversation_id: str,
         query: str = "",
         *,
-        file_ids: Iterable[str] | None = None,
         stream: Literal[True],
-        tools: ToolsLike = None,
-        tool_outputs: Iterable[ToolOutputLike] | None = None,
-        tool_choice: ToolChoiceLike | None = None,
-        end_user_id: str | None = None,
-        action: Mapping[str, Any] | None = None,
-        parameters: Mapping[str, Any] | None = None,
-        custom_metadata: Mapping[str, Any] | None = None,
-        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
+        **options: Unpack[RunOptions],
     ) -> AsyncRunStream: ...
 
     @overload
     async def run(
-        self,
-        conversation_id: str,
-        query: str = "",
-        *,
-        file_ids: Iterable[str] | None = None,
-        stream: bool,
-        tools: ToolsLike = None,
-        tool_outputs: Iterable[ToolOutputLike] | None = None,
-        tool_choice: ToolChoiceLike | None = None,
-        end_user_id: str | None = None,
-        action: Mapping[str, Any] | None = None,
-        parameters: Mapping[str, Any] | None = None,
-        custom_metadata: Mapping[str, Any] | None = None,
-        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
+        self, conversation_id: str, query: str = "", *, stream: bool, **options: Unpack[RunOptions]
     ) -> Message | AsyncRunStream: ...
 
     async def run(
@@ -203,16 +177,8 @@ class AsyncAppClient(AsyncRoundTripMixin):
         conversation_id: str,
         query: str = "",
         *,
-        file_ids: Iterable[str] | None = None,
         stream: bool = False,
-        tools: ToolsLike = None,
-        tool_outputs: Iterable[ToolOutputLike] | None = None,
-        tool_choice: ToolChoiceLike | None = None,
-        end_user_id: str | None = None,
-        action: Mapping[str, Any] | None = None,
-        parameters: Mapping[str, Any] | None = None,
-        custom_metadata: Mapping[str, Any] | None = None,
-        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
+        **options: Unpack[RunOptions],
     ) -> Message | AsyncRunStream:
         """Send a query (with local tools) or the outputs of earlier tool calls.
 
@@ -222,17 +188,8 @@ class AsyncAppClient(AsyncRoundTripMixin):
         Args:
             conversation_id: From :meth:`create_conversation`.
             query: The user's message; may be empty when ``tool_outputs`` are sent.
-            file_ids: Ids from :meth:`upload_file` the app may read.
             stream: Return an :class:`AsyncRunStream` instead of a :class:`Message`.
-            tools: Local tools the agent may call (dicts, models, functions, a registry).
-            tool_outputs: Results of the last round's tool calls, all of them in one run.
-            tool_choice: ``{"type": "auto"}`` or force one tool.
-            end_user_id: The end user on whose behalf the app runs.
-            action: Passed through to the app.
-            parameters: Passed through to the app.
-            custom_metadata: Passed through to the app.
-            mcp_authorization: MCP authorization settings (a list of dicts), as the official
-                client sends them.
+            **options: As for :meth:`AppClient.run <appclient.AppClient.run>`.
 
         Returns:
             A :class:`Message` whose ``content`` is the :class:`RunAnswer`, or, when
@@ -247,20 +204,7 @@ class AsyncAppClient(AsyncRoundTripMixin):
         """
 
         def send() -> Message | RunStream:
-            return self._client.run(
-                conversation_id,
-                query,
-                file_ids=file_ids,
-                stream=stream,
-                tools=tools,
-                tool_outputs=tool_outputs,
-                tool_choice=tool_choice,
-                end_user_id=end_user_id,
-                action=action,
-                parameters=parameters,
-                custom_metadata=custom_metadata,
-                mcp_authorization=mcp_authorization,
-            )
+            return self._client.run(conversation_id, query, stream=stream, **options)
 
         result = await in_thread(send, discard=_close_stream)
         return AsyncRunStream(result) if isinstance(result, RunStream) else result

@@ -20,21 +20,19 @@ import asyncio
 import contextlib
 import inspect
 import threading
-from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from ._async_stream import in_thread
 from ._client import AppClient
-from ._constants import DEFAULT_MAX_ROUNDS
 from ._dispatch import ApprovalCallback, ApprovalRequest
-from ._loop import RoundTripMixin
+from ._loop import RoundTripMixin, RoundTripOptions, check_round_trip_options
 from ._loop_events import AnswerDone, LoopEvent, RoundTripResult
-from ._models import ToolChoice
 from ._stream import RunStream
 
 if TYPE_CHECKING:
-    from ._registry import ToolRegistry
+    from typing_extensions import Unpack
 
 __all__ = ["AsyncRoundTripMixin"]
 
@@ -123,18 +121,9 @@ class AsyncRoundTripMixin:
         conversation_id: str | None = None,
         query: str = "",
         *,
-        tools: ToolRegistry | Iterable[Any] | Callable[..., Any],
         stream: bool = False,
         on_event: Callable[[LoopEvent], Awaitable[object] | object] | None = None,
-        tool_choice: ToolChoice | Mapping[str, Any] | None = None,
-        max_rounds: int = DEFAULT_MAX_ROUNDS,
-        approve: ApprovalCallback | None = None,
-        raise_errors: bool = False,
-        file_ids: list[str] | None = None,
-        end_user_id: str | None = None,
-        action: Mapping[str, Any] | None = None,
-        parameters: Mapping[str, Any] | None = None,
-        custom_metadata: Mapping[str, Any] | None = None,
+        **options: Unpack[RoundTripOptions],
     ) -> RoundTripResult:
         """Ask the agent, run the local tools it calls, send their outputs, until it answers.
 
@@ -150,21 +139,12 @@ class AsyncRoundTripMixin:
         Args:
             conversation_id: The conversation to use; a new one is created when ``None``.
             query: The user's message (sent with the first run only).
-            tools: A :class:`ToolRegistry`, or functions, toolkit objects and groups.
             stream: Stream each run (``on_event`` then gets the answer text as it arrives).
             on_event: Called on the caller's loop with every :class:`LoopEvent`, in order;
                 an awaitable it returns is awaited before the loop goes on.
-            tool_choice: Force a tool in the first run only.
-            max_rounds: Rounds of tool calls allowed before
-                :class:`~appclient.MaxRoundsExceededError` is raised.
-            approve: Approval callback for tools registered with ``requires_approval``
-                (default: the registry's); a coroutine function is awaited on this loop.
-            raise_errors: Raise a local tool failure instead of reporting it to the agent.
-            file_ids: Files for the first run.
-            end_user_id: The end user on whose behalf the app runs (sent with every run).
-            action: Passed to the first run.
-            parameters: Passed to the first run.
-            custom_metadata: Passed to the first run.
+            **options: As for :meth:`AppClient.run_until_answer
+                <appclient.AppClient.run_until_answer>`; an ``approve`` coroutine function
+                is awaited on this loop.
 
         Returns:
             The answer, every tool call with its output, and the rounds.
@@ -182,21 +162,8 @@ class AsyncRoundTripMixin:
             AppClientError: Each of the above, once the loop has started, carries
                 ``partial_result``: the calls made so far, with their outputs.
         """
-        events = self.iter_until_answer(
-            conversation_id,
-            query,
-            tools=tools,
-            stream=stream,
-            tool_choice=tool_choice,
-            max_rounds=max_rounds,
-            approve=approve,
-            raise_errors=raise_errors,
-            file_ids=file_ids,
-            end_user_id=end_user_id,
-            action=action,
-            parameters=parameters,
-            custom_metadata=custom_metadata,
-        )
+        check_round_trip_options(options, where="run_until_answer")
+        events = self.iter_until_answer(conversation_id, query, stream=stream, **options)
         async with contextlib.aclosing(events):
             async for event in events:
                 if on_event is not None:
@@ -212,17 +179,8 @@ class AsyncRoundTripMixin:
         conversation_id: str | None = None,
         query: str = "",
         *,
-        tools: ToolRegistry | Iterable[Any] | Callable[..., Any],
         stream: bool = True,
-        tool_choice: ToolChoice | Mapping[str, Any] | None = None,
-        max_rounds: int = DEFAULT_MAX_ROUNDS,
-        approve: ApprovalCallback | None = None,
-        raise_errors: bool = False,
-        file_ids: list[str] | None = None,
-        end_user_id: str | None = None,
-        action: Mapping[str, Any] | None = None,
-        parameters: Mapping[str, Any] | None = None,
-        custom_metadata: Mapping[str, Any] | None = None,
+        **options: Unpack[RoundTripOptions],
     ) -> AsyncGenerator[LoopEvent, None]:
         """Like :meth:`run_until_answer`, yielding progress events (streams by default).
 
@@ -234,24 +192,13 @@ class AsyncRoundTripMixin:
         # Imported here, as the synchronous loop does, to keep the manifest builder lazy.
         from ._registry import ToolRegistry
 
+        check_round_trip_options(options, where="iter_until_answer")
         runs = _RoundTripRuns(self._client)
+        tools, approve = options["tools"], options.get("approve")
         if approve is None and isinstance(tools, ToolRegistry):
             approve = tools.approve  # what the dispatcher would fall back to
-        steps = runs.iter_until_answer(
-            conversation_id,
-            query,
-            tools=tools,
-            stream=stream,
-            tool_choice=tool_choice,
-            max_rounds=max_rounds,
-            approve=runs.approving_on(asyncio.get_running_loop(), approve),
-            raise_errors=raise_errors,
-            file_ids=file_ids,
-            end_user_id=end_user_id,
-            action=action,
-            parameters=parameters,
-            custom_metadata=custom_metadata,
-        )
+        options["approve"] = runs.approving_on(asyncio.get_running_loop(), approve)
+        steps = runs.iter_until_answer(conversation_id, query, stream=stream, **options)
 
         def step() -> LoopEvent | None:
             return next(steps, None)

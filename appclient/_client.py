@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 import requests
 
@@ -35,19 +35,21 @@ from ._http_answers import (
     required_text,
 )
 from ._http_bodies import (
-    ToolChoiceLike,
-    ToolOutputLike,
-    ToolsLike,
+    RunOptions,
     encode_json,
     feedback_body,
     require_text,
     run_body,
+    unexpected_options,
 )
 from ._http_transport import Transport, parse_base_url
 from ._limits import Limits, Timeout, parse_limits, parse_timeout
 from ._loop import RoundTripMixin
 from ._models import FeedbackType, Message
 from ._stream import RunStream
+
+if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never evaluated
+    from typing_extensions import Unpack
 
 __all__ = ["AppClient"]
 
@@ -157,16 +159,8 @@ class AppClient(RoundTripMixin):
         conversation_id: str,
         query: str = "",
         *,
-        file_ids: Iterable[str] | None = None,
         stream: Literal[False] = False,
-        tools: ToolsLike = None,
-        tool_outputs: Iterable[ToolOutputLike] | None = None,
-        tool_choice: ToolChoiceLike | None = None,
-        end_user_id: str | None = None,
-        action: Mapping[str, Any] | None = None,
-        parameters: Mapping[str, Any] | None = None,
-        custom_metadata: Mapping[str, Any] | None = None,
-        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
+        **options: Unpack[RunOptions],
     ) -> Message: ...
 
     @overload
@@ -175,34 +169,13 @@ class AppClient(RoundTripMixin):
         conversation_id: str,
         query: str = "",
         *,
-        file_ids: Iterable[str] | None = None,
         stream: Literal[True],
-        tools: ToolsLike = None,
-        tool_outputs: Iterable[ToolOutputLike] | None = None,
-        tool_choice: ToolChoiceLike | None = None,
-        end_user_id: str | None = None,
-        action: Mapping[str, Any] | None = None,
-        parameters: Mapping[str, Any] | None = None,
-        custom_metadata: Mapping[str, Any] | None = None,
-        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
+        **options: Unpack[RunOptions],
     ) -> RunStream: ...
 
     @overload
     def run(
-        self,
-        conversation_id: str,
-        query: str = "",
-        *,
-        file_ids: Iterable[str] | None = None,
-        stream: bool,
-        tools: ToolsLike = None,
-        tool_outputs: Iterable[ToolOutputLike] | None = None,
-        tool_choice: ToolChoiceLike | None = None,
-        end_user_id: str | None = None,
-        action: Mapping[str, Any] | None = None,
-        parameters: Mapping[str, Any] | None = None,
-        custom_metadata: Mapping[str, Any] | None = None,
-        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
+        self, conversation_id: str, query: str = "", *, stream: bool, **options: Unpack[RunOptions]
     ) -> Message | RunStream: ...
 
     def run(
@@ -210,37 +183,19 @@ class AppClient(RoundTripMixin):
         conversation_id: str,
         query: str = "",
         *,
-        file_ids: Iterable[str] | None = None,
         stream: bool = False,
-        tools: ToolsLike = None,
-        tool_outputs: Iterable[ToolOutputLike] | None = None,
-        tool_choice: ToolChoiceLike | None = None,
-        end_user_id: str | None = None,
-        action: Mapping[str, Any] | None = None,
-        parameters: Mapping[str, Any] | None = None,
-        custom_metadata: Mapping[str, Any] | None = None,
-        mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
+        **options: Unpack[RunOptions],
     ) -> Message | RunStream:
         """Send a query (with local tools) or the outputs of earlier tool calls.
 
         Args:
             conversation_id: From :meth:`create_conversation`.
             query: The user's message; may be empty when ``tool_outputs`` are sent.
-            file_ids: Ids from :meth:`upload_file` the app may read.
             stream: Return a :class:`RunStream` of answer deltas instead of a :class:`Message`.
-            tools: Local tools the agent may call: dicts, :class:`Tool` models, MCP tools
-                (``name``, ``description``, ``inputSchema``), plain functions (described from
-                their signature and docstring), or a registry.
-            tool_outputs: Results of the last round's tool calls (dicts or
-                :class:`ToolOutput`), all of them in one run.
-            tool_choice: ``{"type": "auto"}`` or force one tool with
-                ``{"type": "function", "function": {"name": ..., "input": {...}}}``.
-            end_user_id: The end user on whose behalf the app runs.
-            action: Passed through to the app.
-            parameters: Passed through to the app.
-            custom_metadata: Passed through to the app.
-            mcp_authorization: MCP authorization settings (a list of dicts), as the official
-                client sends them.
+            **options: ``file_ids``, ``tools``, ``tool_outputs``, ``tool_choice``,
+                ``end_user_id``, ``action``, ``parameters``, ``custom_metadata`` and
+                ``mcp_authorization``, as :class:`~appclient._http_bodies.RunOptions`
+                describes them.
 
         Returns:
             A :class:`Message` whose ``content`` is the :class:`RunAnswer` (tool calls in
@@ -254,21 +209,15 @@ class AppClient(RoundTripMixin):
             TransportError: No answer (connection failure or timeout) after all retries.
             ResponseDecodeError: The answer is not the protocol's JSON.
         """
+        if error := unexpected_options(options, RunOptions.__annotations__, where="run"):
+            raise error
         payload = encode_json(
             run_body(
                 app_id=self.app_id,
                 conversation_id=conversation_id,
                 query=query,
                 stream=stream,
-                file_ids=file_ids,
-                tools=tools,
-                tool_outputs=tool_outputs,
-                tool_choice=tool_choice,
-                end_user_id=end_user_id,
-                action=action,
-                parameters=parameters,
-                custom_metadata=custom_metadata,
-                mcp_authorization=mcp_authorization,
+                **options,
             )
         )
         if stream:

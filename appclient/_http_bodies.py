@@ -10,10 +10,11 @@ official Manifest shape reaches the server unchanged. Response bodies are read b
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final, TypeAlias, get_args
+from typing import Any, Final, TypeAlias, TypedDict, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -24,6 +25,7 @@ from ._models import FeedbackType, Tool, ToolChoice, ToolOutput
 
 __all__ = [
     "FEEDBACK_TYPES",
+    "RunOptions",
     "ToolChoiceLike",
     "ToolOutputLike",
     "ToolsLike",
@@ -34,6 +36,7 @@ __all__ = [
     "tool_choice_to_wire",
     "tool_outputs_to_wire",
     "tools_to_wire",
+    "unexpected_options",
 ]
 
 #: Any single tool: a dict, a :class:`Tool`, another pydantic model of that shape, an MCP tool
@@ -42,6 +45,54 @@ __all__ = [
 ToolsLike: TypeAlias = Any
 ToolOutputLike: TypeAlias = "ToolOutput | Mapping[str, Any] | BaseModel"
 ToolChoiceLike: TypeAlias = "ToolChoice | Mapping[str, Any] | BaseModel"
+
+
+class RunOptions(TypedDict, total=False):
+    """The optional arguments of a run, in one place for ``AppClient.run`` and its async twin.
+
+    Attributes:
+        file_ids: Ids from ``upload_file`` the app may read.
+        tools: Local tools the agent may call: dicts, :class:`Tool` models, MCP tools
+            (``name``, ``description``, ``inputSchema``), plain functions (described from
+            their signature and docstring), or a registry.
+        tool_outputs: Results of the last round's tool calls (dicts or :class:`ToolOutput`),
+            all of them in one run.
+        tool_choice: ``"auto"``/``{"type": "auto"}``, or force one tool with
+            ``{"type": "function", "function": {"name": ..., "input": {...}}}``.
+        end_user_id: The end user on whose behalf the app runs.
+        action: Passed through to the app.
+        parameters: Passed through to the app.
+        custom_metadata: Passed through to the app.
+        mcp_authorization: MCP authorization settings (a list of dicts), as the official
+            client sends them.
+    """
+
+    file_ids: Iterable[str] | None
+    tools: ToolsLike
+    tool_outputs: Iterable[ToolOutputLike] | None
+    tool_choice: ToolChoiceLike | None
+    end_user_id: str | None
+    action: Mapping[str, Any] | None
+    parameters: Mapping[str, Any] | None
+    custom_metadata: Mapping[str, Any] | None
+    mcp_authorization: Iterable[Mapping[str, Any]] | None
+
+
+def unexpected_options(
+    options: Mapping[str, object], allowed: Iterable[str], *, where: str
+) -> TypeError | None:
+    """The ``TypeError`` Python would raise for an unknown keyword, with a "did you mean".
+
+    ``**options`` accepts any name; this keeps a typo (``tool=``) from passing silently.
+    """
+    names = list(allowed)
+    for name in options:
+        if name not in names:
+            close = difflib.get_close_matches(name, names, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            return TypeError(f"{where}() got an unexpected keyword argument {name!r}{hint}")
+    return None
+
 
 #: The feedback kinds, read from the wire model so the two cannot drift apart.
 FEEDBACK_TYPES: Final[tuple[str, ...]] = get_args(FeedbackType)
@@ -268,17 +319,19 @@ def run_body(
     conversation_id: str,
     query: str,
     stream: bool,
-    file_ids: Iterable[str] | None,
-    tools: ToolsLike,
-    tool_outputs: Iterable[ToolOutputLike] | None,
-    tool_choice: ToolChoiceLike | None,
-    end_user_id: str | None,
-    action: Mapping[str, Any] | None,
-    parameters: Mapping[str, Any] | None,
-    custom_metadata: Mapping[str, Any] | None,
+    file_ids: Iterable[str] | None = None,
+    tools: ToolsLike = None,
+    tool_outputs: Iterable[ToolOutputLike] | None = None,
+    tool_choice: ToolChoiceLike | None = None,
+    end_user_id: str | None = None,
+    action: Mapping[str, Any] | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    custom_metadata: Mapping[str, Any] | None = None,
     mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Check the arguments of a run and return its body, keys as the official client orders.
+
+    The optional arguments are those of :class:`RunOptions`.
 
     Raises:
         InvalidRequestError: The conversation id is empty, there is neither a query, tool

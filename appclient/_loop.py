@@ -22,7 +22,7 @@ import contextlib
 import time
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, cast
 
 from ._constants import DEFAULT_MAX_ROUNDS
 from ._dispatch import ApprovalCallback, ToolCallRecord
@@ -33,6 +33,7 @@ from ._errors import (
     RunError,
     StreamInterruptedError,
 )
+from ._http_bodies import unexpected_options
 from ._loop_events import (
     AnswerDone,
     LoopEvent,
@@ -47,9 +48,11 @@ from ._loop_events import (
 from ._models import Event, RunAnswer, ToolCall, ToolChoice
 
 if TYPE_CHECKING:
+    from typing_extensions import Required, Unpack
+
     from ._registry import ToolRegistry
 
-__all__ = ["RoundTripMixin", "as_registry"]
+__all__ = ["RoundTripMixin", "RoundTripOptions", "as_registry", "check_round_trip_options"]
 
 
 class _Conversations(Protocol):
@@ -133,6 +136,60 @@ def _requested_calls(answer: RunAnswer, conversation_id: str) -> list[ToolCall]:
     return []
 
 
+#: The options sent with the first run of a round trip (besides its tools).
+_FIRST_RUN_OPTIONS = (
+    "tool_choice",
+    "file_ids",
+    "end_user_id",
+    "action",
+    "parameters",
+    "custom_metadata",
+)
+
+
+class RoundTripOptions(TypedDict, total=False):
+    """The arguments of a round trip, in one place for the sync and async clients.
+
+    Attributes:
+        tools: A :class:`ToolRegistry`, or functions, toolkit objects and groups, or one of
+            them (wrapped in a new registry). Sent with the first run only. Required.
+        tool_choice: Force a tool in the first run only (later runs let the agent choose).
+        max_rounds: Rounds of tool calls allowed before
+            :class:`~appclient.MaxRoundsExceededError` is raised (10).
+        approve: Approval callback for tools registered with ``requires_approval``
+            (default: the registry's).
+        raise_errors: Raise a local tool failure instead of reporting it to the agent.
+        file_ids: Files for the first run.
+        end_user_id: The end user on whose behalf the app runs (sent with every run).
+        action: Passed to the first run.
+        parameters: Passed to the first run.
+        custom_metadata: Passed to the first run.
+    """
+
+    tools: Required[ToolRegistry | Iterable[Any] | Callable[..., Any]]
+    tool_choice: ToolChoice | Mapping[str, Any] | None
+    max_rounds: int
+    approve: ApprovalCallback | None
+    raise_errors: bool
+    file_ids: list[str] | None
+    end_user_id: str | None
+    action: Mapping[str, Any] | None
+    parameters: Mapping[str, Any] | None
+    custom_metadata: Mapping[str, Any] | None
+
+
+def check_round_trip_options(options: Mapping[str, Any], *, where: str) -> None:
+    """Refuse an unknown or missing keyword as Python would for a plain signature.
+
+    Raises:
+        TypeError: An unknown keyword (with a "did you mean"), or no ``tools``.
+    """
+    if error := unexpected_options(options, RoundTripOptions.__annotations__, where=where):
+        raise error
+    if "tools" not in options:
+        raise TypeError(f"{where}() missing 1 required keyword-only argument: 'tools'")
+
+
 class RoundTripMixin:
     """Adds the automatic tool round trip to :class:`appclient.AppClient`."""
 
@@ -144,39 +201,20 @@ class RoundTripMixin:
         conversation_id: str | None = None,
         query: str = "",
         *,
-        tools: ToolRegistry | Iterable[Any] | Callable[..., Any],
         stream: bool = False,
         on_event: Callable[[LoopEvent], None] | None = None,
-        tool_choice: ToolChoice | Mapping[str, Any] | None = None,
-        max_rounds: int = DEFAULT_MAX_ROUNDS,
-        approve: ApprovalCallback | None = None,
-        raise_errors: bool = False,
-        file_ids: list[str] | None = None,
-        end_user_id: str | None = None,
-        action: Mapping[str, Any] | None = None,
-        parameters: Mapping[str, Any] | None = None,
-        custom_metadata: Mapping[str, Any] | None = None,
+        **options: Unpack[RoundTripOptions],
     ) -> RoundTripResult:
         """Ask the agent, run the local tools it calls, send their outputs, until it answers.
 
         Args:
             conversation_id: The conversation to use; a new one is created when ``None``.
             query: The user's message (sent with the first run only).
-            tools: A :class:`ToolRegistry`, or functions, toolkit objects and groups, or one
-                of them (wrapped in a new registry). Sent with the first run only.
             stream: Stream each run (``on_event`` then gets the answer text as it arrives).
             on_event: Called with every :class:`LoopEvent`, in order.
-            tool_choice: Force a tool in the first run only (later runs let the agent choose).
-            max_rounds: Rounds of tool calls allowed before
-                :class:`~appclient.MaxRoundsExceededError` is raised.
-            approve: Approval callback for tools registered with ``requires_approval``
-                (default: the registry's).
-            raise_errors: Raise a local tool failure instead of reporting it to the agent.
-            file_ids: Files for the first run.
-            end_user_id: The end user on whose behalf the app runs (sent with every run).
-            action: Passed to the first run.
-            parameters: Passed to the first run.
-            custom_metadata: Passed to the first run.
+            **options: ``tools`` (required), ``tool_choice``, ``max_rounds``, ``approve``,
+                ``raise_errors``, ``file_ids``, ``end_user_id``, ``action``, ``parameters``
+                and ``custom_metadata``, as :class:`RoundTripOptions` describes them.
 
         Returns:
             The answer, every tool call with its arguments, output, error flag and duration,
@@ -195,21 +233,8 @@ class RoundTripMixin:
             AppClientError: Each of the above, once the loop has started, carries
                 ``partial_result``: the calls made so far, with their outputs.
         """
-        events = self.iter_until_answer(
-            conversation_id,
-            query,
-            tools=tools,
-            stream=stream,
-            tool_choice=tool_choice,
-            max_rounds=max_rounds,
-            approve=approve,
-            raise_errors=raise_errors,
-            file_ids=file_ids,
-            end_user_id=end_user_id,
-            action=action,
-            parameters=parameters,
-            custom_metadata=custom_metadata,
-        )
+        check_round_trip_options(options, where="run_until_answer")
+        events = self.iter_until_answer(conversation_id, query, stream=stream, **options)
         # Closed on every way out, so a callback that raises does not leave a stream open
         # for as long as its traceback is kept.
         with contextlib.closing(events):
@@ -225,17 +250,8 @@ class RoundTripMixin:
         conversation_id: str | None = None,
         query: str = "",
         *,
-        tools: ToolRegistry | Iterable[Any] | Callable[..., Any],
         stream: bool = True,
-        tool_choice: ToolChoice | Mapping[str, Any] | None = None,
-        max_rounds: int = DEFAULT_MAX_ROUNDS,
-        approve: ApprovalCallback | None = None,
-        raise_errors: bool = False,
-        file_ids: list[str] | None = None,
-        end_user_id: str | None = None,
-        action: Mapping[str, Any] | None = None,
-        parameters: Mapping[str, Any] | None = None,
-        custom_metadata: Mapping[str, Any] | None = None,
+        **options: Unpack[RoundTripOptions],
     ) -> Generator[LoopEvent, None, None]:
         """Like :meth:`run_until_answer`, yielding progress events (streams by default).
 
@@ -243,9 +259,11 @@ class RoundTripMixin:
         :class:`ToolCallFinished`, :class:`RoundFinished`, and finally :class:`AnswerDone`
         with the result. Closing the iterator early closes the open stream.
         """
+        check_round_trip_options(options, where="iter_until_answer")
+        max_rounds = options.get("max_rounds", DEFAULT_MAX_ROUNDS)
         if max_rounds < 1:
             raise InvalidRequestError(f"max_rounds must be at least 1, got {max_rounds}")
-        registry = as_registry(tools)
+        registry = as_registry(options["tools"])
         client = cast(_Conversations, self)
         clock = self._round_trip_clock
         started = clock()
@@ -260,16 +278,11 @@ class RoundTripMixin:
                 query=query,
                 stream=stream,
                 max_rounds=max_rounds,
-                approve=approve,
-                raise_errors=raise_errors,
+                approve=options.get("approve"),
+                raise_errors=options.get("raise_errors", False),
                 first={
                     "tools": registry.tools() or None,
-                    "tool_choice": tool_choice,
-                    "file_ids": file_ids,
-                    "end_user_id": end_user_id,
-                    "action": action,
-                    "parameters": parameters,
-                    "custom_metadata": custom_metadata,
+                    **{name: options.get(name) for name in _FIRST_RUN_OPTIONS},
                 },
             )
         except AppClientError as error:
