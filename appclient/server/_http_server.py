@@ -4,10 +4,13 @@ Built for the round trip's latency: keep-alive connections (one thread each), Na
 algorithm off, and each non-stream response written with ONE send (status line, headers
 and body together), so no response waits on a delayed ACK. Streams go out one SSE message
 per send, flushed immediately, and the connection closes after the last message, as the
-protocol asks. Bodies sent with any ``Transfer-Encoding`` are refused with 411, even beside
-a ``Content-Length`` (every official client sends ``Content-Length`` alone). Errors the
-parser finds itself (a bad request line, headers too long) are answered in the same JSON
-shape as the app's errors.
+protocol asks. A body comes with a ``Content-Length`` (digits only), or alone with
+``Transfer-Encoding: chunked`` (the official Go SDK sends its bodies so; RFC 9112 section 7.1),
+which is decoded here, within a size limit, before the app sees it with a ``Content-Length``.
+Both together are refused with 411 and the connection closed, since a proxy in front may
+frame the body by the other one; any other coding is answered 501. Errors the parser finds
+itself (a bad request line, headers too long) are answered in the same JSON shape as the
+app's errors.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import contextlib
 import email.utils
 import io
 import logging
+import re
 import socket
 import socketserver
 import sys
@@ -78,6 +82,60 @@ class _BodyReader:
 
 _MAX_HEADERS = 100
 _MAX_LINE = 65536
+_DIGITS = re.compile(r"[0-9]+")
+#: Longest chunk-size line (hex size and extensions) and most trailer lines accepted.
+_MAX_CHUNK_LINE = 4096
+_MAX_TRAILERS = 100
+
+
+class ChunkedBodyError(ValueError):
+    """A chunked request body that cannot be read; ``status`` is the answer to give."""
+
+    def __init__(self, message: str, *, status: HTTPStatus = HTTPStatus.BAD_REQUEST) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def read_chunked(stream: io.BufferedIOBase, *, limit: int) -> bytes:
+    """Read and decode a ``Transfer-Encoding: chunked`` body (RFC 9112 section 7.1).
+
+    Chunk extensions and trailer fields are read and ignored.
+
+    Raises:
+        ChunkedBodyError: Bad framing (400), a body over ``limit`` bytes (413), or a client
+            that stopped sending (408).
+    """
+    parts: list[bytes] = []
+    total = 0
+    try:
+        while True:
+            line = stream.readline(_MAX_CHUNK_LINE + 1)
+            if len(line) > _MAX_CHUNK_LINE or not line.endswith(b"\n"):
+                raise ChunkedBodyError("chunked body: a chunk-size line is cut or too long")
+            size_text = line.split(b";", 1)[0].strip()
+            if not size_text or any(c not in b"0123456789abcdefABCDEF" for c in size_text):
+                raise ChunkedBodyError(f"chunked body: {size_text[:20]!r} is not a hex size")
+            size = int(size_text, 16)
+            if size == 0:
+                break
+            total += size
+            if total > limit:
+                raise ChunkedBodyError(
+                    f"chunked body: over the limit of {limit} bytes",
+                    status=HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                )
+            data = stream.read(size)
+            if len(data) < size or stream.read(2) != b"\r\n":
+                raise ChunkedBodyError("chunked body: a chunk is cut short or not ended by CRLF")
+            parts.append(data)
+        for _ in range(_MAX_TRAILERS):
+            if stream.readline(_MAX_LINE + 1) in (b"\r\n", b"\n", b""):
+                return b"".join(parts)
+        raise ChunkedBodyError("chunked body: too many trailer lines")
+    except OSError:  # a timeout or a reset while the body was still coming
+        raise ChunkedBodyError(
+            "chunked body: the client stopped sending", status=HTTPStatus.REQUEST_TIMEOUT
+        ) from None
 
 
 class _Headers:
@@ -248,30 +306,49 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self) -> None:
         length_text = self.headers.get("Content-Length")
-        if self.headers.get("Transfer-Encoding") is not None:
-            # Even beside a Content-Length: a proxy in front may frame the body by the
-            # encoding instead, so serving it would let a second request hide in the body.
-            self.send_error(HTTPStatus.LENGTH_REQUIRED, "send the body with a Content-Length")
-            return
-        try:
-            length = int(length_text or 0)
-        except ValueError:
-            length = -1
-        if length < 0:
+        coding = self.headers.get("Transfer-Encoding")
+        body: io.BufferedIOBase = self.rfile
+        if coding is not None:
+            if length_text is not None:
+                # A proxy in front may frame the body by the other header, so serving it
+                # would let a second request hide in the body.
+                self.send_error(
+                    HTTPStatus.LENGTH_REQUIRED, "send a Content-Length or chunks, not both"
+                )
+                return
+            if coding.strip().lower() != "chunked":
+                self.send_error(
+                    HTTPStatus.NOT_IMPLEMENTED, f"Transfer-Encoding {coding!r} is not supported"
+                )
+                return
+            try:
+                decoded = read_chunked(self.rfile, limit=_DRAIN_LIMIT)
+            except ChunkedBodyError as exc:
+                self.send_error(exc.status, str(exc))
+                return
+            length_text = str(len(decoded))
+            # The app sees an ordinary body of known length, as a proxy would pass it on.
+            self.headers.environ.pop("HTTP_TRANSFER_ENCODING", None)  # type: ignore[attr-defined]
+            self.headers.environ["HTTP_CONTENT_LENGTH"] = length_text  # type: ignore[attr-defined]
+            body = io.BytesIO(decoded)
+        if length_text is None:
+            length_text = "0"
+        if not _DIGITS.fullmatch(length_text.strip()):  # int() would take "+31" or "3_1"
             self.send_error(HTTPStatus.BAD_REQUEST, "Content-Length is not a number")
             return
+        length = int(length_text)
         server = self.server
         if not server.begin_request(self.connection):
             # The server is stopping: drop the connection unanswered (a client may retry).
             self.close_connection = True
             return
         try:
-            self._run_app(length)
+            self._run_app(body, length)
         finally:
             server.end_request(self.connection)
 
-    def _run_app(self, length: int) -> None:
-        body = _BodyReader(self.rfile, length)
+    def _run_app(self, stream: io.BufferedIOBase, length: int) -> None:
+        body = _BodyReader(stream, length)
         captured: list[Any] = []
 
         def start_response(

@@ -201,7 +201,7 @@ class ReferenceApp:
         stream = environ.get("wsgi.input")
         length_text = (environ.get("CONTENT_LENGTH") or "").strip()
         if length_text:
-            if not length_text.isdigit():
+            if not (length_text.isascii() and length_text.isdigit()):  # not "٣١" either
                 raise HTTPProblem(400, "InvalidParameter", "Content-Length: not a number")
             length = int(length_text)
             if length > limit:

@@ -57,6 +57,20 @@ def _conversation(conn: http.client.HTTPConnection) -> str:
     return conversation_id
 
 
+def _raw_response(server: WSGIHTTPServer, request: bytes) -> tuple[bytes, bytes]:
+    """Send raw bytes; return the head and body of one response (the connection may stay)."""
+    with socket.create_connection(("127.0.0.1", server.server_port), timeout=10) as sock:
+        sock.sendall(request)
+        reader = sock.makefile("rb")
+        head = b"".join(iter(lambda: reader.readline(), b"\r\n"))
+        length = next(
+            int(line.split(b":", 1)[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        )
+        return head, reader.read(length)
+
+
 def _raw_exchange(server: WSGIHTTPServer, request: bytes) -> bytes:
     with socket.create_connection(("127.0.0.1", server.server_port), timeout=10) as sock:
         sock.sendall(request)
@@ -143,18 +157,97 @@ def test_sse_is_exact_one_send_per_message_then_close(
     assert json.loads(frames[-2][6:])["content"][-1]["event_status"] == "success"
 
 
-def test_chunked_request_body_is_411(server: WSGIHTTPServer) -> None:
-    """A chunked request body is refused with 411 in the JSON error shape."""
+#: The official Go SDK's CreateConversation, as Go's net/http sends it: its body is an
+#: io.Reader of unknown length, so the body goes in chunks, with no Content-Length.
+GO_SDK_CREATE_CONVERSATION = (
+    "POST /v2/app/conversation HTTP/1.1\r\n"
+    "Host: 127.0.0.1\r\n"
+    "User-Agent: Go-http-client/1.1\r\n"
+    "Transfer-Encoding: chunked\r\n"
+    f"Authorization: Bearer {TOKEN}\r\n"
+    "Content-Type: application/json\r\n"
+    "X-Appbuilder-Origin: appbuilder_sdk\r\n"
+    "X-Appbuilder-Request-Id: 5a4f1c0e-6d0b-4a57-9d0c-0c1b2f3e4d5a\r\n"
+    'X-Appbuilder-Sdk-Config: {"appbuilder_sdk_version":"0.9.4","appbuilder_sdk_language":"go",'
+    '"appbuilder_sdk_platform":"unknown"}\r\n'
+    "Accept-Encoding: gzip\r\n"
+    "\r\n"
+)
+
+
+def _chunked(body: bytes, *, size: int = 7) -> bytes:
+    pieces = [body[i : i + size] for i in range(0, len(body), size)]
+    return b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces) + b"0\r\n\r\n"
+
+
+def test_the_go_sdk_create_conversation_gets_a_conversation(server: WSGIHTTPServer) -> None:
+    """The Go SDK's chunked CreateConversation request is answered with a conversation id."""
+    body = json.dumps({"app_id": APP_ID}).encode()
+    head, answer = _raw_response(server, GO_SDK_CREATE_CONVERSATION.encode() + _chunked(body))
+    assert head.startswith(b"HTTP/1.1 200"), head
+    assert json.loads(answer)["conversation_id"]
+
+
+def test_a_chunked_run_with_extensions_and_trailers_is_read(server: WSGIHTTPServer) -> None:
+    """Chunks of any size, chunk extensions and trailer fields frame a body like any other."""
+    conversation_id = _conversation(_connect(server))
+    body = json.dumps(run_body(conversation_id, query="你好")).encode()
+    framed = _chunked(body).replace(b"\r\n", b";note=1\r\n", 1)[:-2] + b"X-Trailer: 1\r\n\r\n"
+    head, answer = _raw_response(
+        server,
+        b"POST /v2/app/conversation/runs HTTP/1.1\r\nHost: x\r\n"
+        + f"Authorization: Bearer {TOKEN}\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
+        + framed,
+    )
+    assert head.startswith(b"HTTP/1.1 200"), head
+    assert json.loads(answer)["conversation_id"] == conversation_id
+
+
+@pytest.mark.parametrize(
+    ("framing", "status"),
+    [
+        (b"zz\r\n{}\r\n0\r\n\r\n", b"400"),
+        (b"5\r\n{}\r\n0\r\n\r\n", b"400"),
+        (b"2\r\n{}XX0\r\n\r\n", b"400"),
+    ],
+    ids=["size-not-hex", "chunk-cut-short", "chunk-without-crlf"],
+)
+def test_bad_chunked_framing_is_a_json_400(
+    server: WSGIHTTPServer, framing: bytes, status: bytes
+) -> None:
+    """A chunked body that does not follow the framing rules is refused, not guessed at."""
     raw = _raw_exchange(
         server,
         b"POST /v2/app/conversation HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-        b"2\r\n{}\r\n0\r\n\r\n",
+        + framing,
     )
     head, _, body = raw.partition(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.1 411")
-    error = json.loads(body)
-    assert error["code"] == "LengthRequired"
-    assert f"X-Appbuilder-Request-Id: {error['request_id']}".encode() in head
+    assert head.startswith(b"HTTP/1.1 " + status)
+    assert "chunked body" in json.loads(body)["message"]
+
+
+def test_another_transfer_coding_is_501(server: WSGIHTTPServer) -> None:
+    """A coding other than chunked (gzip) is answered 501 Not Implemented."""
+    raw = _raw_exchange(
+        server,
+        b"POST /v2/app/conversation HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+        b"0\r\n\r\n",
+    )
+    assert raw.startswith(b"HTTP/1.1 501")
+
+
+@pytest.mark.parametrize("length", [b"+2", b"2_0", b" 0x2", b"\xd9\xa3"])
+def test_a_content_length_that_is_not_digits_is_a_400(
+    server: WSGIHTTPServer, length: bytes
+) -> None:
+    """Content-Length is digits only: '+2' or '2_0', which int() would take, are refused."""
+    raw = _raw_exchange(
+        server,
+        b"POST /v2/app/conversation HTTP/1.1\r\nHost: x\r\nContent-Length: "
+        + length
+        + b"\r\n\r\n{}",
+    )
+    assert raw.startswith(b"HTTP/1.1 400")
 
 
 def test_chunked_body_with_a_content_length_is_refused_too(server: WSGIHTTPServer) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import threading
@@ -219,6 +220,35 @@ def test_body_that_stops_arriving_is_408_not_an_internal_error(
         response = app.handle(environ, request_id="r1")
     assert (response.status, json.loads(response.body)["code"]) == (408, "RequestTimeout")
     assert not caplog.records
+
+
+def test_a_body_of_unknown_length_is_read_when_the_server_ends_it(app: ReferenceApp) -> None:
+    """Under a WSGI server that decodes chunked bodies (wsgi.input_terminated), it is read."""
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": "/v2/app/conversation",
+        "HTTP_AUTHORIZATION": f"Bearer {TOKEN}",
+        "HTTP_TRANSFER_ENCODING": "chunked",
+        "wsgi.input": io.BytesIO(json.dumps({"app_id": APP_ID}).encode()),
+        "wsgi.input_terminated": True,
+    }
+    response = app.handle(environ, request_id="r1")
+    assert response.status == 200
+    assert json.loads(response.body)["conversation_id"]
+
+
+@pytest.mark.parametrize("length", ["+31", "3_1", "0x1f", "٣١"])
+def test_a_content_length_that_is_not_ascii_digits_is_a_400(app: ReferenceApp, length: str) -> None:
+    """The WSGI layer reads Content-Length as ASCII digits only, like the HTTP server."""
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": "/v2/app/conversation",
+        "CONTENT_LENGTH": length,
+        "HTTP_AUTHORIZATION": f"Bearer {TOKEN}",
+        "wsgi.input": io.BytesIO(b"{}" * 20),
+    }
+    response = app.handle(environ, request_id="r2")
+    assert (response.status, json.loads(response.body)["code"]) == (400, "InvalidParameter")
 
 
 @pytest.mark.parametrize(

@@ -63,6 +63,36 @@ class ReferenceServerTest {
         return city + " 35 " + call.function().argument("unit").orElse("celsius");
     }
 
+    /**
+     * A run whose body goes out in chunks (Transfer-Encoding: chunked, no Content-Length), as
+     * the official Go SDK and any client streaming a body of unknown length send it.
+     */
+    @Test
+    void runWithAChunkedBody() throws Exception {
+        java.util.Optional<String> baseUrl = TestSettings.get("baseUrl");
+        AppClient client = client();
+        String conversation = client.createConversation();
+        String body = "{\"app_id\":\"" + TestSettings.get("appId").orElse("appclient-demo-app")
+                + "\",\"conversation_id\":\"" + conversation + "\",\"query\":\"你好\",\"stream\":false}";
+        byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(baseUrl.orElseThrow() + "/v2/app/conversation/runs"))
+                .header("Authorization", "Bearer " + token())
+                .header("Content-Type", "application/json")
+                // An InputStream has no known length, so the JDK sends the body in chunks.
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofInputStream(
+                        () -> new java.io.ByteArrayInputStream(bytes)))
+                .build();
+        java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newBuilder()
+                .version(java.net.http.HttpClient.Version.HTTP_1_1)
+                .build()
+                .send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode(), response.body());
+        JsonObject answer = JsonParser.parseString(response.body()).getAsJsonObject();
+        assertEquals(conversation, answer.get("conversation_id").getAsString());
+        assertFalse(answer.get("answer").getAsString().isEmpty(), response.body());
+    }
+
     /** Non-stream round trip: the tool call names the tool with its arguments, the outputs give the answer. */
     @Test
     void roundTripNonStream() {
