@@ -57,7 +57,7 @@ class AsyncAppClient(AsyncRoundTripMixin):
     closed.
 
     Args:
-        app_id: The id of the published app.
+        app_id: The id of the published app; ``$APPBUILDER_APP_ID`` when omitted.
         token: The secret key; ``$APPBUILDER_TOKEN`` when omitted.
         base_url: The gateway, e.g. ``http://127.0.0.1:8000``; ``$GATEWAY_URL_V2`` when omitted,
             else the hosted service.
@@ -81,7 +81,7 @@ class AsyncAppClient(AsyncRoundTripMixin):
 
     def __init__(
         self,
-        app_id: str,
+        app_id: str | None = None,
         *,
         token: str | None = None,
         base_url: str | None = None,

@@ -20,6 +20,7 @@ import requests
 
 from ._constants import (
     DEFAULT_MAX_RETRIES,
+    ENV_APP_ID,
     ENV_TOKEN,
     HEADER_REQUEST_ID,
     PATH_CONVERSATION,
@@ -58,7 +59,7 @@ class AppClient(RoundTripMixin):
     """A client for one AppBuilder app: conversations, runs (plain or streamed), files, feedback.
 
     Args:
-        app_id: The id of the published app.
+        app_id: The id of the published app; ``$APPBUILDER_APP_ID`` when omitted.
         token: The secret key; ``$APPBUILDER_TOKEN`` when omitted.
         base_url: The gateway, e.g. ``http://127.0.0.1:8000``; ``$GATEWAY_URL_V2`` when omitted,
             else the hosted service.
@@ -90,7 +91,7 @@ class AppClient(RoundTripMixin):
 
     def __init__(
         self,
-        app_id: str,
+        app_id: str | None = None,
         *,
         token: str | None = None,
         base_url: str | None = None,
@@ -100,6 +101,10 @@ class AppClient(RoundTripMixin):
         session: requests.Session | None = None,
         sleep: Callable[[float], None] | None = None,
     ) -> None:
+        if app_id is None:
+            app_id = os.environ.get(ENV_APP_ID)
+            if not app_id:
+                raise InvalidRequestError(f"no app id: pass app_id=... or set ${ENV_APP_ID}")
         self.app_id = require_text(app_id, name="app_id")
         token = token if token is not None else os.environ.get(ENV_TOKEN)
         if not token:

@@ -386,3 +386,42 @@ class Message(BaseModel):
     name: str = "msg"
     mtype: str = "AppBuilderClientAnswer"
     id: str = Field(default_factory=lambda: str(uuid.uuid4()))
+
+    # The fields a user reaches for, on the message itself as on a RunStream, so there is
+    # one way to read an answer everywhere (``msg.answer``); ``msg.content`` stays for
+    # official-SDK code.
+
+    @property
+    def answer(self) -> str:
+        """The answer text (``content.answer``)."""
+        return self.content.answer
+
+    @property
+    def events(self) -> list[Event]:
+        """The run's events (``content.events``)."""
+        return self.content.events
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """The tool calls the agent asks for (``content.tool_calls``)."""
+        return self.content.tool_calls
+
+    @property
+    def conversation_id(self) -> str:
+        """The conversation (``content.conversation_id``)."""
+        return self.content.conversation_id
+
+    @property
+    def message_id(self) -> str:
+        """The answer's message id, for ``feedback`` (``content.message_id``)."""
+        return self.content.message_id
+
+    @property
+    def request_id(self) -> str:
+        """The server's request id (``content.request_id``)."""
+        return self.content.request_id
+
+    @property
+    def is_completion(self) -> bool:
+        """Whether the answer is complete (``content.is_completion``)."""
+        return self.content.is_completion

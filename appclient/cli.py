@@ -32,7 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (module_name, help_text) in sorted(_SUBCOMMANDS.items()):
         module = importlib.import_module(module_name)
-        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub = commands.add_parser(
+            name,
+            help=help_text,
+            description=getattr(module, "DESCRIPTION", help_text),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         module.add_arguments(sub)
         sub.set_defaults(_run=module.run)
     return parser

@@ -514,3 +514,15 @@ def test_package_logger_has_a_null_handler() -> None:
     """The appclient logger has a NullHandler, so libraries users see no warnings."""
     handlers = logging.getLogger("appclient").handlers
     assert any(isinstance(handler, logging.NullHandler) for handler in handlers)
+
+
+def test_the_app_id_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """AppClient() with no app id reads $APPBUILDER_APP_ID, as it reads the token."""
+    monkeypatch.setenv("APPBUILDER_APP_ID", "app-from-env")
+    assert AppClient(token="t").app_id == "app-from-env"
+
+
+def test_no_app_id_anywhere_is_a_clear_error() -> None:
+    """Without an app id or $APPBUILDER_APP_ID, the error names both."""
+    with pytest.raises(InvalidRequestError, match=r"pass app_id=\.\.\. or set \$APPBUILDER_APP_ID"):
+        AppClient(token="t")

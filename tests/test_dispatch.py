@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import builtins
 import dataclasses
 import datetime
 import enum
+import importlib
 import json
-import sys
 import threading
 from collections.abc import Iterator
 from typing import Any, TypedDict
@@ -549,21 +550,21 @@ def test_bound_value_is_redacted_from_the_whole_exception_chain() -> None:
     assert SECRET not in "".join(traceback.format_exception(caught.value))
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception groups are new in 3.11")
 def test_bound_value_is_redacted_from_exception_group_members() -> None:
-    """A key in an exception inside an exception group (a TaskGroup) never reaches a traceback."""
+    """A key in an exception inside an exception group (a TaskGroup's) never reaches a traceback.
+
+    Built directly so it runs on every Python: the built-in ExceptionGroup from 3.11, the
+    ``exceptiongroup`` backport (which pytest brings) on 3.10.
+    """
     import traceback
 
-    async def gather(query: str, api_key: str) -> str:
-        """Fail inside a task group with the key in the message."""
+    group_type = getattr(builtins, "ExceptionGroup", None)
+    if group_type is None:  # Python 3.10
+        group_type = importlib.import_module("exceptiongroup").ExceptionGroup
 
-        async def fetch() -> None:
-            raise ValueError(f"401 for key {api_key}")
-
-        # TaskGroup is new in 3.11, while the type checker targets 3.10.
-        async with asyncio.TaskGroup() as group:  # type: ignore[attr-defined, unused-ignore]
-            group.create_task(fetch())
-        return "never"
+    def gather(query: str, api_key: str) -> str:
+        """Fail as a task group does, with the key in a member's message."""
+        raise group_type("unhandled errors in a TaskGroup", [ValueError(f"401 for key {api_key}")])
 
     registry = ToolRegistry()
     registry.add(gather, api_key=SECRET)

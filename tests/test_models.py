@@ -168,3 +168,23 @@ def test_run_request_accepts_official_nulls() -> None:
 def test_error_body_turns_non_text_code_into_text() -> None:
     """An integer error code is kept as its JSON text."""
     assert ErrorBody.model_validate({"code": 400, "message": "bad"}).code == "400"
+
+
+def test_a_message_offers_the_answer_fields_directly() -> None:
+    """msg.answer (and the ids, events and tool calls) read the same as msg.content's."""
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    content = RunAnswer.model_validate(
+        {
+            "answer": "北京今天35度",
+            "conversation_id": "conv",
+            "message_id": "m1",
+            "request_id": "r1",
+            "is_completion": True,
+            "content": [{"event_status": "interrupt", "tool_calls": [call]}],
+        }
+    )
+    msg = Message(content=content)
+    assert (msg.answer, msg.conversation_id, msg.message_id) == ("北京今天35度", "conv", "m1")
+    assert (msg.request_id, msg.is_completion) == ("r1", True)
+    assert msg.events == content.events
+    assert [c.id for c in msg.tool_calls] == ["c1"]

@@ -444,7 +444,9 @@ def prepare_annotation(annotation: Any) -> Any:
     """Return ``annotation`` ready for pydantic (``typing.TypedDict`` rewritten before 3.12)."""
     if not _REWRITE_TYPED_DICTS or annotation is EMPTY:
         return annotation
-    if isinstance(annotation, type) and not typing.is_typeddict(annotation):
+    # On Python 3.10 list[X] passes for a type too, so a generic alias is told apart here.
+    plain_class = isinstance(annotation, type) and get_origin(annotation) is None
+    if plain_class and not typing.is_typeddict(annotation):
         return annotation  # a plain class: nothing inside to rewrite
     return _rewrite(annotation, frozenset())
 

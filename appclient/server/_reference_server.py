@@ -13,6 +13,7 @@ hang or stream only partly; ``store`` exposes the state for assertions.
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -28,6 +29,7 @@ from .._constants import (
     DEFAULT_SERVER_HOST,
     DEFAULT_SHUTDOWN_GRACE_SECONDS,
 )
+from .._errors import InvalidRequestError
 from ._agent_api import Agent
 from ._auth import generate_token
 from ._faults import FaultInjector
@@ -51,7 +53,8 @@ class ReferenceServer:
         host: The interface to bind; 127.0.0.1 by default (never exposed by accident).
         port: The port; 0 picks a free one (read it back from ``port``/``url``).
         token: The accepted bearer token; a random one when ``None``.
-        app_id: The app id served; ``None`` serves any app id.
+        app_id: The app id served, or several (a list); ``None`` serves any app id.
+            ``app_id`` is the first one, for clients.
         extra_tokens: More accepted tokens (other tenants).
         components: Cloud components; the built-in ones when ``None``.
         data_dir: Where uploads go; when ``None``, next to ``db_path`` (``<db>.files``)
@@ -76,7 +79,7 @@ class ReferenceServer:
         host: str = DEFAULT_SERVER_HOST,
         port: int = 0,
         token: str | None = None,
-        app_id: str | None = DEFAULT_APP_ID,
+        app_id: str | Sequence[str] | None = DEFAULT_APP_ID,
         extra_tokens: Sequence[str] = (),
         components: Sequence[Component] | None = None,
         data_dir: str | Path | None = None,
@@ -89,14 +92,18 @@ class ReferenceServer:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.token = token if token is not None else generate_token()
-        self.app_id = app_id if app_id is not None else DEFAULT_APP_ID
+        served = (app_id,) if isinstance(app_id, str) else app_id
+        if served is not None and not served:
+            raise InvalidRequestError("app_id: give at least one app id, or None for any")
+        #: The app id clients should use: the first one served (any is served when ``None``).
+        self.app_id = served[0] if served else DEFAULT_APP_ID
         self.host = host
         self.port = port
         self.faults = faults if faults is not None else FaultInjector()
         self._agent = agent
         self._store = store
         self._db_path = db_path
-        self._app_ids = app_id
+        self._app_ids = tuple(served) if served is not None else None
         self._extra_tokens = tuple(extra_tokens)
         self._components = components
         self._data_dir = data_dir
@@ -113,6 +120,11 @@ class ReferenceServer:
     def __repr__(self) -> str:
         state = "running" if self._http is not None else "stopped"
         return f"ReferenceServer(url={self.url!r}, app_id={self.app_id!r}, {state})"
+
+    @property
+    def app_ids(self) -> tuple[str, ...]:
+        """The app ids served (empty when any app id is served)."""
+        return self._app_ids or ()
 
     @property
     def url(self) -> str:
@@ -180,6 +192,9 @@ class ReferenceServer:
             daemon=True,
         )
         self._thread.start()
+        # A server started without a with block is stopped when the program ends, so its
+        # temporary upload folder is not left behind.
+        atexit.register(self.stop)
         return self
 
     def stop(self) -> None:
@@ -187,6 +202,7 @@ class ReferenceServer:
         http, self._http = self._http, None
         if http is None:
             return
+        atexit.unregister(self.stop)
         self.faults.release()
         http.shutdown()
         # Runs in flight finish (and release their conversation's lease) before the store

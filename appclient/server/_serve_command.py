@@ -1,15 +1,18 @@
 """``appclient serve``: run the reference agent server until interrupted.
 
-Prints the URL, the token (generated when none is given) and the app id, plus the two
-environment variables the official SDKs read, so a second terminal can point any client at
-it. Binds 127.0.0.1 unless ``--host`` says otherwise.
+Prints the URL, the token (generated when none is given) and the app id, the three
+``export`` lines that point the official SDKs and appclient's own examples at it, and a
+``curl`` line that works as printed. Binds 127.0.0.1 unless ``--host`` says otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import ipaddress
+import json
 import logging
+import shlex
 import signal
 import sqlite3
 import sys
@@ -20,12 +23,29 @@ from .._constants import (
     DEFAULT_APP_ID,
     DEFAULT_SERVE_PORT,
     DEFAULT_SERVER_HOST,
+    ENV_APP_ID,
     ENV_BASE_URL,
     ENV_TOKEN,
+    PATH_CONVERSATION,
+    PATH_FEEDBACK,
+    PATH_FILE_UPLOAD,
+    PATH_RUNS,
 )
 from ._reference_server import ReferenceServer
 
-__all__ = ["add_arguments", "is_loopback", "run"]
+__all__ = ["DESCRIPTION", "add_arguments", "is_loopback", "run"]
+
+#: ``appclient serve --help``: what the server answers, and where to read more.
+DESCRIPTION = f"""run the reference agent server: the AppBuilder conversation protocol on a local
+port, with a rule-based agent, so clients and tools are tried without a hosted app.
+
+endpoints (all POST, with Authorization: Bearer <token>):
+  {PATH_CONVERSATION:<36} create a conversation
+  {PATH_RUNS:<36} run a query or send tool outputs (plain or SSE)
+  {PATH_FILE_UPLOAD:<36} upload a file (multipart) or register a URL
+  {PATH_FEEDBACK:<36} rate an answer
+
+the protocol, its errors and limits: docs/protocol.md in the appclient repository"""
 
 
 def _port(text: str) -> int:
@@ -68,8 +88,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="accepted bearer token (repeat for several); a random one is printed when omitted",
     )
-    parser.add_argument(
-        "--app-id", default=DEFAULT_APP_ID, help=f"app id to serve (default {DEFAULT_APP_ID})"
+    apps = parser.add_mutually_exclusive_group()
+    apps.add_argument(
+        "--app-id",
+        action="append",
+        default=None,
+        help=f"app id to serve (repeat for several; default {DEFAULT_APP_ID})",
+    )
+    apps.add_argument(
+        "--any-app-id",
+        action="store_true",
+        help="serve every app id (the official SDK's tests and cookbooks use several)",
     )
     parser.add_argument(
         "--db", default=None, metavar="FILE", help="SQLite file for state that survives restarts"
@@ -85,6 +114,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="WARNING",
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="server log level (default WARNING)",
+    )
+
+
+def curl_line(url: str, token: str, app_id: str) -> str:
+    """A ``curl`` command that creates a conversation, quoted for a POSIX shell."""
+    body = json.dumps({"app_id": app_id})
+    return shlex.join(
+        [
+            "curl",
+            "-sS",
+            "-X",
+            "POST",
+            f"{url}{PATH_CONVERSATION}",
+            "-H",
+            f"Authorization: Bearer {token}",
+            "-H",
+            "Content-Type: application/json",
+            "-d",
+            body,
+        ]
     )
 
 
@@ -125,7 +174,7 @@ def run(
         port=args.port,
         token=tokens[0] if tokens else None,
         extra_tokens=tokens[1:],
-        app_id=args.app_id,
+        app_id=None if args.any_app_id else (args.app_id or [DEFAULT_APP_ID]),
         db_path=args.db,
         data_dir=args.data_dir,
     )
@@ -142,6 +191,8 @@ def run(
             server.start()
         except OSError as exc:
             reason = exc.strerror or str(exc)
+            if exc.errno == errno.EADDRINUSE:
+                reason += "; use --port 0 for a free port, or another --port"
             print(
                 f"appclient serve: cannot listen on {args.host}:{args.port}: {reason}",
                 file=sys.stderr,
@@ -154,14 +205,20 @@ def run(
             f"sqlite {args.db}" if args.db else "memory (lost at exit; use --db FILE to keep it)"
         )
         print(f"appclient reference server listening on {server.url}", file=out)
-        print(f"  app id: {server.app_id}", file=out)
+        apps = "any (--any-app-id)" if args.any_app_id else ", ".join(server.app_ids)
+        print(f"  app id: {apps}", file=out)
         # A token the user chose is not printed (stdout is often a log under docker or
         # systemd); a generated one must be, or nobody could connect.
         token = "(as given with --token)" if tokens else server.token
         export_token = "<your --token>" if tokens else server.token
         print(f"  token:  {token}", file=out)
         print(f"  store:  {store}", file=out)
-        print(f"  export {ENV_BASE_URL}={server.url} {ENV_TOKEN}={export_token}", file=out)
+        print("Point the official SDKs and appclient at it (AppClient() reads these):", file=out)
+        print(f"  export {ENV_BASE_URL}={server.url}", file=out)
+        print(f"  export {ENV_TOKEN}={export_token}", file=out)
+        print(f"  export {ENV_APP_ID}={server.app_id}", file=out)
+        print("Try it:", file=out)
+        print(f"  {curl_line(server.url, export_token, server.app_id)}", file=out)
         if not is_loopback(args.host):
             print(
                 f"  warning: {args.host} is reachable from the network; "

@@ -185,3 +185,90 @@ def test_unopenable_database_is_a_one_line_error(tmp_path, capsys) -> None:
 def test_hosts_other_than_loopback_are_flagged(host: str, loopback: bool) -> None:
     """Only loopback hosts count as private; the banner warns for every other host."""
     assert _serve_command.is_loopback(host) is loopback
+
+
+def test_the_printed_exports_point_appclient_at_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pasting the three export lines makes AppClient() (no arguments) use the server."""
+    from appclient import AppClient
+
+    stop, worker, out = _serve(["--port", "0"])
+    try:
+        exports = dict(re.findall(r"export (\w+)=(\S+)", out.getvalue()))
+        assert set(exports) == {"GATEWAY_URL_V2", "APPBUILDER_TOKEN", "APPBUILDER_APP_ID"}
+        for name, value in exports.items():
+            monkeypatch.setenv(name, value)
+        with AppClient() as client:
+            assert client.app_id == "appclient-demo-app"
+            assert client.create_conversation()
+    finally:
+        stop.set()
+        worker.join()
+
+
+def test_the_printed_curl_line_works() -> None:
+    """The banner's curl line, run as printed, creates a conversation."""
+    stop, worker, out = _serve(["--port", "0"])
+    try:
+        line = next(line for line in out.getvalue().splitlines() if "curl " in line)
+        result = subprocess.run(  # noqa: S602 - the banner's own line, run as a user would
+            line.strip(), shell=True, capture_output=True, text=True, timeout=30, check=False
+        )
+        assert result.returncode == 0, result.stderr
+        assert "conversation_id" in result.stdout
+    finally:
+        stop.set()
+        worker.join()
+
+
+def test_several_app_ids_are_served_and_any_with_any_app_id() -> None:
+    """--app-id repeats; --any-app-id accepts every app id."""
+    for argv, app_id, expected in [
+        (["--app-id", "a1", "--app-id", "a2"], "a2", 200),
+        (["--app-id", "a1", "--app-id", "a2"], "a3", 404),
+        (["--any-app-id"], "whatever-id", 200),
+    ]:
+        stop, worker, out = _serve(["--port", "0", *argv])
+        try:
+            text = out.getvalue()
+            url = re.search(r"listening on (\S+)", text)
+            token = re.search(r"token:\s+(\S+)", text)
+            assert url is not None
+            assert token is not None
+            reply = requests.post(
+                f"{url.group(1)}/v2/app/conversation",
+                json={"app_id": app_id},
+                headers={"Authorization": f"Bearer {token.group(1)}"},
+                timeout=10,
+            )
+            assert reply.status_code == expected, (argv, app_id, reply.text)
+        finally:
+            stop.set()
+            worker.join()
+
+
+def test_a_busy_port_says_what_to_do(capsys: pytest.CaptureFixture[str]) -> None:
+    """When the port is taken, serve exits 1 and suggests --port 0 or another port."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        args = build_parser().parse_args(["serve", "--port", str(port)])
+        assert _serve_command.run(args, stop=threading.Event(), out=io.StringIO()) == 1
+    assert "use --port 0 for a free port, or another --port" in capsys.readouterr().err
+
+
+def test_serve_help_names_the_endpoints(capsys: pytest.CaptureFixture[str]) -> None:
+    """Appclient serve --help lists every endpoint and points to the protocol reference."""
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--help"])
+    text = capsys.readouterr().out
+    for path in (
+        "/v2/app/conversation",
+        "/v2/app/conversation/runs",
+        "/v2/app/conversation/file/upload",
+        "/v2/app/conversation/feedback",
+    ):
+        assert path in text
+    assert "docs/protocol.md" in text
