@@ -10,10 +10,9 @@ official Manifest shape reaches the server unchanged. Response bodies are read b
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, TypeAlias, TypedDict, get_args
 
 from pydantic import BaseModel, ValidationError
@@ -22,6 +21,7 @@ from ._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
 from ._errors import InvalidRequestError
 from ._manifest import Manifest
 from ._models import FeedbackType, Tool, ToolChoice, ToolOutput
+from ._tool_failures import suggest_names
 
 __all__ = [
     "FEEDBACK_TYPES",
@@ -44,7 +44,8 @@ __all__ = [
 #: ``appclient.Manifest``), or an object with ``to_tool()``/``to_tools()``.
 ToolsLike: TypeAlias = Any
 ToolOutputLike: TypeAlias = "ToolOutput | Mapping[str, Any] | BaseModel"
-ToolChoiceLike: TypeAlias = "ToolChoice | Mapping[str, Any] | BaseModel"
+#: ``"auto"``, a tool's name (forces it), a dict or a :class:`ToolChoice`.
+ToolChoiceLike: TypeAlias = "str | ToolChoice | Mapping[str, Any] | BaseModel"
 
 
 class RunOptions(TypedDict, total=False):
@@ -57,8 +58,9 @@ class RunOptions(TypedDict, total=False):
             their signature and docstring), or a registry.
         tool_outputs: Results of the last round's tool calls (dicts or :class:`ToolOutput`),
             all of them in one run.
-        tool_choice: ``"auto"``/``{"type": "auto"}``, or force one tool with
-            ``{"type": "function", "function": {"name": ..., "input": {...}}}``.
+        tool_choice: ``"auto"``, or the name of one of the run's tools to force it, or the
+            dict form ``{"type": "function", "function": {"name": ..., "input": {...}}}``
+            (also for a cloud component, which is not among the run's tools).
         end_user_id: The end user on whose behalf the app runs.
         action: Passed through to the app.
         parameters: Passed through to the app.
@@ -88,7 +90,7 @@ def unexpected_options(
     names = list(allowed)
     for name in options:
         if name not in names:
-            close = difflib.get_close_matches(name, names, n=1)
+            close = suggest_names(name, names)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             return TypeError(f"{where}() got an unexpected keyword argument {name!r}{hint}")
     return None
@@ -297,18 +299,37 @@ def tool_outputs_to_wire(outputs: Iterable[ToolOutputLike] | None) -> list[dict[
     return wire
 
 
-def tool_choice_to_wire(choice: ToolChoiceLike | None) -> dict[str, Any] | None:
-    """Turn ``tool_choice`` (a dict or :class:`ToolChoice`) into its wire dict.
+def tool_choice_to_wire(
+    choice: ToolChoiceLike | None, *, tool_names: Sequence[str] = ()
+) -> dict[str, Any] | None:
+    """Turn ``tool_choice`` into its wire dict.
+
+    Args:
+        choice: ``"auto"``, the name of a tool to force, a dict or a :class:`ToolChoice`.
+        tool_names: The names of the run's tools; a name given as a string must be one of
+            them when there are any (force a cloud component with the dict form).
 
     Raises:
-        InvalidRequestError: The type is not ``auto``/``function``, or a forced choice names no
-            tool.
+        InvalidRequestError: The type is not ``auto``/``function``, a forced choice names no
+            tool, or a name given as a string is not among the run's tools.
     """
     if choice is None:
         return None
+    if isinstance(choice, str):
+        if choice == "auto":
+            return _validated(ToolChoice, {"type": "auto"}, "tool_choice")
+        if tool_names and choice not in tool_names:
+            close = suggest_names(choice, tool_names)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise InvalidRequestError(
+                f"tool_choice {choice!r} is not one of this run's tools "
+                f"({', '.join(tool_names)}){hint}"
+            )
+        choice = {"type": "function", "function": {"name": choice}}
     if not isinstance(choice, (Mapping, BaseModel)):
         raise InvalidRequestError(
-            f"tool_choice must be a dict or ToolChoice, got {type(choice).__name__}"
+            f"tool_choice must be 'auto', a tool name, a dict or a ToolChoice, got "
+            f"{type(choice).__name__}"
         )
     return _validated(ToolChoice, choice, "tool_choice")
 
@@ -343,7 +364,8 @@ def run_body(
     if not isinstance(stream, bool):
         raise InvalidRequestError(f"stream must be True or False, got {stream!r}")
     outputs = tool_outputs_to_wire(tool_outputs)
-    choice = tool_choice_to_wire(tool_choice)
+    wire_tools = tools_to_wire(tools)
+    choice = tool_choice_to_wire(tool_choice, tool_names=[_name_of(t) for t in wire_tools])
     # A forced tool carries its own input, so it needs no query (the seed's ToolChoice call).
     forced = choice is not None and choice.get("type") == "function"
     if not query.strip() and not outputs and not forced:
@@ -358,7 +380,7 @@ def run_body(
         "conversation_id": conversation_id,
         "file_ids": _string_list(file_ids, name="file_ids"),
         "app_id": app_id,
-        "tools": tools_to_wire(tools),
+        "tools": wire_tools,
         "tool_outputs": outputs,
         "tool_choice": choice,
         "end_user_id": end_user_id,
@@ -367,6 +389,12 @@ def run_body(
         "parameters": _optional_mapping(parameters, name="parameters"),
         "custom_metadata": _optional_mapping(custom_metadata, name="custom_metadata"),
     }
+
+
+def _name_of(tool: Mapping[str, Any]) -> str:
+    function = tool.get("function")
+    name = function.get("name") if isinstance(function, Mapping) else None
+    return name if isinstance(name, str) else ""
 
 
 def feedback_body(

@@ -33,7 +33,7 @@ from ._errors import (
     RunError,
     StreamInterruptedError,
 )
-from ._http_bodies import unexpected_options
+from ._http_bodies import ToolChoiceLike, unexpected_options
 from ._loop_events import (
     AnswerDone,
     LoopEvent,
@@ -45,7 +45,7 @@ from ._loop_events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from ._models import Event, RunAnswer, ToolCall, ToolChoice
+from ._models import Event, RunAnswer, ToolCall
 
 if TYPE_CHECKING:
     from typing_extensions import Required, Unpack
@@ -167,7 +167,7 @@ class RoundTripOptions(TypedDict, total=False):
     """
 
     tools: Required[ToolRegistry | Iterable[Any] | Callable[..., Any]]
-    tool_choice: ToolChoice | Mapping[str, Any] | None
+    tool_choice: ToolChoiceLike | None
     max_rounds: int
     approve: ApprovalCallback | None
     raise_errors: bool

@@ -526,3 +526,19 @@ def test_no_app_id_anywhere_is_a_clear_error() -> None:
     """Without an app id or $APPBUILDER_APP_ID, the error names both."""
     with pytest.raises(InvalidRequestError, match=r"pass app_id=\.\.\. or set \$APPBUILDER_APP_ID"):
         AppClient(token="t")
+
+
+def test_run_with_a_misspelt_tool_choice_sends_nothing() -> None:
+    """run(tool_choice="name") checks the name against the run's tools before sending."""
+
+    def get_weather(city: str) -> str:
+        """Get the weather.
+
+        Args:
+            city: The city.
+        """
+        return city
+
+    client = AppClient("app", token="t", base_url="http://127.0.0.1:9", max_retries=0)
+    with pytest.raises(InvalidRequestError, match="did you mean 'get_weather'"):
+        client.run("c1", "hi", tools=[get_weather], tool_choice="get_wheather")

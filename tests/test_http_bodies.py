@@ -484,10 +484,10 @@ def test_bad_tool_choice_is_refused(choice: dict[str, Any]) -> None:
         tool_choice_to_wire(choice)
 
 
-def test_tool_choice_must_be_a_dict_or_model() -> None:
-    """A bare string is refused."""
-    with pytest.raises(InvalidRequestError, match="tool_choice must be a dict"):
-        tool_choice_to_wire("auto")  # type: ignore[arg-type]
+def test_tool_choice_of_another_type_is_refused() -> None:
+    """A number (or a list) is no tool choice; the error lists what is accepted."""
+    with pytest.raises(InvalidRequestError, match="'auto', a tool name, a dict or a ToolChoice"):
+        tool_choice_to_wire(3)  # type: ignore[arg-type]
 
 
 # --- feedback and JSON --------------------------------------------------------------------
@@ -539,3 +539,21 @@ def test_encode_json_refuses_non_json_values(value: Any) -> None:
     """Values JSON cannot carry are refused before sending."""
     with pytest.raises(InvalidRequestError, match="not JSON-serialisable"):
         encode_json({"parameters": value})
+
+
+def test_tool_choice_auto_as_a_string() -> None:
+    """tool_choice="auto" is the wire's {"type": "auto"}."""
+    assert tool_choice_to_wire("auto")["type"] == "auto"
+
+
+def test_tool_choice_as_a_tool_name_forces_that_tool() -> None:
+    """A tool's name as tool_choice forces it, with no input given."""
+    wire = tool_choice_to_wire("get_weather", tool_names=["get_weather", "search"])
+    assert wire is not None
+    assert (wire["type"], wire["function"]["name"]) == ("function", "get_weather")
+
+
+def test_a_tool_choice_name_not_among_the_tools_fails_before_sending() -> None:
+    """A misspelt tool name fails on the client, suggesting the closest tool."""
+    with pytest.raises(InvalidRequestError, match="did you mean 'get_weather'"):
+        tool_choice_to_wire("get_wether", tool_names=["get_weather", "search"])
