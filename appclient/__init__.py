@@ -44,6 +44,7 @@ from ._errors import (
 from ._limits import Limits, Timeout
 from ._loop_events import (
     AnswerDone,
+    EventPrinter,
     LoopEvent,
     RoundFinished,
     RoundRecord,
@@ -101,6 +102,7 @@ __all__ = [
     "ConnectTimeoutError",
     "DeadlineExceededError",
     "Event",
+    "EventPrinter",
     "Function",
     "FunctionCall",
     "InvalidRequestError",

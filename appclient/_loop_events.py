@@ -8,15 +8,18 @@ The last event is always :class:`AnswerDone`, holding the :class:`RoundTripResul
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TextIO
 
 from ._dispatch import ToolCallRecord
 from ._models import Event, RunAnswer, ToolCall
 
 __all__ = [
     "AnswerDone",
+    "EventPrinter",
     "LoopEvent",
     "RoundFinished",
     "RoundRecord",
@@ -168,3 +171,61 @@ class AnswerDone:
 LoopEvent = (
     TextDelta | ServerEvent | ToolCallStarted | ToolCallFinished | RoundFinished | AnswerDone
 )
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class EventPrinter:
+    """Shows a round trip in a terminal: the answer as it streams, each tool call on a line.
+
+    Pass an instance as ``on_event``::
+
+        client.run_until_answer(query=..., tools=registry, stream=True, on_event=EventPrinter())
+
+    prints ``→ get_weather(location='北京')`` when a call starts, ``← get_weather 12 ms:
+    北京今天25度`` (or ``✗`` and the error) when it ends, and the answer text; long arguments
+    and outputs are cut to ``width`` characters.
+
+    Args:
+        file: Where to write; standard output when ``None``.
+        width: Longest argument or output text shown.
+    """
+
+    def __init__(self, *, file: TextIO | None = None, width: int = 100) -> None:
+        self._file = file
+        self._width = width
+        self._streamed = False  # answer text of the current run was printed
+
+    def __call__(self, event: LoopEvent) -> None:
+        """Print one event."""
+        out = self._file if self._file is not None else sys.stdout
+        if isinstance(event, TextDelta):
+            out.write(event.text)
+            self._streamed = self._streamed or bool(event.text)
+        elif isinstance(event, ToolCallStarted):
+            shown = ", ".join(
+                f"{key}={json.dumps(value, ensure_ascii=False, default=str)}"
+                for key, value in event.arguments.items()
+            )
+            out.write(f"{self._break()}→ {event.name}({_short(shown, self._width)})\n")
+        elif isinstance(event, ToolCallFinished):
+            record = event.record
+            mark = "✗" if record.is_error else "←"
+            took = f"{record.duration * 1000:.0f} ms"
+            out.write(f"{mark} {record.name} {took}: {_short(record.output, self._width)}\n")
+        elif isinstance(event, AnswerDone):
+            if not self._streamed:  # a plain (non-stream) run: the answer comes whole
+                out.write(event.result.answer)
+            out.write("\n")
+            self._streamed = False
+        out.flush()
+
+    def _break(self) -> str:
+        """A newline when streamed text is on the current line."""
+        if self._streamed:
+            self._streamed = False
+            return "\n"
+        return ""
