@@ -72,15 +72,17 @@ def test_scripted_agent_drives_a_deterministic_round_trip(server: ReferenceServe
     assert _post(server, "/v2/app/conversation/runs", outputs).json()["answer"] == "a small feline"
 
 
-def test_exhausted_script_is_a_json_500_naming_it(server: ReferenceServer) -> None:
-    """Asking past the end of the script is a JSON 500 that says so."""
+def test_exhausted_script_is_an_error_event_naming_it(server: ReferenceServer) -> None:
+    """Asking past the end of the script ends the run with an error event that says so."""
     cid = _conversation(server)
     body = {"app_id": server.app_id, "conversation_id": cid, "query": "q", "tools": [TOOL]}
     _post(server, "/v2/app/conversation/runs", body)
     _post(server, "/v2/app/conversation/runs", body)
     reply = _post(server, "/v2/app/conversation/runs", body)
-    assert reply.status_code == 500
-    assert "ran out of steps" in reply.json()["message"]
+    assert reply.status_code == 200
+    event = reply.json()["content"][-1]
+    assert event["event_status"] == "error"
+    assert "ran out of steps" in event["event_message"]
     assert issubclass(ScriptExhaustedError, RuntimeError)
 
 
@@ -171,3 +173,26 @@ def test_servers_run_side_by_side_and_remove_their_upload_folders() -> None:
         assert folders[0] != folders[1]
         assert all(folder.is_dir() for folder in folders)
     assert not any(folder.exists() for folder in folders)
+
+
+def test_a_planned_call_of_an_unknown_tool_raises_instead_of_answering() -> None:
+    """A script calling a tool the run does not have fails the run, naming the tool."""
+    from appclient import AppClient, RunError
+    from appclient.testing import PlannedCall, ReferenceServer, ScriptedAgent
+
+    def lookup_order(order_id: str) -> str:
+        """Look up an order.
+
+        Args:
+            order_id: The order id.
+        """
+        return order_id
+
+    agent = ScriptedAgent([PlannedCall("lookup_ordr", {"order_id": "A-1"}), "never reached"])
+    with (
+        ReferenceServer(agent=agent) as server,
+        AppClient(server.app_id, token=server.token, base_url=server.url) as client,
+        pytest.raises(RunError, match="'lookup_ordr', which is neither a tool"),
+    ):
+        client.run_until_answer(query="where is A-1?", tools=[lookup_order])
+    assert len(agent.decisions) == 1

@@ -57,6 +57,7 @@ from ._state import ConversationState, OpenTurn, PendingCall, TurnRecord
 from ._tool_choice import UnknownToolChoiceError, forced_tool_name, resolve_tool_choice
 
 __all__ = [
+    "EVENT_CODE_AGENT_FAILED",
     "EVENT_CODE_COMPONENT_FAILED",
     "EVENT_CODE_STEP_LIMIT",
     "AgentFailure",
@@ -75,6 +76,10 @@ _TOOL_MODEL_CACHE_SIZE = 512
 EVENT_CODE_COMPONENT_FAILED = 5001
 #: ``event_code`` of the error event when the agent kept calling components past the limit.
 EVENT_CODE_STEP_LIMIT = 5002
+#: ``event_code`` of the error event when the agent failed: it raised, or asked for a tool
+#: nobody declared. An error event, not a 500: sending the run again would only ask the agent
+#: again (a scripted agent its next step, a model a second time).
+EVENT_CODE_AGENT_FAILED = 5003
 
 
 class Component(Protocol):
@@ -353,24 +358,30 @@ class RunEngine:
         steps: list[CloudStep] = []
         results = list(turn.results)
         for step in range(self._max_steps):
-            if step == 0 and forced is not None:
-                decision = Decision.call(forced)
-            elif step == 1 and forced is not None and forced.cloud:
-                # As the hosted service does for a forced component: its result is the reply.
-                decision = Decision.reply(steps[-1].output)
-            else:
-                decision = self._decide(
-                    AgentInput(
-                        query=turn.query,
-                        tools=tools,
-                        components=self._infos,
-                        results=tuple(results),
-                        tool_choice=choice if step == 0 else None,
-                        history=history,
-                        file_names=turn.file_names,
-                        end_user_id=turn.end_user_id,
+            try:
+                if step == 0 and forced is not None:
+                    decision = Decision.call(forced)
+                elif step == 1 and forced is not None and forced.cloud:
+                    # As the hosted service does for a forced component: its result is the reply.
+                    decision = Decision.reply(steps[-1].output)
+                else:
+                    decision = self._decide(
+                        AgentInput(
+                            query=turn.query,
+                            tools=tools,
+                            components=self._infos,
+                            results=tuple(results),
+                            tool_choice=choice if step == 0 else None,
+                            history=history,
+                            file_names=turn.file_names,
+                            end_user_id=turn.end_user_id,
+                        )
                     )
-                )
+                cloud, local = self._split(decision.calls, local_names)
+            except AgentFailure as exc:
+                _log.error("run %s: %s", message_id, exc, exc_info=exc.__cause__)
+                reason = RunFailure(EVENT_CODE_AGENT_FAILED, str(exc))
+                return self._failed(state, turn, message_id, steps, reason)
             if not decision.calls:
                 answer = decision.answer if isinstance(decision.answer, str) else ""
                 record = TurnRecord(turn.query, answer, message_id, tuple(results))
@@ -383,7 +394,6 @@ class RunEngine:
                     cloud_steps=tuple(steps),
                     answer=answer,
                 )
-            cloud, local = self._split(decision.calls, local_names)
             for call in cloud:
                 call_id = serial_id()
                 try:

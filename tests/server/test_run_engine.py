@@ -11,9 +11,9 @@ from appclient._models import ToolChoice, ToolOutput
 from appclient.server import Decision, PlannedCall
 from appclient.server._responses import HTTPProblem
 from appclient.server._run_engine import (
+    EVENT_CODE_AGENT_FAILED,
     EVENT_CODE_COMPONENT_FAILED,
     EVENT_CODE_STEP_LIMIT,
-    AgentFailure,
     RunEngine,
 )
 from appclient.server._state import ConversationState
@@ -175,17 +175,21 @@ def test_endless_component_calls_hit_the_step_limit() -> None:
     assert outcome.failure.code == EVENT_CODE_STEP_LIMIT
 
 
-def test_agent_exception_becomes_agent_failure() -> None:
-    """An agent that raises is reported as AgentFailure naming the agent."""
-    with pytest.raises(AgentFailure, match="ListAgent"):
-        _engine(ListAgent([])).start_turn(_state(), query="q")
+def test_agent_exception_ends_the_run_with_an_error_naming_the_agent() -> None:
+    """An agent that raises ends the run with an agent-failure error event, naming it."""
+    outcome = _engine(ListAgent([])).start_turn(_state(), query="q")
+    assert outcome.failure is not None
+    assert outcome.failure.code == EVENT_CODE_AGENT_FAILED
+    assert "ListAgent" in outcome.failure.message
 
 
-def test_call_to_an_unknown_tool_is_an_agent_failure() -> None:
-    """An agent calling a tool nobody declared is reported, naming the tool."""
-    agent = ListAgent([Decision.call(PlannedCall("ghost", {}))])
-    with pytest.raises(AgentFailure, match="ghost"):
-        _engine(agent).start_turn(_state(), query="q")
+def test_call_to_an_unknown_tool_ends_the_run_with_an_error_naming_it() -> None:
+    """An agent (a ScriptedAgent's PlannedCall) calling an undeclared tool fails the run."""
+    agent = ListAgent([Decision.call(PlannedCall("ghost", {})), Decision.reply("never")])
+    outcome = _engine(agent).start_turn(_state(), query="q")
+    assert outcome.failure is not None
+    assert "'ghost'" in outcome.failure.message
+    assert outcome.answer == ""
 
 
 def test_forced_local_tool_interrupts_with_its_input() -> None:

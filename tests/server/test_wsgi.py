@@ -485,15 +485,19 @@ def test_concurrent_run_on_one_conversation_is_409() -> None:
     app.close()
 
 
-def test_agent_failure_is_a_500_naming_it_and_changes_nothing() -> None:
-    """An agent that raises gives a JSON 500 naming it; the conversation is unchanged."""
+def test_agent_failure_is_an_error_event_and_leaves_the_conversation_usable() -> None:
+    """An agent that raises gives an HTTP 200 error event naming it (not a retried 500)."""
     app = make_app(ListAgent([]))
     cid = new_conversation(app)
-    body = _assert_error(call_app(app, RUNS, run_body(cid, query="q")), 500, "AgentError")
-    assert "ListAgent" in body["message"]
+    reply = call_app(app, RUNS, run_body(cid, query="q"))
+    assert reply.status == 200
+    event = reply.json()["content"][-1]
+    assert (event["event_status"], event["event_code"]) == ("error", 5003)
+    assert "ListAgent" in event["event_message"]
     state = app.store.get_conversation(cid)
     assert state is not None
     assert state.history == ()
+    assert state.open_turn is None
     assert app.store.acquire_run(cid, lease_id="x", now=0, lease_seconds=1)
     app.close()
 
