@@ -15,16 +15,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, quote_plus
 
-from pydantic import SecretBytes, SecretStr
+from pydantic import SecretBytes, SecretStr, ValidationError
 
 from ._constants import MIN_REDACTED_SECRET_LENGTH
-from ._errors import redact_mapping
+from ._errors import ManifestError, redact_mapping
 from ._models import Tool
 
 if TYPE_CHECKING:
     from ._manifest import ToolSpec
 
-__all__ = ["RegisteredTool", "advertised_tool", "partial_values", "secret_texts"]
+__all__ = ["RegisteredTool", "advertised_tool", "partial_values", "secret_texts", "tool_model"]
 
 _MAX_BOUND_DEPTH = 8
 _MAX_BOUND_VALUES = 1024
@@ -165,9 +165,34 @@ class RegisteredTool:
         )
 
 
+def tool_model(tool: object) -> Tool:
+    """Read a ready-made tool (a JSON Schema tool dict or a :class:`Tool`).
+
+    Raises:
+        ManifestError: It is not a tool of that shape; the message names what is wrong.
+    """
+    if isinstance(tool, Tool):
+        return tool
+    if not isinstance(tool, Mapping):
+        raise ManifestError(
+            f"tool= takes a JSON Schema tool dict or a Tool, got {type(tool).__name__}"
+        )
+    try:
+        return Tool.model_validate(tool)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or 'tool'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise ManifestError(f"tool= is not a JSON Schema tool: {problems}") from None
+
+
 def advertised_tool(tool: Mapping[str, Any] | Tool, name: str) -> dict[str, Any]:
-    """Return a ready-made tool as a wire dict, renamed to ``name``."""
-    model = tool if isinstance(tool, Tool) else Tool.model_validate(tool)
-    data = model.model_dump(mode="json", exclude_none=True)
+    """Return a ready-made tool as a wire dict, renamed to ``name``.
+
+    Raises:
+        ManifestError: ``tool`` is not a tool (see :func:`tool_model`).
+    """
+    data = tool_model(tool).model_dump(mode="json", exclude_none=True)
     data.setdefault("function", {})["name"] = name
     return data

@@ -31,7 +31,13 @@ from ._manifest import (
     get_overrides,
 )
 from ._models import Tool, ToolOutput
-from ._registered_tool import RegisteredTool, advertised_tool, partial_values, secret_texts
+from ._registered_tool import (
+    RegisteredTool,
+    advertised_tool,
+    partial_values,
+    secret_texts,
+    tool_model,
+)
 from ._tool_groups import ToolGroup, resolve_group
 from ._tool_results import serialize_result
 
@@ -156,10 +162,10 @@ class ToolRegistry:
     ) -> RegisteredTool:
         values = dict(bound)
         tool_name = name
-        if tool_name is None and tool is not None:
-            function = (tool.function if isinstance(tool, Tool) else tool.get("function")) or {}
-            found = function.name if not isinstance(function, Mapping) else function.get("name")
-            tool_name = found if isinstance(found, str) else None
+        if tool is not None:
+            tool = tool_model(tool)  # a clear ManifestError for anything else
+            if tool_name is None:
+                tool_name = tool.function.name if tool.function is not None else None
         spec = build_tool_spec(
             func,
             name=tool_name,

@@ -373,3 +373,22 @@ def test_an_object_without_tool_methods_says_what_is_missing() -> None:
 
     with pytest.raises(InvalidRequestError, match=r"Plain as a tool: .* no @manifest methods"):
         ToolRegistry([Plain()])
+
+
+@pytest.mark.parametrize(
+    ("tool", "expected"),
+    [
+        ({"name": "x"}, "needs a 'function' object"),
+        (42, "got int"),
+        ({"type": "function", "function": {"name": "f", "parameters": "nope"}}, "parameters"),
+    ],
+)
+def test_a_ready_tool_that_is_not_a_json_schema_tool_is_a_manifest_error(tool, expected) -> None:
+    """add(tool=...) with something that is not a tool raises ManifestError naming the problem."""
+
+    def f(x: int) -> int:
+        """Echo x."""
+        return x
+
+    with pytest.raises(ManifestError, match=expected):
+        ToolRegistry().add(f, tool=tool)

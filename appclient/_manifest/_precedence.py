@@ -4,10 +4,11 @@
   lambda has none: it needs an explicit name). Checked against ``TOOL_NAME_PATTERN``.
 - **description**: the ``description=`` argument, ``@manifest(description=...)``, the
   docstring's summary and body (without its Args/Returns/Raises/Examples sections). For a
-  callable object, its class docstring, then its ``__call__`` docstring.
+  callable object, its ``__call__`` docstring (what calling it does), then its class docstring.
 - **return description**: ``@manifest_return(description=...)``, then the docstring's
-  ``Returns:``. It is appended to the description as ``Returns: ...`` (unless the description
-  already says it) so the agent reads it, and kept as ``ToolSpec.return_description``.
+  ``Returns:``. It is appended to the description in plain words (``Returns the weather.``,
+  ``返回天气。``; never a section heading, which reads as a stray docstring to an agent) unless
+  the description already says it, and kept as ``ToolSpec.return_description``.
 - **parameter description**: ``@manifest_parameter(description=...)``, then ``Field(...)`` (as
   the default or inside ``Annotated``) or ``Annotated[T, "text"]``, then the docstring's entry.
 - **parameter type**: ``@manifest_parameter(type=...)``, the annotation in the signature (a
@@ -64,7 +65,7 @@ def doc_info(target: CallableTarget) -> DocInfo:
         text = ""
     owner_doc = parse_docstring(text)
     merged = merge_doc_info(function_doc, owner_doc)
-    return replace(merged, description=owner_doc.description or function_doc.description)
+    return replace(merged, description=function_doc.description or owner_doc.description)
 
 
 @dataclass
@@ -171,5 +172,23 @@ def tool_description(
     text = explicit or (overrides.description if overrides is not None else None)
     text = (text or doc.description).strip()
     if returns and returns not in text:
-        text = f"{text}\n\nReturns: {returns}" if text else f"Returns: {returns}"
+        sentence = _return_sentence(returns)
+        text = f"{text}\n\n{sentence}" if text else sentence
     return text, returns
+
+
+def _return_sentence(returns: str) -> str:
+    """The return description as a sentence: ``Returns the weather.``, ``返回天气。``."""
+    if any("\u4e00" <= char <= "\u9fff" for char in returns[:8]):
+        return returns if returns.startswith("返回") else f"返回{returns}"
+    word, _, rest = returns.partition(" ")
+    # "The weather" -> "the weather"; other words keep their case ("JSON", "Beijing").
+    if word in _LEADING_WORDS:
+        word = word.lower()
+    return f"Returns {word} {rest}" if rest else f"Returns {word}"
+
+
+#: Words that start a return description and read in lower case after "Returns".
+_LEADING_WORDS = frozenset(
+    {"A", "An", "The", "This", "That", "These", "Those", "Its", "Each", "Every", "All", "One"}
+)

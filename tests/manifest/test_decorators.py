@@ -42,7 +42,7 @@ def test_decorators_set_descriptions():
     properties = tool["function"]["parameters"]["properties"]
     assert properties["location"]["description"] == "城市名，例如：北京。"
     assert properties["unit"]["description"] == "温度单位"
-    assert tool["function"]["description"] == "获取天气。\n\nReturns: 天气情况描述"
+    assert tool["function"]["description"] == "获取天气。\n\n返回天气情况描述"
 
 
 @pytest.mark.parametrize("order", ["lurm", "rmul", "umrl", "mrlu"])

@@ -150,7 +150,7 @@ def test_tool_from_each_style(text):
     get_weather.__doc__ = text
     spec = build_tool_spec(get_weather)
     assert spec.description == (
-        "Get the weather.\n\nOnly Chinese cities are supported.\n\nReturns: A weather report."
+        "Get the weather.\n\nOnly Chinese cities are supported.\n\nReturns a weather report."
     )
     assert spec.schema["properties"]["city"]["description"] == "The city name."
 

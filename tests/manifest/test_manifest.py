@@ -45,7 +45,7 @@ def test_docstring_example_description_has_no_args_block():
     assert description == (
         "获取指定中国城市的当前天气信息。\n\n"
         "仅支持中国城市的天气查询。参数 `location` 为中国城市名称，其他国家城市不支持天气查询。"
-        "\n\nReturns: 天气情况描述"
+        "\n\n返回天气情况描述"
     )
     assert "Args" not in description
 

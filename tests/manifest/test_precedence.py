@@ -107,7 +107,7 @@ def test_return_line_follows_an_explicit_description():
     """An explicit description still gets the return line, so the agent reads it."""
     doc = DocInfo(description="Doc.", returns="The sum.")
     assert tool_description("Explicit.", None, doc) == (
-        "Explicit.\n\nReturns: The sum.",
+        "Explicit.\n\nReturns the sum.",
         "The sum.",
     )
 

@@ -161,11 +161,11 @@ def test_unbound_classmethod_object_is_an_error():
         build_tool_spec(vars(Weather)["units"])
 
 
-def test_callable_object_uses_call_signature_and_class_docstring():
-    """An object with __call__ is described by __call__'s parameters and its class docstring."""
+def test_callable_object_uses_call_signature_and_docstring():
+    """An object with __call__ is described by __call__'s parameters and docstring."""
     spec = build_tool_spec(Greeter())
     assert spec.name == "Greeter"
-    assert spec.description == "Greets people by name."
+    assert spec.description == "Say hello."
     described = {p.name: p.description for p in spec.parameters}
     assert described == {"name": "Who to greet.", "excited": "Add an exclamation mark."}
 
@@ -246,3 +246,35 @@ def test_describe_signature_marks_preset_parameters():
     assert [(p.name, p.preset) for p in info.parameters] == [("self", True), ("city", False)]
     assert info.parameters[1].annotation is str
     assert info.return_annotation is str
+
+
+def test_callable_object_without_a_call_docstring_uses_its_class_docstring():
+    """When __call__ says nothing, the class docstring describes the tool."""
+
+    class Counter:
+        """Counts words in a text."""
+
+        def __call__(self, text: str) -> int:
+            return len(text.split())
+
+    assert build_tool_spec(Counter()).description == "Counts words in a text."
+
+
+def test_the_return_description_is_a_sentence_not_a_heading():
+    """A docstring's Returns section reaches the description in plain words, no 'Returns:'."""
+
+    def add(a: int, b: int) -> int:
+        """Add two numbers.
+
+        Args:
+            a: The first.
+            b: The second.
+
+        Returns:
+            The sum of both.
+        """
+        return a + b
+
+    description = build_tool_spec(add).description
+    assert description == "Add two numbers.\n\nReturns the sum of both."
+    assert "Returns:" not in description

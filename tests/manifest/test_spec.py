@@ -46,7 +46,7 @@ def test_build_returns_a_tool_spec():
 def test_description_appends_the_return_description():
     """The description is the docstring prose followed by the return description."""
     spec = build_tool_spec(add)
-    assert spec.description == "Add two numbers.\n\nReturns: The sum."
+    assert spec.description == "Add two numbers.\n\nReturns the sum."
     assert spec.return_description == "The sum."
 
 
