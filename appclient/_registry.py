@@ -65,7 +65,9 @@ class ToolRegistry:
     Args:
         tools: Functions, toolkit objects, groups or registries to add right away (a list,
             or just one).
-        timeout: Default seconds a call may take (``None``: no limit); ``add`` may override.
+        timeout: Default seconds a call may take: 60 when omitted (``None`` or ``math.inf``:
+            no limit); ``add`` may override it per tool. A call that takes longer is sent to
+            the agent as a timeout error (the function itself keeps running in its thread).
         approve: Callback asked before a tool marked ``requires_approval`` runs.
         max_workers: Calls of one round running at the same time.
         serialize: Turns a return value into output text (default: str as is, else JSON).
@@ -113,7 +115,8 @@ class ToolRegistry:
                 describe the tool.
             name: The tool name (default: the function's name or its ``@manifest`` name).
             description: The tool description (default: from the docstring).
-            timeout: Seconds a call may take (default: the registry's; ``math.inf``: none).
+            timeout: Seconds a call may take (default: the registry's, 60 s unless set;
+                ``math.inf``: none).
             requires_approval: Ask the approval callback before each call.
             strict: Build the schema in strict mode (every property required, nullable).
             allow_extra: Drop argument keys the function does not know instead of refusing
@@ -202,7 +205,7 @@ class ToolRegistry:
         Args:
             toolkit: An instance whose methods decorated with ``@manifest`` are the tools.
             prefix: The name before ``__`` (default: the class name).
-            timeout: Seconds a call may take (default: the registry's).
+            timeout: Seconds a call may take (default: the registry's, 60 s unless set).
             requires_approval: Ask the approval callback before each call of any method.
             bind: Parameter values to supply, for names that clash with these options.
             **bound: Values supplied to every method that has a parameter of that name.
