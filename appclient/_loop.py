@@ -155,7 +155,7 @@ class RoundTripOptions(TypedDict, total=False):
             them (wrapped in a new registry). Sent with the first run only. Required.
         tool_choice: Force a tool in the first run only (later runs let the agent choose).
         max_rounds: Rounds of tool calls allowed before
-            :class:`~appclient.MaxRoundsExceededError` is raised (10).
+            :class:`~appclient.MaxRoundsExceededError` is raised (8).
         approve: Approval callback for tools registered with ``requires_approval``
             (default: the registry's).
         raise_errors: Raise a local tool failure instead of reporting it to the agent.

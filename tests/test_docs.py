@@ -1,0 +1,43 @@
+"""docs/protocol.md stays true to the code: endpoints, error codes, section references."""
+
+from __future__ import annotations
+
+import re
+
+from appclient import _constants
+from tests.conftest import REPO_ROOT
+
+PROTOCOL = (REPO_ROOT / "docs" / "protocol.md").read_text("utf-8")
+SECTIONS = {int(n) for n in re.findall(r"^## (\d+)\. ", PROTOCOL, flags=re.MULTILINE)}
+
+
+def test_every_endpoint_is_documented() -> None:
+    """Each endpoint path the client and server use appears in the reference."""
+    paths = [v for k, v in vars(_constants).items() if k.startswith("PATH_")]
+    assert paths
+    assert [path for path in paths if f"`{path}`" not in PROTOCOL] == []
+
+
+def test_every_error_code_the_server_answers_is_documented() -> None:
+    """Each error code the reference server writes is in the reference's error table."""
+    source = "".join(
+        p.read_text("utf-8") for p in (REPO_ROOT / "appclient" / "server").glob("*.py")
+    )
+    codes = set(re.findall(r"HTTPProblem\(\s*\d{3},\s*\"([A-Za-z]+)\"", source))
+    assert codes
+    assert sorted(code for code in codes if f"`{code}`" not in PROTOCOL) == []
+
+
+def test_section_references_in_the_code_point_at_real_sections() -> None:
+    """Every "docs/protocol.md section N" in the code names a section that exists."""
+    cited: set[int] = set()
+    for path in [
+        *(REPO_ROOT / "appclient").rglob("*.py"),
+        *(REPO_ROOT / "java-interop").rglob("*.java"),
+    ]:
+        for first, last in re.findall(
+            r"protocol\.md sections? (\d+)(?:-(\d+))?", path.read_text("utf-8")
+        ):
+            cited.update(range(int(first), int(last or first) + 1))
+    assert cited
+    assert cited <= SECTIONS
