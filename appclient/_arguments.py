@@ -1,10 +1,12 @@
 """Raw tool-call arguments to a dict: the decoding step before validation.
 
 Agents and model APIs send arguments in several forms: the AppBuilder protocol sends a JSON
-object, OpenAI-style APIs send the object as a JSON string, and text-completion models wrap
-that string in a fenced code block. :func:`decode_arguments` turns each of them into a plain
+object, OpenAI-style APIs send the object as a JSON string, text-completion models wrap that
+string in a fenced code block or in prose, and ReAct-style models (ms-swift's example) write
+``key="value", key2=3`` lists. :func:`decode_arguments` turns each of them into a plain
 ``dict`` (or says precisely why it cannot), so validation against the tool's schema only ever
-sees one shape. Pure logic, no I/O.
+sees one shape; :func:`find_json_object` finds an object in free text for the tool text
+formats. Pure logic, no I/O, linear in the text's length.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["ArgumentsDecodeError", "decode_arguments"]
+__all__ = ["ArgumentsDecodeError", "decode_arguments", "find_json_object"]
 
 #: How much of an undecodable text an error message quotes.
 _QUOTE_LIMIT = 120
@@ -26,6 +28,14 @@ _FENCE = "```"
 # on its own, so the pattern is linear: one pattern with blanks on either side of the
 # content backtracked for hours on a fence followed by a few thousand spaces.
 _FENCE_TAG = re.compile(r"[ \t]*[A-Za-z0-9_+-]*")
+#: A fenced block anywhere in a text (its content is group 1); lazy and fence-bounded.
+_FENCED_BLOCK = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n(.*?)```", re.DOTALL)
+#: Opening braces tried when looking for a JSON object in prose.
+_MAX_OBJECT_STARTS = 64
+#: ``key="quoted, value"`` or ``key=bare`` items of a key=value list.
+_KEY_VALUE = re.compile(
+    r"""(?P<key>[A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?P<value>"[^"]*"|'[^']*'|[^,;\n]+)\s*[,;]?"""
+)
 
 
 class ArgumentsDecodeError(ValueError):
@@ -78,6 +88,50 @@ def _from_mapping(raw: Mapping[Any, Any]) -> dict[str, Any]:
     return dict(raw)
 
 
+def find_json_object(text: str) -> dict[str, Any] | None:
+    """Return the first JSON object in ``text``: a fenced block, or one inside prose.
+
+    Tries at most ``_MAX_OBJECT_STARTS`` opening braces, so adversarial text stays cheap.
+    """
+    fenced = _FENCED_BLOCK.search(text)
+    if fenced is not None:
+        found = find_json_object(fenced.group(1))
+        if found is not None:
+            return found
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    tries = 0
+    while start != -1 and tries < _MAX_OBJECT_STARTS:
+        tries += 1
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            return value
+        start = text.find("{", start + 1)
+    return None
+
+
+def _key_values(text: str) -> dict[str, Any] | None:
+    """Read ``key="value", key2=3`` (ms-swift's ReAct example) as arguments, or ``None``."""
+    pairs = list(_KEY_VALUE.finditer(text))
+    if not pairs or _KEY_VALUE.sub("", text).strip(" ,;\n\t"):
+        return None  # something that is not a key=value pair is left over
+    result: dict[str, Any] = {}
+    for pair in pairs:
+        raw = pair.group("value").strip()
+        if raw[:1] in ("'", '"') and raw[-1:] == raw[:1] and len(raw) >= 2:
+            result[pair.group("key")] = raw[1:-1]
+            continue
+        try:
+            result[pair.group("key")] = json.loads(raw)
+        except ValueError:
+            result[pair.group("key")] = raw
+    return result
+
+
 def _from_text(raw: str) -> dict[str, Any]:
     text = unwrap_fence(raw.strip())
     if not text:
@@ -85,6 +139,12 @@ def _from_text(raw: str) -> dict[str, Any]:
     try:
         parsed = json.loads(text)
     except ValueError as exc:
+        # Models write arguments in prose, or as key=value lists: read those before failing.
+        found = find_json_object(text) if "{" in text else None
+        if found is None:
+            found = _key_values(text)
+        if found is not None:
+            return _from_mapping(found)
         raise ArgumentsDecodeError(f"not valid JSON ({exc}): {_quote(raw)}") from None
     except RecursionError:  # the parser gives up on deep nesting: bad input, not a crash
         raise ArgumentsDecodeError(f"the JSON is nested too deeply: {_quote(raw)}") from None

@@ -5,7 +5,9 @@ The dispatcher accepts, as Python data or as JSON text (optionally in a fenced b
 - AppBuilder ``ToolCall`` models, a ``RunAnswer``/``Message``/stream (their ``tool_calls``;
   a stream is read to its end first), or their dict form
   ``{"id", "type", "function": {"name", "arguments": {...}}}``;
-- OpenAI-style calls, where ``function.arguments`` is a JSON string (dicts or SDK objects);
+- OpenAI-style calls, where ``function.arguments`` is a JSON string (dicts or SDK objects),
+  and a whole ``chat.completion`` (its first choice's ``message.tool_calls``); streamed
+  ``chat.completion.chunk`` deltas are merged by :class:`ToolCallAccumulator` first;
 - AgentScope-style lists ``[{"name": ..., "arguments": {...}}]`` (Lagent and InternLM's
   ``"parameters"`` key is read the same way);
 - a single call or a list of calls.
@@ -27,7 +29,7 @@ from ._errors import InvalidRequestError
 from ._models import RunAnswer, ToolCall
 from ._stream import RunStream
 
-__all__ = ["CallRequest", "read_calls"]
+__all__ = ["CallRequest", "ToolCallAccumulator", "read_calls"]
 
 _ARGUMENT_KEYS = ("arguments", "parameters")
 _MISSING = object()
@@ -117,6 +119,16 @@ def _items(calls: Any) -> list[Any]:
         calls = bytes(calls).decode("utf-8", errors="replace")
     if isinstance(calls, str):
         calls = _parse_text(calls)
+    choices = (
+        calls.get("choices") if isinstance(calls, Mapping) else getattr(calls, "choices", None)
+    )
+    if isinstance(choices, Sequence) and not isinstance(choices, str):
+        # A chat.completion (dict or openai SDK object): the first choice's message.
+        first = choices[0] if choices else None
+        message = (
+            first.get("message") if isinstance(first, Mapping) else getattr(first, "message", None)
+        )
+        return _items(message)
     if isinstance(calls, (ToolCall, Mapping)):
         if isinstance(calls, Mapping) and "tool_calls" in calls and "function" not in calls:
             return _items(calls.get("tool_calls"))
@@ -177,3 +189,76 @@ def read_calls(calls: Any) -> list[CallRequest]:
                 )
             )
     return requests
+
+
+def _field(value: Any, name: str) -> Any:
+    return value.get(name) if isinstance(value, Mapping) else getattr(value, name, None)
+
+
+class ToolCallAccumulator:
+    """Merges streamed ``chat.completion.chunk`` deltas into whole tool calls.
+
+    An OpenAI-compatible stream sends each tool call in pieces: the first delta of a call
+    carries its ``index``, ``id`` and ``function.name``, later ones more ``function.arguments``
+    text for the same index. Feed every chunk (a dict or an ``openai`` SDK object; a chunk
+    without tool calls is fine) to :meth:`add`, then read :attr:`tool_calls`::
+
+        accumulator = ToolCallAccumulator()
+        for chunk in client.chat.completions.create(..., stream=True):
+            accumulator.add(chunk)
+        outputs = registry.dispatch(accumulator.tool_calls)
+
+    Args:
+        max_argument_chars: The longest arguments text one call may grow to; past it
+            :meth:`add` raises (a model that never stops must not fill memory).
+    """
+
+    def __init__(self, *, max_argument_chars: int = 1_000_000) -> None:
+        self._max = max_argument_chars
+        self._calls: dict[int, dict[str, Any]] = {}
+
+    def add(self, chunk: Any) -> None:
+        """Take one chunk (or one choice's delta, or one tool-call delta).
+
+        Raises:
+            InvalidRequestError: A call's arguments grew past ``max_argument_chars``.
+        """
+        choices = _field(chunk, "choices")
+        if isinstance(choices, Sequence) and not isinstance(choices, str):
+            for choice in choices:
+                self.add(_field(choice, "delta"))
+            return
+        deltas = _field(chunk, "tool_calls")
+        if not isinstance(deltas, Sequence) or isinstance(deltas, str):
+            return
+        for position, delta in enumerate(deltas):
+            index = _field(delta, "index")
+            index = index if isinstance(index, int) else position
+            call = self._calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
+            function = _field(delta, "function")
+            for key, part in (
+                ("id", _field(delta, "id")),
+                ("name", _field(function, "name")),
+                ("arguments", _field(function, "arguments")),
+            ):
+                if isinstance(part, str) and part:
+                    # Ids and names come whole in one delta (some servers repeat them).
+                    call[key] = call[key] + part if key == "arguments" else part
+            if len(call["arguments"]) > self._max:
+                raise InvalidRequestError(
+                    f"the arguments of streamed tool call {index} passed {self._max:,} characters"
+                )
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """The calls so far, in index order, arguments parsed (see ``FunctionCall``)."""
+        return [
+            ToolCall.model_validate(
+                {
+                    "id": call["id"] or f"call_{index}",
+                    "type": "function",
+                    "function": {"name": call["name"], "arguments": call["arguments"]},
+                }
+            )
+            for index, call in sorted(self._calls.items())
+        ]

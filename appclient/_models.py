@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ._arguments import ArgumentsDecodeError, decode_arguments
 from ._constants import TERMINAL_EVENT_STATUSES
 
 __all__ = [
@@ -226,9 +227,10 @@ class ErrorBody(WireModel):
 class FunctionCall(WireModel):
     """The function part of a tool call: the tool's name and the arguments to call it with.
 
-    ``arguments`` is always a dict. A JSON string is parsed; ``null`` or ``""`` mean no
-    arguments. Text that is not a JSON object leaves ``arguments`` empty and keeps the text
-    in ``arguments_error`` so a dispatcher can tell the agent what was wrong.
+    ``arguments`` is always a dict. Text is decoded as ``decode_arguments`` does (JSON, a
+    fenced block, JSON in prose, ``key=value`` lists); ``null`` or ``""`` mean no arguments.
+    Text that is none of these leaves ``arguments`` empty and keeps the reason in
+    ``arguments_error`` so a dispatcher can tell the agent what was wrong.
     """
 
     name: str
@@ -241,26 +243,12 @@ class FunctionCall(WireModel):
         if not isinstance(data, dict):
             return data
         raw = data.get("arguments")
-        if raw is None or raw == "":
-            return {**data, "arguments": {}}
-        if not isinstance(raw, str):
+        if isinstance(raw, dict):
             return data
-        try:
-            parsed = json.loads(raw)
-        except ValueError as exc:
-            return {**data, "arguments": {}, "arguments_error": f"not valid JSON ({exc}): {raw!r}"}
-        except RecursionError:  # the decoder gives up on deep nesting: bad input, not a crash
-            return {**data, "arguments": {}, "arguments_error": "JSON nested too deeply"}
-        if parsed is None:
-            return {**data, "arguments": {}}
-        if not isinstance(parsed, dict):
-            found = type(parsed).__name__
-            return {
-                **data,
-                "arguments": {},
-                "arguments_error": f"expected a JSON object, got {found}: {raw!r}",
-            }
-        return {**data, "arguments": parsed}
+        try:  # the one argument decoder: JSON text, fenced, in prose, key=value lists
+            return {**data, "arguments": decode_arguments(raw)}
+        except ArgumentsDecodeError as exc:
+            return {**data, "arguments": {}, "arguments_error": str(exc)}
 
 
 class ToolCall(WireModel):

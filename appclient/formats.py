@@ -1,0 +1,21 @@
+"""Tool text formats for models without native tool calling (public).
+
+Render tools into a system prompt, pass the format's stop words to the model, parse its reply
+into tool calls or a final answer, and hand results back in the format's own words::
+
+    from appclient.formats import get_format
+
+    fmt = get_format("react_en")
+    system = fmt.render(registry)                 # any tools run(tools=...) accepts
+    reply = fmt.parse(model_text, tools=registry)
+    if reply.tool_calls:
+        outputs = registry.dispatch(reply.tool_calls)
+        next_user_message = fmt.observation([(o.name, o.output) for o in ...])
+
+Formats: ``agentscope``, ``hermes``, ``internlm``, ``react_en``, ``react_zh``, ``toolbench``.
+"""
+
+from ._call_shapes import ToolCallAccumulator
+from ._formats import FORMAT_NAMES, ParsedReply, ToolFormat, get_format
+
+__all__ = ["FORMAT_NAMES", "ParsedReply", "ToolCallAccumulator", "ToolFormat", "get_format"]
