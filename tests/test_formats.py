@@ -250,9 +250,9 @@ def test_streamed_chunks_merge_into_whole_calls() -> None:
 
 def test_the_accumulator_is_bounded() -> None:
     """Arguments that never stop growing raise instead of filling memory."""
-    accumulator = ToolCallAccumulator(max_argument_chars=10)
+    accumulator = ToolCallAccumulator(max_argument_chars=20)
     *head, last = _chunks()
     for chunk in head:
         accumulator.add(chunk)
-    with pytest.raises(InvalidRequestError, match="passed 10 characters"):
+    with pytest.raises(InvalidRequestError, match="passed 20 characters"):
         accumulator.add(last)
