@@ -250,6 +250,14 @@ class ToolCallAccumulator:
                 )
 
     @property
+    def raw_calls(self) -> list[tuple[str, str, str]]:
+        """The calls as sent: ``(id, name, arguments text)``, in index order."""
+        return [
+            (call["id"] or f"call_{index}", call["name"], call["arguments"])
+            for index, call in sorted(self._calls.items())
+        ]
+
+    @property
     def tool_calls(self) -> list[ToolCall]:
         """The calls so far, in index order, arguments parsed (see ``FunctionCall``)."""
         return [

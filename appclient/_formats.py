@@ -35,7 +35,7 @@ from ._http_bodies import ToolsLike, tools_to_wire
 from ._models import FunctionCall, ToolCall
 from ._tool_failures import suggest_names
 
-__all__ = ["FORMAT_NAMES", "ParsedReply", "ToolFormat", "get_format"]
+__all__ = ["FORMAT_NAMES", "ParsedReply", "ToolFormat", "checked_calls", "get_format"]
 
 #: Model text longer than this is read only up to here (a runaway model, or 1 MB of text).
 MAX_REPLY_CHARS: Final = 200_000
@@ -127,6 +127,14 @@ class ToolFormat:
         """
         raise NotImplementedError
 
+    def write_calls(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> str:
+        """Return the text a model writes to make ``calls``, as this format asks.
+
+        An agent rebuilding a conversation puts it in the assistant's turn before the
+        observation, so the model sees its own earlier calls in its own format.
+        """
+        raise NotImplementedError
+
     def parse(self, text: str, *, tools: ToolsLike | None = None) -> ParsedReply:
         """Read a model's reply: tool calls, or a final answer (never raises on the text).
 
@@ -134,33 +142,44 @@ class ToolFormat:
             text: The model's text, possibly cut at a stop word.
             tools: The tools offered; a call of any other name becomes an error entry.
         """
-        text = text[:MAX_REPLY_CHARS]
-        calls, answer, thought = self._read(text)
-        names = _names(tools)
-        parsed: list[ToolCall] = []
-        errors: list[str] = []
-        for call in calls:
-            if names is not None and call.name not in names:
-                close = suggest_names(call.name, names)
-                hint = f" Did you mean {close[0]!r}?" if close else ""
-                errors.append(
-                    f"{call.name!r} is not an available tool.{hint} "
-                    f"Available tools: {', '.join(names) or 'none'}."
-                )
-                continue
-            try:
-                arguments = decode_arguments(call.arguments)
-            except ArgumentsDecodeError as exc:
-                errors.append(f"The input for {call.name} is not a JSON object: {exc}")
-                continue
-            parsed.append(_new_call(call.name, arguments))
-        if calls:
-            answer = None
-        return ParsedReply(tuple(parsed), answer, thought.strip(), tuple(errors))
+        calls, answer, thought = self._read(text[:MAX_REPLY_CHARS])
+        return checked_calls([(c.name, c.arguments) for c in calls], tools, answer, thought)
 
     def _read(self, text: str) -> tuple[list[_Call], str | None, str]:
         """The calls, the answer and the thought as the text writes them."""
         raise NotImplementedError
+
+
+def checked_calls(
+    calls: Sequence[tuple[str, Any]],
+    tools: ToolsLike | None,
+    answer: str | None = None,
+    thought: str = "",
+) -> ParsedReply:
+    """Check ``(name, raw arguments)`` calls against ``tools`` into a :class:`ParsedReply`.
+
+    A call of a tool that is not offered, or with arguments that are not an object, becomes
+    an error entry; with any calls, ``answer`` is dropped.
+    """
+    names = _names(tools)
+    parsed: list[ToolCall] = []
+    errors: list[str] = []
+    for name, raw in calls:
+        if names is not None and name not in names:
+            close = suggest_names(name, names)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            errors.append(
+                f"{name!r} is not an available tool.{hint} "
+                f"Available tools: {', '.join(names) or 'none'}."
+            )
+            continue
+        try:
+            arguments = decode_arguments(raw)
+        except ArgumentsDecodeError as exc:
+            errors.append(f"The input for {name} is not a JSON object: {exc}")
+            continue
+        parsed.append(_new_call(name, arguments))
+    return ParsedReply(tuple(parsed), None if calls else answer, thought.strip(), tuple(errors))
 
 
 # --- ReAct and ToolBench --------------------------------------------------------------------
@@ -199,6 +218,12 @@ class _ReAct(ToolFormat):
             f"Thought: {thought}\nAction: {action.format(names=names)}\n"
             f"Action Input: {action_input}\nObservation: {observation}\n{repeat}\n"
             f"Final Answer: {final}\n\n{self._begin}"
+        )
+
+    def write_calls(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> str:
+        return "\n".join(
+            f"Action: {name}\nAction Input: {json.dumps(args, ensure_ascii=False)}"
+            for name, args in calls
         )
 
     def observation(self, results: Sequence[tuple[str, str]]) -> str:
@@ -298,6 +323,14 @@ class _Hermes(ToolFormat):
             '<function-name>, "arguments": <args-json-object>}\n</tool_call>'
         )
 
+    def write_calls(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> str:
+        return "\n".join(
+            "<tool_call>\n"
+            + json.dumps({"name": name, "arguments": args}, ensure_ascii=False)
+            + "\n</tool_call>"
+            for name, args in calls
+        )
+
     def observation(self, results: Sequence[tuple[str, str]]) -> str:
         return "\n".join(f"<tool_response>\n{output}\n</tool_response>" for _, output in results)
 
@@ -337,6 +370,14 @@ class _InternLM(ToolFormat):
             "answer in plain text."
         )
 
+    def write_calls(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> str:
+        return "".join(
+            "<|action_start|><|plugin|>\n"
+            + json.dumps({"name": name, "parameters": args}, ensure_ascii=False)
+            + "<|action_end|>"
+            for name, args in calls
+        )
+
     def observation(self, results: Sequence[tuple[str, str]]) -> str:
         return "\n".join(
             f"<|im_start|>environment name=<|plugin|>\n{output}<|im_end|>" for _, output in results
@@ -373,6 +414,11 @@ class _AgentScope(ToolFormat):
             '[{"name": <function name>, "arguments": {<argument name>: <value>}}]}. Leave '
             '"function" empty ([]) when you answer without calling a function.'
         )
+
+    def write_calls(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> str:
+        functions = [{"name": name, "arguments": args} for name, args in calls]
+        reply = {"thought": "", "speak": "", "function": functions}
+        return "```json\n" + json.dumps(reply, ensure_ascii=False) + "\n```"
 
     def observation(self, results: Sequence[tuple[str, str]]) -> str:
         lines = ["Execution Results:"]

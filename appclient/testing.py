@@ -19,6 +19,9 @@ one with an agent that does not depend on the order of requests. A ``CloudCompon
 subclass given as ``components=[...]`` is what ``PlannedCall(name, args, cloud=True)``
 runs.
 
+To test a model-planned server offline, ``ScriptedModel`` is an OpenAI-compatible chat model
+on a local port answering from a script (``ReferenceServer(model_url=model.url, ...)``).
+
 The official AppBuilder SDKs work against it too: set ``GATEWAY_URL_V2=server.url`` and
 ``APPBUILDER_TOKEN=server.token``, and use ``server.app_id`` as the app id.
 """
@@ -36,6 +39,7 @@ from .server._components import CloudComponent
 from .server._faults import FaultInjector
 from .server._reference_server import ReferenceServer
 from .server._scripted_agent import ScriptedAgent, ScriptExhaustedError, ScriptStep
+from .server._scripted_model import ModelError, ModelReply, ModelStep, ScriptedModel
 
 __all__ = [
     "Agent",
@@ -44,11 +48,15 @@ __all__ = [
     "ComponentInfo",
     "Decision",
     "FaultInjector",
+    "ModelError",
+    "ModelReply",
+    "ModelStep",
     "PlannedCall",
     "ReferenceServer",
     "ScriptExhaustedError",
     "ScriptStep",
     "ScriptedAgent",
+    "ScriptedModel",
     "ToolResult",
     "Turn",
 ]

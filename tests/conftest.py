@@ -34,3 +34,13 @@ def _no_appbuilder_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep a developer's real token or gateway out of every test."""
     for name in ("APPBUILDER_TOKEN", "GATEWAY_URL_V2", "APPBUILDER_APP_ID"):
         monkeypatch.delenv(name, raising=False)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the tests that need a real model endpoint unless APPCLIENT_MODEL_URL names one."""
+    if os.environ.get("APPCLIENT_MODEL_URL"):
+        return
+    kept = [item for item in items if item.get_closest_marker("model_endpoint") is None]
+    if len(kept) != len(items):
+        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+        items[:] = kept

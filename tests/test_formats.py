@@ -256,3 +256,15 @@ def test_the_accumulator_is_bounded() -> None:
         accumulator.add(chunk)
     with pytest.raises(InvalidRequestError, match="passed 20 characters"):
         accumulator.add(last)
+
+
+@pytest.mark.parametrize("format_name", FORMAT_NAMES)
+def test_the_format_writes_calls_it_reads_back(format_name: str) -> None:
+    """write_calls (an agent rebuilding the model's turn) and parse agree."""
+    fmt = get_format(format_name)
+    text = fmt.write_calls([("get_current_weather", {"location": "Rome"})])
+    [call] = fmt.parse(text, tools=TOOLS).tool_calls
+    assert (call.function.name, call.function.arguments) == (
+        "get_current_weather",
+        {"location": "Rome"},
+    )

@@ -24,6 +24,7 @@ from ._agent_api import (
 )
 from ._components import CloudComponent, default_components
 from ._faults import FaultInjector
+from ._model_agent import ModelAgent
 from ._reference_server import ReferenceServer
 from ._rule_agent import RuleAgent
 from ._scripted_agent import ScriptedAgent
@@ -39,6 +40,7 @@ __all__ = [
     "Decision",
     "FaultInjector",
     "MemoryStore",
+    "ModelAgent",
     "PlannedCall",
     "ReferenceApp",
     "ReferenceServer",

@@ -17,6 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 from .._models import Tool, ToolChoice
 
 __all__ = [
+    "MAX_MEMO_CHARS",
     "Agent",
     "AgentInput",
     "ComponentInfo",
@@ -25,6 +26,10 @@ __all__ = [
     "ToolResult",
     "Turn",
 ]
+
+
+#: Longest memo (:attr:`Decision.memo`) the server keeps for an agent within a turn.
+MAX_MEMO_CHARS = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +90,8 @@ class AgentInput:
         history: Earlier finished turns of the conversation, oldest first.
         file_names: Names of the files attached to the turn via ``file_ids``.
         end_user_id: The end user the app runs for, when the request named one.
+        memo: What the agent noted for itself earlier in this turn (:attr:`Decision.memo`),
+            kept by the server across the turn's interrupts: a plan, evidence so far.
     """
 
     query: str
@@ -95,6 +102,7 @@ class AgentInput:
     history: tuple[Turn, ...] = ()
     file_names: tuple[str, ...] = ()
     end_user_id: str | None = None
+    memo: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,21 +117,26 @@ class Decision:
         calls: Calls to make; several local calls become one interrupt with parallel calls.
         answer: The final answer text when there are no calls.
         thought: A short reason, shown in the interrupt's ``function_call.thought``.
+        memo: A note for the agent's next decision in this turn (``""`` keeps the last one);
+            the server stores it with the turn, at most ``MAX_MEMO_CHARS`` characters.
+        usage: Token usage of the model calls behind this decision, reported in the events.
     """
 
     calls: tuple[PlannedCall, ...] = field(default_factory=tuple)
     answer: str = ""
     thought: str = ""
+    memo: str = ""
+    usage: dict[str, int] | None = None
 
     @classmethod
-    def call(cls, *calls: PlannedCall, thought: str = "") -> Decision:
+    def call(cls, *calls: PlannedCall, thought: str = "", memo: str = "") -> Decision:
         """Build a decision that makes ``calls``."""
-        return cls(calls=tuple(calls), thought=thought)
+        return cls(calls=tuple(calls), thought=thought, memo=memo)
 
     @classmethod
-    def reply(cls, text: str) -> Decision:
+    def reply(cls, text: str, *, usage: dict[str, int] | None = None) -> Decision:
         """Build a decision that answers with ``text``."""
-        return cls(answer=text)
+        return cls(answer=text, usage=usage)
 
 
 @runtime_checkable

@@ -34,6 +34,7 @@ from ._agent_api import Agent
 from ._auth import generate_token
 from ._faults import FaultInjector
 from ._http_server import WSGIHTTPServer
+from ._model_agent import ModelAgent
 from ._run_engine import Component
 from ._store import Store
 from ._wsgi import ReferenceApp, create_app
@@ -68,6 +69,13 @@ class ReferenceServer:
             keeps its conversation busy (HTTP 409) this long, and its ``Idempotency-Key``
             too; a test of crash recovery can shorten it or move ``clock`` past it.
         clock: Returns the current time in seconds (leases, reservations, timestamps).
+        model_url: Plan with a model behind this OpenAI-compatible base URL
+            (``http://127.0.0.1:8000/v1``) instead of the rule agent (needs the ``model``
+            extra); ``agent`` must then be ``None``.
+        model: The model name to ask for (with ``model_url``).
+        tool_format: ``"native"`` or a text format (see :mod:`appclient.formats`).
+        strategy: ``"fc"``, ``"react"``, ``"plan_and_solve"`` or ``"rewoo"``.
+        model_api_key_env: The environment variable holding the model's key (optional).
     """
 
     def __init__(
@@ -90,7 +98,22 @@ class ReferenceServer:
         shutdown_grace: float = DEFAULT_SHUTDOWN_GRACE_SECONDS,
         lease_seconds: float = DEFAULT_RUN_LEASE_SECONDS,
         clock: Callable[[], float] = time.time,
+        model_url: str | None = None,
+        model: str | None = None,
+        tool_format: str = "native",
+        strategy: str = "fc",
+        model_api_key_env: str = "OPENAI_API_KEY",
     ) -> None:
+        if model_url is not None:
+            if agent is not None:
+                raise InvalidRequestError("give an agent or a model_url, not both")
+            agent = ModelAgent(
+                base_url=model_url,
+                model=model or "default",
+                tool_format=tool_format,
+                strategy=strategy,
+                api_key_env=model_api_key_env,
+            )
         self.token = token if token is not None else generate_token()
         served = (app_id,) if isinstance(app_id, str) else app_id
         if served is not None and not served:

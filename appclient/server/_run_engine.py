@@ -34,7 +34,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
 from .._constants import (
@@ -44,6 +44,7 @@ from .._constants import (
 )
 from .._models import Tool, ToolChoice, ToolOutput
 from ._agent_api import (
+    MAX_MEMO_CHARS,
     Agent,
     AgentInput,
     ComponentInfo,
@@ -276,9 +277,7 @@ class RunEngine:
             if call.call_id in answered
         )
         remaining = tuple(call for call in turn.pending if call.call_id not in answered)
-        turn = OpenTurn(
-            turn.query, results, remaining, turn.thought, turn.file_names, turn.end_user_id
-        )
+        turn = replace(turn, results=results, pending=remaining)
         if remaining:
             return RunOutcome(
                 state=state.evolve(open_turn=turn),
@@ -309,6 +308,17 @@ class RunEngine:
                 f"{exc.name!r} is neither a tool of this conversation nor a cloud component "
                 f"(known: {sorted(exc.available)})",
             ) from None
+
+    @staticmethod
+    def _memo(decision: Decision, memo: str) -> str:
+        if not decision.memo:
+            return memo
+        if len(decision.memo) > MAX_MEMO_CHARS:
+            raise AgentFailure(
+                f"agent left a memo of {len(decision.memo):,} characters "
+                f"(at most {MAX_MEMO_CHARS:,})"
+            )
+        return decision.memo
 
     def _decide(self, agent_input: AgentInput) -> Decision:
         try:
@@ -357,6 +367,7 @@ class RunEngine:
         history: tuple[Turn, ...] = state.history
         steps: list[CloudStep] = []
         results = list(turn.results)
+        memo = turn.memo
         for step in range(self._max_steps):
             try:
                 if step == 0 and forced is not None:
@@ -375,8 +386,10 @@ class RunEngine:
                             history=history,
                             file_names=turn.file_names,
                             end_user_id=turn.end_user_id,
+                            memo=memo,
                         )
                     )
+                    memo = self._memo(decision, memo)
                 cloud, local = self._split(decision.calls, local_names)
             except AgentFailure as exc:
                 _log.error("run %s: %s", message_id, exc, exc_info=exc.__cause__)
@@ -413,13 +426,8 @@ class RunEngine:
                     PendingCall(serial_id(), call.name, dict(call.arguments)) for call in local
                 )
                 thought = decision.thought or _default_thought(pending)
-                waiting = OpenTurn(
-                    turn.query,
-                    tuple(results),
-                    pending,
-                    thought,
-                    turn.file_names,
-                    turn.end_user_id,
+                waiting = replace(
+                    turn, results=tuple(results), pending=pending, thought=thought, memo=memo
                 )
                 return RunOutcome(
                     state=state.evolve(open_turn=waiting),

@@ -31,6 +31,8 @@ from .._constants import (
     PATH_FILE_UPLOAD,
     PATH_RUNS,
 )
+from .._errors import InvalidRequestError
+from ._model_agent import STRATEGIES, TOOL_FORMATS
 from ._reference_server import ReferenceServer
 
 __all__ = ["DESCRIPTION", "add_arguments", "is_loopback", "run"]
@@ -109,6 +111,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="where uploaded files go (default: FILE.files with --db, else a temporary folder)",
     )
+    model = parser.add_argument_group(
+        "planning with a model (needs: pip install 'appclient[model]')"
+    )
+    model.add_argument(
+        "--model-url",
+        metavar="URL",
+        help="plan with the model behind this OpenAI-compatible base URL "
+        "(e.g. http://127.0.0.1:8000/v1 for vLLM, http://127.0.0.1:11434/v1 for Ollama) "
+        "instead of the rule agent",
+    )
+    model.add_argument("--model", metavar="NAME", help="the model name to ask for")
+    model.add_argument(
+        "--tool-format",
+        default="native",
+        choices=TOOL_FORMATS,
+        help="native (OpenAI tool calls, the default) or a text format for models without them",
+    )
+    model.add_argument(
+        "--strategy", default="fc", choices=STRATEGIES, help="how the agent plans (default fc)"
+    )
+    model.add_argument(
+        "--model-api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="the environment variable holding the model's key (default OPENAI_API_KEY; "
+        "local servers need none); it is never printed",
+    )
     parser.add_argument(
         "--log-level",
         default="WARNING",
@@ -169,15 +198,34 @@ def run(
         level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     tokens = list(args.token or [])
-    server = ReferenceServer(
-        host=args.host,
-        port=args.port,
-        token=tokens[0] if tokens else None,
-        extra_tokens=tokens[1:],
-        app_id=None if args.any_app_id else (args.app_id or [DEFAULT_APP_ID]),
-        db_path=args.db,
-        data_dir=args.data_dir,
-    )
+    if args.model_url and not args.model:
+        print("appclient serve: --model-url needs --model NAME", file=sys.stderr)
+        return 2
+    try:
+        planner = (
+            {}
+            if not args.model_url
+            else {
+                "model_url": args.model_url,
+                "model": args.model,
+                "tool_format": args.tool_format,
+                "strategy": args.strategy,
+                "model_api_key_env": args.model_api_key_env,
+            }
+        )
+        server = ReferenceServer(
+            host=args.host,
+            port=args.port,
+            token=tokens[0] if tokens else None,
+            extra_tokens=tokens[1:],
+            app_id=None if args.any_app_id else (args.app_id or [DEFAULT_APP_ID]),
+            db_path=args.db,
+            data_dir=args.data_dir,
+            **planner,
+        )
+    except InvalidRequestError as exc:  # the openai package is missing, a bad format
+        print(f"appclient serve: {exc}", file=sys.stderr)
+        return 2
     handle_sigterm = stop is None and threading.current_thread() is threading.main_thread()
     stop = stop if stop is not None else threading.Event()
     if handle_sigterm:
@@ -213,6 +261,12 @@ def run(
         export_token = "<your --token>" if tokens else server.token
         print(f"  token:  {token}", file=out)
         print(f"  store:  {store}", file=out)
+        if args.model_url:
+            print(
+                f"  agent:  model {args.model} at {args.model_url} "
+                f"({args.tool_format}, {args.strategy})",
+                file=out,
+            )
         print("Point the official SDKs and appclient at it (AppClient() reads these):", file=out)
         print(f"  export {ENV_BASE_URL}={server.url}", file=out)
         print(f"  export {ENV_TOKEN}={export_token}", file=out)

@@ -46,6 +46,7 @@ class OpenTurn:
         thought: The agent's reason for the pending calls (repeated if re-asked).
         file_names: Names of the files attached to the turn.
         end_user_id: The end user the turn runs for.
+        memo: The agent's note for its next decision in this turn (a plan, evidence).
     """
 
     query: str
@@ -54,6 +55,7 @@ class OpenTurn:
     thought: str = ""
     file_names: tuple[str, ...] = ()
     end_user_id: str | None = None
+    memo: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +174,7 @@ def _open_turn(data: dict[str, Any]) -> OpenTurn:
         thought=data.get("thought", ""),
         file_names=tuple(data.get("file_names") or ()),
         end_user_id=data.get("end_user_id"),
+        memo=data.get("memo", ""),
     )
 
 
