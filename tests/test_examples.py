@@ -37,6 +37,10 @@ CASES: list[tuple[str, list[str], str]] = [
     ("approval.py", [], r"cancelled orders: \['A1024'\]"),
     ("approval.py", ["--decline"], r"the user declined to run tool 'cancel_order'"),
     ("approval.py", ["--decline"], r"cancelled orders: none"),
+    ("text_format_model.py", [], r"the model saw the tools in its prompt: True"),
+    ("text_format_model.py", [], r"answer: 北京：北京今天23度，多云 \(celsius\)"),
+    ("text_format_model.py", ["--tool-format", "react_zh"], r"answer: 北京：北京今天23度"),
+    ("text_format_model.py", ["--tool-format", "internlm"], r"tool call: get_current_weather"),
 ]
 
 _RUNS: dict[tuple[str, tuple[str, ...]], subprocess.CompletedProcess[str]] = {}

@@ -172,8 +172,13 @@ def _event_id() -> str:
     return string_text(serial_id())
 
 
-def _usage(prompt: str, completion: str) -> dict[str, str]:
-    """Return the usage holes' texts for a prompt and a completion."""
+def _usage(prompt: str, completion: str, reported: dict[str, int] | None = None) -> dict[str, str]:
+    """Return the usage holes' texts: the model's reported figures, else character counts."""
+    if reported:
+        return {
+            key: str(int(reported.get(key, 0)))
+            for key in ("prompt_tokens", "completion_tokens", "total_tokens")
+        }
     return {
         "prompt_tokens": str(len(prompt)),
         "completion_tokens": str(len(completion)),
@@ -220,7 +225,7 @@ def _interrupt_event(outcome: RunOutcome, calls: list[_CallTexts]) -> str:
         arguments=first.arguments,
         call_id=first.call_id,
         tool_calls=f"[{tool_calls}]",
-        **_usage(outcome.query, outcome.thought),
+        **_usage(outcome.query, outcome.thought, outcome.usage),
     )
 
 
@@ -291,7 +296,7 @@ def render_body(outcome: RunOutcome, *, request_id: str, date: str) -> str:
         assert outcome.failure is not None  # noqa: S101 - guaranteed by ending == "error"
         events = [*_cloud_part(outcome), _error_event(outcome.failure)]
     else:
-        usage = _usage(outcome.query, outcome.answer)
+        usage = _usage(outcome.query, outcome.answer, outcome.usage)
         events = [
             _status_event("preparing"),
             *_cloud_part(outcome),
@@ -333,7 +338,7 @@ def render_stream(
         groups = [([_status_event("preparing"), *_cloud_part(outcome)], "")]
         for delta in split_answer(outcome.answer, max_chars=max_delta_chars):
             groups.append(([_text_event("running", delta)], delta))
-        usage = _usage(outcome.query, outcome.answer)
+        usage = _usage(outcome.query, outcome.answer, outcome.usage)
         groups.append(([_text_event("done", "", usage=usage)], ""))
         groups.append(([_status_event("success")], ""))
     last = len(groups) - 1

@@ -134,6 +134,8 @@ class RunOutcome:
         thought: The agent's reason for ``calls``.
         answer: The final answer (when the run ends with an answer).
         failure: Why the run failed (when it ends with an error event).
+        usage: The model's token usage over the run's decisions, when the agent reported
+            it (a model agent); ``None`` means count characters.
     """
 
     state: ConversationState
@@ -144,6 +146,7 @@ class RunOutcome:
     thought: str = ""
     answer: str = ""
     failure: RunFailure | None = None
+    usage: dict[str, int] | None = None
 
     @property
     def ending(self) -> Literal["interrupt", "answer", "error"]:
@@ -368,6 +371,7 @@ class RunEngine:
         steps: list[CloudStep] = []
         results = list(turn.results)
         memo = turn.memo
+        usage: dict[str, int] | None = None
         for step in range(self._max_steps):
             try:
                 if step == 0 and forced is not None:
@@ -390,6 +394,7 @@ class RunEngine:
                         )
                     )
                     memo = self._memo(decision, memo)
+                    usage = _added(usage, decision.usage)
                 cloud, local = self._split(decision.calls, local_names)
             except AgentFailure as exc:
                 _log.error("run %s: %s", message_id, exc, exc_info=exc.__cause__)
@@ -406,6 +411,7 @@ class RunEngine:
                     query=turn.query,
                     cloud_steps=tuple(steps),
                     answer=answer,
+                    usage=usage,
                 )
             for call in cloud:
                 call_id = serial_id()
@@ -436,6 +442,7 @@ class RunEngine:
                     cloud_steps=tuple(steps),
                     calls=pending,
                     thought=thought,
+                    usage=usage,
                 )
         failure = RunFailure(
             EVENT_CODE_STEP_LIMIT,
@@ -459,3 +466,12 @@ class RunEngine:
             cloud_steps=tuple(steps),
             failure=failure,
         )
+
+
+def _added(total: dict[str, int] | None, more: dict[str, int] | None) -> dict[str, int] | None:
+    """Token usage of two model calls together (``None`` when neither reported any)."""
+    if not more:
+        return total
+    if total is None:
+        return dict(more)
+    return {key: total.get(key, 0) + more.get(key, 0) for key in {*total, *more}}

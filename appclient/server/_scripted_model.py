@@ -77,6 +77,9 @@ class ScriptedModel:
         steps: The replies, in order; more can be added with :meth:`add`.
         model: The model name it reports.
         chunk_chars: Characters of text per streamed chunk.
+        latency: Seconds it "thinks" before answering (its first token), to stand in for a
+            real model's speed in benchmarks; 0 in tests.
+        chunk_seconds: Seconds between two streamed chunks (a model generating tokens).
         port: The port; 0 picks a free one.
     """
 
@@ -86,9 +89,13 @@ class ScriptedModel:
         *,
         model: str = "scripted-model",
         chunk_chars: int = 4,
+        latency: float = 0.0,
+        chunk_seconds: float = 0.0,
         port: int = 0,
     ) -> None:
         self.model = model
+        self.latency = latency
+        self.chunk_seconds = chunk_seconds
         self.chunk_chars = max(1, chunk_chars)
         self._script = _Script(deque(steps))
         self._port = port
@@ -161,6 +168,8 @@ class ScriptedModel:
             step = self._script.steps.popleft() if self._script.steps else None
         if callable(step):
             step = step(request)
+        if self.latency > 0:
+            time.sleep(self.latency)  # a stand-in for a real model's thinking time
         if step is None:
             return _json(start_response, 500, _error("the model's script is exhausted", 500))
         if isinstance(step, ModelError):
@@ -223,6 +232,8 @@ class ScriptedModel:
                 yield chunk({"content": "more "})
         size = self.chunk_chars
         for start in range(0, len(reply.text), size):
+            if start and self.chunk_seconds > 0:
+                time.sleep(self.chunk_seconds)  # a stand-in for a model generating tokens
             yield chunk({"content": reply.text[start : start + size]})
         for index, (name, args) in enumerate(reply.tool_calls):
             arguments = _function(name, args)["arguments"]

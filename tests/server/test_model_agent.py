@@ -248,3 +248,13 @@ def test_the_scripted_model_speaks_the_openai_wire_format() -> None:
             model="m", messages=[{"role": "user", "content": "q"}], stream=True
         )
         assert "".join(c.choices[0].delta.content or "" for c in text if c.choices) == "北京晴"
+
+
+def test_the_model_usage_is_reported_in_the_events() -> None:
+    """The token usage the model reports reaches the run's events (not character counts)."""
+    usage = {"prompt_tokens": 111, "completion_tokens": 22, "total_tokens": 133}
+    with serving([ModelReply(text="北京晴", usage=usage)]) as (client, _, _):
+        message = client.run(client.create_conversation(), "北京天气？")
+    reported = [event.usage for event in message.events if event.usage is not None]
+    assert reported
+    assert (reported[-1].prompt_tokens, reported[-1].total_tokens) == (111, 133)
