@@ -35,7 +35,13 @@ from ._http_bodies import ToolsLike, tools_to_wire
 from ._models import FunctionCall, ToolCall
 from ._tool_failures import suggest_names
 
-__all__ = ["FORMAT_NAMES", "ParsedReply", "ToolFormat", "checked_calls", "get_format"]
+__all__ = [
+    "FORMAT_NAMES",
+    "ParsedReply",
+    "ToolFormat",
+    "checked_calls",
+    "get_format",
+]
 
 #: Model text longer than this is read only up to here (a runaway model, or 1 MB of text).
 MAX_REPLY_CHARS: Final = 200_000

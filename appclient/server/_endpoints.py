@@ -19,6 +19,7 @@ from .._constants import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_RUN_LEASE_SECONDS
 from .._models import CreateConversationRequest, FeedbackRequest, RunRequest
 from ._events import render_body, render_stream, utc_date
 from ._idempotency import IdempotencyGuard, fingerprint
+from ._live_run import live_messages
 from ._multipart import MultipartError, Part, parse_form
 from ._responses import (
     HTTPProblem,
@@ -30,7 +31,7 @@ from ._responses import (
     sse_response,
     text_response,
 )
-from ._run_engine import RunEngine
+from ._run_engine import Emit, RunEngine, RunOutcome
 from ._state import ConversationState, FeedbackRecord, FileRecord
 from ._store import Store
 from ._tool_choice import forced_tool_name
@@ -185,13 +186,50 @@ class Endpoints:
                 f"conversation_id: another run on {conversation_id!r} is still in progress",
                 headers={"Retry-After": "1"},
             )
+        if request.stream and getattr(self.engine.agent, "streams_text", False):
+            message_id = serial_id()
+            live = live_messages(
+                lambda emit: self._commit(
+                    ctx, request, tools, lease_id, message_id=message_id, emit=emit
+                ),
+                conversation_id=conversation_id,
+                message_id=message_id,
+                request_id=ctx.request_id,
+                clock=self._clock,
+                max_delta_chars=self._max_delta_chars,
+            )
+            return sse_response(live, request_id=ctx.request_id)
+        outcome = self._commit(ctx, request, tools, lease_id)
+        date = utc_date(self._clock())
+        if request.stream:
+            messages = render_stream(
+                outcome, request_id=ctx.request_id, date=date, max_delta_chars=self._max_delta_chars
+            )
+            return sse_response(messages, request_id=ctx.request_id)
+        body = render_body(outcome, request_id=ctx.request_id, date=date)
+        return text_response(body, request_id=ctx.request_id)
+
+    def _commit(
+        self,
+        ctx: RequestContext,
+        request: RunRequest,
+        tools: tuple[dict[str, object], ...],
+        lease_id: str,
+        *,
+        message_id: str | None = None,
+        emit: Emit | None = None,
+    ) -> RunOutcome:
+        """Run the engine on the leased conversation and commit what it did."""
+        conversation_id = request.conversation_id
         try:
             state = self._owned(conversation_id, owner=ctx.owner, app_id=request.app_id)
             if tools:
                 state = state.evolve(tools=tools)
             file_names = self._file_names(request.file_ids or [], state)
             if request.tool_outputs:
-                outcome = self.engine.continue_turn(state, outputs=request.tool_outputs)
+                outcome = self.engine.continue_turn(
+                    state, outputs=request.tool_outputs, message_id=message_id, emit=emit
+                )
             else:
                 outcome = self.engine.start_turn(
                     state,
@@ -199,6 +237,8 @@ class Endpoints:
                     tool_choice=request.tool_choice,
                     file_names=file_names,
                     end_user_id=request.end_user_id,
+                    message_id=message_id,
+                    emit=emit,
                 )
             committed = self.store.commit_run(
                 outcome.state, lease_id=lease_id, message_id=outcome.message_id
@@ -215,14 +255,7 @@ class Endpoints:
                 "ConversationBusy",
                 f"conversation_id: the run on {conversation_id!r} outlived its lease",
             )
-        date = utc_date(self._clock())
-        if request.stream:
-            messages = render_stream(
-                outcome, request_id=ctx.request_id, date=date, max_delta_chars=self._max_delta_chars
-            )
-            return sse_response(messages, request_id=ctx.request_id)
-        body = render_body(outcome, request_id=ctx.request_id, date=date)
-        return text_response(body, request_id=ctx.request_id)
+        return outcome
 
     def _file_names(self, file_ids: list[str], state: ConversationState) -> tuple[str, ...]:
         names = []

@@ -32,6 +32,7 @@ from ._state import PendingCall
 
 __all__ = [
     "USAGE_MODEL_NAME",
+    "live_message",
     "render_body",
     "render_stream",
     "split_answer",
@@ -270,14 +271,76 @@ def _message(
     request_id: str,
     date: str,
 ) -> str:
+    return _fill_message(
+        outcome.state.conversation_id,
+        outcome.message_id,
+        events,
+        answer=answer,
+        is_completion=is_completion,
+        request_id=request_id,
+        date=date,
+    )
+
+
+def _fill_message(
+    conversation_id: str,
+    message_id: str,
+    events: list[str],
+    *,
+    answer: str,
+    is_completion: bool,
+    request_id: str,
+    date: str,
+) -> str:
     return _MESSAGE.fill(
         request_id=string_text(request_id),
         date=string_text(date),
         answer=string_text(answer),
-        conversation_id=string_text(outcome.state.conversation_id),
-        message_id=string_text(outcome.message_id),
+        conversation_id=string_text(conversation_id),
+        message_id=string_text(message_id),
         is_completion="true" if is_completion else "false",
         content=f"[{','.join(events)}]",
+    )
+
+
+def live_message(
+    text: str,
+    *,
+    first: bool,
+    conversation_id: str,
+    message_id: str,
+    request_id: str,
+    date: str,
+) -> str:
+    """One SSE message sent while the agent is still at work: an answer delta (``running``).
+
+    The ``first`` one opens the run with its ``preparing`` status too: nothing is sent live
+    before the first delta, so a run that ends in a tool round stays one message.
+    """
+    events = [_status_event("preparing")] if first else []
+    return _fill_message(
+        conversation_id,
+        message_id,
+        [*events, _text_event("running", text)],
+        answer=text,
+        is_completion=False,
+        request_id=request_id,
+        date=date,
+    )
+
+
+def live_failure(
+    failure: RunFailure, *, conversation_id: str, message_id: str, request_id: str, date: str
+) -> str:
+    """The last message of a live run that failed after it started: one ``error`` event."""
+    return _fill_message(
+        conversation_id,
+        message_id,
+        [_error_event(failure)],
+        answer="",
+        is_completion=True,
+        request_id=request_id,
+        date=date,
     )
 
 
@@ -319,6 +382,7 @@ def render_stream(
     request_id: str,
     date: str,
     max_delta_chars: int = DEFAULT_ANSWER_DELTA_CHARS,
+    sent: str | None = None,
 ) -> list[str]:
     """Return the SSE messages of a run as JSON texts, in order; the last is the completion.
 
@@ -327,6 +391,9 @@ def render_stream(
         request_id: The request id (repeated in every message).
         date: The response date.
         max_delta_chars: The largest answer delta.
+        sent: The answer text already streamed live (:func:`live_message`, whose first
+            message opened the run); only the rest of the answer follows. ``None`` or ``""``:
+            nothing was sent live.
     """
     ending = outcome.ending
     if ending == "interrupt":
@@ -335,8 +402,12 @@ def render_stream(
         assert outcome.failure is not None  # noqa: S101 - guaranteed by ending == "error"
         groups = [([*_cloud_part(outcome), _error_event(outcome.failure)], "")]
     else:
-        groups = [([_status_event("preparing"), *_cloud_part(outcome)], "")]
-        for delta in split_answer(outcome.answer, max_chars=max_delta_chars):
+        opening = [] if sent else [_status_event("preparing")]
+        groups = [([*opening, *_cloud_part(outcome)], "")] if opening or outcome.cloud_steps else []
+        rest = outcome.answer
+        if sent:  # the deltas sent live end where the answer's rest begins
+            rest = rest[len(sent) :] if rest.startswith(sent) else ""
+        for delta in split_answer(rest, max_chars=max_delta_chars):
             groups.append(([_text_event("running", delta)], delta))
         usage = _usage(outcome.query, outcome.answer, outcome.usage)
         groups.append(([_text_event("done", "", usage=usage)], ""))

@@ -25,7 +25,8 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from .._constants import (
@@ -156,7 +157,24 @@ class IdempotencyGuard:
         if response.status != 200:
             self._store.release_key(scoped)
             return response
+        if isinstance(response.chunks, Iterator):  # a live run: keep it once it has all gone
+            return replace(response, chunks=self._kept_as_it_streams(scoped, response))
         body = b"".join(response.chunks) if response.chunks is not None else response.body
+        self._keep(scoped, response, body)
+        return response
+
+    def _kept_as_it_streams(self, scoped: str, response: Response) -> Iterator[bytes]:
+        sent: list[bytes] = []
+        try:
+            for chunk in response.chunks or ():
+                sent.append(chunk)
+                yield chunk
+        except BaseException:
+            self._store.release_key(scoped)  # cut short: a retry runs (and streams) again
+            raise
+        self._keep(scoped, response, b"".join(sent))
+
+    def _keep(self, scoped: str, response: Response, body: bytes) -> None:
         try:
             self._store.complete_key(
                 scoped,
@@ -176,4 +194,3 @@ class IdempotencyGuard:
                 response.request_id,
                 exc_info=True,
             )
-        return response

@@ -39,11 +39,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from .._answer_stream import AnswerFilter
 from .._call_shapes import ToolCallAccumulator
 from .._errors import InvalidRequestError
-from .._formats import FORMAT_NAMES, ParsedReply, ToolFormat, checked_calls, get_format
+from .._formats import (
+    FORMAT_NAMES,
+    ParsedReply,
+    ToolFormat,
+    checked_calls,
+    get_format,
+)
 from ._agent_api import AgentInput, Decision, PlannedCall, ToolResult
-from ._run_engine import AgentFailure
+from ._run_engine import AgentFailure, Emit
 
 __all__ = ["STRATEGIES", "TOOL_FORMATS", "ModelAgent", "ModelReplyText"]
 
@@ -158,8 +165,15 @@ class ModelAgent:
 
     # --- the Agent protocol --------------------------------------------------------------
 
-    def decide(self, agent_input: AgentInput) -> Decision:
+    #: The engine passes ``emit`` to :meth:`decide` on streamed runs: answers go out live.
+    streams_text = True
+
+    def decide(self, agent_input: AgentInput, *, emit: Emit | None = None) -> Decision:
         """Ask the model for the next step (see the module docs).
+
+        Args:
+            agent_input: The run so far.
+            emit: Receives the answer text as the model writes it (streamed runs).
 
         Raises:
             AgentFailure: The model failed, or its replies stayed unusable.
@@ -170,10 +184,10 @@ class ModelAgent:
                 f"(at most {self.max_tool_results}); stopped"
             )
         if self.strategy == "rewoo":
-            return _rewoo(self, agent_input)
+            return _rewoo(self, agent_input, emit)
         if self.strategy == "plan_and_solve" and not agent_input.memo:
-            return _plan(self, agent_input)
-        return _next_step(self, agent_input)
+            return _plan(self, agent_input, emit)
+        return _next_step(self, agent_input, emit)
 
     # --- pieces the strategies use --------------------------------------------------------
 
@@ -239,13 +253,26 @@ class ModelAgent:
         return messages
 
     def ask(
-        self, messages: list[dict[str, Any]], *, functions: Sequence[dict[str, Any]] = ()
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        functions: Sequence[dict[str, Any]] = (),
+        emit: Emit | None = None,
+        plain_text: bool = False,
     ) -> ModelReplyText:
         """One model call; native tools offered when the format is native.
+
+        Args:
+            messages: The conversation.
+            functions: The tools to offer natively.
+            emit: Gets the reply's answer text as it streams in (what the format's answer
+                part is, as far as it can be told while streaming).
+            plain_text: The whole reply is an answer (a solver), whatever the format.
 
         Raises:
             AgentFailure: The endpoint failed, timed out, or answered nothing usable.
         """
+        answer = AnswerFilter(None if plain_text else self.tool_format, emit)
         options: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -272,6 +299,9 @@ class ModelAgent:
                         text = getattr(choice.delta, "content", None) or ""
                         parts.append(text)
                         size += len(text)
+                        if getattr(choice.delta, "tool_calls", None):
+                            answer.stop()  # the reply calls tools: it is no answer
+                        answer.feed(text)
                     if getattr(chunk, "usage", None) is not None:
                         usage = _usage(chunk.usage)
                     if size > self.max_reply_chars:
@@ -346,13 +376,15 @@ def _describe(exc: BaseException) -> str:
 # --- strategies ------------------------------------------------------------------------------
 
 
-def _next_step(agent: ModelAgent, agent_input: AgentInput, *, extra: str = "") -> Decision:
+def _next_step(
+    agent: ModelAgent, agent_input: AgentInput, emit: Emit | None = None, *, extra: str = ""
+) -> Decision:
     """One step of fc, react and plan_and_solve's solving, with repairs."""
     functions = agent.tool_functions(agent_input)
     plan = f"Follow this plan:\n{agent_input.memo}" if agent_input.memo else ""
     messages = agent.messages(agent_input, system_extra="\n\n".join(p for p in (plan, extra) if p))
     for attempt in range(agent.repair_attempts + 1):
-        reply = agent.ask(messages, functions=functions)
+        reply = agent.ask(messages, functions=functions, emit=emit)
         parsed = agent.read(reply, functions)
         if parsed.tool_calls:
             return Decision(
@@ -377,7 +409,7 @@ _PLAN_PROMPT = (
 )
 
 
-def _plan(agent: ModelAgent, agent_input: AgentInput) -> Decision:
+def _plan(agent: ModelAgent, agent_input: AgentInput, emit: Emit | None) -> Decision:
     """plan_and_solve's first decision of a turn: ask for the plan, keep it, take step one."""
     functions = agent.tool_functions(agent_input)
     listing = "\n".join(f"- {f['name']}: {f.get('description', '')}" for f in functions)
@@ -386,7 +418,7 @@ def _plan(agent: ModelAgent, agent_input: AgentInput) -> Decision:
         {"role": "user", "content": agent_input.query},
     ]
     plan = agent.ask(messages).text.strip() or "1. Answer the question."
-    step = _next_step(agent, replace(agent_input, memo=plan))
+    step = _next_step(agent, replace(agent_input, memo=plan), emit)
     return replace(step, memo=plan)
 
 
@@ -399,7 +431,7 @@ _REWOO_PROMPT = (
 )
 
 
-def _rewoo(agent: ModelAgent, agent_input: AgentInput) -> Decision:
+def _rewoo(agent: ModelAgent, agent_input: AgentInput, emit: Emit | None) -> Decision:
     """ReWOO: plan once (memo), run the ready steps, then solve from the evidence."""
     functions = agent.tool_functions(agent_input)
     if not agent_input.memo:
@@ -441,10 +473,10 @@ def _rewoo(agent: ModelAgent, agent_input: AgentInput) -> Decision:
             f"{agent_input.memo}\n\n{found}\n\nAnswer the question from the evidence.",
         },
     ]
-    reply = agent.ask(messages)
+    reply = agent.ask(messages, emit=emit, plain_text=True)
     if not reply.text.strip():
         raise AgentFailure("the model's ReWOO solver answered nothing")
-    return Decision.reply(reply.text.strip(), usage=reply.usage)
+    return Decision.reply(reply.text, usage=reply.usage)
 
 
 def _step_arguments(tool: str, text: str, functions: Sequence[dict[str, Any]]) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,7 +98,8 @@ class Response:
         request_id: Sent as ``X-Appbuilder-Request-Id``; equal to the body's ``request_id``.
         body: The whole body of a non-stream response.
         chunks: The SSE messages of a stream response (``None`` for non-stream), each one
-            ``data: <json>\n\n`` and written (flushed) on its own.
+            ``data: <json>\n\n`` and written (flushed) on its own; an iterator when they are
+            still being produced (a live run).
         content_type: The ``Content-Type`` header.
         headers: Extra headers, such as ``Retry-After`` or ``Allow``.
     """
@@ -106,7 +107,7 @@ class Response:
     status: int
     request_id: str
     body: bytes = b""
-    chunks: tuple[bytes, ...] | None = None
+    chunks: tuple[bytes, ...] | Iterator[bytes] | None = None
     content_type: str = JSON_CONTENT_TYPE
     headers: tuple[tuple[str, str], ...] = ()
 
@@ -179,12 +180,14 @@ def error_response(problem: HTTPProblem, *, request_id: str) -> Response:
     )
 
 
-def sse_response(messages: Sequence[str], *, request_id: str) -> Response:
+def sse_response(messages: Iterable[str], *, request_id: str) -> Response:
     r"""Return an SSE response: each message exactly ``data: <compact json>\n\n``.
 
     Args:
-        messages: The run's messages as one-line JSON texts, in order.
+        messages: The run's messages as one-line JSON texts, in order: a list, or an
+            iterator still producing them (then they are encoded as they come).
         request_id: The request id of the run.
     """
-    chunks = tuple(b"data: " + encode_text(message) + b"\n\n" for message in messages)
+    framed = (b"data: " + encode_text(message) + b"\n\n" for message in messages)
+    chunks = framed if isinstance(messages, Iterator) else tuple(framed)
     return Response(status=200, request_id=request_id, chunks=chunks, content_type=SSE_CONTENT_TYPE)

@@ -33,9 +33,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeAlias
 
 from .._constants import (
     DEFAULT_MAX_AGENT_STEPS,
@@ -70,6 +70,9 @@ __all__ = [
 ]
 
 _log = logging.getLogger("appclient.server")
+
+#: Takes the answer text an agent streams (and ``""`` once, when the run starts).
+Emit: TypeAlias = Callable[[str], None]
 
 _TOOL_MODEL_CACHE_SIZE = 512
 
@@ -235,8 +238,14 @@ class RunEngine:
         tool_choice: ToolChoice | None = None,
         file_names: tuple[str, ...] = (),
         end_user_id: str | None = None,
+        message_id: str | None = None,
+        emit: Emit | None = None,
     ) -> RunOutcome:
         """Run a new turn for ``query`` (dropping any turn still waiting for outputs).
+
+        ``message_id`` names the run's message (a fresh id when ``None``); ``emit`` receives
+        ``""`` once the request is known to be valid and the agent is asked, then the answer
+        text an agent that streams (``streams_text``) produces, as it comes.
 
         Raises:
             HTTPProblem: 400 when ``tool_choice`` names no tool or component.
@@ -245,12 +254,26 @@ class RunEngine:
         forced = self._forced_call(state, tool_choice, query)
         turn = OpenTurn(query=query, file_names=file_names, end_user_id=end_user_id)
         choice = None if forced is not None else tool_choice
-        return self._drive(state.evolve(open_turn=None), turn, forced=forced, choice=choice)
+        return self._drive(
+            state.evolve(open_turn=None),
+            turn,
+            forced=forced,
+            choice=choice,
+            message_id=message_id,
+            emit=emit,
+        )
 
     def continue_turn(
-        self, state: ConversationState, *, outputs: Sequence[ToolOutput]
+        self,
+        state: ConversationState,
+        *,
+        outputs: Sequence[ToolOutput],
+        message_id: str | None = None,
+        emit: Emit | None = None,
     ) -> RunOutcome:
         """Apply tool outputs to the pending round and run on from there.
+
+        ``message_id`` and ``emit`` as for :meth:`start_turn`.
 
         Raises:
             HTTPProblem: 400 naming the first ``tool_call_id`` that is not pending.
@@ -282,14 +305,16 @@ class RunEngine:
         remaining = tuple(call for call in turn.pending if call.call_id not in answered)
         turn = replace(turn, results=results, pending=remaining)
         if remaining:
+            if emit is not None:
+                emit("")
             return RunOutcome(
                 state=state.evolve(open_turn=turn),
-                message_id=serial_id(),
+                message_id=message_id or serial_id(),
                 query=turn.query,
                 calls=remaining,
                 thought=turn.thought,
             )
-        return self._drive(state, turn, forced=None, choice=None)
+        return self._drive(state, turn, forced=None, choice=None, message_id=message_id, emit=emit)
 
     def _forced_call(
         self, state: ConversationState, tool_choice: ToolChoice | None, query: str
@@ -323,9 +348,12 @@ class RunEngine:
             )
         return decision.memo
 
-    def _decide(self, agent_input: AgentInput) -> Decision:
+    def _decide(self, agent_input: AgentInput, emit: Emit | None = None) -> Decision:
         try:
-            decision = self.agent.decide(agent_input)
+            if emit is not None and getattr(self.agent, "streams_text", False):
+                decision = self.agent.decide(agent_input, emit=emit)  # type: ignore[call-arg]
+            else:
+                decision = self.agent.decide(agent_input)
         except Exception as exc:
             raise AgentFailure(f"agent {type(self.agent).__name__} failed: {exc}") from exc
         if not isinstance(decision, Decision):
@@ -363,8 +391,12 @@ class RunEngine:
         *,
         forced: PlannedCall | None,
         choice: ToolChoice | None,
+        message_id: str | None = None,
+        emit: Emit | None = None,
     ) -> RunOutcome:
-        message_id = serial_id()
+        message_id = message_id or serial_id()
+        if emit is not None:
+            emit("")  # the request was valid: from here on, every outcome is a 200
         tools = tuple(self._tool_model(tool) for tool in state.tools)
         local_names = {_tool_name(tool) for tool in state.tools}
         history: tuple[Turn, ...] = state.history
@@ -391,7 +423,8 @@ class RunEngine:
                             file_names=turn.file_names,
                             end_user_id=turn.end_user_id,
                             memo=memo,
-                        )
+                        ),
+                        emit,
                     )
                     memo = self._memo(decision, memo)
                     usage = _added(usage, decision.usage)

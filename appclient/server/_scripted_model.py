@@ -44,12 +44,15 @@ class ModelReply:
         usage: Token usage to report; made up from the lengths when ``None``.
         endless: Never end: stream text deltas (or, not streamed, a body) until the client
             hangs up.
+        gate: When streaming, wait for this event after the first text chunk (a test holds
+            the model mid-reply to see what already went out).
     """
 
     text: str = ""
     tool_calls: tuple[tuple[str, dict[str, Any] | str], ...] = ()
     usage: dict[str, int] | None = None
     endless: bool = False
+    gate: threading.Event | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -234,6 +237,8 @@ class ScriptedModel:
         for start in range(0, len(reply.text), size):
             if start and self.chunk_seconds > 0:
                 time.sleep(self.chunk_seconds)  # a stand-in for a model generating tokens
+            if start and reply.gate is not None:
+                reply.gate.wait(30)
             yield chunk({"content": reply.text[start : start + size]})
         for index, (name, args) in enumerate(reply.tool_calls):
             arguments = _function(name, args)["arguments"]

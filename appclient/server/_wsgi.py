@@ -14,10 +14,11 @@ and answered as a 500 JSON error that says nothing about the internals.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -114,12 +115,14 @@ class ReferenceApp:
         ]
         if response.chunks is not None:
             headers.append(("Cache-Control", "no-cache"))
-            chunks = response.chunks
+            chunks: Iterable[bytes] = response.chunks
             limit = self.faults.stream_limit()
             if limit is not None:
-                chunks = chunks[:limit]
+                chunks = itertools.islice(chunks, limit)
             start_response(_status_line(response.status), headers)
-            return list(chunks)
+            # A live run's messages are still being produced: hand the iterator on, so each
+            # is written as soon as it exists.
+            return chunks if isinstance(chunks, Iterator) else list(chunks)
         headers.append(("Content-Length", str(len(response.body))))
         start_response(_status_line(response.status), headers)
         return [response.body]

@@ -258,3 +258,47 @@ def test_the_model_usage_is_reported_in_the_events() -> None:
     reported = [event.usage for event in message.events if event.usage is not None]
     assert reported
     assert (reported[-1].prompt_tokens, reported[-1].total_tokens) == (111, 133)
+
+
+def test_a_streamed_answer_goes_out_while_the_model_still_writes_it() -> None:
+    """The first delta reaches the client before the model has finished its reply."""
+    import threading
+
+    gate = threading.Event()
+    reply = ModelReply(text="北京今天晴，最高二十五度。", gate=gate)
+    with serving([reply]) as (client, _, _):
+        stream = client.run(client.create_conversation(), "北京天气？", stream=True)
+        try:
+            first = next(iter(stream))
+            assert first.answer  # the model is held after its first chunk: this came live
+            assert first.events[0].event_status == "preparing"
+        finally:
+            gate.set()
+        answer = stream.collect()
+    assert answer.answer == "北京今天晴，最高二十五度。"
+    assert answer.events[-1].event_status == "success"
+
+
+@pytest.mark.parametrize("tool_format", ["native", "hermes", "react_en"])
+def test_a_streamed_tool_round_stays_one_message(tool_format: str) -> None:
+    """A reply that calls a tool sends nothing live: the interrupt is the round's one message."""
+    fmt = None if tool_format == "native" else get_format(tool_format)
+    call = (
+        ModelReply(tool_calls=(("city_code", {"city": "北京"}),))
+        if fmt is None
+        else "I will look it up.\n" + fmt.write_calls([("city_code", {"city": "北京"})])
+    )
+    with serving([call], tool_format=tool_format) as (client, _, _):
+        messages = list(
+            client.run(client.create_conversation(), "北京？", tools=TOOLS, stream=True)
+        )
+    assert len(messages) == 1
+    assert messages[0].events[-1].tool_calls[0].function.name == "city_code"
+
+
+def test_a_react_answer_streams_from_its_final_answer_on() -> None:
+    """With ReAct, what precedes 'Final Answer:' (the thought) is not streamed as the answer."""
+    text = "Thought: I know this.\nFinal Answer: 北京今天晴，二十五度。"
+    with serving([text], tool_format="react_en") as (client, _, _):
+        answer = client.run(client.create_conversation(), "北京？", stream=True).collect()
+    assert answer.answer == "北京今天晴，二十五度。"
