@@ -272,3 +272,61 @@ def test_serve_help_names_the_endpoints(capsys: pytest.CaptureFixture[str]) -> N
     ):
         assert path in text
     assert "docs/protocol.md" in text
+
+
+@pytest.mark.parametrize("tool_format", ["native", "react_zh"])
+def test_serve_plans_with_the_model_given_by_model_url(tool_format: str) -> None:
+    """Appclient serve --model-url/--model/--tool-format plans a round trip with that model."""
+    pytest.importorskip("openai")
+    from appclient import AppClient
+    from appclient.formats import get_format
+    from appclient.testing import ModelReply, ScriptedModel
+
+    def weather(city: str) -> str:
+        """Get the weather.
+
+        Args:
+            city: The city.
+        """
+        return f"{city}: 晴"
+
+    if tool_format == "native":
+        call: object = ModelReply(tool_calls=(("weather", {"city": "北京"}),))
+        answer = "北京晴"
+    else:
+        call = get_format(tool_format).write_calls([("weather", {"city": "北京"})])
+        answer = "Thought: 好\nFinal Answer: 北京晴"
+    with ScriptedModel([call, answer]) as model:
+        argv = [
+            "--port",
+            "0",
+            "--model-url",
+            model.url,
+            "--model",
+            "m",
+            "--tool-format",
+            tool_format,
+        ]
+        stop, worker, out = _serve(argv)
+        try:
+            text = out.getvalue()
+            assert f"agent:  model m at {model.url} ({tool_format}, fc)" in text
+            url = re.search(r"listening on (\S+)", text)
+            token = re.search(r"token:\s+(\S+)", text)
+            assert url is not None
+            assert token is not None
+            with AppClient(
+                "appclient-demo-app", token=token.group(1), base_url=url.group(1)
+            ) as client:
+                result = client.run_until_answer(query="北京天气？", tools=[weather])
+            assert (result.tool_calls[0].output, result.answer) == ("北京: 晴", "北京晴")
+        finally:
+            stop.set()
+            worker.join()
+
+
+def test_serve_refuses_a_model_url_without_a_model(capsys: pytest.CaptureFixture[str]) -> None:
+    """--model-url needs --model: exit 2 with a message, no server."""
+    args = build_parser().parse_args(["serve", "--model-url", "http://127.0.0.1:9/v1"])
+    assert _serve_command.run(args, stop=threading.Event(), out=io.StringIO()) == 2
+    assert "--model-url needs --model NAME" in capsys.readouterr().err
