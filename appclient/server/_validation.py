@@ -43,16 +43,39 @@ def _finite_float(text: str) -> float:
 
 
 def _has_lone_surrogate(value: Any) -> bool:
-    if isinstance(value, str):
-        return _LONE_SURROGATE.search(value) is not None
-    if isinstance(value, dict):
-        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_lone_surrogate(item) for item in value)
+    # A walk with its own stack: JSON nested thousands deep must not hit the recursion
+    # limit (a RecursionError here was a 500 for a body with an escape in it).
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if _LONE_SURROGATE.search(item) is not None:
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
     return False
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+
+#: Deepest nesting a request body may have: far beyond any tool schema or argument, and far
+#: below what the recursive code after parsing (pydantic, copies, the SQLite store) survives.
+MAX_JSON_DEPTH = 64
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
+    return False
 
 
 def parse_json_object(body: bytes) -> dict[str, Any]:
@@ -74,6 +97,12 @@ def parse_json_object(body: bytes) -> dict[str, Any]:
         raise HTTPProblem(400, "InvalidJSON", f"body: not valid JSON ({exc})") from None
     if not isinstance(value, dict):
         raise bad_parameter("body", f"expected a JSON object, got {type(value).__name__}")
+    # Fewer brackets than the limit cannot nest deeper than it: the count (in C) spares
+    # ordinary bodies the walk.
+    if body.count(b"{") + body.count(b"[") > MAX_JSON_DEPTH and _deeper_than(value, MAX_JSON_DEPTH):
+        raise HTTPProblem(
+            400, "InvalidJSON", f"body: JSON nested deeper than {MAX_JSON_DEPTH} levels"
+        )
     # The byte test skips the walk for most bodies; it only sees escapes in UTF-8 bytes.
     escaped = not utf8 or b"\\ud" in body or b"\\uD" in body
     if escaped and _has_lone_surrogate(value):

@@ -6,6 +6,7 @@ import io
 import json
 import logging
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -548,3 +549,26 @@ def test_error_bodies_never_contain_the_token(app: ReferenceApp) -> None:
     ):
         assert TOKEN.encode() not in reply.body
         assert json.loads(reply.body)["request_id"]
+
+
+def test_json_nested_deeply_with_an_escape_is_a_400_not_a_500(app: ReferenceApp) -> None:
+    """A body nested hundreds deep holding a surrogate escape (an emoji pair) is a clean 400."""
+    body = (
+        '{"app_id": "' + APP_ID + '", "x": ' + '{"a":' * 400 + '"\\ud83d\\ude00"' + "}" * 400 + "}"
+    ).encode()
+    reply = call_app(app, "/v2/app/conversation", body)
+    body_json = _assert_error(reply, 400, "InvalidJSON")
+    assert "nested deeper than 64 levels" in body_json["message"]
+
+
+def test_a_deep_tool_choice_input_with_a_database_is_a_400(tmp_path: Path) -> None:
+    """A tool_choice input nested hundreds deep is refused before it reaches the SQLite store."""
+    app = make_app(db_path=tmp_path / "state.sqlite3")
+    cid = new_conversation(app)
+    deep: object = "x"
+    for _ in range(500):
+        deep = {"a": deep}
+    choice = {"type": "function", "function": {"name": "WeatherQuery", "input": {"city": deep}}}
+    reply = call_app(app, RUNS, run_body(cid, query="", tool_choice=choice))
+    _assert_error(reply, 400, "InvalidJSON")
+    app.close()
