@@ -34,6 +34,9 @@ from urllib.parse import unquote, urlsplit
 from .._constants import DEFAULT_KEEPALIVE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, HEADER_REQUEST_ID
 from ._responses import encode_json, new_id
 
+#: Seconds a request may take to arrive (line, headers, body) before its client is dropped.
+DEFAULT_REQUEST_READ_TIMEOUT = 30.0
+
 __all__ = ["WSGIHTTPServer"]
 
 _log = logging.getLogger("appclient.server.http")
@@ -48,10 +51,13 @@ _DRAIN_CHUNK = 64 * 1024
 class _BodyReader:
     """``wsgi.input``: the request body, never reading past ``Content-Length``."""
 
-    def __init__(self, stream: io.BufferedIOBase, length: int) -> None:
+    def __init__(self, stream: io.BufferedIOBase, length: int, on_done: Callable[[], None]) -> None:
         self._stream = stream
         self.remaining = length
         self.broken = False
+        self._on_done = on_done
+        if not length:
+            on_done()
 
     def read(self, size: int = -1) -> bytes:
         if size < 0 or size > self.remaining:
@@ -62,8 +68,13 @@ class _BodyReader:
             # The client stopped sending (timeout, reset): the connection cannot go on.
             self.broken = True
             raise
-        self.remaining -= len(data)
+        self._took(len(data))
         return data
+
+    def _took(self, count: int) -> None:
+        self.remaining -= count
+        if not self.remaining:
+            self._on_done()  # the whole request has arrived: its read deadline ends
 
     def readline(self, size: int = -1) -> bytes:
         if size < 0 or size > self.remaining:
@@ -73,7 +84,7 @@ class _BodyReader:
         except OSError:
             self.broken = True
             raise
-        self.remaining -= len(data)
+        self._took(len(data))
         return data
 
     def __iter__(self) -> Any:
@@ -187,6 +198,10 @@ class _Handler(BaseHTTPRequestHandler):
         _log.debug("%s " + format, self.address_string(), *args)
 
     def handle_one_request(self) -> None:
+        # The whole request (line, headers, body) must arrive within the read timeout from
+        # here: a client dripping a byte now and then is dropped instead of holding a thread
+        # and a connection slot for ever (slowloris).
+        self.server.reading(self.connection)
         try:
             self.raw_requestline = self.rfile.readline(65537)
             if len(self.raw_requestline) > 65536:
@@ -348,7 +363,8 @@ class _Handler(BaseHTTPRequestHandler):
             server.end_request(self.connection)
 
     def _run_app(self, stream: io.BufferedIOBase, length: int) -> None:
-        body = _BodyReader(stream, length)
+        connection = self.connection
+        body = _BodyReader(stream, length, lambda: self.server.read_done(connection))
         captured: list[Any] = []
 
         def start_response(
@@ -410,7 +426,12 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
             literal host (``"::1"``) binds an IPv6 socket.
         app: The WSGI application.
         keepalive_timeout: Seconds an idle connection stays open.
-        max_connections: Connections served at once; more are answered 503 and closed.
+        max_connections: Connections served at once. At the limit, a new connection takes
+            the place of the one that has been reading a request longest; when every
+            connection is serving a request, it is answered 503 and closed.
+        request_read_timeout: Seconds a request may take to arrive (its line, headers and
+            body), counted from when the server starts waiting for it: a client slower than
+            that is dropped (counted in ``slow_clients_dropped``).
     """
 
     daemon_threads = True
@@ -424,10 +445,16 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
         *,
         keepalive_timeout: float = DEFAULT_KEEPALIVE_TIMEOUT,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        request_read_timeout: float = DEFAULT_REQUEST_READ_TIMEOUT,
     ) -> None:
         self.app = app
         self.keepalive_timeout = keepalive_timeout
         self.max_connections = max_connections
+        self.request_read_timeout = request_read_timeout
+        #: Connections dropped for sending a request too slowly, or to make room.
+        self.slow_clients_dropped = 0
+        # connection -> the monotonic time its request must have arrived by
+        self._reading: dict[socket.socket, float] = {}
         self._connections: set[socket.socket] = set()
         self._connections_lock = threading.Lock()
         self._busy: set[socket.socket] = set()
@@ -452,10 +479,44 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
             self._connections.add(connection)
         return connection, address
 
+    def reading(self, connection: socket.socket) -> None:
+        """Start the read deadline of the connection's next request."""
+        with self._connections_lock:
+            self._reading[connection] = time.monotonic() + self.request_read_timeout
+
+    def read_done(self, connection: socket.socket) -> None:
+        """The request has arrived: end its read deadline."""
+        with self._connections_lock:
+            self._reading.pop(connection, None)
+
+    def service_actions(self) -> None:
+        """Drop the connections whose request has not arrived in time (every poll)."""
+        now = time.monotonic()
+        with self._connections_lock:
+            late = [conn for conn, deadline in self._reading.items() if deadline <= now]
+        for connection in late:
+            self._drop(connection)
+
+    def _drop(self, connection: socket.socket) -> None:
+        with self._connections_lock:
+            if self._reading.pop(connection, None) is None:
+                return
+            self._connections.discard(connection)  # its slot is free at once
+            self.slow_clients_dropped += 1
+        with contextlib.suppress(OSError):  # wakes the handler's read, which then ends
+            connection.shutdown(socket.SHUT_RDWR)
+
     def process_request(self, request: Any, client_address: Any) -> None:
         """Serve a connection on its own thread, or refuse it (503) when too many are open."""
         with self._connections_lock:
             full = len(self._connections) > self.max_connections
+            # Only connections still waiting for their request (idle, or dripping it) give way;
+            # one whose request the app is serving is never cut for room.
+            waiting = [c for c in self._reading if c not in self._busy] if full else []
+            oldest = min(waiting, key=self._reading.__getitem__) if waiting else None
+        if oldest is not None:  # make room: the slowest reader goes, a live client is served
+            self._drop(oldest)
+            full = False
         if not full:
             super().process_request(request, client_address)
             return
@@ -482,6 +543,7 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
         """Forget and close a finished connection."""
         with self._connections_lock:
             self._connections.discard(request)
+            self._reading.pop(request, None)
         super().shutdown_request(request)
 
     def begin_request(self, connection: socket.socket) -> bool:

@@ -437,17 +437,43 @@ def test_client_that_stops_sending_its_body_gets_408_and_no_traceback(
     assert "Traceback" not in capsys.readouterr().err
 
 
-def test_connections_past_the_limit_get_503_and_are_closed() -> None:
-    """With max_connections open, one more connection is refused with 503 and Retry-After."""
-    with _serving(make_app(), max_connections=2) as httpd:
-        held = [_connect(httpd) for _ in range(2)]
-        for conn in held:  # served, so accepted: both count as open
-            assert _conversation(conn)
+def test_connections_past_the_limit_get_503_when_all_are_busy() -> None:
+    """With max_connections serving requests, one more connection is refused with 503."""
+    app = make_app()
+    with _serving(app, max_connections=2) as httpd:
+        app.faults.hang_next(2)
+        held = [socket.create_connection(("127.0.0.1", httpd.server_port)) for _ in range(2)]
+        for sock in held:  # two requests the app holds: both connections are busy
+            sock.sendall(b"POST /v2/app/conversation HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}")
+        assert app.faults.wait_injected(2, timeout=10)
         raw = _raw_exchange(httpd, b"POST /v2/app/conversation HTTP/1.1\r\n\r\n")
-        for conn in held:
-            conn.close()
+        app.faults.release()
+        for sock in held:
+            sock.close()
     assert raw.startswith(b"HTTP/1.1 503")
     head, _, body = raw.partition(b"\r\n\r\n")
     assert b"Retry-After: 1" in head
     assert b"Connection: close" in head
     assert json.loads(body)["code"] == "ServiceUnavailable"
+
+
+def test_at_the_limit_an_idle_connection_makes_room_for_a_new_client() -> None:
+    """Connections only waiting (idle keep-alive, or dripping) give way to a new client."""
+    with _serving(make_app(), max_connections=2) as httpd:
+        held = [_connect(httpd) for _ in range(2)]
+        for conn in held:
+            assert _conversation(conn)  # now idle, waiting for their next request
+        assert _conversation(_connect(httpd))
+        assert httpd.slow_clients_dropped >= 1
+        for conn in held:
+            conn.close()
+
+
+def test_a_client_that_drips_its_request_is_dropped_at_the_read_timeout() -> None:
+    """A request line and headers sent too slowly end with the connection closed."""
+    with _serving(make_app(), request_read_timeout=0.2) as httpd:
+        with socket.create_connection(("127.0.0.1", httpd.server_port), timeout=10) as sock:
+            sock.sendall(b"POST /v2/app/conver")  # and nothing more: a slowloris client
+            assert sock.recv(1024) == b""  # closed by the server, without an answer
+        assert httpd.slow_clients_dropped == 1
+        assert _conversation(_connect(httpd))  # real clients are served on
