@@ -23,7 +23,7 @@ import inspect
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, overload
+from typing import Any, ClassVar, TypeVar, overload
 
 from .._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
 from .._errors import ManifestError
@@ -34,6 +34,7 @@ __all__ = [
     "OVERRIDES_ATTRIBUTE",
     "UNSET",
     "ManifestOverrides",
+    "OfficialView",
     "ParameterOverride",
     "get_overrides",
     "manifest",
@@ -136,6 +137,8 @@ def _official_record(function: Any) -> ManifestOverrides | None:
     given no description, and its ``type=`` only fills a parameter without an annotation.
     """
     view = getattr(function, OFFICIAL_VIEW_ATTRIBUTE, None)
+    if isinstance(view, _OfficialView):
+        view = None  # appclient's own view of its own decorators, not the official SDK's
     said = getattr(function, OFFICIAL_PARAMETERS_ATTRIBUTE, None)
     info = getattr(view, "function", None)
     if not isinstance(info, Mapping) and not isinstance(said, list):
@@ -189,9 +192,36 @@ def _record_for(target: Any) -> ManifestOverrides:
         fresh.decorated = record.decorated
     try:
         setattr(function, OVERRIDES_ATTRIBUTE, fresh)
+        if not hasattr(function, OFFICIAL_VIEW_ATTRIBUTE):  # keep an official decorator's view
+            # Code written for the official SDK reads func.__ab_manifest__ (.type, .function).
+            setattr(function, OFFICIAL_VIEW_ATTRIBUTE, _OfficialView(function))
     except (AttributeError, TypeError) as exc:
         raise ManifestError(f"cannot attach manifest information to {target!r}: {exc}") from exc
     return fresh
+
+
+class _OfficialView:
+    """``func.__ab_manifest__`` as the official decorators offer it, built when first read.
+
+    Lazy, because ``@manifest_parameter`` may still be applied after ``@manifest``; each read
+    gives the tool as the decorators have it now (``.type``, ``.function``, ``.model_dump()``).
+    """
+
+    __slots__ = ("_function",)
+    #: Builds the tool of a function (``Manifest.from_function``, which reads these
+    #: decorators' records); given by the manifest module, so neither imports the other.
+    build: ClassVar[Callable[[Any], Any] | None] = None
+
+    def __init__(self, function: Any) -> None:
+        self._function = function
+
+    def __getattr__(self, name: str) -> Any:
+        if _OfficialView.build is None:  # pragma: no cover - set when appclient is imported
+            raise AttributeError(name)
+        return getattr(_OfficialView.build(self._function), name)
+
+    def __repr__(self) -> str:
+        return f"<appclient manifest view of {getattr(self._function, '__name__', '?')}>"
 
 
 def _merge(record: Any, values: Mapping[str, Any], *, what: str) -> None:
@@ -340,3 +370,7 @@ def manifest_return(
         return target
 
     return decorate
+
+
+#: The class of ``func.__ab_manifest__`` views (its ``build`` is set by the manifest module).
+OfficialView = _OfficialView

@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ._decorators import OfficialView
 from ._spec import ToolSpec, build_tool_spec
 
 __all__ = ["Manifest"]
@@ -170,3 +171,6 @@ def _refuse_field_selection(options: dict[str, Any]) -> None:
             f"Manifest.model_dump does not take {' or '.join(selected)}: the manifest is a dict, "
             "so copy it and drop the keys you do not want"
         )
+
+
+OfficialView.build = Manifest.from_function  # func.__ab_manifest__ shows the same tool

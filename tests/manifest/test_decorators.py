@@ -364,3 +364,19 @@ def test_official_sdk_parameter_naming_no_parameter_is_ignored():
     function = Manifest.from_function(lookup)["function"]
     assert list(function["parameters"]["properties"]) == ["city"]
     assert function["description"] == "查询。"
+
+
+def test_decorated_functions_offer_the_official_ab_manifest_view() -> None:
+    """func.__ab_manifest__ (which official-SDK code reads) shows the decorated tool."""
+
+    @manifest(description="anotated function")
+    @manifest_parameter(name="param", description="a parameter")
+    def func(param: str) -> str:
+        return param
+
+    view = func.__ab_manifest__
+    assert view.type == "function"
+    assert view.function["name"] == "func"
+    assert view.function["description"] == "anotated function"
+    assert view.function["parameters"]["properties"]["param"]["description"] == "a parameter"
+    assert view.model_dump()["function"]["name"] == "func"
