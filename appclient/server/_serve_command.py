@@ -21,6 +21,7 @@ from typing import TextIO
 
 from .._constants import (
     DEFAULT_APP_ID,
+    DEFAULT_RUN_LEASE_SECONDS,
     DEFAULT_SERVE_PORT,
     DEFAULT_SERVER_HOST,
     ENV_APP_ID,
@@ -34,6 +35,7 @@ from .._constants import (
 from .._errors import InvalidRequestError
 from ._model_agent import STRATEGIES, TOOL_FORMATS
 from ._reference_server import ReferenceServer
+from ._store import StoreBusyError
 
 __all__ = ["DESCRIPTION", "add_arguments", "is_loopback", "run"]
 
@@ -104,6 +106,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--db", default=None, metavar="FILE", help="SQLite file for state that survives restarts"
+    )
+    parser.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=DEFAULT_RUN_LEASE_SECONDS,
+        metavar="S",
+        help="how long a run may hold its conversation; a run cut by a crash frees it after "
+        f"this (default {DEFAULT_RUN_LEASE_SECONDS:g})",
     )
     parser.add_argument(
         "--data-dir",
@@ -246,7 +256,7 @@ def run(
                 file=sys.stderr,
             )
             return 1
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, StoreBusyError) as exc:
             print(f"appclient serve: cannot open the database {args.db}: {exc}", file=sys.stderr)
             return 1
         store = (

@@ -3,7 +3,8 @@
 Conversation states are saved whole as JSON (they are small, and a run replaces one
 atomically). Leases and idempotency reservations are single conditional statements, so two
 processes never both win. The file runs in WAL mode so readers do not block the writer;
-connections come from a small pool, one per concurrently working thread, and a process
+connections come from a small pool (one per concurrently working thread; at most
+``max_idle_connections`` are kept once a burst is over), and a process
 forked from one holding the store (gunicorn ``--preload``) opens connections of its own.
 """
 
@@ -103,6 +104,8 @@ class SQLiteStore(Store):
         max_messages_per_conversation: Run message ids remembered per conversation (what
             feedback may name); the oldest are forgotten first, as in :class:`MemoryStore`,
             so a long-lived conversation does not grow the file with every run.
+        max_idle_connections: Connections kept open when no request is using them; a burst
+            of concurrent requests opens more, which close as they finish.
 
     Raises:
         sqlite3.DatabaseError: The file is not a database, or was written by a newer
@@ -117,8 +120,10 @@ class SQLiteStore(Store):
         max_idempotency_bytes: int = DEFAULT_IDEMPOTENCY_CACHE_BYTES,
         timeout: float = 10.0,
         max_messages_per_conversation: int = DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
+        max_idle_connections: int = 4,
     ) -> None:
         self.path = Path(path)
+        self._max_idle = max_idle_connections
         self._timeout = timeout
         self._max_keys = max_idempotency_keys
         self._max_key_bytes = max_idempotency_bytes
@@ -193,7 +198,10 @@ class SQLiteStore(Store):
                     # it would hold the write lock and block every other worker.
                     with suppress(sqlite3.Error):
                         db.execute("ROLLBACK")
-                self._pool.put(db)
+                if self._pool.qsize() < self._max_idle:
+                    self._pool.put(db)
+                else:  # the pool shrinks back after a burst: two file descriptors each
+                    self._discard(db)
         except sqlite3.OperationalError as exc:
             # Another process held the write lock past the timeout: a retryable condition,
             # not a server bug (the server answers 503 instead of 500).
@@ -202,7 +210,17 @@ class SQLiteStore(Store):
                     f"the SQLite database {self.path.name!r} stayed locked for over "
                     f"{self._timeout:g}s; another process is writing to it"
                 ) from exc
+            if "unable to open" in str(exc):  # out of file descriptors, for one: may pass
+                raise StoreBusyError(
+                    f"the SQLite database {self.path.name!r} cannot be opened now: {exc}"
+                ) from exc
             raise
+
+    def _discard(self, db: sqlite3.Connection) -> None:
+        with self._lock:
+            if db in self._all:
+                self._all.remove(db)
+        db.close()
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:

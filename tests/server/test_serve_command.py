@@ -330,3 +330,15 @@ def test_serve_refuses_a_model_url_without_a_model(capsys: pytest.CaptureFixture
     args = build_parser().parse_args(["serve", "--model-url", "http://127.0.0.1:9/v1"])
     assert _serve_command.run(args, stop=threading.Event(), out=io.StringIO()) == 2
     assert "--model-url needs --model NAME" in capsys.readouterr().err
+
+
+def test_serve_takes_the_run_lease_from_lease_seconds() -> None:
+    """--lease-seconds sets how long a crashed run keeps its conversation busy."""
+    args = build_parser().parse_args(["serve", "--lease-seconds", "5"])
+    assert args.lease_seconds == 5.0
+    stop, worker, out = _serve(["--port", "0", "--lease-seconds", "5"])
+    try:
+        assert "listening on" in out.getvalue()
+    finally:
+        stop.set()
+        worker.join()

@@ -291,3 +291,38 @@ def test_a_reply_over_the_byte_limit_is_not_kept(tmp_path: Path) -> None:
     outcome = store.reserve_key("k", "fp", now=1, stale_after=60).outcome
     store.close()
     assert outcome == "new"
+
+
+def test_the_connection_pool_shrinks_after_a_burst(tmp_path: Path) -> None:
+    """After 32 concurrent users, no more than max_idle_connections stay open."""
+    store = SQLiteStore(tmp_path / "state.sqlite3", max_idle_connections=2)
+    barrier = threading.Barrier(32)
+    opened: list[int] = []
+
+    def use() -> None:
+        with store._connection() as db:
+            barrier.wait(timeout=10)
+            opened.append(len(store._all))
+            db.execute("SELECT 1")
+
+    workers = [threading.Thread(target=use) for _ in range(32)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert max(opened) >= 32
+    assert len(store._all) <= 2
+    store.close()
+
+
+def test_a_file_that_cannot_be_opened_is_a_retryable_busy_error(tmp_path: Path) -> None:
+    """'unable to open database file' (out of descriptors) becomes StoreBusyError (a 503)."""
+    store = SQLiteStore(tmp_path / "state.sqlite3", max_idle_connections=0)
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    store._connect = refuse  # type: ignore[method-assign]
+    with pytest.raises(StoreBusyError, match="cannot be opened now"):
+        store.get_conversation("c1")
+    store.close()
