@@ -312,37 +312,51 @@ class _ToolBench(_ReAct):
         return super().parse(text, tools=tools)
 
 
-# --- Hermes / Qwen ---------------------------------------------------------------------------
-
-_HERMES_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.DOTALL)
+# --- Hermes / Qwen and InternLM / Lagent: a JSON call between tags --------------------------
 
 
-class _Hermes(ToolFormat):
-    name = "hermes"
+class _TaggedCalls(ToolFormat):
+    """Calls written as JSON objects between tags; the answer is the text outside them."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        prompt: str,
+        opening: str,
+        closing: str,
+        key: str,
+        observation: str,
+        stop_words: tuple[str, ...] = (),
+    ) -> None:
+        self.name = name
+        self.stop_words = stop_words
+        self._prompt = prompt
+        self._opening, self._closing, self._key = opening, closing, key
+        self._observation = observation
+        ends = "|".join(re.escape(end.strip()) for end in (closing, *stop_words))
+        self._pattern = re.compile(rf"{re.escape(opening)}\s*(.*?)\s*(?:{ends}|\Z)", re.DOTALL)
 
     def render(self, tools: ToolsLike) -> str:
-        return (
-            "# Tools\n\nYou may call one or more functions to answer the user. The functions "
-            f"are described in JSON Schema inside <tools></tools>:\n<tools>\n{_tool_lines(tools)}"
-            "\n</tools>\n\nFor each call, write a JSON object with the function's name and its "
-            'arguments inside <tool_call></tool_call> tags:\n<tool_call>\n{"name": '
-            '<function-name>, "arguments": <args-json-object>}\n</tool_call>'
-        )
+        return self._prompt.format(tools=_tool_lines(tools))
 
     def write_calls(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> str:
         return "\n".join(
-            "<tool_call>\n"
-            + json.dumps({"name": name, "arguments": args}, ensure_ascii=False)
-            + "\n</tool_call>"
+            f"{self._opening}\n"
+            + json.dumps({"name": name, self._key: args}, ensure_ascii=False)
+            + f"{self._closing}"
             for name, args in calls
         )
 
     def observation(self, results: Sequence[tuple[str, str]]) -> str:
-        return "\n".join(f"<tool_response>\n{output}\n</tool_response>" for _, output in results)
+        return "\n".join(self._observation.format(output=output) for _, output in results)
 
     def _read(self, text: str) -> tuple[list[_Call], str | None, str]:
-        calls = [_json_call(m.group(1), "arguments") for m in _HERMES_CALL.finditer(text)]
-        rest = _HERMES_CALL.sub("", text).strip()
+        calls = [_json_call(m.group(1), self._key) for m in self._pattern.finditer(text)]
+        rest = self._pattern.sub("", text)
+        for stop in self.stop_words:
+            rest = rest.replace(stop, "")
+        rest = rest.strip()
         return calls, rest, rest if calls else ""
 
 
@@ -355,44 +369,34 @@ def _json_call(text: str, key: str) -> _Call:
     return _Call(name if isinstance(name, str) else "", arguments)
 
 
-# --- InternLM / Lagent -------------------------------------------------------------------------
-
-_PLUGIN_CALL = re.compile(
-    r"<\|action_start\|>\s*<\|plugin\|>\s*(.*?)\s*(?:<\|action_end\|>|<\|im_end\|>|\Z)",
-    re.DOTALL,
+_HERMES = _TaggedCalls(
+    "hermes",
+    prompt=(
+        "# Tools\n\nYou may call one or more functions to answer the user. The functions are "
+        "described in JSON Schema inside <tools></tools>:\n<tools>\n{tools}\n</tools>\n\nFor "
+        "each call, write a JSON object with the function's name and its arguments inside "
+        '<tool_call></tool_call> tags:\n<tool_call>\n{{"name": <function-name>, "arguments": '
+        "<args-json-object>}}\n</tool_call>"
+    ),
+    opening="<tool_call>",
+    closing="\n</tool_call>",
+    key="arguments",
+    observation="<tool_response>\n{output}\n</tool_response>",
 )
-
-
-class _InternLM(ToolFormat):
-    name = "internlm"
-    stop_words = ("<|action_end|>", "<|im_end|>")
-
-    def render(self, tools: ToolsLike) -> str:
-        return (
-            "You can use these tools (plugins), described in JSON:\n"
-            f"{_tool_lines(tools)}\n\nTo call one, write <|action_start|><|plugin|> followed by "
-            'a JSON object {"name": <tool name>, "parameters": <arguments object>} and then '
-            "<|action_end|>. Its result comes back from the environment. When you can answer, "
-            "answer in plain text."
-        )
-
-    def write_calls(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> str:
-        return "".join(
-            "<|action_start|><|plugin|>\n"
-            + json.dumps({"name": name, "parameters": args}, ensure_ascii=False)
-            + "<|action_end|>"
-            for name, args in calls
-        )
-
-    def observation(self, results: Sequence[tuple[str, str]]) -> str:
-        return "\n".join(
-            f"<|im_start|>environment name=<|plugin|>\n{output}<|im_end|>" for _, output in results
-        )
-
-    def _read(self, text: str) -> tuple[list[_Call], str | None, str]:
-        calls = [_json_call(m.group(1), "parameters") for m in _PLUGIN_CALL.finditer(text)]
-        before = text.split("<|action_start|>", 1)[0].replace("<|im_end|>", "").strip()
-        return calls, before, before if calls else ""
+_INTERNLM = _TaggedCalls(
+    "internlm",
+    prompt=(
+        "You can use these tools (plugins), described in JSON:\n{tools}\n\nTo call one, write "
+        '<|action_start|><|plugin|> followed by a JSON object {{"name": <tool name>, '
+        '"parameters": <arguments object>}} and then <|action_end|>. Its result comes back '
+        "from the environment. When you can answer, answer in plain text."
+    ),
+    opening="<|action_start|><|plugin|>",
+    closing="<|action_end|>",
+    key="parameters",
+    observation="<|im_start|>environment name=<|plugin|>\n{output}<|im_end|>",
+    stop_words=("<|action_end|>", "<|im_end|>"),
+)
 
 
 # --- AgentScope ----------------------------------------------------------------------------------
@@ -478,8 +482,8 @@ _REACT_ZH = (
 
 _FORMATS: Final[dict[str, ToolFormat]] = {
     "agentscope": _AgentScope(),
-    "hermes": _Hermes(),
-    "internlm": _InternLM(),
+    "hermes": _HERMES,
+    "internlm": _INTERNLM,
     "react_en": _ReAct(
         "react_en",
         "Answer the following questions as best you can. You have access to these tools:",

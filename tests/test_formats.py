@@ -268,3 +268,11 @@ def test_the_format_writes_calls_it_reads_back(format_name: str) -> None:
         "get_current_weather",
         {"location": "Rome"},
     )
+
+
+def test_several_hermes_calls_on_one_line_all_parse() -> None:
+    """Tags with no newline around them still delimit each call."""
+    one = '<tool_call>{"name": "get_current_weather", "arguments": {"location": "A"}}</tool_call>'
+    text = one + one.replace('"A"', '"B"')
+    calls = get_format("hermes").parse(text, tools=TOOLS).tool_calls
+    assert [c.function.arguments["location"] for c in calls] == ["A", "B"]

@@ -15,25 +15,12 @@ import pytest
 
 from appclient.formats import FORMAT_NAMES, get_format
 from appclient.testing import ModelReply, ReferenceServer, ScriptedModel
+from tests.seed import SEED_WEATHER_TOOL
 
 appbuilder = pytest.importorskip("appbuilder")
 pytestmark = pytest.mark.compat
 
-WEATHER_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "get_current_weather",
-        "description": "仅支持中国城市的天气查询，参数location为中国城市名称",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "location": {"type": "string", "description": "城市名，举例：北京"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-            },
-            "required": ["location", "unit"],
-        },
-    },
-}
+WEATHER_TOOL = SEED_WEATHER_TOOL
 ARGUMENTS = {"location": "北京", "unit": "celsius"}
 
 
