@@ -418,7 +418,8 @@ def render_stream(
             outcome,
             events,
             answer=answer,
-            is_completion=index == last,
+            # An interrupt is no completion, plain or streamed (the two used to differ).
+            is_completion=index == last and ending != "interrupt",
             request_id=request_id,
             date=date,
         )

@@ -88,6 +88,20 @@ def test_tool_round_trip_non_stream(app: ReferenceApp) -> None:
     assert second.headers["X-Appbuilder-Request-Id"] == body["request_id"]
 
 
+def test_an_interrupt_has_the_same_is_completion_plain_and_streamed(app: ReferenceApp) -> None:
+    """A tool round is no completion, in a plain body and in its one SSE message alike."""
+    plain = call_app(
+        app, RUNS, run_body(new_conversation(app), query="北京天气", tools=[WEATHER_TOOL])
+    )
+    streamed = call_app(
+        app,
+        RUNS,
+        run_body(new_conversation(app), query="北京天气", tools=[WEATHER_TOOL], stream=True),
+    )
+    (message,) = streamed.messages()
+    assert plain.json()["is_completion"] is message["is_completion"] is False
+
+
 def test_tool_round_trip_stream(app: ReferenceApp) -> None:
     """The streamed tool round is one message; the answer streams in several deltas."""
     cid = new_conversation(app)
