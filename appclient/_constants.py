@@ -22,6 +22,9 @@ ENV_BASE_URL: Final = "GATEWAY_URL_V2"
 ENV_APP_ID: Final = "APPBUILDER_APP_ID"
 
 PATH_CONVERSATION: Final = "/v2/app/conversation"
+#: The app-management API: GET lists the apps, POST ``?Action=DescribeApps|DescribeApp``.
+PATH_APPS: Final = "/v2/apps"
+PATH_APP: Final = "/v2/app"
 PATH_RUNS: Final = "/v2/app/conversation/runs"
 PATH_FILE_UPLOAD: Final = "/v2/app/conversation/file/upload"
 PATH_FEEDBACK: Final = "/v2/app/conversation/feedback"

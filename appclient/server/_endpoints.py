@@ -14,9 +14,11 @@ import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import parse_qs
 
-from .._constants import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_RUN_LEASE_SECONDS
+from .._constants import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_APP_ID, DEFAULT_RUN_LEASE_SECONDS
 from .._models import CreateConversationRequest, FeedbackRequest, RunRequest
+from ._apps import app_list, describe_app, describe_apps
 from ._events import render_body, render_stream, utc_date
 from ._idempotency import IdempotencyGuard, fingerprint
 from ._live_run import live_messages
@@ -54,6 +56,7 @@ class RequestContext:
         body: The whole request body.
         content_type: The ``Content-Type`` header ("" when absent).
         idempotency_key: The checked ``Idempotency-Key`` header, if any.
+        query: The URL's query string ("" when absent).
     """
 
     request_id: str
@@ -62,6 +65,7 @@ class RequestContext:
     body: bytes
     content_type: str = ""
     idempotency_key: str | None = None
+    query: str = ""
 
 
 class Endpoints:
@@ -150,6 +154,27 @@ class Endpoints:
             return json_response({"conversation_id": conversation_id}, request_id=ctx.request_id)
 
         return self._once(ctx, data, produce)
+
+    # --- the app-management API (GET /v2/apps, POST /v2/app?Action=...) ----------------
+
+    @property
+    def served_app_ids(self) -> list[str]:
+        """The app ids this server lists (the default one when it serves any)."""
+        return sorted(self._app_ids) if self._app_ids is not None else [DEFAULT_APP_ID]
+
+    def apps(self, ctx: RequestContext) -> Response:
+        """``GET /v2/apps``: the apps served (``get_app_list``)."""
+        return json_response(app_list(self.served_app_ids, ctx.query), request_id=ctx.request_id)
+
+    def app_action(self, ctx: RequestContext) -> Response:
+        """``POST /v2/app?Action=DescribeApps|DescribeApp`` (``describe_apps``/``describe_app``)."""
+        action = (parse_qs(ctx.query).get("Action") or [""])[0]
+        handlers = {"DescribeApps": describe_apps, "DescribeApp": describe_app}
+        if action not in handlers:
+            raise bad_parameter("Action", f"{action[:40]!r} is not one of {sorted(handlers)}")
+        body = parse_json_object(ctx.body) if ctx.body.strip() else {}
+        payload = handlers[action](self.served_app_ids, body)
+        return json_response({"requestId": ctx.request_id, **payload}, request_id=ctx.request_id)
 
     # --- POST /v2/app/conversation/runs ----------------------------------------------
 

@@ -30,6 +30,8 @@ from .._constants import (
     DEFAULT_MAX_UPLOAD_BYTES,
     DEFAULT_RUN_LEASE_SECONDS,
     HEADER_REQUEST_ID,
+    PATH_APP,
+    PATH_APPS,
     PATH_CONVERSATION,
     PATH_FEEDBACK,
     PATH_FILE_UPLOAD,
@@ -101,6 +103,8 @@ class ReferenceApp:
             PATH_RUNS: endpoints.run,
             PATH_FILE_UPLOAD: endpoints.upload,
             PATH_FEEDBACK: endpoints.feedback,
+            PATH_APPS: endpoints.apps,
+            PATH_APP: endpoints.app_action,
         }
 
     def __repr__(self) -> str:
@@ -161,12 +165,13 @@ class ReferenceApp:
         if route is None:
             raise HTTPProblem(404, "NotFound", f"no endpoint at {path[:200]}")
         method = environ.get("REQUEST_METHOD", "")
-        if method != "POST":
+        allowed = "GET" if path == PATH_APPS else "POST"
+        if method != allowed:
             raise HTTPProblem(
                 405,
                 "MethodNotAllowed",
-                f"{method[:20]} {path}: use POST",
-                headers={"Allow": "POST"},
+                f"{method[:20]} {path}: use {allowed}",
+                headers={"Allow": allowed},
             )
         owner = self._authority.authenticate(environ.get("HTTP_AUTHORIZATION"))
         if owner is None:
@@ -182,6 +187,7 @@ class ReferenceApp:
             body=body,
             content_type=environ.get("CONTENT_TYPE") or "",
             idempotency_key=key,
+            query=environ.get("QUERY_STRING") or "",
         )
         return route(context)
 

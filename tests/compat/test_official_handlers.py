@@ -7,7 +7,6 @@ is not installed, except in CI (``CI`` set).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 from typing import Any
 
@@ -245,35 +244,6 @@ def test_async_run_multiple_dialog_with_handler(server: ReferenceServer) -> None
     first, second = asyncio.run(scenario())
     assert "北京今天25度" in first
     assert "上海今天25度" in second
-
-
-@pytest.mark.parametrize(
-    ("call", "deprecated"),
-    [
-        (lambda app_id: appbuilder.get_app_list(limit=10), True),
-        (lambda app_id: appbuilder.describe_apps(), False),
-        (lambda app_id: appbuilder.describe_app(app_id), False),
-    ],
-    ids=["get_app_list", "describe_apps", "describe_app"],
-)
-def test_app_listing_calls_get_a_clean_json_not_found(
-    server: ReferenceServer, call: Any, deprecated: bool
-) -> None:
-    """The app-listing APIs (not in the protocol) get a JSON 404 the SDK turns into an error."""
-    # The SDK forces its own DeprecationWarning filter on, so it cannot be silenced here.
-    warns = (
-        pytest.warns(DeprecationWarning, match="get_app_list")
-        if deprecated
-        else contextlib.nullcontext()
-    )
-    with (
-        warns,
-        pytest.raises(
-            (appbuilder.NotFoundException, appbuilder.AppBuilderServerException),
-            match="NotFound",
-        ),
-    ):
-        call(server.app_id)
 
 
 def test_agent_builder_batch_and_secret_key(server: ReferenceServer) -> None:

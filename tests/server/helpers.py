@@ -52,6 +52,7 @@ def call_app(
     method: str = "POST",
     headers: dict[str, str] | None = None,
     content_type: str = "application/json",
+    query: str = "",
 ) -> Reply:
     """Send one request to the WSGI app directly and collect the reply."""
     raw = json.dumps(body).encode() if isinstance(body, dict) else (body or b"")
@@ -60,6 +61,7 @@ def call_app(
         "PATH_INFO": path,
         "CONTENT_TYPE": content_type,
         "CONTENT_LENGTH": str(len(raw)),
+        "QUERY_STRING": query,
         "wsgi.input": io.BytesIO(raw),
     }
     if token is not None:

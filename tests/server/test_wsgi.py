@@ -586,3 +586,25 @@ def test_a_deep_tool_choice_input_with_a_database_is_a_400(tmp_path: Path) -> No
     reply = call_app(app, RUNS, run_body(cid, query="", tool_choice=choice))
     _assert_error(reply, 400, "InvalidJSON")
     app.close()
+
+
+def test_describe_apps_pages_with_its_marker(app: ReferenceApp) -> None:
+    """DescribeApps honours MaxKeys and Marker and says when more apps follow."""
+    many = make_app(app_ids=["a1", "a2", "a3"])
+    first = call_app(many, "/v2/app", {"MaxKeys": 2}, headers={}, query="Action=DescribeApps")
+    assert first.status == 200
+    page = first.json()
+    assert ([a["id"] for a in page["data"]], page["isTruncated"], page["nextMarker"]) == (
+        ["a1", "a2"],
+        True,
+        "a2",
+    )
+    rest = call_app(many, "/v2/app", {"Marker": "a2"}, query="Action=DescribeApps").json()
+    assert ([a["id"] for a in rest["data"]], rest["isTruncated"]) == (["a3"], False)
+    many.close()
+
+
+def test_describe_app_of_an_app_not_served_is_404(app: ReferenceApp) -> None:
+    """DescribeApp names the app it does not serve."""
+    reply = call_app(app, "/v2/app", {"id": "nope"}, query="Action=DescribeApp")
+    _assert_error(reply, 404, "AppNotFound")
