@@ -35,7 +35,7 @@ from ._responses import (
 )
 from ._run_engine import Emit, RunEngine, RunOutcome
 from ._state import ConversationState, FeedbackRecord, FileRecord
-from ._store import Store
+from ._store import Store, lease_owner_id
 from ._tool_choice import forced_tool_name
 from ._uploads import UploadStorage, display_name
 from ._validation import parse_json_object, validate_model, validate_tools
@@ -201,7 +201,7 @@ class Endpoints:
     ) -> Response:
         conversation_id = request.conversation_id
         self._owned(conversation_id, owner=ctx.owner, app_id=request.app_id)
-        lease_id = serial_id()
+        lease_id = lease_owner_id()
         if not self.store.acquire_run(
             conversation_id, lease_id=lease_id, now=self._clock(), lease_seconds=self._lease_seconds
         ):

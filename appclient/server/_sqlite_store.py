@@ -28,7 +28,7 @@ from .._constants import (
     DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
 )
 from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
-from ._store import KeyReservation, Store, StoreBusyError
+from ._store import KeyReservation, Store, StoreBusyError, lease_holder_gone
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
@@ -146,7 +146,24 @@ class SQLiteStore(Store):
             db.executescript(_SCHEMA)
             if found < SCHEMA_VERSION:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self.released_stale_leases = self._release_stale_leases()
         _open_stores.add(self)
+
+    def _release_stale_leases(self) -> int:
+        """Free the run leases of processes that no longer run (a crashed worker's)."""
+        with self._connection() as db:
+            held = db.execute(
+                "SELECT id, lease_id FROM conversations WHERE lease_id IS NOT NULL"
+            ).fetchall()
+        gone = [(cid, lease) for cid, lease in held if lease_holder_gone(lease)]
+        if gone:
+            with self._transaction() as db:
+                db.executemany(
+                    "UPDATE conversations SET lease_id = NULL, lease_expires = NULL "
+                    "WHERE id = ? AND lease_id = ?",
+                    gone,
+                )
+        return len(gone)
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"

@@ -9,6 +9,7 @@ worker expires. Idempotency keys follow the same reserve/complete/release protoc
 
 from __future__ import annotations
 
+import os
 import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict
@@ -20,9 +21,17 @@ from .._constants import (
     DEFAULT_IDEMPOTENCY_CACHE_SIZE,
     DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
 )
+from ._responses import serial_id
 from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
 
-__all__ = ["KeyReservation", "MemoryStore", "Store", "StoreBusyError"]
+__all__ = [
+    "KeyReservation",
+    "MemoryStore",
+    "Store",
+    "StoreBusyError",
+    "lease_holder_gone",
+    "lease_owner_id",
+]
 
 
 class StoreBusyError(RuntimeError):
@@ -282,3 +291,30 @@ class MemoryStore(Store):
             entry = self._keys.get(key)
             if entry is not None and entry.response is None:
                 del self._keys[key]
+
+
+def lease_owner_id() -> str:
+    """A run lease's id: the holding process's pid, then an id unique within it.
+
+    A store that opens finds the leases of processes that no longer run (a crash, kill -9) by
+    this pid and frees them at once (:func:`lease_holder_gone`), instead of after the lease.
+    """
+    return f"{os.getpid()}-{serial_id()}"
+
+
+def lease_holder_gone(lease_id: str) -> bool:
+    """Whether the process that took ``lease_id`` has ended (on this machine).
+
+    A lease of another form, or of a process that still runs (or whose pid was reused, or
+    that runs elsewhere), is never called gone: it waits out its lease as before.
+    """
+    pid_text, _, rest = lease_id.partition("-")
+    if not pid_text.isdigit() or not rest or int(pid_text) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # it exists under another user, or the platform cannot tell
+        return False
+    return False

@@ -326,3 +326,31 @@ def test_a_file_that_cannot_be_opened_is_a_retryable_busy_error(tmp_path: Path) 
     with pytest.raises(StoreBusyError, match="cannot be opened now"):
         store.get_conversation("c1")
     store.close()
+
+
+def test_leases_of_processes_that_ended_are_freed_when_the_store_opens(tmp_path: Path) -> None:
+    """A run lease left by a killed process is freed at once; a live process keeps its own."""
+    import subprocess
+    import sys
+
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    dead_pid = int(ended.stdout)
+    path = tmp_path / "state.sqlite3"
+    store = SQLiteStore(path)
+    for cid in ("c-dead", "c-live"):
+        store.create_conversation(
+            ConversationState(conversation_id=cid, owner="o", app_id="a", created_at=0.0)
+        )
+    assert store.acquire_run("c-dead", lease_id=f"{dead_pid}-lease", now=0, lease_seconds=300)
+    assert store.acquire_run("c-live", lease_id=f"{os.getppid()}-lease", now=0, lease_seconds=300)
+    store.close()
+    reopened = SQLiteStore(path)
+    assert reopened.released_stale_leases == 1
+    assert reopened.acquire_run("c-dead", lease_id="x", now=1, lease_seconds=300)
+    assert not reopened.acquire_run("c-live", lease_id="x", now=1, lease_seconds=300)
+    reopened.close()
