@@ -495,12 +495,13 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
         with self._connections_lock:
             late = [conn for conn, deadline in self._reading.items() if deadline <= now]
         for connection in late:
-            self._drop(connection)
+            self._drop(connection, late=True)  # also a busy one whose body still drips
 
-    def _drop(self, connection: socket.socket) -> None:
+    def _drop(self, connection: socket.socket, *, late: bool = False) -> None:
         with self._connections_lock:
-            if self._reading.pop(connection, None) is None:
-                return
+            self._reading.pop(connection, None)
+            if connection not in self._connections or (connection in self._busy and not late):
+                return  # gone already, or (making room) its request is being served now
             self._connections.discard(connection)  # its slot is free at once
             self.slow_clients_dropped += 1
         with contextlib.suppress(OSError):  # wakes the handler's read, which then ends
@@ -512,8 +513,12 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
             full = len(self._connections) > self.max_connections
             # Only connections still waiting for their request (idle, or dripping it) give way;
             # one whose request the app is serving is never cut for room.
-            waiting = [c for c in self._reading if c not in self._busy] if full else []
-            oldest = min(waiting, key=self._reading.__getitem__) if waiting else None
+            waiting = [c for c in self._connections if c not in self._busy and c is not request]
+            # The one waiting longest first: its read deadline is the nearest (no deadline
+            # yet: between two requests, so as idle as can be).
+            oldest = (
+                min(waiting, key=lambda c: self._reading.get(c, 0.0)) if full and waiting else None
+            )
         if oldest is not None:  # make room: the slowest reader goes, a live client is served
             self._drop(oldest)
             full = False

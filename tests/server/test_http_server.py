@@ -477,3 +477,12 @@ def test_a_client_that_drips_its_request_is_dropped_at_the_read_timeout() -> Non
             assert sock.recv(1024) == b""  # closed by the server, without an answer
         assert httpd.slow_clients_dropped == 1
         assert _conversation(_connect(httpd))  # real clients are served on
+
+
+def test_a_client_that_drips_its_body_is_dropped_too() -> None:
+    """Headers in time but a body that never completes: dropped at the read timeout."""
+    with _serving(make_app(), request_read_timeout=0.2) as httpd:
+        with socket.create_connection(("127.0.0.1", httpd.server_port), timeout=10) as sock:
+            sock.sendall(b"POST /v2/app/conversation HTTP/1.1\r\nContent-Length: 100\r\n\r\n{")
+            assert b"408" in sock.recv(4096) or sock.recv(1024) == b""
+        assert httpd.slow_clients_dropped == 1
