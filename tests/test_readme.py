@@ -53,3 +53,19 @@ def test_ci_runs_the_readme_test_command() -> None:
     ci = (REPO_ROOT / ".ci" / "run").read_text("utf-8")
     assert "<!-- test-command -->" in ci
     assert "python -m pytest" in _marked_command("test-command")
+
+
+def test_the_test_command_installs_into_its_own_environment() -> None:
+    """The test command's venv is not the demo's, so test tools stay out of the demo's."""
+    demo, test = _marked_command("demo-command"), _marked_command("test-command")
+    demo_venv = re.search(r"venv (\S+)", demo)
+    test_venv = re.search(r"venv (\S+)", test)
+    assert demo_venv is not None
+    assert test_venv is not None
+    assert demo_venv.group(1) != test_venv.group(1)
+
+
+def test_the_type_stubs_are_pinned_so_pip_does_not_backtrack() -> None:
+    """types-requests is pinned to the release matching the official SDK's urllib3<2."""
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text("utf-8")
+    assert '"types-requests==2.31.0.6"' in pyproject

@@ -392,3 +392,11 @@ def test_a_ready_tool_that_is_not_a_json_schema_tool_is_a_manifest_error(tool, e
 
     with pytest.raises(ManifestError, match=expected):
         ToolRegistry().add(f, tool=tool)
+
+
+def test_the_default_tool_timeout_is_documented_where_timeout_is() -> None:
+    """The registry's docs state the default tool timeout, and it is the one applied."""
+    from appclient._constants import DEFAULT_TOOL_TIMEOUT
+
+    assert ToolRegistry().timeout == DEFAULT_TOOL_TIMEOUT == 60
+    assert "60 when omitted" in (ToolRegistry.__doc__ or "")
