@@ -165,12 +165,24 @@ class IdempotencyGuard:
 
     def _kept_as_it_streams(self, scoped: str, response: Response) -> Iterator[bytes]:
         sent: list[bytes] = []
+        chunks = iter(response.chunks or ())
         try:
-            for chunk in response.chunks or ():
+            for chunk in chunks:
                 sent.append(chunk)
                 yield chunk
+        except GeneratorExit:
+            # The client went away mid-stream, but the run goes on (its tool outputs may be
+            # applied already): read it to the end and keep it, so the client's resend with
+            # the same key reads the rest from the replay instead of being refused.
+            try:
+                sent.extend(chunks)
+            except Exception:
+                self._store.release_key(scoped)
+                raise
+            self._keep(scoped, response, b"".join(sent))
+            raise
         except BaseException:
-            self._store.release_key(scoped)  # cut short: a retry runs (and streams) again
+            self._store.release_key(scoped)  # the run failed: a retry runs (and streams) again
             raise
         self._keep(scoped, response, b"".join(sent))
 

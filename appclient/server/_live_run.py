@@ -79,7 +79,16 @@ def live_messages(
             item_kind, item = pending or items.get()
             pending = None
             if item_kind == _DELTA:
-                yield live_message(item, first=not sent, request_id=request_id, date=date, **ids)
+                try:
+                    yield live_message(
+                        item, first=not sent, request_id=request_id, date=date, **ids
+                    )
+                except GeneratorExit:
+                    # The client left: the run still finishes and commits (a blocked put
+                    # would hold its worker and the conversation's lease), unread.
+                    while items.get()[0] == _DELTA:
+                        pass
+                    raise
                 sent.append(item)
             elif item_kind == _DONE:
                 yield from render_stream(

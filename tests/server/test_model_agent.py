@@ -302,3 +302,27 @@ def test_a_react_answer_streams_from_its_final_answer_on() -> None:
     with serving([text], tool_format="react_en") as (client, _, _):
         answer = client.run(client.create_conversation(), "北京？", stream=True).collect()
     assert answer.answer == "北京今天晴，二十五度。"
+
+
+def test_a_live_stream_cut_after_delivery_began_is_recovered_by_its_key() -> None:
+    """Tool outputs whose live answer is cut mid-way are applied once; the resend reads it on."""
+    call = ModelReply(tool_calls=(("city_code", {"city": "北京"}),))
+    with ScriptedModel([call, "北京的站点是 BJ-01，今天晴。"], chunk_chars=2) as model:
+        agent = ModelAgent(base_url=model.url, model="scripted", max_retries=0)
+        with (
+            ReferenceServer(agent=agent) as server,
+            AppClient(
+                server.app_id, token=server.token, base_url=server.url, sleep=lambda _: None
+            ) as client,
+        ):
+            conversation_id = client.create_conversation()
+            first = client.run(conversation_id, "北京站点？", tools=TOOLS)
+            (tool_call,) = first.content.tool_calls
+            server.faults.cut_stream_after(3)
+            answer = client.run(
+                conversation_id,
+                tool_outputs=[{"tool_call_id": tool_call.id, "output": "BJ-01"}],
+                stream=True,
+            ).collect()
+    assert answer.answer == "北京的站点是 BJ-01，今天晴。"
+    assert answer.events[-1].event_status == "success"
