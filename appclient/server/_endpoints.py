@@ -19,8 +19,8 @@ from urllib.parse import parse_qs
 from .._constants import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_APP_ID, DEFAULT_RUN_LEASE_SECONDS
 from .._models import CreateConversationRequest, FeedbackRequest, RunRequest
 from ._apps import app_list, describe_app, describe_apps
-from ._events import render_body, render_stream, utc_date
-from ._idempotency import IdempotencyGuard, fingerprint
+from ._events import live_message, render_body, render_stream, utc_date
+from ._idempotency import IdempotencyGuard, fingerprint, stored_response
 from ._live_run import live_messages
 from ._multipart import MultipartError, Part, parse_form
 from ._responses import (
@@ -33,7 +33,7 @@ from ._responses import (
     sse_response,
     text_response,
 )
-from ._run_engine import Emit, RunEngine, RunOutcome
+from ._run_engine import Emit, RunEngine
 from ._state import ConversationState, FeedbackRecord, FileRecord
 from ._store import Store, lease_owner_id
 from ._tool_choice import forced_tool_name
@@ -122,10 +122,10 @@ class Endpoints:
         return state
 
     def _once(
-        self, ctx: RequestContext, payload: object, produce: Callable[[], Response]
+        self, ctx: RequestContext, payload: object, produce: Callable[[str | None], Response]
     ) -> Response:
         if ctx.idempotency_key is None:
-            return produce()
+            return produce(None)
         return self._guard.serve(
             key=ctx.idempotency_key,
             owner=ctx.owner,
@@ -141,7 +141,7 @@ class Endpoints:
         request = validate_model(CreateConversationRequest, data)
         self._check_app(request.app_id)
 
-        def produce() -> Response:
+        def produce(_: str | None) -> Response:
             conversation_id = new_id()
             self.store.create_conversation(
                 ConversationState(
@@ -194,10 +194,14 @@ class Endpoints:
                 "query",
                 "must not be empty when neither tool_outputs nor a forced tool_choice is sent",
             )
-        return self._once(ctx, data, lambda: self._run(ctx, request, tools))
+        return self._once(ctx, data, lambda key: self._run(ctx, request, tools, key))
 
     def _run(
-        self, ctx: RequestContext, request: RunRequest, tools: tuple[dict[str, object], ...]
+        self,
+        ctx: RequestContext,
+        request: RunRequest,
+        tools: tuple[dict[str, object], ...],
+        replay_key: str | None,
     ) -> Response:
         conversation_id = request.conversation_id
         self._owned(conversation_id, owner=ctx.owner, app_id=request.app_id)
@@ -211,28 +215,27 @@ class Endpoints:
                 f"conversation_id: another run on {conversation_id!r} is still in progress",
                 headers={"Retry-After": "1"},
             )
+        date = utc_date(self._clock())
         if request.stream and getattr(self.engine.agent, "streams_text", False):
             message_id = serial_id()
             live = live_messages(
                 lambda emit: self._commit(
-                    ctx, request, tools, lease_id, message_id=message_id, emit=emit
-                ),
+                    ctx,
+                    request,
+                    tools,
+                    lease_id,
+                    replay_key,
+                    date=date,
+                    message_id=message_id,
+                    emit=emit,
+                )[1],
                 conversation_id=conversation_id,
                 message_id=message_id,
                 request_id=ctx.request_id,
-                clock=self._clock,
-                max_delta_chars=self._max_delta_chars,
+                date=date,
             )
             return sse_response(live, request_id=ctx.request_id)
-        outcome = self._commit(ctx, request, tools, lease_id)
-        date = utc_date(self._clock())
-        if request.stream:
-            messages = render_stream(
-                outcome, request_id=ctx.request_id, date=date, max_delta_chars=self._max_delta_chars
-            )
-            return sse_response(messages, request_id=ctx.request_id)
-        body = render_body(outcome, request_id=ctx.request_id, date=date)
-        return text_response(body, request_id=ctx.request_id)
+        return self._commit(ctx, request, tools, lease_id, replay_key, date=date)[0]
 
     def _commit(
         self,
@@ -240,12 +243,40 @@ class Endpoints:
         request: RunRequest,
         tools: tuple[dict[str, object], ...],
         lease_id: str,
+        replay_key: str | None,
         *,
+        date: str,
         message_id: str | None = None,
         emit: Emit | None = None,
-    ) -> RunOutcome:
-        """Run the engine on the leased conversation and commit what it did."""
+    ) -> tuple[Response, list[str]]:
+        """Run the engine on the leased conversation; commit what it did with its answer.
+
+        Returns:
+            The whole response, and for a live run the messages that follow those already
+            handed to ``emit`` (rendered once, so a replay repeats what was sent byte for
+            byte).
+        """
         conversation_id = request.conversation_id
+        sent: list[str] = []  # a live run's messages so far, as handed to emit
+        texts: list[str] = []
+        if emit is not None:
+            send = emit
+
+            def emit(text: str) -> None:
+                if text:
+                    message = live_message(
+                        text,
+                        first=not sent,
+                        conversation_id=conversation_id,
+                        message_id=message_id or "",
+                        request_id=ctx.request_id,
+                        date=date,
+                    )
+                    sent.append(message)
+                    texts.append(text)
+                    text = message
+                send(text)
+
         try:
             state = self._owned(conversation_id, owner=ctx.owner, app_id=request.app_id)
             if tools:
@@ -265,8 +296,22 @@ class Endpoints:
                     message_id=message_id,
                     emit=emit,
                 )
+            rest: list[str] = []
+            if request.stream:
+                rest = render_stream(
+                    outcome,
+                    request_id=ctx.request_id,
+                    date=date,
+                    max_delta_chars=self._max_delta_chars,
+                    sent="".join(texts),
+                )
+                response = sse_response([*sent, *rest], request_id=ctx.request_id)
+            else:
+                body = render_body(outcome, request_id=ctx.request_id, date=date)
+                response = text_response(body, request_id=ctx.request_id)
+            replay = None if replay_key is None else (replay_key, stored_response(response))
             committed = self.store.commit_run(
-                outcome.state, lease_id=lease_id, message_id=outcome.message_id
+                outcome.state, lease_id=lease_id, message_id=outcome.message_id, replay=replay
             )
         except BaseException:
             # Whatever failed (the agent, the store's commit), the conversation must not
@@ -280,7 +325,7 @@ class Endpoints:
                 "ConversationBusy",
                 f"conversation_id: the run on {conversation_id!r} outlived its lease",
             )
-        return outcome
+        return response, rest
 
     def _file_names(self, file_ids: list[str], state: ConversationState) -> tuple[str, ...]:
         names = []
@@ -330,7 +375,7 @@ class Endpoints:
             [part.name, part.filename, hashlib.sha256(part.data).hexdigest()] for part in parts
         ]
 
-        def produce() -> Response:
+        def produce(_: str | None) -> Response:
             self._owned(conversation_id, owner=ctx.owner, app_id=app_id)
             file_id = new_id()
             stored_as = self.uploads.save(file_id, file_part.data) if file_part else ""
@@ -364,7 +409,7 @@ class Endpoints:
         request = validate_model(FeedbackRequest, data)
         self._check_app(request.app_id)
 
-        def produce() -> Response:
+        def produce(_: str | None) -> Response:
             self._owned(request.conversation_id, owner=ctx.owner, app_id=request.app_id)
             if not self.store.has_message(request.conversation_id, request.message_id):
                 raise bad_parameter(

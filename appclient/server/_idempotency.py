@@ -36,9 +36,9 @@ from .._constants import (
 )
 from ._responses import HTTPProblem, Response
 from ._state import StoredResponse
-from ._store import Store
+from ._store import Store, lease_owner_id
 
-__all__ = ["REPLAY_HEADER", "IdempotencyGuard", "check_key", "fingerprint"]
+__all__ = ["REPLAY_HEADER", "IdempotencyGuard", "check_key", "fingerprint", "stored_response"]
 
 _log = logging.getLogger("appclient.server")
 
@@ -66,6 +66,19 @@ def check_key(key: str | None) -> str | None:
             f"{HEADER_IDEMPOTENCY_KEY}: at most {MAX_IDEMPOTENCY_KEY_LENGTH} printable characters",
         )
     return key
+
+
+def stored_response(response: Response, body: bytes | None = None) -> StoredResponse:
+    """Return ``response`` as kept for replays (``body``: a live stream's whole body)."""
+    if body is None:
+        body = b"".join(response.chunks) if response.chunks is not None else response.body
+    return StoredResponse(
+        status=response.status,
+        request_id=response.request_id,
+        content_type=response.content_type,
+        body=body,
+        stream=response.is_stream,
+    )
 
 
 def _replay(stored: StoredResponse) -> Response:
@@ -115,7 +128,7 @@ class IdempotencyGuard:
         key: str | None,
         owner: str,
         request_fingerprint: str,
-        produce: Callable[[], Response],
+        produce: Callable[[str | None], Response],
     ) -> Response:
         """Return the stored answer for a repeated key, or ``produce()`` and store it.
 
@@ -123,16 +136,22 @@ class IdempotencyGuard:
             key: The request's ``Idempotency-Key`` (``None`` runs ``produce`` directly).
             owner: The caller's owner fingerprint (keys are scoped to it).
             request_fingerprint: :func:`fingerprint` of the request.
-            produce: Serves the request for real.
+            produce: Serves the request for real; gets the scoped key to keep its answer
+                under in the same transaction as its writes (``None`` without a key), via
+                :meth:`Store.commit_run`.
 
         Raises:
             HTTPProblem: 409 while the first request runs, 422 for a reused key.
         """
         if key is None:
-            return produce()
+            return produce(None)
         scoped = f"{owner}:{key}"
         reservation = self._store.reserve_key(
-            scoped, request_fingerprint, now=self._clock(), stale_after=self._stale_after
+            scoped,
+            request_fingerprint,
+            now=self._clock(),
+            stale_after=self._stale_after,
+            holder=lease_owner_id(),
         )
         if reservation.outcome == "replay" and reservation.response is not None:
             return _replay(reservation.response)
@@ -150,7 +169,7 @@ class IdempotencyGuard:
                 f"{HEADER_IDEMPOTENCY_KEY}: this key was used for a different request",
             )
         try:
-            response = produce()
+            response = produce(scoped)
         except BaseException:
             self._store.release_key(scoped)
             raise
@@ -159,8 +178,7 @@ class IdempotencyGuard:
             return response
         if isinstance(response.chunks, Iterator):  # a live run: keep it once it has all gone
             return replace(response, chunks=self._kept_as_it_streams(scoped, response))
-        body = b"".join(response.chunks) if response.chunks is not None else response.body
-        self._keep(scoped, response, body)
+        self._keep(scoped, response, None)
         return response
 
     def _kept_as_it_streams(self, scoped: str, response: Response) -> Iterator[bytes]:
@@ -186,18 +204,10 @@ class IdempotencyGuard:
             raise
         self._keep(scoped, response, b"".join(sent))
 
-    def _keep(self, scoped: str, response: Response, body: bytes) -> None:
+    def _keep(self, scoped: str, response: Response, body: bytes | None) -> None:
         try:
-            self._store.complete_key(
-                scoped,
-                StoredResponse(
-                    status=response.status,
-                    request_id=response.request_id,
-                    content_type=response.content_type,
-                    body=body,
-                    stream=response.is_stream,
-                ),
-            )
+            # A run kept its answer when it committed; this keeps the others' (a no-op then).
+            self._store.complete_key(scoped, stored_response(response, body))
         except Exception:
             # The work is done and saved: answer it. The key stays reserved, so a repeat
             # gets 409 until the reservation goes stale instead of running a second time.

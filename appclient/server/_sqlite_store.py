@@ -62,7 +62,8 @@ CREATE TABLE IF NOT EXISTS idempotency (
     request_id TEXT,
     content_type TEXT,
     body BLOB,
-    stream INTEGER
+    stream INTEGER,
+    holder TEXT
 );
 CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (reserved_at);
 """
@@ -70,7 +71,7 @@ CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (reserved_at);
 #: The layout of the tables above, kept in the file's ``PRAGMA user_version``. A later
 #: version that changes the layout raises it and migrates older files when it opens them;
 #: a file of a newer layout than this code knows is refused instead of misread.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # Waits between attempts to open a file another process is switching to WAL (for tests).
 _sleep = time.sleep
@@ -144,26 +145,40 @@ class SQLiteStore(Store):
             )
         with self._connection() as db:
             db.executescript(_SCHEMA)
+            if found == 1:  # version 2 names the process holding each key reservation
+                db.execute("ALTER TABLE idempotency ADD COLUMN holder TEXT")
             if found < SCHEMA_VERSION:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        self.released_stale_leases = self._release_stale_leases()
+        self.released_stale_leases, self.released_stale_keys = self._release_stale_holds()
         _open_stores.add(self)
 
-    def _release_stale_leases(self) -> int:
-        """Free the run leases of processes that no longer run (a crashed worker's)."""
+    def _release_stale_holds(self) -> tuple[int, int]:
+        """Free the run leases and key reservations of processes that no longer run.
+
+        A crashed worker's runs did not commit, so its conversations and keys are free for a
+        retry at once, instead of after the lease (HTTP 409 until then).
+        """
         with self._connection() as db:
-            held = db.execute(
+            leases = db.execute(
                 "SELECT id, lease_id FROM conversations WHERE lease_id IS NOT NULL"
             ).fetchall()
-        gone = [(cid, lease) for cid, lease in held if lease_holder_gone(lease)]
-        if gone:
+            keys = db.execute(
+                "SELECT key, holder FROM idempotency WHERE status IS NULL AND holder IS NOT NULL"
+            ).fetchall()
+        gone_leases = [(cid, lease) for cid, lease in leases if lease_holder_gone(lease)]
+        gone_keys = [(key, holder) for key, holder in keys if lease_holder_gone(holder)]
+        if gone_leases or gone_keys:
             with self._transaction() as db:
                 db.executemany(
                     "UPDATE conversations SET lease_id = NULL, lease_expires = NULL "
                     "WHERE id = ? AND lease_id = ?",
-                    gone,
+                    gone_leases,
                 )
-        return len(gone)
+                db.executemany(
+                    "DELETE FROM idempotency WHERE key = ? AND holder = ? AND status IS NULL",
+                    gone_keys,
+                )
+        return len(gone_leases), len(gone_keys)
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
@@ -298,8 +313,15 @@ class SQLiteStore(Store):
             )
             return cursor.rowcount == 1
 
-    def commit_run(self, state: ConversationState, *, lease_id: str, message_id: str) -> bool:
-        """Save the run's state and message id and release the lease (if still held)."""
+    def commit_run(
+        self,
+        state: ConversationState,
+        *,
+        lease_id: str,
+        message_id: str,
+        replay: tuple[str, StoredResponse] | None = None,
+    ) -> bool:
+        """Save the run's state, message id and replay; release the lease (if still held)."""
         with self._transaction() as db:
             cursor = db.execute(
                 "UPDATE conversations SET state = ?, lease_id = NULL, lease_expires = NULL "
@@ -318,6 +340,8 @@ class SQLiteStore(Store):
                 "FROM messages WHERE conversation_id = ? ORDER BY rowid DESC LIMIT ?)",
                 (state.conversation_id, state.conversation_id, self._max_messages),
             )
+            if replay is not None and len(replay[1].body) <= self._max_key_bytes:
+                self._complete_key(db, *replay)
             return True
 
     def release_run(self, conversation_id: str, *, lease_id: str) -> None:
@@ -375,7 +399,7 @@ class SQLiteStore(Store):
         return records
 
     def reserve_key(
-        self, key: str, fingerprint: str, *, now: float, stale_after: float
+        self, key: str, fingerprint: str, *, now: float, stale_after: float, holder: str = ""
     ) -> KeyReservation:
         """Reserve an idempotency key (see :meth:`Store.reserve_key`)."""
         with self._transaction() as db:
@@ -402,9 +426,9 @@ class SQLiteStore(Store):
                 if now - float(reserved_at) < stale_after:
                     return KeyReservation("busy")
             db.execute(
-                "INSERT OR REPLACE INTO idempotency (key, fingerprint, reserved_at) "
-                "VALUES (?, ?, ?)",
-                (key, fingerprint, now),
+                "INSERT OR REPLACE INTO idempotency (key, fingerprint, reserved_at, holder) "
+                "VALUES (?, ?, ?, ?)",
+                (key, fingerprint, now, holder or None),
             )
             self._reservations += 1
             if self._reservations % _TRIM_EVERY == 0:
@@ -439,18 +463,22 @@ class SQLiteStore(Store):
             self.release_key(key)  # too big to keep: a repeat runs again
             return
         with self._connection() as db:
-            db.execute(
-                "UPDATE idempotency SET status = ?, request_id = ?, content_type = ?, "
-                "body = ?, stream = ? WHERE key = ?",
-                (
-                    response.status,
-                    response.request_id,
-                    response.content_type,
-                    response.body,
-                    int(response.stream),
-                    key,
-                ),
-            )
+            self._complete_key(db, key, response)
+
+    def _complete_key(self, db: sqlite3.Connection, key: str, response: StoredResponse) -> None:
+        # Only a reservation still waiting for its answer: a first answer is never replaced.
+        db.execute(
+            "UPDATE idempotency SET status = ?, request_id = ?, content_type = ?, "
+            "body = ?, stream = ? WHERE key = ? AND status IS NULL",
+            (
+                response.status,
+                response.request_id,
+                response.content_type,
+                response.body,
+                int(response.stream),
+                key,
+            ),
+        )
 
     def release_key(self, key: str) -> None:
         """Forget a reserved key whose request did not succeed."""

@@ -79,8 +79,24 @@ class Store(ABC):
         """Take the conversation's run lease; False if another unexpired lease holds it."""
 
     @abstractmethod
-    def commit_run(self, state: ConversationState, *, lease_id: str, message_id: str) -> bool:
+    def commit_run(
+        self,
+        state: ConversationState,
+        *,
+        lease_id: str,
+        message_id: str,
+        replay: tuple[str, StoredResponse] | None = None,
+    ) -> bool:
         """Save the state a run produced, record its message id, and release the lease.
+
+        Args:
+            state: The conversation's new state.
+            lease_id: The lease the run holds.
+            message_id: The run's message id.
+            replay: An idempotency key reserved for this request and the answer to keep
+                for it, saved in the same transaction: a crash can leave the run neither
+                applied without its answer kept (a retry would apply it twice) nor the
+                reverse.
 
         Returns:
             False (and saves nothing) when the lease is no longer held by ``lease_id``.
@@ -112,12 +128,14 @@ class Store(ABC):
 
     @abstractmethod
     def reserve_key(
-        self, key: str, fingerprint: str, *, now: float, stale_after: float
+        self, key: str, fingerprint: str, *, now: float, stale_after: float, holder: str = ""
     ) -> KeyReservation:
         """Reserve an idempotency key for a request with the given fingerprint.
 
         A reservation older than ``stale_after`` seconds whose request never completed (a
-        crashed worker) is taken over as ``"new"``.
+        crashed worker) is taken over as ``"new"``. ``holder`` names the reserving process
+        as a lease id does (:func:`lease_owner_id`): a store shared by processes frees the
+        reservations of one that ended when it opens, as it frees its leases.
         """
 
     @abstractmethod
@@ -201,12 +219,21 @@ class MemoryStore(Store):
             self._leases[conversation_id] = _Lease(lease_id, now + lease_seconds)
             return True
 
-    def commit_run(self, state: ConversationState, *, lease_id: str, message_id: str) -> bool:
-        """Save the run's state and message id and release the lease (if still held)."""
+    def commit_run(
+        self,
+        state: ConversationState,
+        *,
+        lease_id: str,
+        message_id: str,
+        replay: tuple[str, StoredResponse] | None = None,
+    ) -> bool:
+        """Save the run's state, message id and replay; release the lease (if still held)."""
         with self._lock:
             current = self._leases.get(state.conversation_id)
             if current is None or current.lease_id != lease_id:
                 return False
+            if replay is not None:
+                self._complete_key(*replay)
             del self._leases[state.conversation_id]
             self._conversations[state.conversation_id] = state
             messages = self._messages.setdefault(state.conversation_id, {})
@@ -248,9 +275,9 @@ class MemoryStore(Store):
             return list(self._feedback.get(conversation_id, ()))
 
     def reserve_key(
-        self, key: str, fingerprint: str, *, now: float, stale_after: float
+        self, key: str, fingerprint: str, *, now: float, stale_after: float, holder: str = ""
     ) -> KeyReservation:
-        """Reserve an idempotency key (see :meth:`Store.reserve_key`)."""
+        """Reserve an idempotency key (see :meth:`Store.reserve_key`; ``holder`` is unused)."""
         with self._lock:
             entry = self._keys.get(key)
             if entry is not None:
@@ -275,15 +302,19 @@ class MemoryStore(Store):
     def complete_key(self, key: str, response: StoredResponse) -> None:
         """Store the first answer for a reserved key."""
         with self._lock:
-            entry = self._keys.get(key)
-            if entry is None or entry.response is not None:
-                return
-            if len(response.body) > self._max_key_bytes:
-                del self._keys[key]  # too big to keep: a repeat runs again
-                return
-            entry.response = response
-            self._key_bytes += len(response.body)
-            self._trim_keys()
+            self._complete_key(key, response)
+
+    def _complete_key(self, key: str, response: StoredResponse) -> None:
+        # The caller holds the lock.
+        entry = self._keys.get(key)
+        if entry is None or entry.response is not None:
+            return
+        if len(response.body) > self._max_key_bytes:
+            del self._keys[key]  # too big to keep: a repeat runs again
+            return
+        entry.response = response
+        self._key_bytes += len(response.body)
+        self._trim_keys()
 
     def release_key(self, key: str) -> None:
         """Forget a reserved key whose request did not succeed."""

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import requests
 
 from appclient.server import ReferenceServer, SQLiteStore
+from appclient.server._state import StoredResponse
 from tests.server.helpers import WEATHER_TOOL, WeatherAgent
 
 RUNS = "/v2/app/conversation/runs"
@@ -92,6 +94,39 @@ def test_idempotent_replay_survives_a_restart(tmp_path: Path) -> None:
         replay = _post(second, RUNS, outputs, **{"Idempotency-Key": "k-1"})
         assert replay.content == original.content
         assert replay.headers["Idempotent-Replayed"] == "true"
+        state = second.store.get_conversation(cid)
+        assert state is not None
+        assert len(state.history) == 1
+
+
+class _DiesBeforeKeepingAnswers(SQLiteStore):
+    """A store whose process "dies" before any step after a run's commit could keep its answer."""
+
+    def complete_key(self, key: str, response: StoredResponse) -> None:
+        """Keep nothing, as a worker killed right after the commit."""
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_run_and_its_replay_are_committed_together(tmp_path: Path, stream: bool) -> None:
+    """Killed right after a run's commit, a restart still replays it: outputs applied once."""
+    db = tmp_path / "state.db"
+    with _server(db) as setup:
+        cid, interrupt = _tool_round(setup, "北京")
+    call_id = interrupt["content"][-1]["tool_calls"][0]["id"]
+    outputs = {
+        "app_id": setup.app_id,
+        "conversation_id": cid,
+        "stream": stream,
+        "tool_outputs": [{"tool_call_id": call_id, "output": "晴"}],
+    }
+    dying = _DiesBeforeKeepingAnswers(db)
+    with ReferenceServer(WeatherAgent(), components=(), store=dying, token=setup.token) as first:
+        original = _post(first, RUNS, outputs, **{"Idempotency-Key": "k-1"})
+        assert original.status_code == 200
+    with _server(db) as second:
+        replay = _post(second, RUNS, outputs, **{"Idempotency-Key": "k-1"})
+        assert replay.status_code == 200
+        assert replay.content == original.content
         state = second.store.get_conversation(cid)
         assert state is not None
         assert len(state.history) == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 from appclient.server import MemoryStore
@@ -39,11 +40,11 @@ class _CommitFailsOnce(MemoryStore):
         super().__init__()
         self.failures = 1
 
-    def commit_run(self, state: ConversationState, *, lease_id: str, message_id: str) -> bool:
+    def commit_run(self, state: ConversationState, **kwargs: Any) -> bool:
         if self.failures:
             self.failures -= 1
             raise OSError("disk I/O error")
-        return super().commit_run(state, lease_id=lease_id, message_id=message_id)
+        return super().commit_run(state, **kwargs)
 
 
 def test_failed_commit_releases_the_conversation() -> None:

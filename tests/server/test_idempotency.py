@@ -17,7 +17,7 @@ class Counter:
         self.calls = 0
         self.response = response
 
-    def __call__(self) -> Response:
+    def __call__(self, replay_key: str | None) -> Response:
         """Count and answer."""
         self.calls += 1
         return self.response
@@ -71,7 +71,7 @@ def test_key_in_flight_is_409() -> None:
     """A repeat while the first request still runs is a retryable 409."""
     guard = IdempotencyGuard(MemoryStore())
 
-    def produce() -> Response:
+    def produce(_: str | None) -> Response:
         with pytest.raises(HTTPProblem) as caught:
             _serve(guard, Counter(json_response({}, request_id="inner")))
         assert caught.value.status == 409
@@ -85,7 +85,7 @@ def test_failures_are_not_stored(failure: str) -> None:
     """A failed first attempt leaves the key free, so the retry runs for real."""
     guard = IdempotencyGuard(MemoryStore())
 
-    def fail() -> Response:
+    def fail(_: str | None) -> Response:
         if failure == "exception":
             raise HTTPProblem(404, "NotFound", "x")
         return Response(status=500, request_id="r")

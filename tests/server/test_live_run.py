@@ -7,14 +7,14 @@ import threading
 import pytest
 
 from appclient.server._live_run import live_messages
-from appclient.server._run_engine import Emit, RunOutcome
+from appclient.server._run_engine import Emit
 
 
 def test_a_client_that_leaves_early_does_not_strand_the_run() -> None:
     """Closing the stream after one message lets the run finish (its queue is drained)."""
     finished = threading.Event()
 
-    def work(emit: Emit) -> RunOutcome:
+    def work(emit: Emit) -> list[str]:
         try:
             emit("")
             for index in range(1_000):  # far more deltas than the queue holds
@@ -28,8 +28,7 @@ def test_a_client_that_leaves_early_does_not_strand_the_run() -> None:
         conversation_id="c",
         message_id="m",
         request_id="r",
-        clock=lambda: 0.0,
-        max_delta_chars=64,
+        date="2026-11-24T00:00:00Z",
     )
     assert "delta 0" in next(messages)
     messages.close()
@@ -39,7 +38,7 @@ def test_a_client_that_leaves_early_does_not_strand_the_run() -> None:
 def test_a_request_error_before_the_first_byte_is_raised() -> None:
     """Work that fails before the agent starts raises from live_messages itself."""
 
-    def work(emit: Emit) -> RunOutcome:
+    def work(emit: Emit) -> list[str]:
         raise LookupError("unknown tool_call_id")
 
     with pytest.raises(LookupError, match="unknown tool_call_id"):
@@ -48,6 +47,5 @@ def test_a_request_error_before_the_first_byte_is_raised() -> None:
             conversation_id="c",
             message_id="m",
             request_id="r",
-            clock=lambda: 0.0,
-            max_delta_chars=64,
+            date="2026-11-24T00:00:00Z",
         )

@@ -13,7 +13,7 @@ import pytest
 
 import appclient.server._sqlite_store as sqlite_store_module
 from appclient.server import SQLiteStore
-from appclient.server._sqlite_store import SCHEMA_VERSION
+from appclient.server._sqlite_store import _SCHEMA, SCHEMA_VERSION
 from appclient.server._state import ConversationState, OpenTurn, PendingCall, StoredResponse
 from appclient.server._store import StoreBusyError
 from tests.server.helpers import (
@@ -328,8 +328,7 @@ def test_a_file_that_cannot_be_opened_is_a_retryable_busy_error(tmp_path: Path) 
     store.close()
 
 
-def test_leases_of_processes_that_ended_are_freed_when_the_store_opens(tmp_path: Path) -> None:
-    """A run lease left by a killed process is freed at once; a live process keeps its own."""
+def _pid_of_an_ended_process() -> int:
     import subprocess
     import sys
 
@@ -339,7 +338,49 @@ def test_leases_of_processes_that_ended_are_freed_when_the_store_opens(tmp_path:
         text=True,
         check=True,
     )
-    dead_pid = int(ended.stdout)
+    return int(ended.stdout)
+
+
+def test_key_reservations_of_processes_that_ended_are_freed_when_the_store_opens(
+    tmp_path: Path,
+) -> None:
+    """A key a killed worker reserved (its run never committed) is free at once, not in 300 s."""
+    dead_pid = _pid_of_an_ended_process()
+    path = tmp_path / "state.sqlite3"
+    store = SQLiteStore(path)
+    store.reserve_key("k-dead", "fp", now=0, stale_after=300, holder=f"{dead_pid}-1")
+    store.reserve_key("k-live", "fp", now=0, stale_after=300, holder=f"{os.getppid()}-1")
+    store.close()
+    reopened = SQLiteStore(path)
+    assert reopened.released_stale_keys == 1
+    assert reopened.reserve_key("k-dead", "fp", now=1, stale_after=300).outcome == "new"
+    assert reopened.reserve_key("k-live", "fp", now=1, stale_after=300).outcome == "busy"
+    reopened.close()
+
+
+def test_a_version_1_file_is_migrated_and_keeps_its_replays(tmp_path: Path) -> None:
+    """A file of the first layout gains the reservation holder column; stored answers stay."""
+    path = tmp_path / "old.sqlite3"
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript(_SCHEMA.replace(",\n    holder TEXT", ""))
+        db.execute(
+            "INSERT INTO idempotency VALUES ('k', 'fp', 0, 200, 'r', 'application/json', "
+            "x'7b7d', 0)"
+        )
+        db.execute("PRAGMA user_version = 1")
+        db.commit()
+    store = SQLiteStore(path)
+    replay = store.reserve_key("k", "fp", now=1, stale_after=60)
+    assert (replay.outcome, replay.response and replay.response.body) == ("replay", b"{}")
+    assert store.reserve_key("k2", "fp", now=1, stale_after=60, holder="1-1").outcome == "new"
+    store.close()
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_leases_of_processes_that_ended_are_freed_when_the_store_opens(tmp_path: Path) -> None:
+    """A run lease left by a killed process is freed at once; a live process keeps its own."""
+    dead_pid = _pid_of_an_ended_process()
     path = tmp_path / "state.sqlite3"
     store = SQLiteStore(path)
     for cid in ("c-dead", "c-live"):
