@@ -29,7 +29,7 @@ from ._reference_server import ReferenceServer
 from ._rule_agent import RuleAgent
 from ._scripted_agent import ScriptedAgent
 from ._sqlite_store import SQLiteStore
-from ._store import MemoryStore, Store, StoreBusyError
+from ._store import MemoryStore, QuotaExceededError, Store, StoreBusyError
 from ._wsgi import ReferenceApp, create_app
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "MemoryStore",
     "ModelAgent",
     "PlannedCall",
+    "QuotaExceededError",
     "ReferenceApp",
     "ReferenceServer",
     "RuleAgent",

@@ -24,6 +24,9 @@ from ._tool_matching import Candidate, Intent, match_intents
 
 __all__ = ["IntentMemo"]
 
+#: Plans whose query and tool texts are longer are not kept, so the memo is bounded in bytes.
+_MAX_KEY_CHARS = 64 * 1024
+
 _Key = tuple[str, dt.date, tuple[tuple[str, str, int, bool], ...]]
 _Entry = tuple[tuple[Mapping[str, Any], ...], tuple[Intent, ...]]
 
@@ -62,6 +65,8 @@ class IntentMemo:
         ):
             return list(entry[1])
         intents = match_intents(query, candidates, today=today)
+        if len(query) + sum(len(c.name) + len(c.description) for c in candidates) > _MAX_KEY_CHARS:
+            return intents  # kept `size` times over, large keys would pin a lot of memory
         with self._lock:
             self._entries[key] = (parameters, tuple(intents))
             while len(self._entries) > self._size:

@@ -15,7 +15,6 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Any, Literal
 
 from ._argument_tables import (
@@ -32,7 +31,7 @@ from ._argument_tables import (
 )
 from ._query_values import detect_language, find_quoted, is_cjk
 from ._schema_fit import inline_refs
-from ._text_terms import english_words
+from ._text_terms import cache_short_keys, english_words
 
 __all__ = [
     "Slot",
@@ -271,7 +270,7 @@ def parameter_slots(parameters: Any) -> list[Slot]:
     return list(_cached_slots(key))
 
 
-@lru_cache(maxsize=512)
+@cache_short_keys(512, max_chars=16 * 1024)
 def _cached_slots(parameters_json: str) -> tuple[Slot, ...]:
     # Slots hold the schema they were read from; a decoded copy keeps the cache immutable.
     return tuple(_slots(inline_refs(json.loads(parameters_json))))

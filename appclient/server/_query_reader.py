@@ -35,6 +35,7 @@ from ._text_terms import (
     FILLER_PHRASES,
     GENERIC_TERMS,
     STOPWORDS,
+    cache_short_keys,
     concepts_in,
     english_words,
     text_terms,
@@ -105,7 +106,7 @@ def _surfaces(option: Any) -> tuple[str, ...]:
     return _surfaces_of(option)
 
 
-@lru_cache(maxsize=1024)
+@cache_short_keys(1024)
 def _surfaces_of(option: str | int | float) -> tuple[str, ...]:
     text = str(option)
     forms = {text, text.replace("_", " ")}
@@ -119,7 +120,7 @@ def _surfaces_of(option: str | int | float) -> tuple[str, ...]:
     return tuple(f for f in forms if len(f) >= 2 or (f and not f.isalnum()))
 
 
-@lru_cache(maxsize=1024)
+@cache_short_keys(1024)
 def _labelled_pattern(label: str) -> re.Pattern[str]:
     before = r"(?<![A-Za-z0-9])" if label[0].isascii() else ""
     return re.compile(
@@ -133,7 +134,7 @@ def search_word(surface: str, text: str) -> re.Match[str] | None:
     return _surface_pattern(surface).search(text)
 
 
-@lru_cache(maxsize=4096)
+@cache_short_keys(4096)
 def _surface_pattern(surface: str) -> re.Pattern[str]:
     """A word written as a whole word: ``celsius`` is not found inside ``celsiusx``."""
     if any(is_cjk(c) for c in surface):
@@ -143,7 +144,7 @@ def _surface_pattern(surface: str) -> re.Pattern[str]:
     return re.compile(before + re.escape(surface) + after, re.IGNORECASE)
 
 
-@lru_cache(maxsize=512)
+@cache_short_keys(512)
 def _tool_vocabulary(tool_text: str) -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
     """The tool's own words: English words, CJK pairs to cover, and phrases to cover."""
     terms = text_terms(tool_text) if tool_text else frozenset()
@@ -162,7 +163,7 @@ def _all_concept_words() -> tuple[frozenset[str], tuple[str, ...]]:
     return words, tuple(f for f in forms if not f.isascii())
 
 
-@lru_cache(maxsize=1024)
+@cache_short_keys(1024)
 def _cue_pattern(cue: str) -> re.Pattern[str]:
     """A cue as a whole word; cues are stems (``passenger``), so an English plural counts."""
     if not cue.isascii() or not cue[-1].isalpha():

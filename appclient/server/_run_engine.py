@@ -75,6 +75,7 @@ _log = logging.getLogger("appclient.server")
 Emit: TypeAlias = Callable[[str], None]
 
 _TOOL_MODEL_CACHE_SIZE = 512
+_TOOL_MODEL_CACHE_CHARS = 16 * 1024
 
 #: ``event_code`` of the error event when a cloud component raised.
 EVENT_CODE_COMPONENT_FAILED = 5001
@@ -224,6 +225,8 @@ class RunEngine:
         if entry is not None and entry[0] is tool:
             return entry[1]
         model = Tool.model_validate(tool)
+        if len(str(tool)) > _TOOL_MODEL_CACHE_CHARS:  # kept 512 times over, it would pin GBs
+            return model
         with self._models_lock:
             self._models[key] = (tool, model)
             while len(self._models) > _TOOL_MODEL_CACHE_SIZE:

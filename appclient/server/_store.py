@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -27,11 +29,27 @@ from ._state import ConversationState, FeedbackRecord, FileRecord, StoredRespons
 __all__ = [
     "KeyReservation",
     "MemoryStore",
+    "QuotaExceededError",
     "Store",
     "StoreBusyError",
     "lease_holder_gone",
     "lease_owner_id",
 ]
+
+
+class QuotaExceededError(RuntimeError):
+    """A token's conversations would take more of the store's memory than its quota.
+
+    Nothing was changed; the server answers HTTP 429 with ``Retry-After``: the token's
+    conversations that stay idle are forgotten in time, which frees its quota.
+
+    Attributes:
+        retry_after: Seconds to wait before trying again.
+    """
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class StoreBusyError(RuntimeError):
@@ -157,6 +175,28 @@ class _Lease:
 
 
 @dataclass(slots=True)
+class _Kept:
+    state: ConversationState
+    size: int
+    tools_size: int
+    used: float
+
+
+def _weigh(state: ConversationState, tools_size: int) -> int:
+    """Estimate a state's memory in bytes: its text, plus a fixed overhead per conversation."""
+    history = sum(turn.chars for turn in state.history)
+    turn = state.open_turn
+    if turn is not None:
+        history += len(turn.query) + len(turn.thought) + len(turn.memo)
+        history += sum(len(result.output) for result in turn.results)
+        history += sum(len(str(call.arguments)) for call in turn.pending)
+    return _CONVERSATION_OVERHEAD + tools_size + 2 * history  # str: up to 4 bytes a char
+
+
+_CONVERSATION_OVERHEAD = 2048
+
+
+@dataclass(slots=True)
 class _KeyEntry:
     fingerprint: str
     reserved_at: float
@@ -173,6 +213,13 @@ class MemoryStore(Store):
         max_messages_per_conversation: Run message ids remembered per conversation (what
             feedback may name); the oldest are forgotten first, so a long-lived
             conversation's memory does not grow with every run.
+        max_conversation_bytes: The memory all conversations may take (estimated from
+            their text); past it, the least recently used ones are forgotten (a run in
+            progress keeps its own). A forgotten conversation is unknown (404).
+        max_bytes_per_owner: The share of it one token's conversations may take; a request
+            that would store more raises :class:`QuotaExceededError` (HTTP 429).
+        idle_seconds: Conversations unused this long are forgotten (``None``: never).
+        clock: Returns the time in seconds, for ``idle_seconds`` (injectable for tests).
     """
 
     def __init__(
@@ -181,9 +228,22 @@ class MemoryStore(Store):
         max_idempotency_keys: int = DEFAULT_IDEMPOTENCY_CACHE_SIZE,
         max_idempotency_bytes: int = DEFAULT_IDEMPOTENCY_CACHE_BYTES,
         max_messages_per_conversation: int = DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
+        max_conversation_bytes: int = 256 * 1024 * 1024,
+        max_bytes_per_owner: int = 64 * 1024 * 1024,
+        idle_seconds: float | None = 24 * 3600.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._lock = threading.Lock()
-        self._conversations: dict[str, ConversationState] = {}
+        # Least recently used first, each with its estimated size.
+        self._conversations: OrderedDict[str, _Kept] = OrderedDict()
+        self._bytes = 0
+        self._owner_bytes: dict[str, int] = {}
+        self._max_bytes = max_conversation_bytes
+        self._max_owner_bytes = max_bytes_per_owner
+        self._idle_seconds = idle_seconds
+        self._clock = clock
+        #: Conversations forgotten for memory or idleness so far.
+        self.evicted_conversations = 0
         self._leases: dict[str, _Lease] = {}
         # Per conversation, its message ids in run order (a dict is an ordered set).
         self._messages: dict[str, dict[str, None]] = {}
@@ -199,14 +259,70 @@ class MemoryStore(Store):
         return f"MemoryStore(conversations={len(self._conversations)})"
 
     def create_conversation(self, state: ConversationState) -> None:
-        """Save a new conversation."""
+        """Save a new conversation.
+
+        Raises:
+            QuotaExceededError: The owner's conversations would outgrow its quota.
+        """
         with self._lock:
-            self._conversations[state.conversation_id] = state
+            self._keep(state)
 
     def get_conversation(self, conversation_id: str) -> ConversationState | None:
-        """Return the conversation's current state, or ``None`` if unknown."""
+        """Return the conversation's current state, or ``None`` if unknown (or forgotten)."""
         with self._lock:
-            return self._conversations.get(conversation_id)
+            kept = self._conversations.get(conversation_id)
+            if kept is None:
+                return None
+            kept.used = self._clock()
+            self._conversations.move_to_end(conversation_id)
+            return kept.state
+
+    def _keep(self, state: ConversationState) -> None:
+        # The caller holds the lock. Checked before anything changes, so a refusal is clean.
+        cid, owner = state.conversation_id, state.owner
+        previous = self._conversations.get(cid)
+        if previous is not None and previous.state.tools is state.tools:
+            tools_size = previous.tools_size
+        else:  # str() of the checked dicts: close to their JSON, and cheap
+            tools_size = sum(len(str(tool)) for tool in state.tools)
+        size = _weigh(state, tools_size)
+        grown = size - (previous.size if previous is not None else 0)
+        owned = self._owner_bytes.get(owner, 0)
+        if grown > 0 and owned + grown > self._max_owner_bytes:
+            raise QuotaExceededError(
+                f"this token's conversations would keep {(owned + grown) >> 20} MiB on the "
+                f"server, over its quota of {self._max_owner_bytes >> 20} MiB; conversations "
+                "left unused are forgotten in time",
+                retry_after=int(self._idle_seconds or 3600),
+            )
+        self._conversations[cid] = _Kept(state, size, tools_size, self._clock())
+        self._conversations.move_to_end(cid)
+        self._owner_bytes[owner] = owned + grown
+        self._bytes += grown
+        self._forget_old(keep=cid)
+
+    def _forget_old(self, *, keep: str) -> None:
+        # The caller holds the lock. Least recently used first: idle ones, then any over the
+        # memory limit; a conversation whose run is in progress (leased) stays.
+        idle_before = -1.0 if self._idle_seconds is None else self._clock() - self._idle_seconds
+        over = self._bytes - self._max_bytes
+        victims = []
+        for cid, kept in self._conversations.items():  # usually stops at the first
+            if kept.used >= idle_before and over <= 0:
+                break
+            if cid != keep and cid not in self._leases:
+                victims.append(cid)
+                over -= kept.size
+        for cid in victims:
+            kept = self._conversations.pop(cid)
+            self._bytes -= kept.size
+            owner = kept.state.owner
+            self._owner_bytes[owner] -= kept.size
+            if not self._owner_bytes[owner]:
+                del self._owner_bytes[owner]
+            self._messages.pop(cid, None)
+            self._feedback.pop(cid, None)
+            self.evicted_conversations += 1
 
     def acquire_run(
         self, conversation_id: str, *, lease_id: str, now: float, lease_seconds: float
@@ -232,10 +348,10 @@ class MemoryStore(Store):
             current = self._leases.get(state.conversation_id)
             if current is None or current.lease_id != lease_id:
                 return False
+            self._keep(state)  # may refuse (quota): then nothing changed
             if replay is not None:
                 self._complete_key(*replay)
             del self._leases[state.conversation_id]
-            self._conversations[state.conversation_id] = state
             messages = self._messages.setdefault(state.conversation_id, {})
             messages[message_id] = None
             if len(messages) > self._max_messages:

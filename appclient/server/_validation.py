@@ -14,7 +14,7 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -29,6 +29,10 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _CACHE_SIZE = 512
+#: The tools of a run, as characters of JSON (a conversation keeps them for its later runs).
+MAX_TOOLS_CHARS: Final = 1024 * 1024
+#: Larger tools are checked on every run instead of kept (the cache stays under ~8 MiB).
+_MAX_CACHED_TOOL_CHARS: Final = 16 * 1024
 
 
 def _reject_constant(name: str) -> Any:
@@ -147,6 +151,8 @@ _checked_lock = threading.Lock()
 
 
 def _remember(key: str, tool: dict[str, Any] | None) -> None:
+    if len(key) > _MAX_CACHED_TOOL_CHARS:  # a huge tool would pin its size 512 times over
+        return
     with _checked_lock:
         _checked_tools[key] = tool
         while len(_checked_tools) > _CACHE_SIZE:
@@ -236,6 +242,7 @@ def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
         raise bad_parameter("tools", f"at most {DEFAULT_MAX_TOOLS} tools per run")
     tools: list[dict[str, Any]] = []
     seen: set[str] = set()
+    size = 0
     for index, raw in enumerate(raw_tools):
         field = f"tools[{index}]"
         if not isinstance(raw, dict):
@@ -244,6 +251,13 @@ def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
             key = repr(raw)
         except RecursionError:
             raise bad_parameter(field, "nested too deeply") from None
+        size += len(key)  # close to the JSON's size, and computed anyway
+        if size > MAX_TOOLS_CHARS:
+            raise bad_parameter(
+                "tools",
+                f"at most {MAX_TOOLS_CHARS:,} characters of tools per run (a conversation "
+                "keeps them); describe each tool briefly",
+            )
         with _checked_lock:
             known = key in _checked_tools
             cached = _checked_tools.get(key)

@@ -47,7 +47,7 @@ from ._responses import HTTPProblem, Response, error_response, serial_id
 from ._rule_agent import RuleAgent
 from ._run_engine import AgentFailure, Component, RunEngine
 from ._sqlite_store import SQLiteStore
-from ._store import MemoryStore, Store, StoreBusyError
+from ._store import MemoryStore, QuotaExceededError, Store, StoreBusyError
 from ._uploads import UploadStorage
 
 __all__ = ["ReferenceApp", "create_app"]
@@ -140,6 +140,11 @@ class ReferenceApp:
         except AgentFailure as exc:
             _log.error("request %s: %s", request_id, exc, exc_info=exc.__cause__ is not None)
             return error_response(HTTPProblem(500, "AgentError", str(exc)), request_id=request_id)
+        except QuotaExceededError as exc:
+            quota = HTTPProblem(
+                429, "QuotaExceeded", str(exc), headers={"Retry-After": str(exc.retry_after)}
+            )
+            return error_response(quota, request_id=request_id)
         except StoreBusyError as exc:
             _log.warning("request %s: %s", request_id, exc)
             busy = HTTPProblem(503, "ServiceUnavailable", str(exc), headers={"Retry-After": "1"})

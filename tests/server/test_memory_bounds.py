@@ -1,0 +1,140 @@
+"""Server memory stays bounded whatever clients send: store limits, caches, tool sizes."""
+
+from __future__ import annotations
+
+import pytest
+
+from appclient.server import MemoryStore, QuotaExceededError
+from appclient.server._agent_api import ToolResult
+from appclient.server._state import ConversationState, TurnRecord
+from appclient.server._text_terms import cache_short_keys
+from appclient.server._validation import MAX_TOOLS_CHARS, _checked_tools, validate_tools
+from tests.server.helpers import APP_ID, call_app, make_app, new_conversation, run_body
+
+
+def _state(cid: str, owner: str = "owner", text_chars: int = 0) -> ConversationState:
+    state = ConversationState(cid, owner, "app", 0.0)
+    if text_chars:
+        turn = TurnRecord(
+            query="q", answer="a", results=(ToolResult("i", "t", {}, "x" * text_chars),)
+        )
+        state = state.evolve(history=(turn,))
+    return state
+
+
+class Clock:
+    """A settable clock."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        """The current time."""
+        return self.now
+
+
+def test_conversations_unused_for_the_idle_time_are_forgotten() -> None:
+    """A conversation nobody touched for idle_seconds is gone; a recently used one stays."""
+    clock = Clock()
+    store = MemoryStore(idle_seconds=60, clock=clock)
+    store.create_conversation(_state("old"))
+    clock.now += 30
+    store.create_conversation(_state("recent"))
+    clock.now += 40
+    store.create_conversation(_state("new"))
+    assert store.get_conversation("old") is None
+    assert store.get_conversation("recent") is not None
+    assert store.evicted_conversations == 1
+
+
+def test_past_the_memory_limit_the_least_recently_used_are_forgotten() -> None:
+    """Over max_conversation_bytes, the conversations used longest ago go first."""
+    store = MemoryStore(max_conversation_bytes=100_000, max_bytes_per_owner=10**9)
+    for index in range(5):
+        store.create_conversation(_state(f"c{index}", text_chars=20_000))
+    assert store.get_conversation("c0") is None
+    assert store.get_conversation("c4") is not None
+    assert store.evicted_conversations >= 2
+
+
+def test_a_conversation_whose_run_is_in_progress_is_never_forgotten() -> None:
+    """A leased conversation stays even when it is the least recently used."""
+    store = MemoryStore(max_conversation_bytes=50_000, max_bytes_per_owner=10**9)
+    store.create_conversation(_state("busy", text_chars=20_000))
+    assert store.acquire_run("busy", lease_id="l", now=0, lease_seconds=300)
+    for index in range(3):
+        store.create_conversation(_state(f"c{index}", text_chars=20_000))
+    assert store.get_conversation("busy") is not None
+
+
+def test_a_token_over_its_quota_is_refused_and_nothing_changes() -> None:
+    """A write that would take one owner past max_bytes_per_owner raises; its state is kept."""
+    store = MemoryStore(max_bytes_per_owner=60_000)
+    store.create_conversation(_state("a", text_chars=10_000))
+    with pytest.raises(QuotaExceededError) as caught:
+        store.create_conversation(_state("b", text_chars=20_000))
+    assert caught.value.retry_after > 0
+    assert store.get_conversation("b") is None
+    store.create_conversation(_state("other", owner="someone-else", text_chars=20_000))
+    assert store.get_conversation("other") is not None
+
+
+def test_quota_exceeded_is_a_429_with_retry_after() -> None:
+    """Over its quota, a token gets 429 QuotaExceeded with Retry-After, not a 500."""
+    app = make_app(store=MemoryStore(max_bytes_per_owner=1))
+    reply = call_app(app, "/v2/app/conversation", {"app_id": APP_ID})
+    assert reply.status == 429
+    assert reply.json()["code"] == "QuotaExceeded"
+    assert int(reply.headers["Retry-After"]) > 0
+
+
+def test_a_run_whose_tools_are_over_the_limit_is_a_400() -> None:
+    """Tools larger than a conversation may keep are refused, naming the field and limit."""
+    app = make_app()
+    cid = new_conversation(app)
+    huge = {
+        "type": "function",
+        "function": {"name": "huge", "description": "x" * (MAX_TOOLS_CHARS + 1), "parameters": {}},
+    }
+    reply = call_app(app, "/v2/app/conversation/runs", run_body(cid, query="hi", tools=[huge]))
+    assert reply.status == 400
+    assert "tools" in reply.json()["message"]
+    assert f"{MAX_TOOLS_CHARS:,}" in reply.json()["message"]
+
+
+def test_large_tools_are_checked_but_not_cached() -> None:
+    """A tool over the cached size is validated on each run, not pinned by the cache."""
+    big = {
+        "type": "function",
+        "function": {"name": "big", "description": "d" * 100_000, "parameters": {}},
+    }
+    (checked,) = validate_tools([big])
+    assert checked["function"]["name"] == "big"
+    assert repr(big) not in _checked_tools
+
+
+def test_short_keys_are_cached_and_long_ones_computed_each_time() -> None:
+    """cache_short_keys keeps short keys only, so it is bounded in bytes."""
+    calls: list[str] = []
+
+    @cache_short_keys(8, max_chars=10)
+    def upper(text: str) -> str:
+        calls.append(text)
+        return text.upper()
+
+    assert upper("short") == upper("short") == "SHORT"
+    assert upper("x" * 11) == upper("x" * 11)
+    assert calls == ["short", "x" * 11, "x" * 11]
+
+
+def test_refused_requests_do_not_change_the_conversation() -> None:
+    """A run refused for its tools leaves the conversation as it was (no half state)."""
+    app = make_app()
+    cid = new_conversation(app)
+    huge = {
+        "type": "function",
+        "function": {"name": "h", "description": "y" * (MAX_TOOLS_CHARS + 1)},
+    }
+    reply = call_app(app, "/v2/app/conversation/runs", run_body(cid, query="hi", tools=[huge]))
+    assert reply.status == 400
+    assert app.store.get_conversation(cid).tools == ()  # type: ignore[union-attr]
