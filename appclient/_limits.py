@@ -4,20 +4,50 @@ A client never trusts a server to be small or quick. :class:`Timeout` bounds the
 connection, for each read and for the whole call, so a server that drips one byte at a time
 cannot hold a call for ever; :class:`Limits` bounds the bytes and events a response may
 bring, so an endless or inflated answer ends in a clear error instead of exhausting memory.
-Both are plain frozen values checked once, when the client is made.
+Both are plain frozen values checked once, when the client is made. :func:`cache_short_keys`
+bounds the caches that keys from the network fill (on either side) in bytes, not only in
+entries.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, fields
-from typing import Final
+from typing import Any, Final, TypeVar, cast
 
 from ._errors import InvalidRequestError
 
-__all__ = ["Limits", "Timeout", "parse_limits", "parse_timeout"]
+__all__ = ["Limits", "Timeout", "cache_short_keys", "parse_limits", "parse_timeout"]
 
 _MIB: Final = 1024 * 1024
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def cache_short_keys(maxsize: int, *, max_chars: int = 1000) -> Callable[[_F], _F]:
+    """``functools.lru_cache(maxsize)`` for calls whose arguments are short (as ``str``).
+
+    Caches keyed by what a peer sends (queries, tool descriptions, schemas, docstrings) are
+    bounded in entries by ``lru_cache``; that alone lets a peer pin a few huge keys many times
+    over (512 unique 9 MB tools held gigabytes). A call whose positional arguments add up to
+    more than ``max_chars`` characters is computed every time instead of kept, so each cache
+    is bounded in bytes too. Such calls are rare and seldom repeated.
+    """
+
+    def decorate(function: _F) -> _F:
+        cached = functools.lru_cache(maxsize=maxsize)(function)
+
+        @functools.wraps(function)
+        def call(*args: Hashable) -> Any:
+            if sum(len(str(arg)) for arg in args) <= max_chars:
+                return cached(*args)
+            return function(*args)
+
+        call.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+        return cast(_F, call)
+
+    return decorate
 
 
 def _check(

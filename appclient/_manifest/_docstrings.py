@@ -13,7 +13,6 @@ no annotation (see :mod:`appclient._manifest._type_schema`).
 
 from __future__ import annotations
 
-import functools
 import inspect
 import re
 from collections.abc import Mapping
@@ -21,6 +20,8 @@ from dataclasses import dataclass, field
 
 import docstring_parser
 from docstring_parser import google
+
+from .._limits import cache_short_keys
 
 __all__ = ["DocInfo", "merge_doc_info", "parse_docstring"]
 
@@ -91,7 +92,7 @@ def _clean_name(name: str) -> str:
     return name.lstrip("*").strip()
 
 
-@functools.lru_cache(maxsize=1024)
+@cache_short_keys(1024, max_chars=16 * 1024)
 def parse_docstring(text: str | None) -> DocInfo:
     """Parse a docstring written in any of the supported styles.
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from .._limits import cache_short_keys
 from ._argument_tables import (
     DATE_DESCRIPTION_CUES,
     DATE_NAME_WORDS,
@@ -31,7 +32,7 @@ from ._argument_tables import (
 )
 from ._query_values import detect_language, find_quoted, is_cjk
 from ._schema_fit import inline_refs
-from ._text_terms import cache_short_keys, english_words
+from ._text_terms import english_words
 
 __all__ = [
     "Slot",

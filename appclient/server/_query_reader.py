@@ -16,6 +16,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from .._limits import cache_short_keys
 from ._argument_tables import VALUE_SYNONYMS
 from ._parameter_slots import Slot
 from ._place_names import PlaceMention, find_places, lookup_place
@@ -35,7 +36,6 @@ from ._text_terms import (
     FILLER_PHRASES,
     GENERIC_TERMS,
     STOPWORDS,
-    cache_short_keys,
     concepts_in,
     english_words,
     text_terms,

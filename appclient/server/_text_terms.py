@@ -10,12 +10,10 @@ Chinese query finds a tool described in English and the other way round. Generic
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable
 from functools import lru_cache
-from typing import TypeVar
 
+from .._limits import cache_short_keys
 from ._query_values import is_cjk
 
 __all__ = [
@@ -23,15 +21,10 @@ __all__ = [
     "FILLER_PHRASES",
     "GENERIC_TERMS",
     "STOPWORDS",
-    "cache_short_keys",
     "concepts_in",
     "english_words",
     "text_terms",
 ]
-
-
-_K = TypeVar("_K")
-_V = TypeVar("_V")
 
 
 def _words(text: str) -> list[str]:
@@ -311,29 +304,6 @@ def text_terms(text: str) -> frozenset[str]:
     # Tool names and descriptions repeat on every request and are worth caching; long
     # one-off queries are not (they would only fill the memory).
     return _cached_terms(text)
-
-
-def cache_short_keys(
-    maxsize: int, *, max_chars: int = _CACHED_TEXT_CHARS
-) -> Callable[[Callable[[_K], _V]], Callable[[_K], _V]]:
-    """``lru_cache(maxsize)`` for keys of at most ``max_chars`` characters (as ``str``).
-
-    The rule agent's caches are keyed by text from requests (queries, tool descriptions,
-    schemas, enum values). An entry bound alone lets a client pin a few huge keys many
-    times over; with keys bounded too, each cache is bounded in bytes. Longer keys are
-    computed every time (they are rarely asked twice).
-    """
-
-    def decorate(function: Callable[[_K], _V]) -> Callable[[_K], _V]:
-        cached = lru_cache(maxsize=maxsize)(function)
-
-        @functools.wraps(function)
-        def call(key: _K) -> _V:
-            return cached(key) if len(str(key)) <= max_chars else function(key)
-
-        return call
-
-    return decorate
 
 
 @cache_short_keys(4096)

@@ -24,10 +24,10 @@ import datetime as dt
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Any
 
 from .._constants import RULE_AGENT_MAX_CLAUSES, RULE_AGENT_MAX_PARALLEL_CALLS
+from .._limits import cache_short_keys
 from .._models import Tool
 from ._agent_api import ComponentInfo
 from ._argument_filling import ArgumentPlan, plan_arguments
@@ -110,7 +110,7 @@ def candidates_from(tools: Sequence[Tool], components: Sequence[ComponentInfo]) 
     return candidates
 
 
-@lru_cache(maxsize=512)
+@cache_short_keys(512, max_chars=16 * 1024)
 def _terms(name: str, description: str, parameters_json: str) -> tuple[frozenset[str], ...]:
     parameters = json.loads(parameters_json)
     properties = parameters.get("properties") if isinstance(parameters, dict) else None
