@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from .._constants import DEFAULT_KEEPALIVE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, HEADER_REQUEST_ID
+from ._request_heads import HeadReader, PrefixedReader
 from ._responses import encode_json, new_id
 
 #: Seconds a request may take to arrive (line, headers, body) before its client is dropped.
@@ -93,6 +94,11 @@ class _BodyReader:
 
 _MAX_HEADERS = 100
 _MAX_LINE = 65536
+#: Connections that may wait for their request head, per thread the server may run: they
+#: cost a buffer each, not a thread.
+_HEADS_PER_THREAD = 4
+#: A request head still incomplete at this size is handed on, to be answered 431 or 414.
+_MAX_HEAD_BYTES = 4 * _MAX_LINE
 _DIGITS = re.compile(r"[0-9]+")
 #: Longest chunk-size line (hex size and extensions) and most trailer lines accepted.
 _MAX_CHUNK_LINE = 4096
@@ -193,6 +199,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.connection = self.request
         self.connection.settimeout(self.server.keepalive_timeout)
         super().setup()
+        # What the head reader took of the first request is read before the socket.
+        self.rfile = PrefixedReader(self.server.take_head(self.connection), self.rfile)
 
     def log_message(self, format: str, *args: Any) -> None:
         _log.debug("%s " + format, self.address_string(), *args)
@@ -419,16 +427,19 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
-    """Serves a WSGI app over HTTP/1.1, one thread per connection.
+    """Serves a WSGI app over HTTP/1.1, one thread per connection with a request in.
 
     Args:
         address: ``(host, port)``; port 0 picks a free port (see ``server_port``); an IPv6
             literal host (``"::1"``) binds an IPv6 socket.
         app: The WSGI application.
         keepalive_timeout: Seconds an idle connection stays open.
-        max_connections: Connections served at once. At the limit, a new connection takes
-            the place of the one that has been reading a request longest; when every
-            connection is serving a request, it is answered 503 and closed.
+        max_connections: Connections served at once, each on a thread. A new connection
+            gets its thread once its request head is in (until then it waits in the head
+            reader, up to four per thread, the longest-waiting making room for a new one).
+            At the limit, it takes the place of the connection that has been waiting for a
+            request longest; when every connection is serving a request, it is answered 503
+            and closed.
         request_read_timeout: Seconds a request may take to arrive (its line, headers and
             body), counted from when the server starts waiting for it: a client slower than
             that is dropped (counted in ``slow_clients_dropped``).
@@ -463,7 +474,16 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
         if ":" in address[0]:
             # An IPv6 literal ("::1", "::"); the class default is IPv4 only.
             self.address_family = socket.AF_INET6
-        super().__init__(address, _Handler)
+        self._heads_read: dict[socket.socket, bytes] = {}
+        self._in_head: set[socket.socket] = set()  # connections whose head is still coming
+        self._heads = HeadReader(
+            on_head=self._head_arrived, on_gone=self.shutdown_request, max_bytes=_MAX_HEAD_BYTES
+        )
+        try:
+            super().__init__(address, _Handler)
+        except BaseException:
+            self._heads.close()
+            raise
 
     def server_bind(self) -> None:
         """Bind without the reverse DNS lookup ``HTTPServer`` does (it can take seconds)."""
@@ -508,22 +528,42 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
             connection.shutdown(socket.SHUT_RDWR)
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        """Serve a connection on its own thread, or refuse it (503) when too many are open."""
+        """Watch a new connection until its request head is in (no thread until then)."""
         with self._connections_lock:
-            full = len(self._connections) > self.max_connections
-            # Only connections still waiting for their request (idle, or dripping it) give way;
-            # one whose request the app is serving is never cut for room.
-            waiting = [c for c in self._connections if c not in self._busy and c is not request]
-            # The one waiting longest first: its read deadline is the nearest (no deadline
-            # yet: between two requests, so as idle as can be).
-            oldest = (
-                min(waiting, key=lambda c: self._reading.get(c, 0.0)) if full and waiting else None
-            )
+            oldest = None
+            if len(self._in_head) >= self.max_connections * _HEADS_PER_THREAD:
+                # The one whose head is the latest (nearest deadline) makes room.
+                oldest = min(self._in_head, key=lambda c: self._reading.get(c, 0.0))
+            self._in_head.add(request)
+        if oldest is not None:
+            self._drop(oldest)
+        self.reading(request)  # its head is due within the read timeout, too
+        self._heads.add(request, client_address)
+
+    def _head_arrived(self, connection: socket.socket, address: Any, head: bytes) -> None:
+        """Serve a connection whose head is in on a thread, or refuse it (503) when full."""
+        with self._connections_lock:
+            self._in_head.discard(connection)
+            self._heads_read[connection] = head
+            full = len(self._connections) - len(self._in_head) > self.max_connections
+            oldest = None
+            if full:
+                # Only connections still waiting for a request (idle, or dripping its body)
+                # give way; one whose request the app is serving is never cut for room. The
+                # one waiting longest first: its read deadline is the nearest (none yet:
+                # between two requests, so as idle as can be).
+                waiting = [
+                    c
+                    for c in self._connections
+                    if c not in self._busy and c not in self._in_head and c is not connection
+                ]
+                if waiting:
+                    oldest = min(waiting, key=lambda c: self._reading.get(c, 0.0))
         if oldest is not None:  # make room: the slowest reader goes, a live client is served
             self._drop(oldest)
             full = False
         if not full:
-            super().process_request(request, client_address)
+            socketserver.ThreadingMixIn.process_request(self, connection, address)
             return
         _log.warning("refused a connection: %d are open", self.max_connections)
         request_id = new_id()
@@ -534,22 +574,34 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
                 "message": "too many open connections; retry later",
             }
         )
-        head = (
+        head_line = (
             "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
             f"{HEADER_REQUEST_ID}: {request_id}\r\nRetry-After: 1\r\n"
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
         )
         with contextlib.suppress(OSError):
-            request.settimeout(1.0)
-            request.sendall(head.encode("latin-1") + body)
-        self.shutdown_request(request)
+            connection.settimeout(1.0)
+            connection.sendall(head_line.encode("latin-1") + body)
+        self.shutdown_request(connection)
 
     def shutdown_request(self, request: Any) -> None:
         """Forget and close a finished connection."""
         with self._connections_lock:
             self._connections.discard(request)
             self._reading.pop(request, None)
+            self._heads_read.pop(request, None)
+            self._in_head.discard(request)
         super().shutdown_request(request)
+
+    def take_head(self, connection: socket.socket) -> bytes:
+        """Return (once) what the head reader read of the connection's first request."""
+        with self._connections_lock:
+            return self._heads_read.pop(connection, b"")
+
+    def server_close(self) -> None:
+        """Stop the head reader, then close the listening socket."""
+        self._heads.close()
+        super().server_close()
 
     def begin_request(self, connection: socket.socket) -> bool:
         """Mark a connection busy with a request; False once :meth:`drain` has begun."""

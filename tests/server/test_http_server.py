@@ -489,3 +489,34 @@ def test_a_client_that_drips_its_body_is_dropped_too() -> None:
             answer = b"".join(iter(lambda: sock.recv(4096), b""))  # until the server closes
             assert not answer or answer.startswith((b"HTTP/1.1 408", b"HTTP/1.1 400"))
         assert httpd.slow_clients_dropped == 1
+
+
+def test_connections_still_sending_their_head_hold_no_thread() -> None:
+    """Many clients that send half a request line take no thread; a real client is served."""
+    with _serving(make_app(), max_connections=4) as httpd:
+        before = threading.active_count()
+        drippers = [socket.create_connection(("127.0.0.1", httpd.server_port)) for _ in range(12)]
+        try:
+            for sock in drippers:
+                sock.sendall(b"POST /v2/app/conver")
+            assert _conversation(_connect(httpd))
+            assert threading.active_count() <= before + 2  # the real client's thread, at most
+            assert httpd.slow_clients_dropped == 0  # 12 heads fit: 4 per thread allowed
+        finally:
+            for sock in drippers:
+                sock.close()
+
+
+def test_past_the_head_limit_the_oldest_waiting_head_makes_room() -> None:
+    """With more unfinished heads than allowed, the longest-waiting one is dropped."""
+    with _serving(make_app(), max_connections=1) as httpd:
+        drippers = [socket.create_connection(("127.0.0.1", httpd.server_port)) for _ in range(5)]
+        try:
+            first = drippers[0]
+            first.settimeout(10)
+            assert first.recv(1024) == b""  # the oldest of five (four allowed) was closed
+            assert httpd.slow_clients_dropped == 1
+            assert _conversation(_connect(httpd))
+        finally:
+            for sock in drippers:
+                sock.close()
