@@ -14,6 +14,7 @@ import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qs
 
 from .._constants import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_APP_ID, DEFAULT_RUN_LEASE_SECONDS
@@ -34,6 +35,7 @@ from ._responses import (
     text_response,
 )
 from ._run_engine import Emit, RunEngine
+from ._run_log import MAX_RUNS_KEPT, record_run
 from ._state import ConversationState, FeedbackRecord, FileRecord
 from ._store import Store, lease_owner_id
 from ._tool_choice import forced_tool_name
@@ -100,6 +102,9 @@ class Endpoints:
         self._max_delta_chars = max_delta_chars
         self._clock = clock
         self._guard = IdempotencyGuard(store, stale_after=lease_seconds, clock=clock)
+        #: Runs in progress in this process, by conversation id: when each started, its
+        #: query, and the answer streamed so far (for the run inspector).
+        self.running: dict[str, dict[str, Any]] = {}
 
     def _check_app(self, app_id: str) -> None:
         if not app_id:
@@ -259,11 +264,16 @@ class Endpoints:
         conversation_id = request.conversation_id
         sent: list[str] = []  # a live run's messages so far, as handed to emit
         texts: list[str] = []
+        started, began = self._clock(), time.perf_counter()
+        # What the inspector shows of a run in progress (this process's runs only).
+        running: dict[str, Any] = {"started": started, "query": request.query or "", "answer": ""}
+        self.running[conversation_id] = running
         if emit is not None:
             send = emit
 
             def emit(text: str) -> None:
                 if text:
+                    running["answer"] += text
                     message = live_message(
                         text,
                         first=not sent,
@@ -310,8 +320,21 @@ class Endpoints:
                 body = render_body(outcome, request_id=ctx.request_id, date=date)
                 response = text_response(body, request_id=ctx.request_id)
             replay = None if replay_key is None else (replay_key, stored_response(response))
+            record = record_run(
+                outcome,
+                request_id=ctx.request_id,
+                query=request.query or "",
+                outputs=request.tool_outputs or (),
+                stream=bool(request.stream),
+                started=started,
+                seconds=time.perf_counter() - began,
+            )
+            runs = (*outcome.state.runs, record)[-MAX_RUNS_KEPT:]
             committed = self.store.commit_run(
-                outcome.state, lease_id=lease_id, message_id=outcome.message_id, replay=replay
+                outcome.state.evolve(runs=runs),
+                lease_id=lease_id,
+                message_id=outcome.message_id,
+                replay=replay,
             )
         except BaseException:
             # Whatever failed (the agent, the store's commit), the conversation must not
@@ -319,6 +342,9 @@ class Endpoints:
             with contextlib.suppress(Exception):
                 self.store.release_run(conversation_id, lease_id=lease_id)
             raise
+        finally:
+            if self.running.get(conversation_id) is running:
+                del self.running[conversation_id]
         if not committed:
             raise HTTPProblem(
                 409,

@@ -283,6 +283,9 @@ def run(
         print(f"  export {ENV_APP_ID}={server.app_id}", file=out)
         print("Try it:", file=out)
         print(f"  {curl_line(server.url, export_token, server.app_id)}", file=out)
+        print(
+            f"Watch the runs: {server.url}/ (the run inspector; sign in with the token)", file=out
+        )
         if not is_loopback(args.host):
             print(
                 f"  warning: {args.host} is reachable from the network; "

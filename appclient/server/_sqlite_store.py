@@ -301,6 +301,16 @@ class SQLiteStore(Store):
             ).fetchone()
         return ConversationState.from_json(row[0]) if row else None
 
+    def list_conversations(self, owner: str, *, limit: int) -> list[ConversationState]:
+        """Return the owner's latest ``limit`` conversations, newest first."""
+        with self._connection() as db:
+            rows = db.execute(
+                "SELECT state FROM conversations WHERE json_extract(state, '$.owner') = ? "
+                "ORDER BY json_extract(state, '$.created_at') DESC LIMIT ?",
+                (owner, limit),
+            ).fetchall()
+        return [ConversationState.from_json(text) for (text,) in rows]
+
     def acquire_run(
         self, conversation_id: str, *, lease_id: str, now: float, lease_seconds: float
     ) -> bool:
@@ -375,6 +385,16 @@ class SQLiteStore(Store):
         with self._connection() as db:
             row = db.execute("SELECT record FROM files WHERE id = ?", (file_id,)).fetchone()
         return FileRecord(**json.loads(row[0])) if row else None
+
+    def files(self, conversation_id: str) -> list[FileRecord]:
+        """Return a conversation's files, oldest first."""
+        with self._connection() as db:
+            rows = db.execute(
+                "SELECT record FROM files WHERE json_extract(record, '$.conversation_id') = ? "
+                "ORDER BY rowid",
+                (conversation_id,),
+            ).fetchall()
+        return [FileRecord(**json.loads(text)) for (text,) in rows]
 
     def add_feedback(self, record: FeedbackRecord) -> None:
         """Record one feedback call."""

@@ -95,6 +95,7 @@ class ConversationState:
         tools: The conversation's local tools, normalised to JSON Schema.
         open_turn: The turn waiting for tool outputs, if any.
         history: Finished turns, oldest first.
+        runs: The latest runs' records, oldest first (``_run_log``; for the inspector).
     """
 
     conversation_id: str
@@ -104,6 +105,7 @@ class ConversationState:
     tools: tuple[dict[str, Any], ...] = ()
     open_turn: OpenTurn | None = None
     history: tuple[TurnRecord, ...] = field(default=())
+    runs: tuple[dict[str, Any], ...] = ()
 
     def evolve(
         self,
@@ -111,6 +113,7 @@ class ConversationState:
         tools: tuple[dict[str, Any], ...] | None = None,
         open_turn: OpenTurn | _Keep | None = _KEEP,
         history: tuple[TurnRecord, ...] | None = None,
+        runs: tuple[dict[str, Any], ...] | None = None,
     ) -> ConversationState:
         """Return a copy with the given parts replaced (faster than ``dataclasses.replace``)."""
         return ConversationState(
@@ -121,6 +124,7 @@ class ConversationState:
             self.tools if tools is None else tools,
             self.open_turn if isinstance(open_turn, _Keep) else open_turn,
             self.history if history is None else history,
+            self.runs if runs is None else runs,
         )
 
     def with_turn_finished(self, record: TurnRecord, *, keep: int) -> ConversationState:
@@ -159,6 +163,7 @@ class ConversationState:
                 )
                 for item in data.get("history") or ()
             ),
+            runs=tuple(data.get("runs") or ()),
         )
 
 

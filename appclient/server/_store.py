@@ -91,6 +91,10 @@ class Store(ABC):
         """Return the conversation's current state, or ``None`` if unknown."""
 
     @abstractmethod
+    def list_conversations(self, owner: str, *, limit: int) -> list[ConversationState]:
+        """Return the owner's latest ``limit`` conversations, newest first."""
+
+    @abstractmethod
     def acquire_run(
         self, conversation_id: str, *, lease_id: str, now: float, lease_seconds: float
     ) -> bool:
@@ -135,6 +139,10 @@ class Store(ABC):
     @abstractmethod
     def get_file(self, file_id: str) -> FileRecord | None:
         """Return a file's metadata, or ``None`` if unknown."""
+
+    @abstractmethod
+    def files(self, conversation_id: str) -> list[FileRecord]:
+        """Return a conversation's files, oldest first."""
 
     @abstractmethod
     def add_feedback(self, record: FeedbackRecord) -> None:
@@ -190,6 +198,7 @@ def _weigh(state: ConversationState, tools_size: int) -> int:
         history += len(turn.query) + len(turn.thought) + len(turn.memo)
         history += sum(len(result.output) for result in turn.results)
         history += sum(len(str(call.arguments)) for call in turn.pending)
+    history += sum(int(run["chars"]) for run in state.runs)
     return _CONVERSATION_OVERHEAD + tools_size + 2 * history  # str: up to 4 bytes a char
 
 
@@ -276,6 +285,15 @@ class MemoryStore(Store):
             kept.used = self._clock()
             self._conversations.move_to_end(conversation_id)
             return kept.state
+
+    def list_conversations(self, owner: str, *, limit: int) -> list[ConversationState]:
+        """Return the owner's latest ``limit`` conversations, newest first."""
+        with self._lock:
+            owned = [
+                kept.state for kept in self._conversations.values() if kept.state.owner == owner
+            ]
+        owned.sort(key=lambda state: state.created_at, reverse=True)
+        return owned[:limit]
 
     def _keep(self, state: ConversationState) -> None:
         # The caller holds the lock. Checked before anything changes, so a refusal is clean.
@@ -379,6 +397,11 @@ class MemoryStore(Store):
         """Return a file's metadata, or ``None`` if unknown."""
         with self._lock:
             return self._files.get(file_id)
+
+    def files(self, conversation_id: str) -> list[FileRecord]:
+        """Return a conversation's files, oldest first."""
+        with self._lock:
+            return [f for f in self._files.values() if f.conversation_id == conversation_id]
 
     def add_feedback(self, record: FeedbackRecord) -> None:
         """Record one feedback call."""

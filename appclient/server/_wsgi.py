@@ -43,6 +43,8 @@ from ._components import default_components
 from ._endpoints import Endpoints, RequestContext
 from ._faults import FaultInjector
 from ._idempotency import check_key
+from ._inspector import Inspector
+from ._inspector import serves as serves_inspector
 from ._responses import HTTPProblem, Response, error_response, serial_id
 from ._rule_agent import RuleAgent
 from ._run_engine import AgentFailure, Component, RunEngine
@@ -98,6 +100,7 @@ class ReferenceApp:
         self.faults = faults
         self.max_body_bytes = max_body_bytes
         self._on_close = tuple(on_close)
+        self._inspector = Inspector(endpoints=endpoints, authenticate=self._authority.authenticate)
         self._routes: dict[str, Callable[[RequestContext], Response]] = {
             PATH_CONVERSATION: endpoints.create_conversation,
             PATH_RUNS: endpoints.run,
@@ -168,6 +171,8 @@ class ReferenceApp:
             path = _REPEATED_SLASHES.sub("/", path)
             route = self._routes.get(path)
         if route is None:
+            if serves_inspector(path):  # the run inspector's page and JSON, off the hot path
+                return self._inspector.handle(environ, request_id=request_id)
             raise HTTPProblem(404, "NotFound", f"no endpoint at {path[:200]}")
         method = environ.get("REQUEST_METHOD", "")
         allowed = "GET" if path == PATH_APPS else "POST"

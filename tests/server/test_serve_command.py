@@ -222,6 +222,20 @@ def test_the_printed_curl_line_works() -> None:
         worker.join()
 
 
+def test_the_banner_links_the_run_inspector() -> None:
+    """The banner names the inspector's address, which serves its page."""
+    stop, worker, out = _serve(["--port", "0"])
+    try:
+        link = re.search(r"Watch the runs: (http://\S+/) ", out.getvalue())
+        assert link is not None
+        page = requests.get(link.group(1), timeout=10)
+        assert page.status_code == 200
+        assert "run inspector" in page.text
+    finally:
+        stop.set()
+        worker.join()
+
+
 def test_several_app_ids_are_served_and_any_with_any_app_id() -> None:
     """--app-id repeats; --any-app-id accepts every app id."""
     for argv, app_id, expected in [
