@@ -48,6 +48,7 @@ from ._limits import Limits, Timeout, parse_limits, parse_timeout
 from ._loop import RoundTripMixin
 from ._models import FeedbackType, Message
 from ._stream import RunStream
+from ._tracing import note, run_span
 
 if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never evaluated
     from typing_extensions import Unpack
@@ -225,20 +226,27 @@ class AppClient(RoundTripMixin):
                 **options,
             )
         )
-        if stream:
-            return self._transport.send_stream(
-                PATH_RUNS, json_body=payload, conversation_id=conversation_id
+        with run_span(app_id=self.app_id, conversation_id=conversation_id, stream=stream):
+            if stream:
+                answers = self._transport.send_stream(
+                    PATH_RUNS, json_body=payload, conversation_id=conversation_id
+                )
+                note(request_id=answers.request_id, **{"run.status": "streaming"})
+                return answers
+            response = self._transport.send(PATH_RUNS, json_body=payload)
+            secrets = self._transport.secrets()
+            answer = parse_run_answer(
+                response.content,
+                request_id=_request_id(response),
+                conversation_id=conversation_id,
+                secrets=secrets,
             )
-        response = self._transport.send(PATH_RUNS, json_body=payload)
-        secrets = self._transport.secrets()
-        answer = parse_run_answer(
-            response.content,
-            request_id=_request_id(response),
-            conversation_id=conversation_id,
-            secrets=secrets,
-        )
-        raise_for_error_event(answer, conversation_id=conversation_id, secrets=secrets)
-        return Message(content=answer)
+            note(
+                request_id=answer.request_id,
+                **{"run.status": "tool_calls" if answer.tool_calls else "answer"},
+            )
+            raise_for_error_event(answer, conversation_id=conversation_id, secrets=secrets)
+            return Message(content=answer)
 
     def upload_file(
         self,

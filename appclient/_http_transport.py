@@ -56,6 +56,7 @@ from ._http_answers import read_json_object
 from ._limits import Limits, Timeout
 from ._retry import RetryPolicy
 from ._stream import RunStream
+from ._tracing import note
 
 __all__ = ["Transport", "parse_base_url"]
 
@@ -380,6 +381,7 @@ class Transport:
             self.retry_policy.max_retries + 1,
             error,
         )
+        note(retries=state.attempt_number)  # on the run's span, when tracing
 
     def _wait(self, deadline: float | None) -> tuple[float, float]:
         """The ``(connect, read)`` waits of requests, neither past ``deadline``."""

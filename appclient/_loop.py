@@ -46,6 +46,7 @@ from ._loop_events import (
     ToolCallStarted,
 )
 from ._models import Event, RunAnswer, ToolCall
+from ._tracing import attached, end_span, record_tool_call, start_span
 
 if TYPE_CHECKING:
     from typing_extensions import Required, Unpack
@@ -56,6 +57,8 @@ __all__ = ["RoundTripMixin", "RoundTripOptions", "as_registry", "check_round_tri
 
 
 class _Conversations(Protocol):
+    app_id: str
+
     def create_conversation(self) -> str: ...
 
     def run(self, conversation_id: str, query: str = "", **kwargs: Any) -> Any: ...
@@ -87,6 +90,7 @@ class _Progress:
     started: float
     runs: list[RunAnswer] = field(default_factory=list)
     rounds: list[RoundRecord] = field(default_factory=list)
+    span: Any = None  # the round trip's tracing span (None without OpenTelemetry)
 
     def result(
         self, *, answer: str, now: float, completed: bool = True, pending: Iterable[ToolCall] = ()
@@ -305,9 +309,57 @@ class RoundTripMixin:
         raise_errors: bool,
         first: dict[str, Any],
     ) -> Generator[LoopEvent, None, None]:
-        clock = self._round_trip_clock
         conversation_id = progress.conversation_id
         end_user_id = first["end_user_id"]
+        progress.span = start_span(
+            f"round_trip {client.app_id}",
+            **{"gen_ai.agent.id": client.app_id, "gen_ai.conversation.id": conversation_id},
+        )
+        try:
+            yield from self._round_trips(
+                client,
+                registry,
+                progress,
+                query=query,
+                stream=stream,
+                max_rounds=max_rounds,
+                approve=approve,
+                raise_errors=raise_errors,
+                first=first,
+                end_user_id=end_user_id,
+            )
+        except BaseException as exc:
+            self._end_round_trip_span(progress, exc)
+            raise
+        self._end_round_trip_span(progress, None)
+
+    @staticmethod
+    def _end_round_trip_span(progress: _Progress, error: BaseException | None) -> None:
+        end_span(
+            progress.span,
+            error=error if not isinstance(error, GeneratorExit) else None,
+            **{
+                "appclient.rounds": len(progress.rounds),
+                "appclient.tool_calls": sum(len(r.tool_calls) for r in progress.rounds),
+            },
+        )
+
+    def _round_trips(
+        self,
+        client: _Conversations,
+        registry: ToolRegistry,
+        progress: _Progress,
+        *,
+        query: str,
+        stream: bool,
+        max_rounds: int,
+        approve: ApprovalCallback | None,
+        raise_errors: bool,
+        first: dict[str, Any],
+        end_user_id: Any,
+    ) -> Generator[LoopEvent, None, None]:
+        clock = self._round_trip_clock
+        conversation_id = progress.conversation_id
         answer = yield from self._one_run(client, progress, stream, query=query, **first)
         while calls := _requested_calls(answer, conversation_id):
             if len(progress.rounds) >= max_rounds:
@@ -348,6 +400,18 @@ class RoundTripMixin:
         records: list[ToolCallRecord] = []
         for record in registry.iter_dispatch(calls, approve=approve, raise_errors=raise_errors):
             records.append(record)
+            tool = registry.get(record.name)
+            record_tool_call(
+                progress.span,
+                call_id=record.id,
+                name=record.name,
+                arguments=record.arguments,
+                output=record.output,
+                error=record.error,
+                is_error=record.is_error,
+                duration=record.duration,
+                secrets=tool.secrets if tool is not None else (),
+            )
             yield ToolCallFinished(index, record)
         last = answer.last_event
         done = RoundRecord(
@@ -375,7 +439,8 @@ class RoundTripMixin:
         run_number = len(progress.runs) + 1
         conversation_id = progress.conversation_id
         if not stream:
-            message = client.run(conversation_id, query, stream=False, **options)
+            with attached(progress.span):
+                message = client.run(conversation_id, query, stream=False, **options)
             answer: RunAnswer = message.content
             for event in answer.events:
                 yield ServerEvent(event, run_number)
@@ -384,7 +449,8 @@ class RoundTripMixin:
             progress.runs.append(answer)
             return answer
 
-        messages = client.run(conversation_id, query, stream=True, **options)
+        with attached(progress.span):
+            messages = client.run(conversation_id, query, stream=True, **options)
         pieces: list[str] = []
         events: list[Event] = []
         last: RunAnswer | None = None

@@ -193,6 +193,11 @@ class RunStream:
         return answer
 
     @property
+    def request_id(self) -> str:
+        """The ``X-Appbuilder-Request-Id`` of the response ("" when the server sent none)."""
+        return self._request_id
+
+    @property
     def content(self) -> Iterator[RunAnswer]:
         """The stream itself, so official-style ``for chunk in message.content`` works."""
         return self

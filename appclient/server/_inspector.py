@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from ._endpoints import Endpoints
 from ._responses import HTTPProblem, Response, json_response
+from ._run_log import MAX_TEXT_CHARS, RunRecord, run_view
 from ._state import ConversationState
 
 __all__ = ["INSPECTOR_PREFIX", "Inspector"]
@@ -117,9 +118,7 @@ class Inspector:
                     "app_id": state.app_id,
                     "created_at": state.created_at,
                     "runs": len(state.runs),
-                    "last_query": next(
-                        (r["query"] for r in reversed(state.runs) if r["query"]), ""
-                    ),
+                    "last_query": _last_query(state),
                     "waiting_for_outputs": state.open_turn is not None,
                     "running": state.conversation_id in running,
                 }
@@ -139,7 +138,7 @@ class Inspector:
             "app_id": state.app_id,
             "created_at": state.created_at,
             "tools": [_tool_summary(tool) for tool in state.tools],
-            "runs": [{k: v for k, v in run.items() if k != "chars"} for run in state.runs],
+            "runs": [run_view(run) for run in state.runs],
             "waiting_for": _pending(state),
             "running": self._endpoints.running.get(conversation_id),
             "files": [
@@ -171,3 +170,11 @@ def _pending(state: ConversationState) -> list[dict[str, Any]]:
     if turn is None:
         return []
     return [{"id": c.call_id, "name": c.name, "arguments": c.arguments} for c in turn.pending]
+
+
+def _last_query(state: ConversationState) -> str:
+    for run in reversed(state.runs):
+        query = run.query if isinstance(run, RunRecord) else str(run.get("query", ""))
+        if query:
+            return query[:MAX_TEXT_CHARS]
+    return ""

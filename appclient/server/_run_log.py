@@ -1,38 +1,47 @@
 """What each run of a conversation did, kept for the run inspector (pure, no I/O).
 
-A conversation's state keeps its latest runs as JSON-ready records: what came in (the query,
-or the tool outputs), the cloud component steps, the local tool calls the run ended with,
-the answer or the error, the model's usage, and when and how long. Texts are clipped and
-only the latest :data:`MAX_RUNS_KEPT` runs are kept, so a long conversation's state (and the
-memory and SQLite rows it takes) stays bounded.
+A conversation's state keeps its latest :data:`MAX_RUNS_KEPT` runs as :class:`RunRecord`
+values: what came in (the query, or the tool outputs), the cloud component steps, the
+local tool calls the run ended with, the answer or the error, the model's usage, and when
+and how long. A record only refers to what the run made (texts the conversation's history
+holds anyway), so keeping it costs the protocol's path next to nothing; :func:`run_view`
+turns it into the inspector's JSON (texts clipped to :data:`MAX_TEXT_CHARS`) when someone
+looks, and is also what the SQLite store saves.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Final
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
 
-from .._models import ToolOutput
-from ._run_engine import RunOutcome
+if TYPE_CHECKING:  # the run engine imports the state, which imports this
+    from .._models import ToolOutput
+    from ._run_engine import RunOutcome
 
-__all__ = ["MAX_RUNS_KEPT", "MAX_TEXT_CHARS", "record_run"]
+__all__ = ["MAX_RUNS_KEPT", "MAX_TEXT_CHARS", "RunRecord", "record_run", "run_view"]
 
 #: Runs a conversation keeps for the inspector; older ones are dropped first.
 MAX_RUNS_KEPT: Final = 20
-#: The longest text kept in a run record (a query, an output, an answer); longer ones are cut.
+#: The longest text the inspector shows of a run (a query, an output, an answer).
 MAX_TEXT_CHARS: Final = 2000
+_RECORD_BYTES: Final = 512  # a record's own memory, besides the texts it refers to
 
 
-def _clip(text: str) -> str:
-    if len(text) <= MAX_TEXT_CHARS:
-        return text
-    return text[:MAX_TEXT_CHARS] + f"… ({len(text) - MAX_TEXT_CHARS:,} more characters)"
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """One run, as the inspector shows it (see :func:`run_view`)."""
 
-
-def _arguments(arguments: dict[str, Any]) -> dict[str, Any]:
-    return {
-        key: _clip(value) if isinstance(value, str) else value for key, value in arguments.items()
-    }
+    message_id: str
+    request_id: str
+    started: float
+    seconds: float
+    stream: bool
+    query: str
+    outputs: tuple[tuple[str, str], ...]
+    outcome: Any  # what the RunOutcome says, without its state
+    #: Roughly the characters it keeps alive (for the memory store's accounting).
+    chars: int
 
 
 def record_run(
@@ -44,11 +53,11 @@ def record_run(
     stream: bool,
     started: float,
     seconds: float,
-) -> dict[str, Any]:
-    """Return the record of one run, ready to keep in the conversation's state.
+) -> RunRecord:
+    """Return the record of one run (cheap: it refers to what the run made).
 
     Args:
-        outcome: What the run did.
+        outcome: What the run did (its ``state`` is not kept).
         request_id: The request's id.
         query: The query the run was asked ("" for a tool-outputs run).
         outputs: The tool outputs the run was sent.
@@ -56,6 +65,61 @@ def record_run(
         started: When the run started, in seconds since the epoch.
         seconds: How long the run took.
     """
+    kept = tuple((output.tool_call_id, output.output) for output in outputs)
+    chars = _RECORD_BYTES + len(query) + len(outcome.answer) + len(outcome.thought)
+    if kept:
+        chars += sum(len(output) for _, output in kept)
+    if outcome.cloud_steps:
+        chars += sum(len(step.output) for step in outcome.cloud_steps)
+    return RunRecord(
+        message_id=outcome.message_id,
+        request_id=request_id,
+        started=started,
+        seconds=seconds,
+        stream=stream,
+        query=query,
+        outputs=kept,
+        outcome=_Ran(
+            outcome.cloud_steps,
+            outcome.calls,
+            outcome.thought,
+            outcome.answer,
+            outcome.failure,
+            outcome.usage,
+            outcome.ending,
+        ),
+        chars=chars,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Ran:
+    # What a RunOutcome says, without the conversation state (which would keep every
+    # earlier state of the conversation alive through its runs).
+    cloud_steps: tuple[Any, ...]
+    calls: tuple[Any, ...]
+    thought: str
+    answer: str
+    failure: Any
+    usage: dict[str, int] | None
+    ending: str
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_TEXT_CHARS:
+        return text
+    return text[:MAX_TEXT_CHARS] + f"… ({len(text) - MAX_TEXT_CHARS:,} more characters)"
+
+
+def _arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: _clip(v) if isinstance(v, str) else v for key, v in arguments.items()}
+
+
+def run_view(run: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
+    """Return a run as the inspector's JSON (texts clipped); a view passes through as is."""
+    if not isinstance(run, RunRecord):
+        return dict(run)  # loaded from the SQLite store, which saves views
+    ran = run.outcome
     events: list[dict[str, Any]] = [
         {
             "kind": "component",
@@ -64,41 +128,28 @@ def record_run(
             "arguments": _arguments(step.arguments),
             "output": _clip(step.output),
         }
-        for step in outcome.cloud_steps
+        for step in ran.cloud_steps
     ]
-    if outcome.calls:
-        events.append(
-            {
-                "kind": "tool_calls",
-                "thought": _clip(outcome.thought),
-                "calls": [
-                    {"id": call.call_id, "name": call.name, "arguments": _arguments(call.arguments)}
-                    for call in outcome.calls
-                ],
-            }
-        )
-    elif outcome.failure is not None:
-        events.append(
-            {
-                "kind": "error",
-                "code": outcome.failure.code,
-                "message": _clip(outcome.failure.message),
-            }
-        )
+    if ran.calls:
+        calls = [
+            {"id": call.call_id, "name": call.name, "arguments": _arguments(call.arguments)}
+            for call in ran.calls
+        ]
+        events.append({"kind": "tool_calls", "thought": _clip(ran.thought), "calls": calls})
+    elif ran.failure is not None:
+        failure = ran.failure
+        events.append({"kind": "error", "code": failure.code, "message": _clip(failure.message)})
     else:
-        events.append({"kind": "answer", "text": _clip(outcome.answer)})
-    record: dict[str, Any] = {
-        "message_id": outcome.message_id,
-        "request_id": request_id,
-        "started": round(started, 3),
-        "seconds": round(seconds, 4),
-        "stream": stream,
-        "query": _clip(query),
-        "outputs": [{"tool_call_id": o.tool_call_id, "output": _clip(o.output)} for o in outputs],
+        events.append({"kind": "answer", "text": _clip(ran.answer)})
+    return {
+        "message_id": run.message_id,
+        "request_id": run.request_id,
+        "started": run.started,
+        "seconds": run.seconds,
+        "stream": run.stream,
+        "query": _clip(run.query),
+        "outputs": [{"tool_call_id": i, "output": _clip(text)} for i, text in run.outputs],
         "events": events,
-        "ending": outcome.ending,
-        "usage": outcome.usage,
+        "ending": ran.ending,
+        "usage": ran.usage,
     }
-    # Its size, computed once: the memory store weighs every state it keeps.
-    record["chars"] = len(str(record))
-    return record

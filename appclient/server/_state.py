@@ -10,10 +10,11 @@ beside it. Every record converts to and from JSON-ready dicts for the SQLite sto
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ._agent_api import ToolResult, Turn
+from ._run_log import RunRecord, run_view
 
 __all__ = [
     "ConversationState",
@@ -95,7 +96,8 @@ class ConversationState:
         tools: The conversation's local tools, normalised to JSON Schema.
         open_turn: The turn waiting for tool outputs, if any.
         history: Finished turns, oldest first.
-        runs: The latest runs' records, oldest first (``_run_log``; for the inspector).
+        runs: The latest runs' records, oldest first (:class:`RunRecord`, or their JSON
+            view once loaded from the SQLite store; for the run inspector).
     """
 
     conversation_id: str
@@ -105,7 +107,7 @@ class ConversationState:
     tools: tuple[dict[str, Any], ...] = ()
     open_turn: OpenTurn | None = None
     history: tuple[TurnRecord, ...] = field(default=())
-    runs: tuple[dict[str, Any], ...] = ()
+    runs: tuple[RunRecord | dict[str, Any], ...] = ()
 
     def evolve(
         self,
@@ -113,7 +115,7 @@ class ConversationState:
         tools: tuple[dict[str, Any], ...] | None = None,
         open_turn: OpenTurn | _Keep | None = _KEEP,
         history: tuple[TurnRecord, ...] | None = None,
-        runs: tuple[dict[str, Any], ...] | None = None,
+        runs: tuple[RunRecord | dict[str, Any], ...] | None = None,
     ) -> ConversationState:
         """Return a copy with the given parts replaced (faster than ``dataclasses.replace``)."""
         return ConversationState(
@@ -136,7 +138,8 @@ class ConversationState:
 
     def to_json(self) -> str:
         """Return the state as JSON text (for the SQLite store)."""
-        data = asdict(self)
+        data = asdict(replace(self, runs=()))
+        data["runs"] = [run_view(run) for run in self.runs]
         for turn in data["history"]:
             del turn["chars"]  # derived from the turn; recomputed when it is loaded
         # ASCII escapes: agent text could hold a lone surrogate, which SQLite refuses.

@@ -24,6 +24,7 @@ from .._constants import (
     DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
 )
 from ._responses import serial_id
+from ._run_log import RunRecord
 from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
 
 __all__ = [
@@ -198,7 +199,7 @@ def _weigh(state: ConversationState, tools_size: int) -> int:
         history += len(turn.query) + len(turn.thought) + len(turn.memo)
         history += sum(len(result.output) for result in turn.results)
         history += sum(len(str(call.arguments)) for call in turn.pending)
-    history += sum(int(run["chars"]) for run in state.runs)
+    history += sum(run.chars for run in state.runs if isinstance(run, RunRecord))
     return _CONVERSATION_OVERHEAD + tools_size + 2 * history  # str: up to 4 bytes a char
 
 

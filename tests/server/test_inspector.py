@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -129,3 +130,18 @@ def test_protocol_paths_are_not_the_inspectors() -> None:
     reply = call_app(make_app(), "/v2/app/nothing", method="POST")
     assert reply.status == 404
     assert reply.json()["code"] == "NotFound"
+
+
+def test_runs_survive_a_restart_with_the_sqlite_store(tmp_path: Path) -> None:
+    """With a database, another app over the same file shows the same runs."""
+    first = make_app(db_path=tmp_path / "state.db")
+    cid = _round_trip(first)
+    shown = call_app(first, f"{API}/{cid}", method="GET").json()["runs"]
+    first.close()
+    second = make_app(db_path=tmp_path / "state.db")
+    try:
+        assert call_app(second, f"{API}/{cid}", method="GET").json()["runs"] == shown
+        listed = call_app(second, API, method="GET").json()["conversations"]
+        assert listed[0]["last_query"] == "北京天气"
+    finally:
+        second.close()
