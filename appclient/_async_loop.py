@@ -49,6 +49,7 @@ class _RoundTripRuns(RoundTripMixin):
 
     def __init__(self, client: AppClient) -> None:
         self._client = client
+        self.app_id = client.app_id  # names the round trip's tracing span
         self._lock = threading.Lock()
         self._stopped = False
         self._stream: RunStream | None = None
