@@ -30,7 +30,12 @@ _RECORD_BYTES: Final = 512  # a record's own memory, besides the texts it refers
 
 @dataclass(frozen=True, slots=True)
 class RunRecord:
-    """One run, as the inspector shows it (see :func:`run_view`)."""
+    """One run, as the inspector shows it (see :func:`run_view`).
+
+    One object per run, referring to what the run made (its steps and calls are the tuples
+    the conversation's state holds anyway): a conversation kept in memory costs the garbage
+    collector little more with it.
+    """
 
     message_id: str
     request_id: str
@@ -38,8 +43,14 @@ class RunRecord:
     seconds: float
     stream: bool
     query: str
-    outputs: tuple[tuple[str, str], ...]
-    outcome: Any  # what the RunOutcome says, without its state
+    outputs: tuple[str, ...]  # tool call id, output, tool call id, output, ...
+    cloud_steps: tuple[Any, ...]
+    calls: tuple[Any, ...]
+    thought: str
+    answer: str
+    failure: Any
+    usage: dict[str, int] | None
+    ending: str
     #: Roughly the characters it keeps alive (for the memory store's accounting).
     chars: int
 
@@ -65,44 +76,29 @@ def record_run(
         started: When the run started, in seconds since the epoch.
         seconds: How long the run took.
     """
-    kept = tuple((output.tool_call_id, output.output) for output in outputs)
+    flat = tuple(text for output in outputs for text in (output.tool_call_id, output.output))
     chars = _RECORD_BYTES + len(query) + len(outcome.answer) + len(outcome.thought)
-    if kept:
-        chars += sum(len(output) for _, output in kept)
+    if flat:
+        chars += sum(map(len, flat))
     if outcome.cloud_steps:
         chars += sum(len(step.output) for step in outcome.cloud_steps)
     return RunRecord(
-        message_id=outcome.message_id,
-        request_id=request_id,
-        started=started,
-        seconds=seconds,
-        stream=stream,
-        query=query,
-        outputs=kept,
-        outcome=_Ran(
-            outcome.cloud_steps,
-            outcome.calls,
-            outcome.thought,
-            outcome.answer,
-            outcome.failure,
-            outcome.usage,
-            outcome.ending,
-        ),
-        chars=chars,
+        outcome.message_id,
+        request_id,
+        started,
+        seconds,
+        stream,
+        query,
+        flat,
+        outcome.cloud_steps,
+        outcome.calls,
+        outcome.thought,
+        outcome.answer,
+        outcome.failure,
+        outcome.usage,
+        outcome.ending,
+        chars,
     )
-
-
-@dataclass(frozen=True, slots=True)
-class _Ran:
-    # What a RunOutcome says, without the conversation state (which would keep every
-    # earlier state of the conversation alive through its runs).
-    cloud_steps: tuple[Any, ...]
-    calls: tuple[Any, ...]
-    thought: str
-    answer: str
-    failure: Any
-    usage: dict[str, int] | None
-    ending: str
 
 
 def _clip(text: str) -> str:
@@ -119,7 +115,7 @@ def run_view(run: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
     """Return a run as the inspector's JSON (texts clipped); a view passes through as is."""
     if not isinstance(run, RunRecord):
         return dict(run)  # loaded from the SQLite store, which saves views
-    ran = run.outcome
+    ran = run
     events: list[dict[str, Any]] = [
         {
             "kind": "component",
@@ -148,7 +144,10 @@ def run_view(run: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
         "seconds": run.seconds,
         "stream": run.stream,
         "query": _clip(run.query),
-        "outputs": [{"tool_call_id": i, "output": _clip(text)} for i, text in run.outputs],
+        "outputs": [
+            {"tool_call_id": run.outputs[i], "output": _clip(run.outputs[i + 1])}
+            for i in range(0, len(run.outputs), 2)
+        ],
         "events": events,
         "ending": ran.ending,
         "usage": ran.usage,

@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from .._constants import (
     DEFAULT_IDEMPOTENCY_CACHE_BYTES,
@@ -204,6 +204,9 @@ def _weigh(state: ConversationState, tools_size: int) -> int:
 
 
 _CONVERSATION_OVERHEAD = 2048
+# Sizes of small tools remembered (by dict identity), at most this many, cleared when full.
+_TOOL_SIZES_KEPT = 1024
+_TOOL_SIZE_KEPT_CHARS = 16 * 1024
 
 
 @dataclass(slots=True)
@@ -254,6 +257,7 @@ class MemoryStore(Store):
         self._clock = clock
         #: Conversations forgotten for memory or idleness so far.
         self.evicted_conversations = 0
+        self._tool_sizes: dict[int, tuple[dict[str, Any], int]] = {}
         self._leases: dict[str, _Lease] = {}
         # Per conversation, its message ids in run order (a dict is an ordered set).
         self._messages: dict[str, dict[str, None]] = {}
@@ -300,10 +304,10 @@ class MemoryStore(Store):
         # The caller holds the lock. Checked before anything changes, so a refusal is clean.
         cid, owner = state.conversation_id, state.owner
         previous = self._conversations.get(cid)
-        if previous is not None and previous.state.tools is state.tools:
+        if previous is not None and previous.state.tools == state.tools:  # same dicts: quick
             tools_size = previous.tools_size
-        else:  # str() of the checked dicts: close to their JSON, and cheap
-            tools_size = sum(len(str(tool)) for tool in state.tools)
+        else:
+            tools_size = sum(self._tool_size(tool) for tool in state.tools)
         size = _weigh(state, tools_size)
         grown = size - (previous.size if previous is not None else 0)
         owned = self._owner_bytes.get(owner, 0)
@@ -314,16 +318,31 @@ class MemoryStore(Store):
                 "left unused are forgotten in time",
                 retry_after=int(self._idle_seconds or 3600),
             )
-        self._conversations[cid] = _Kept(state, size, tools_size, self._clock())
+        now = self._clock()
+        self._conversations[cid] = _Kept(state, size, tools_size, now)
         self._conversations.move_to_end(cid)
         self._owner_bytes[owner] = owned + grown
         self._bytes += grown
-        self._forget_old(keep=cid)
+        self._forget_old(keep=cid, now=now)
 
-    def _forget_old(self, *, keep: str) -> None:
+    def _tool_size(self, tool: dict[str, Any]) -> int:
+        # The caller holds the lock. Checked tool dicts are shared between runs (validation
+        # keeps them), so their size (str(): close to their JSON) is measured once each.
+        known = self._tool_sizes.get(id(tool))
+        if known is not None and known[0] is tool:
+            return known[1]
+        size = len(str(tool))
+        if size > _TOOL_SIZE_KEPT_CHARS:
+            return size  # kept here, a big tool would stay alive long after its conversation
+        if len(self._tool_sizes) >= _TOOL_SIZES_KEPT:
+            self._tool_sizes.clear()
+        self._tool_sizes[id(tool)] = (tool, size)  # holding the dict keeps its id unique
+        return size
+
+    def _forget_old(self, *, keep: str, now: float) -> None:
         # The caller holds the lock. Least recently used first: idle ones, then any over the
         # memory limit; a conversation whose run is in progress (leased) stays.
-        idle_before = -1.0 if self._idle_seconds is None else self._clock() - self._idle_seconds
+        idle_before = -1.0 if self._idle_seconds is None else now - self._idle_seconds
         over = self._bytes - self._max_bytes
         victims = []
         for cid, kept in self._conversations.items():  # usually stops at the first
