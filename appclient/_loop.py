@@ -307,6 +307,7 @@ class RoundTripMixin:
         raise_errors: bool,
         first: dict[str, Any],
     ) -> Generator[LoopEvent, None, None]:
+        clock = self._round_trip_clock
         conversation_id = progress.conversation_id
         end_user_id = first["end_user_id"]
         app_id = str(getattr(client, "app_id", ""))  # for the spans; test doubles have none
@@ -315,22 +316,29 @@ class RoundTripMixin:
             **{"gen_ai.agent.id": app_id, "gen_ai.conversation.id": conversation_id},
         )
         try:
-            yield from self._round_trips(
-                client,
-                registry,
-                progress,
-                query=query,
-                stream=stream,
-                max_rounds=max_rounds,
-                approve=approve,
-                raise_errors=raise_errors,
-                first=first,
-                end_user_id=end_user_id,
-            )
+            answer = yield from self._one_run(client, progress, stream, query=query, **first)
+            while calls := _requested_calls(answer, conversation_id):
+                if len(progress.rounds) >= max_rounds:
+                    partial = progress.result(
+                        answer=answer.answer, now=clock(), completed=False, pending=calls
+                    )
+                    raise MaxRoundsExceededError(
+                        f"the agent still asked for tools after {max_rounds} round(s) "
+                        f"(max_rounds={max_rounds}); the partial result is on .result",
+                        max_rounds=max_rounds,
+                        result=partial,
+                    )
+                outputs = yield from self._one_round(
+                    registry, progress, calls, answer, approve=approve, raise_errors=raise_errors
+                )
+                answer = yield from self._one_run(
+                    client, progress, stream, tool_outputs=outputs, end_user_id=end_user_id
+                )
         except BaseException as exc:
             self._end_round_trip_span(progress, exc)
             raise
         self._end_round_trip_span(progress, None)
+        yield AnswerDone(progress.result(answer=answer.answer, now=clock()))
 
     @staticmethod
     def _end_round_trip_span(progress: _Progress, error: BaseException | None) -> None:
@@ -342,42 +350,6 @@ class RoundTripMixin:
                 "appclient.tool_calls": sum(len(r.tool_calls) for r in progress.rounds),
             },
         )
-
-    def _round_trips(
-        self,
-        client: _Conversations,
-        registry: ToolRegistry,
-        progress: _Progress,
-        *,
-        query: str,
-        stream: bool,
-        max_rounds: int,
-        approve: ApprovalCallback | None,
-        raise_errors: bool,
-        first: dict[str, Any],
-        end_user_id: Any,
-    ) -> Generator[LoopEvent, None, None]:
-        clock = self._round_trip_clock
-        conversation_id = progress.conversation_id
-        answer = yield from self._one_run(client, progress, stream, query=query, **first)
-        while calls := _requested_calls(answer, conversation_id):
-            if len(progress.rounds) >= max_rounds:
-                partial = progress.result(
-                    answer=answer.answer, now=clock(), completed=False, pending=calls
-                )
-                raise MaxRoundsExceededError(
-                    f"the agent still asked for tools after {max_rounds} round(s) "
-                    f"(max_rounds={max_rounds}); the partial result is on .result",
-                    max_rounds=max_rounds,
-                    result=partial,
-                )
-            outputs = yield from self._one_round(
-                registry, progress, calls, answer, approve=approve, raise_errors=raise_errors
-            )
-            answer = yield from self._one_run(
-                client, progress, stream, tool_outputs=outputs, end_user_id=end_user_id
-            )
-        yield AnswerDone(progress.result(answer=answer.answer, now=clock()))
 
     # --- steps --------------------------------------------------------------------------
 
