@@ -43,6 +43,7 @@ __all__ = [
 USAGE_MODEL_NAME = "appclient-reference-agent"
 
 _AGENT_EVENT_TYPE = "ChatAgent"
+_AGENT_NAME_TEXT = string_text(_AGENT_EVENT_TYPE)
 
 
 _last_date: tuple[int, str] = (-1, "")
@@ -149,6 +150,7 @@ _TOOL_CALL = JsonTemplate(
     }
 )
 _STATUS_EVENT = _event_shape(_AGENT_EVENT_TYPE, Hole("status"), "status", {})
+_COMPONENT_STATUS_EVENT = _event_shape(Hole("name"), Hole("status"), "status", {})
 _ERROR_EVENT = _event_shape(
     _AGENT_EVENT_TYPE, "error", "status", {}, code=Hole("code"), message=Hole("message")
 )
@@ -248,6 +250,38 @@ def _text_event(status: str, text: str, *, usage: dict[str, str] | None = None) 
     return _TEXT_EVENT_WITH_USAGE.fill(
         event_id=_event_id(), status=string_text(status), text=string_text(text), **usage
     )
+
+
+def _hosted_cloud_messages(outcome: RunOutcome) -> list[list[str]]:
+    """A streamed answer's cloud steps as the hosted service streams them: one event a message.
+
+    For each component: its function_call, its own ``preparing``, its result and its
+    ``success``; then the agent's own function_call (the ``origin_query``) and ``preparing``
+    (the hosted recording, docs/protocol.md section 10).
+    """
+    messages: list[list[str]] = []
+    for step in outcome.cloud_steps:
+        name = string_text(step.name)
+        messages.extend(
+            [
+                [_function_call_event(name, json_text(step.arguments))],
+                [
+                    _COMPONENT_STATUS_EVENT.fill(
+                        event_id=_event_id(), name=name, status='"preparing"'
+                    )
+                ],
+                [
+                    _COMPONENT_RESULT_EVENT.fill(
+                        event_id=_event_id(), name=name, text=string_text(step.output)
+                    )
+                ],
+                [_COMPONENT_STATUS_EVENT.fill(event_id=_event_id(), name=name, status='"success"')],
+            ]
+        )
+    origin = json_text({"origin_query": outcome.query})
+    messages.append([_function_call_event(_AGENT_NAME_TEXT, origin)])
+    messages.append([_status_event("preparing")])
+    return messages
 
 
 def _cloud_part(outcome: RunOutcome) -> list[str]:
@@ -402,8 +436,14 @@ def render_stream(
         assert outcome.failure is not None  # noqa: S101 - guaranteed by ending == "error"
         groups = [([*_cloud_part(outcome), _error_event(outcome.failure)], "")]
     else:
-        opening = [] if sent else [_status_event("preparing")]
-        groups = [([*opening, *_cloud_part(outcome)], "")] if opening or outcome.cloud_steps else []
+        hosted = bool(outcome.cloud_steps) and not sent
+        if hosted:
+            groups = [(events, "") for events in _hosted_cloud_messages(outcome)]
+        else:
+            opening = [] if sent else [_status_event("preparing")]
+            groups = (
+                [([*opening, *_cloud_part(outcome)], "")] if opening or outcome.cloud_steps else []
+            )
         rest = outcome.answer
         if sent:  # the deltas sent live end where the answer's rest begins
             rest = rest[len(sent) :] if rest.startswith(sent) else ""
@@ -412,6 +452,8 @@ def render_stream(
         usage = _usage(outcome.query, outcome.answer, outcome.usage)
         groups.append(([_text_event("done", "", usage=usage)], ""))
         groups.append(([_status_event("success")], ""))
+        if hosted:
+            groups.append(([], ""))  # the hosted service ends such a stream with an empty message
     last = len(groups) - 1
     return [
         _message(
