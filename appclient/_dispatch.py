@@ -34,7 +34,7 @@ from ._tool_failures import (
     unknown_tool,
     unserializable_result,
 )
-from ._tool_results import ResultSerializationError
+from ._tool_results import ReportedFailure, ResultSerializationError, unwrap_status
 
 if TYPE_CHECKING:
     from ._registry import RegisteredTool, ToolRegistry
@@ -239,7 +239,9 @@ def _finished(ready: _Ready, outcome: Outcome) -> ToolCallRecord:
     else:
         assert outcome.error is not None  # noqa: S101 - an Outcome that is not ok has one
         cause = outcome.error
-        description = redact(describe_exception(cause), tool.secrets)
+        # A failure the tool reported in its result reads as its own words.
+        reported = isinstance(cause, ReportedFailure)
+        description = redact(str(cause) if reported else describe_exception(cause), tool.secrets)
         error = call_failed(tool.name, description, tool_call_id=request.id)
         if _scrub(cause, tool.secrets):
             error.__cause__ = cause
@@ -252,6 +254,7 @@ def _invocation(ready: _Ready, serialize: Callable[[Any], str]) -> Invocation:
     secrets = ready.tool.secrets
 
     def finish(value: Any) -> str:
+        value = unwrap_status(value)  # a failure it reports raises: the call failed
         try:
             text = serialize(value)
         except ResultSerializationError as exc:

@@ -237,6 +237,16 @@ class FunctionCall(WireModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     arguments_error: str | None = Field(default=None, exclude=True, repr=False)
 
+    def __init__(self, *args: Any, **data: Any) -> None:
+        if args:  # LazyLLM's FunctionCall(llm, tools) is a runner; this is a wire value
+            raise TypeError(
+                "appclient.FunctionCall is the name and arguments of one tool call (a wire "
+                "value, built by keyword), not LazyLLM's FunctionCall(llm, tools) runner; to "
+                "run tools for an agent use client.run_until_answer(query, tools=[...]), or "
+                "registry.dispatch(tool_calls) for calls you already have"
+            )
+        super().__init__(**data)
+
     @model_validator(mode="before")
     @classmethod
     def _parse_arguments_text(cls, data: Any) -> Any:

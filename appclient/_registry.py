@@ -38,7 +38,7 @@ from ._registered_tool import (
     secret_texts,
     tool_model,
 )
-from ._tool_groups import ToolGroup, resolve_group
+from ._tool_groups import GroupEntry, ToolGroup, find_group_tool, resolve_group
 from ._tool_results import serialize_result
 
 __all__ = ["RegisteredTool", "ToolRegistry"]
@@ -262,27 +262,31 @@ class ToolRegistry:
         Returns:
             The registered tools, in the group's order.
         """
-        entries = [
-            self._build(
-                entry.func,
-                name=entry.name,
-                description=entry.description,
-                timeout=entry.timeout,
-                requires_approval=entry.requires_approval,
-                strict=entry.strict,
-                bound=entry.bind,
-            )
-            for entry in resolve_group(group)
-        ]
+        entries = [self._build_entry(entry) for entry in resolve_group(group)]
         self._store_all(entries)
         return entries
+
+    def _build_entry(self, entry: GroupEntry) -> RegisteredTool:
+        return self._build(
+            entry.func,
+            name=entry.name,
+            description=entry.description,
+            timeout=entry.timeout,
+            requires_approval=entry.requires_approval,
+            strict=entry.strict,
+            bound=entry.bind,
+        )
 
     def extend(self, items: Iterable[Any] | Any) -> None:
         """Add functions, toolkit objects, groups and other registries (a list, or just one).
 
+        A string names a function registered with :func:`register_tool` (LazyLLM's
+        ``tools=["get_current_weather"]``), looked up in the ``"tool"`` group.
+
         Raises:
             InvalidRequestError: An item is a tool dict without a function (a ``Manifest``
-                from ``Manifest.from_function`` has one), or unsupported.
+                from ``Manifest.from_function`` has one), a name no group knows, or
+                unsupported.
         """
         # A registry or group iterates over its entries, and a function or toolkit object does
         # not iterate at all: each is one item, not a list of them.
@@ -297,6 +301,8 @@ class ToolRegistry:
             elif isinstance(item, Manifest) and item.func is not None:
                 # Manifest.from_function keeps the function it describes: run that one.
                 self.add(item.func, tool=item)
+            elif isinstance(item, str):
+                self._store_all([self._build_entry(find_group_tool(item))])
             elif isinstance(item, (Mapping, Tool)):
                 raise InvalidRequestError(
                     "a tool dict has no function to run; register the function with "

@@ -19,16 +19,33 @@ into tools with ``registry.add_group(group)`` (or the group's name)::
 
 from __future__ import annotations
 
+import difflib
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, overload
+from typing import Any, Protocol, TypeVar, cast, overload
 
 from ._errors import InvalidRequestError, ManifestError
 
-__all__ = ["GroupEntry", "ToolGroup", "register_tool", "resolve_group", "tool_group"]
+__all__ = [
+    "AddTool",
+    "GroupEntry",
+    "ToolGroup",
+    "find_group_tool",
+    "register_tool",
+    "resolve_group",
+    "tool_group",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class AddTool(Protocol):
+    """The decorator :meth:`ToolGroup.tool` and :func:`register_tool` return."""
+
+    def __call__(self, func: F, name: str | None = None, /) -> F:
+        """Add ``func`` (under ``name``, default its own) and return it unchanged."""
+        ...
 
 
 @dataclass(frozen=True, repr=False)
@@ -87,7 +104,7 @@ class ToolGroup:
         requires_approval: bool = False,
         strict: bool = False,
         bind: Mapping[str, Any] | None = None,
-    ) -> Callable[[F], F]: ...
+    ) -> AddTool: ...
 
     def tool(
         self,
@@ -100,7 +117,7 @@ class ToolGroup:
         requires_approval: bool = False,
         strict: bool = False,
         bind: Mapping[str, Any] | None = None,
-    ) -> F | Callable[[F], F]:
+    ) -> F | AddTool:
         """Add a function to the group; usable as ``@group.tool`` or ``@group.tool(...)``.
 
         The function is returned unchanged, so it stays an ordinary function.
@@ -115,17 +132,19 @@ class ToolGroup:
             bind: Parameter values the program supplies (hidden from the agent).
 
         Returns:
-            The function, or a decorator that adds it.
+            The function, or a decorator that adds it; the decorator also takes the tool name
+            as a second argument, as LazyLLM's ``fc_register("tool")(func, "name")`` does.
 
         Raises:
             ManifestError: The group already has a different function under that name (the
                 same definition run again, as a notebook cell or a reload does, replaces it).
         """
 
-        def add(function: F) -> F:
+        def add(function: F, alias: str | None = None, /) -> F:
+            # LazyLLM registers under another name with fc_register("tool")(func, "name").
             entry = GroupEntry(
                 function,
-                name=name,
+                name=alias or name,
                 description=description,
                 timeout=timeout,
                 requires_approval=requires_approval,
@@ -143,7 +162,7 @@ class ToolGroup:
                 self._entries[entry.label] = entry
             return function
 
-        return add(func) if func is not None else add
+        return add(func) if func is not None else cast(AddTool, add)
 
     def remove(self, name: str) -> None:
         """Take a tool out of the group.
@@ -218,7 +237,7 @@ def register_tool(
     requires_approval: bool = False,
     strict: bool = False,
     bind: Mapping[str, Any] | None = None,
-) -> Callable[[F], F]: ...
+) -> AddTool: ...
 
 
 def register_tool(
@@ -230,7 +249,7 @@ def register_tool(
     requires_approval: bool = False,
     strict: bool = False,
     bind: Mapping[str, Any] | None = None,
-) -> F | Callable[[F], F]:
+) -> F | AddTool:
     """Decorator adding a function to the named process-wide group (LazyLLM's ``fc_register``).
 
     Usable as ``@register_tool("group", ...)``, ``@register_tool()`` or bare
@@ -257,6 +276,27 @@ def register_tool(
         requires_approval=requires_approval,
         strict=strict,
         bind=bind,
+    )
+
+
+def find_group_tool(name: str, *, group: str = "tool") -> GroupEntry:
+    """Return the entry a process-wide group holds under ``name`` (LazyLLM's tool names).
+
+    Raises:
+        InvalidRequestError: The group has no tool of that name (the message lists the
+            names it has, and the closest one).
+    """
+    with _GROUPS_LOCK:
+        found = _GROUPS.get(group)
+    entries = {entry.label: entry for entry in found.entries()} if found is not None else {}
+    if name in entries:
+        return entries[name]
+    close = difflib.get_close_matches(name, entries, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    known = ", ".join(repr(label) for label in entries) or "none yet"
+    raise InvalidRequestError(
+        f"no tool named {name!r} was registered with register_tool({group!r}) "
+        f"(registered: {known}){hint}; pass the function itself, or register it first"
     )
 
 

@@ -12,16 +12,54 @@ from __future__ import annotations
 import base64
 import inspect
 import json
-from collections.abc import AsyncIterator, Collection, Iterator
+from collections.abc import AsyncIterator, Collection, Iterator, Mapping
+from enum import Enum
 from typing import Any
 
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-__all__ = ["ResultSerializationError", "collect_async_iterator", "serialize_result"]
+__all__ = [
+    "ReportedFailure",
+    "ResultSerializationError",
+    "collect_async_iterator",
+    "serialize_result",
+    "unwrap_status",
+]
 
 
 class ResultSerializationError(TypeError):
     """The tool returned a value that has no faithful text or JSON form."""
+
+
+class ReportedFailure(Exception):  # noqa: N818 - not an error of appclient's: the tool's own
+    """The tool returned a result whose status says it failed; the message is its content."""
+
+
+_FAILED = frozenset({"error", "failed", "failure"})
+_SUCCEEDED = frozenset({"success", "succeeded", "ok"})
+
+
+def unwrap_status(value: Any) -> Any:
+    """Return the content of a status-bearing result, or ``value`` itself when it is not one.
+
+    Frameworks such as AgentScope wrap a tool's result with its status: a mapping of exactly
+    ``status`` and ``content`` (its ``ServiceResponse``), the status an enum member or a
+    string. A success gives its content; a failure raises, so the call is reported to the
+    agent as failed (with the content as the reason) instead of as a success.
+
+    Raises:
+        ReportedFailure: The status says the tool failed.
+    """
+    if not isinstance(value, Mapping) or len(value) != 2 or set(value) != {"status", "content"}:
+        return value
+    status = value["status"]
+    word = status.name if isinstance(status, Enum) else status
+    if not isinstance(word, str):
+        return value
+    if word.lower() in _FAILED:
+        content = value["content"]
+        raise ReportedFailure(content if isinstance(content, str) else serialize_result(content))
+    return value["content"] if word.lower() in _SUCCEEDED else value
 
 
 def _has_own_str(value: object) -> bool:
