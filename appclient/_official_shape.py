@@ -14,7 +14,13 @@ import copy
 import inspect
 from typing import Any
 
-__all__ = ["JSON_SCHEMA_TYPES", "normalize_parameters", "normalize_tool", "python_type_to_schema"]
+__all__ = [
+    "JSON_SCHEMA_TYPES",
+    "from_list_form",
+    "normalize_parameters",
+    "normalize_tool",
+    "python_type_to_schema",
+]
 
 #: The type names JSON Schema itself defines.
 JSON_SCHEMA_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
@@ -215,8 +221,71 @@ def _docstring_parts(text: str) -> tuple[str, dict[str, str]]:
     return (prose or inspect.cleandoc(text)), dict(info.params)
 
 
+# Lagent's parameter types (its tool_api writes NUMBER for int and FLOAT for float).
+_LIST_FORM_TYPES = {
+    "STRING": "string",
+    "NUMBER": "integer",
+    "INT": "integer",
+    "INTEGER": "integer",
+    "FLOAT": "number",
+    "BOOLEAN": "boolean",
+    "BOOL": "boolean",
+    "ARRAY": "array",
+    "LIST": "array",
+    "OBJECT": "object",
+    "DICT": "object",
+}
+
+
+def from_list_form(tool: Any) -> Any:
+    """A Lagent-style description (parameters as a list of name/type/description) as a tool.
+
+    Anything else is returned as it is. Its ``return_data`` (from ``returns_named_value`` /
+    ``explode_return``) is told to the agent in the description, the only place the
+    protocol has for it.
+    """
+    if not (
+        isinstance(tool, dict)
+        and "function" not in tool
+        and isinstance(tool.get("name"), str)
+        and isinstance(tool.get("parameters"), list)
+    ):
+        return tool
+    properties: dict[str, Any] = {}
+    for item in tool["parameters"]:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            continue
+        kind = _LIST_FORM_TYPES.get(str(item.get("type", "")).upper())
+        schema: dict[str, Any] = {"type": kind} if kind else {}
+        if item.get("description"):
+            schema["description"] = str(item["description"])
+        properties[item["name"]] = schema
+    required = [name for name in tool.get("required") or [] if name in properties]
+    description = str(tool.get("description") or "")
+    returns = [r for r in tool.get("return_data") or [] if isinstance(r, dict) and r.get("name")]
+    if returns:
+        parts = []
+        for item in returns:
+            kind = _LIST_FORM_TYPES.get(str(item.get("type", "")).upper())
+            text = f"{item['name']}" + (f" ({kind})" if kind else "")
+            parts.append(text + (f": {item['description']}" if item.get("description") else ""))
+        stop = "" if not description or description.rstrip()[-1] in ".。!！?？" else "."
+        description = f"{description.rstrip()}{stop} Returns {'; '.join(parts)}.".strip()
+    return {
+        "type": "function",
+        "function": {
+            "name": tool["name"],
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
 def normalize_tool(tool: Any) -> Any:
     """Return ``tool`` with its parameters as JSON Schema and its description cleaned.
+
+    A Lagent-style description (``{"name", "description", "parameters": [{"name", "type",
+    "description"}, ...], "required", "return_data"}``) becomes a function tool first.
 
     A description that is a raw docstring (it has an ``Args:``-style section) is reduced to
     its prose, and the section's parameter descriptions fill properties that have none.
@@ -228,6 +297,7 @@ def normalize_tool(tool: Any) -> Any:
     Returns:
         A normalised deep copy.
     """
+    tool = from_list_form(tool)
     if not isinstance(tool, dict) or not isinstance(tool.get("function"), dict):
         return copy.deepcopy(tool)
     result = copy.deepcopy(tool)

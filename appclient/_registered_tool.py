@@ -20,6 +20,7 @@ from pydantic import SecretBytes, SecretStr, ValidationError
 from ._constants import MIN_REDACTED_SECRET_LENGTH
 from ._errors import ManifestError, redact_mapping
 from ._models import Tool
+from ._official_shape import from_list_form
 
 if TYPE_CHECKING:
     from ._manifest import ToolSpec
@@ -178,7 +179,7 @@ def tool_model(tool: object) -> Tool:
             f"tool= takes a JSON Schema tool dict or a Tool, got {type(tool).__name__}"
         )
     try:
-        return Tool.model_validate(tool)
+        return Tool.model_validate(from_list_form(dict(tool)))  # Lagent's form is a tool too
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in error['loc']) or 'tool'}: {error['msg']}"

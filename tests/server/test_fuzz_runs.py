@@ -151,7 +151,9 @@ def test_structured_garbage_never_breaks_the_server(body: dict[str, Any]) -> Non
             if reply.headers["Content-Type"].startswith("text/")
             else [reply.json()]
         )
-        assert answers[-1]["content"][-1]["event_status"] in {"success", "interrupt", "error"}
+        # A stream with cloud components ends with an empty message, as the hosted one does.
+        last_event = [answer for answer in answers if answer["content"]][-1]["content"][-1]
+        assert last_event["event_status"] in {"success", "interrupt", "error"}
 
 
 @settings(max_examples=150, deadline=None)
