@@ -16,6 +16,7 @@ import inspect
 import math
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -281,7 +282,9 @@ class ToolRegistry:
         """Add functions, toolkit objects, groups and other registries (a list, or just one).
 
         A string names a function registered with :func:`register_tool` (LazyLLM's
-        ``tools=["get_current_weather"]``), looked up in the ``"tool"`` group.
+        ``tools=["get_current_weather"]``), looked up in the ``"tool"`` group; an object with
+        a ``run`` method (Lagent's ``BaseAction``) is registered as that method, under the
+        object's class name.
 
         Raises:
             InvalidRequestError: An item is a tool dict without a function (a ``Manifest``
@@ -312,6 +315,14 @@ class ToolRegistry:
                 self.add_toolkit(item)
             elif callable(item) and not isinstance(item, type):
                 self.add(item)
+            elif not isinstance(item, type) and callable(getattr(item, "run", None)):
+                # An action object (Lagent's BaseAction): its run method, under its class name
+                # and described by the class when run itself says nothing.
+                self.add(
+                    item.run,
+                    name=type(item).__name__,
+                    description=None if item.run.__doc__ else inspect.getdoc(type(item)),
+                )
             elif isinstance(item, type):
                 raise InvalidRequestError(
                     f"{item.__qualname__} is a class: register an instance, "
@@ -320,8 +331,8 @@ class ToolRegistry:
             else:
                 raise InvalidRequestError(
                     f"cannot register a {type(item).__qualname__} as a tool: it is not callable "
-                    "and has no @manifest methods; pass a function, a toolkit object, a "
-                    "ToolGroup or a ToolRegistry"
+                    "and has neither a run method nor @manifest methods; pass a function, a "
+                    "toolkit object, an action with run, a ToolGroup or a ToolRegistry"
                 )
 
     def remove(self, name: str) -> RegisteredTool:
@@ -414,6 +425,21 @@ class ToolRegistry:
     ) -> list[ToolCallRecord]:
         """Like :meth:`dispatch`, returning full records (arguments, errors, durations)."""
         return list(self.iter_dispatch(tool_calls, raise_errors=raise_errors, approve=approve))
+
+    def __call__(self, name: str, arguments: str | Mapping[str, Any] = "{}", /) -> ToolCallRecord:
+        """Run one tool by name, as Lagent's ``executor("Name", '{"a": 1}')`` does.
+
+        Args:
+            name: The tool's name.
+            arguments: Its arguments: JSON text (or any text the decoder reads) or a dict.
+
+        Returns:
+            The call's record: ``output``, ``is_error``, ``error``, ``duration``.
+        """
+        call = {"id": f"call-{uuid.uuid4().hex[:12]}", "function": {"name": name}}
+        call["function"]["arguments"] = arguments  # type: ignore[index]
+        (record,) = self.dispatch_records([call])
+        return record
 
     def iter_dispatch(
         self,

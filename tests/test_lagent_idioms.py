@@ -58,3 +58,31 @@ def test_a_list_form_description_registers_a_function_and_dispatches() -> None:
     assert advertised["function"]["parameters"]["required"] == ["text"]
     call = {"id": "1", "function": {"name": "bold", "arguments": {"text": "hi"}}}
     assert registry.dispatch([call])[0].output == "**hi**"
+
+
+class Bold:
+    """Make text bold."""
+
+    def run(self, text: str) -> str:
+        """Make text bold.
+
+        Args:
+            text: The text.
+        """
+        return "**" + text + "**"
+
+
+def test_an_action_object_with_a_run_method_registers_as_itself() -> None:
+    """An object with run (Lagent's BaseAction) is a tool named after its class."""
+    registry = ToolRegistry([Bold()])
+    assert registry.names() == ["Bold"]
+    assert registry("Bold", '{"text": "hi"}').output == "**hi**"
+
+
+def test_the_registry_runs_a_tool_by_name_like_lagents_executor() -> None:
+    """registry("name", "{json}") runs one call and returns its record; errors are records."""
+    registry = ToolRegistry([bold])
+    assert registry("bold", {"text": "a"}).output == "**a**"
+    missing = registry("nope", "{}")
+    assert missing.is_error
+    assert "nope" in missing.output

@@ -371,7 +371,7 @@ def test_an_object_without_tool_methods_says_what_is_missing() -> None:
         def today(self) -> str:
             return "sunny"
 
-    with pytest.raises(InvalidRequestError, match=r"Plain as a tool: .* no @manifest methods"):
+    with pytest.raises(InvalidRequestError, match=r"Plain as a tool: .* nor @manifest methods"):
         ToolRegistry([Plain()])
 
 
