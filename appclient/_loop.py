@@ -372,17 +372,7 @@ class RoundTripMixin:
         for record in registry.iter_dispatch(calls, approve=approve, raise_errors=raise_errors):
             records.append(record)
             tool = registry.get(record.name)
-            record_tool_call(
-                progress.span,
-                call_id=record.id,
-                name=record.name,
-                arguments=record.arguments,
-                output=record.output,
-                error=record.error,
-                is_error=record.is_error,
-                duration=record.duration,
-                secrets=tool.secrets if tool is not None else (),
-            )
+            record_tool_call(progress.span, record, secrets=tool.secrets if tool else ())
             yield ToolCallFinished(index, record)
         last = answer.last_event
         done = RoundRecord(

@@ -30,10 +30,13 @@ import json
 import os
 import time
 from collections.abc import Iterable, Iterator
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ._errors import redact
 from ._version import __version__
+
+if TYPE_CHECKING:
+    from ._dispatch import ToolCallRecord
 
 __all__ = [
     "CAPTURE_CONTENT_ENV",
@@ -137,41 +140,30 @@ def attached(span: Any) -> Iterator[None]:
         yield
 
 
-def record_tool_call(
-    parent: Any,
-    *,
-    call_id: str,
-    name: str,
-    arguments: Any,
-    output: str,
-    error: BaseException | None,
-    is_error: bool,
-    duration: float,
-    secrets: Iterable[str] = (),
-) -> None:
-    """Record one finished tool call as a child span of ``parent``, timed by ``duration``."""
+def record_tool_call(parent: Any, record: ToolCallRecord, *, secrets: Iterable[str] = ()) -> None:
+    """Record one finished tool call as a child span of ``parent``, timed by its duration."""
     trace = _trace()
     if trace is None or parent is None:
         return
     end = time.time_ns()
     span = trace.get_tracer("appclient", __version__).start_span(
-        f"execute_tool {name}",
+        f"execute_tool {record.name}",
         context=trace.set_span_in_context(parent),
-        start_time=end - int(duration * 1e9),
+        start_time=end - int(record.duration * 1e9),
         attributes={
             "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": name,
-            "gen_ai.tool.call.id": call_id,
+            "gen_ai.tool.name": record.name,
+            "gen_ai.tool.call.id": record.id,
             "gen_ai.tool.type": "function",
         },
     )
     if _capture_content():
         secrets = tuple(secrets)
-        text = json.dumps(arguments, ensure_ascii=False, default=str)
+        text = json.dumps(record.arguments, ensure_ascii=False, default=str)
         span.set_attribute("gen_ai.tool.call.arguments", redact(text, secrets))
-        span.set_attribute("gen_ai.tool.call.result", redact(output, secrets))
-    if is_error:
-        kind = type(error).__name__ if error is not None else "ToolError"
+        span.set_attribute("gen_ai.tool.call.result", redact(record.output, secrets))
+    if record.is_error:
+        kind = type(record.error).__name__ if record.error is not None else "ToolError"
         span.set_attribute("error.type", kind)
         span.set_status(trace.Status(trace.StatusCode.ERROR, kind))
     span.end(end_time=end)

@@ -46,6 +46,17 @@ def _tool_round(server: ReferenceServer, query: str) -> tuple[str, dict]:
     return conversation_id, _post(server, RUNS, body).json()
 
 
+def _outputs_body(server: ReferenceServer, cid: str, interrupt: dict, *, stream: bool) -> dict:
+    """The run body answering the interrupt's first call with "晴"."""
+    call_id = interrupt["content"][-1]["tool_calls"][0]["id"]
+    return {
+        "app_id": server.app_id,
+        "conversation_id": cid,
+        "stream": stream,
+        "tool_outputs": [{"tool_call_id": call_id, "output": "晴"}],
+    }
+
+
 def test_pending_call_survives_a_restart(tmp_path: Path) -> None:
     """Stop the server while a tool call is pending; outputs sent afterwards complete the run."""
     db = tmp_path / "state.db"
@@ -82,13 +93,7 @@ def test_idempotent_replay_survives_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "state.db"
     with _server(db) as first:
         cid, interrupt = _tool_round(first, "北京")
-        call_id = interrupt["content"][-1]["tool_calls"][0]["id"]
-        outputs = {
-            "app_id": first.app_id,
-            "conversation_id": cid,
-            "stream": True,
-            "tool_outputs": [{"tool_call_id": call_id, "output": "晴"}],
-        }
+        outputs = _outputs_body(first, cid, interrupt, stream=True)
         original = _post(first, RUNS, outputs, **{"Idempotency-Key": "k-1"})
     with _server(db) as second:
         replay = _post(second, RUNS, outputs, **{"Idempotency-Key": "k-1"})
@@ -112,13 +117,7 @@ def test_a_run_and_its_replay_are_committed_together(tmp_path: Path, stream: boo
     db = tmp_path / "state.db"
     with _server(db) as setup:
         cid, interrupt = _tool_round(setup, "北京")
-    call_id = interrupt["content"][-1]["tool_calls"][0]["id"]
-    outputs = {
-        "app_id": setup.app_id,
-        "conversation_id": cid,
-        "stream": stream,
-        "tool_outputs": [{"tool_call_id": call_id, "output": "晴"}],
-    }
+    outputs = _outputs_body(setup, cid, interrupt, stream=stream)
     dying = _DiesBeforeKeepingAnswers(db)
     with ReferenceServer(WeatherAgent(), components=(), store=dying, token=setup.token) as first:
         original = _post(first, RUNS, outputs, **{"Idempotency-Key": "k-1"})
