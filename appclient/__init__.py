@@ -81,6 +81,7 @@ from ._models import (
 from ._registry import RegisteredTool, ToolRegistry
 from ._stream import RunStream
 from ._tool_groups import ToolGroup, register_tool, tool_group
+from ._tool_results import ToolFile
 from ._version import __version__
 
 # A library never configures logging; this only silences "no handler" warnings.
@@ -143,6 +144,7 @@ __all__ = [
     "ToolChoiceFunction",
     "ToolError",
     "ToolExecutionError",
+    "ToolFile",
     "ToolGroup",
     "ToolNotFoundError",
     "ToolOutput",

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import os
 import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -58,6 +59,10 @@ class _RoundTripRuns(RoundTripMixin):
     def create_conversation(self) -> str:
         self._check()
         return self._client.create_conversation()
+
+    def upload_file(self, conversation_id: str, file_path: str | os.PathLike[str]) -> str:
+        self._check()
+        return self._client.upload_file(conversation_id, file_path)
 
     def run(self, conversation_id: str, query: str = "", **options: Any) -> Any:
         self._check()

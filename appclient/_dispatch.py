@@ -34,7 +34,7 @@ from ._tool_failures import (
     unknown_tool,
     unserializable_result,
 )
-from ._tool_results import ReportedFailure, ResultSerializationError, unwrap_status
+from ._tool_results import ReportedFailure, ResultSerializationError, ToolFile, unwrap_status
 
 if TYPE_CHECKING:
     from ._registry import RegisteredTool, ToolRegistry
@@ -79,6 +79,8 @@ class ToolCallRecord:
             timeout, refusal).
         error: The failure as a :class:`~appclient.ToolError`, when it failed.
         duration: Seconds the tool ran (0 when it never ran).
+        file: The file the tool returned (a :class:`~appclient.ToolFile`), if it did; the
+            round trip uploads it and names it in ``output``.
     """
 
     id: str
@@ -88,6 +90,7 @@ class ToolCallRecord:
     is_error: bool = False
     error: ToolError | None = field(default=None, repr=False, compare=False)
     duration: float = 0.0
+    file: ToolFile | None = field(default=None, repr=False, compare=False)
 
     def to_output(self) -> ToolOutput:
         """Return the :class:`~appclient.ToolOutput` to send for this call."""
@@ -227,8 +230,11 @@ def _scrub(exc: BaseException, secrets: tuple[str, ...]) -> bool:
 def _finished(ready: _Ready, outcome: Outcome) -> ToolCallRecord:
     tool, request = ready.tool, ready.request
     if outcome.ok:
+        value = outcome.value
+        file = value if isinstance(value, ToolFile) else None
+        output = file.describe() if file is not None else value
         return ToolCallRecord(
-            request.id, request.name, ready.arguments, outcome.value, duration=outcome.duration
+            request.id, request.name, ready.arguments, output, duration=outcome.duration, file=file
         )
     error: ToolError
     if outcome.timed_out:
@@ -253,8 +259,10 @@ def _finished(ready: _Ready, outcome: Outcome) -> ToolCallRecord:
 def _invocation(ready: _Ready, serialize: Callable[[Any], str]) -> Invocation:
     secrets = ready.tool.secrets
 
-    def finish(value: Any) -> str:
+    def finish(value: Any) -> Any:
         value = unwrap_status(value)  # a failure it reports raises: the call failed
+        if isinstance(value, ToolFile):
+            return value  # described (and uploaded by a round trip) when its record is made
         try:
             text = serialize(value)
         except ResultSerializationError as exc:

@@ -19,9 +19,11 @@ when the agent keeps asking for tools past ``max_rounds``.
 from __future__ import annotations
 
 import contextlib
+import os
+import tempfile
 import time
 from collections.abc import Callable, Generator, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict, cast
 
 from ._constants import DEFAULT_MAX_ROUNDS
@@ -32,6 +34,7 @@ from ._errors import (
     MaxRoundsExceededError,
     RunError,
     StreamInterruptedError,
+    ToolExecutionError,
 )
 from ._http_bodies import ToolChoiceLike, unexpected_options
 from ._loop_events import (
@@ -46,6 +49,7 @@ from ._loop_events import (
     ToolCallStarted,
 )
 from ._models import Event, RunAnswer, ToolCall
+from ._tool_failures import failure_output
 from ._tracing import attached, end_span, record_tool_call, start_span
 
 if TYPE_CHECKING:
@@ -59,7 +63,38 @@ __all__ = ["RoundTripMixin", "RoundTripOptions", "as_registry", "check_round_tri
 class _Conversations(Protocol):
     def create_conversation(self) -> str: ...
 
+    def upload_file(self, conversation_id: str, file_path: str | os.PathLike[str]) -> str: ...
+
     def run(self, conversation_id: str, query: str = "", **kwargs: Any) -> Any: ...
+
+
+def _uploaded(
+    client: _Conversations, conversation_id: str, record: ToolCallRecord
+) -> ToolCallRecord:
+    """Upload the file a tool returned and name it in the call's output (by its file id).
+
+    A failed upload is the call's failure, told to the agent, so the round goes on.
+    """
+    file = record.file
+    assert file is not None  # noqa: S101 - the caller checked
+    try:
+        if file.path is not None:
+            file_id = client.upload_file(conversation_id, file.path)
+        else:
+            with tempfile.TemporaryDirectory(prefix="appclient-tool-file-") as folder:
+                path = os.path.join(folder, os.path.basename(file.name) or "file")
+                with open(path, "wb") as handle:
+                    handle.write(file.data or b"")
+                file_id = client.upload_file(conversation_id, path)
+    except AppClientError as exc:
+        error = ToolExecutionError(
+            f"tool {record.name!r} returned the file {file.name!r}, which could not be "
+            f"uploaded: {exc}",
+            tool_name=record.name,
+            tool_call_id=record.id,
+        )
+        return replace(record, output=failure_output(error), is_error=True, error=error)
+    return replace(record, output=file.describe(file_id=file_id))
 
 
 def as_registry(tools: ToolRegistry | Iterable[Any] | Callable[..., Any] | None) -> ToolRegistry:
@@ -329,7 +364,13 @@ class RoundTripMixin:
                         result=partial,
                     )
                 outputs = yield from self._one_round(
-                    registry, progress, calls, answer, approve=approve, raise_errors=raise_errors
+                    client,
+                    registry,
+                    progress,
+                    calls,
+                    answer,
+                    approve=approve,
+                    raise_errors=raise_errors,
                 )
                 answer = yield from self._one_run(
                     client, progress, stream, tool_outputs=outputs, end_user_id=end_user_id
@@ -355,6 +396,7 @@ class RoundTripMixin:
 
     def _one_round(
         self,
+        client: _Conversations,
         registry: ToolRegistry,
         progress: _Progress,
         calls: list[ToolCall],
@@ -370,6 +412,8 @@ class RoundTripMixin:
         started = clock()
         records: list[ToolCallRecord] = []
         for record in registry.iter_dispatch(calls, approve=approve, raise_errors=raise_errors):
+            if record.file is not None:
+                record = _uploaded(client, progress.conversation_id, record)
             records.append(record)
             tool = registry.get(record.name)
             record_tool_call(progress.span, record, secrets=tool.secrets if tool else ())

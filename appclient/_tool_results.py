@@ -12,7 +12,10 @@ from __future__ import annotations
 import base64
 import inspect
 import json
+import mimetypes
+import os
 from collections.abc import AsyncIterator, Collection, Iterator, Mapping
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -21,6 +24,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 __all__ = [
     "ReportedFailure",
     "ResultSerializationError",
+    "ToolFile",
     "collect_async_iterator",
     "serialize_result",
     "unwrap_status",
@@ -29,6 +33,57 @@ __all__ = [
 
 class ResultSerializationError(TypeError):
     """The tool returned a value that has no faithful text or JSON form."""
+
+
+@dataclass(frozen=True, repr=False)
+class ToolFile:
+    """A file a tool returns (an image, audio, a document): uploaded, then named to the agent.
+
+    ``run_until_answer`` uploads it to the conversation with the file API and sends the agent
+    ``{"type": "file", "file_id": ..., "name": ..., "mime_type": ..., "size": ...}`` as the
+    tool's output; ``registry.dispatch`` alone sends the same without ``file_id`` (nothing
+    to upload to) and keeps the file on the record (``record.file``).
+
+    Args:
+        path: A file on disk (its name and type are taken from it unless given).
+        data: The file's bytes, instead of a path.
+        name: The file name shown to the agent (required with ``data``).
+        mime_type: Its media type (guessed from the name when omitted).
+    """
+
+    path: str | os.PathLike[str] | None = None
+    data: bytes | None = None
+    name: str = ""
+    mime_type: str = ""
+
+    def __post_init__(self) -> None:
+        if (self.path is None) == (self.data is None):
+            raise TypeError("ToolFile takes exactly one of path= or data=")
+        if self.data is not None and not self.name:
+            raise TypeError("ToolFile(data=...) needs a name=, e.g. 'chart.png'")
+        name = self.name or os.path.basename(os.fspath(self.path or ""))
+        object.__setattr__(self, "name", name)
+        if not self.mime_type:
+            guessed = mimetypes.guess_type(name)[0] or "application/octet-stream"
+            object.__setattr__(self, "mime_type", guessed)
+
+    def __repr__(self) -> str:
+        return f"ToolFile(name={self.name!r}, mime_type={self.mime_type!r}, size={self.size})"
+
+    @property
+    def size(self) -> int:
+        """The file's size in bytes."""
+        if self.data is not None:
+            return len(self.data)
+        return os.path.getsize(os.fspath(self.path or ""))
+
+    def describe(self, *, file_id: str | None = None) -> str:
+        """The tool output that names this file to the agent (JSON text)."""
+        described: dict[str, Any] = {"type": "file"}
+        if file_id is not None:
+            described["file_id"] = file_id
+        described.update(name=self.name, mime_type=self.mime_type, size=self.size)
+        return json.dumps(described, ensure_ascii=False)
 
 
 class ReportedFailure(Exception):  # noqa: N818 - not an error of appclient's: the tool's own
