@@ -426,6 +426,32 @@ class ToolRegistry:
         """Like :meth:`dispatch`, returning full records (arguments, errors, durations)."""
         return list(self.iter_dispatch(tool_calls, raise_errors=raise_errors, approve=approve))
 
+    @property
+    def json_schemas(self) -> dict[str, dict[str, Any]]:
+        """Each tool's wire dict by name (AgentScope's ``ServiceToolkit.json_schemas``)."""
+        return {tool["function"]["name"]: tool for tool in self.tools()}
+
+    def dispatch_report(self, tool_calls: Any) -> str:
+        """Run calls and return a status report per call, as AgentScope's toolkit prints one.
+
+        Args:
+            tool_calls: The calls in any shape :meth:`dispatch` reads, a model's JSON text
+                of ``[{"name": ..., "arguments": {...}}]`` included.
+
+        Returns:
+            ``1. Execute function NAME`` with its ``[ARGUMENTS]``, ``[STATUS]`` (``SUCCESS`` or
+            ``ERROR``) and ``[RESULT]``, for each call in order.
+        """
+        blocks = []
+        for index, record in enumerate(self.dispatch_records(tool_calls), start=1):
+            arguments = "".join(f"\n        {k}: {v}" for k, v in record.arguments.items())
+            blocks.append(
+                f"{index}. Execute function {record.name}\n    [ARGUMENTS]:{arguments}\n"
+                f"    [STATUS]: {'ERROR' if record.is_error else 'SUCCESS'}\n"
+                f"    [RESULT]: {record.output}"
+            )
+        return "\n".join(blocks)
+
     def __call__(self, name: str, arguments: str | Mapping[str, Any] = "{}", /) -> ToolCallRecord:
         """Run one tool by name, as Lagent's ``executor("Name", '{"a": 1}')`` does.
 

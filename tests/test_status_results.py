@@ -1,4 +1,4 @@
-"""Status-bearing tool results (AgentScope's ServiceResponse and the like) are understood."""
+"""AgentScope habits: status-bearing results, json_schemas by name, and the dispatch report."""
 
 from __future__ import annotations
 
@@ -76,3 +76,28 @@ def test_string_statuses_count_too() -> None:
     """A plain "error" string status fails the call, whatever its case."""
     with pytest.raises(ReportedFailure, match="disk full"):
         unwrap_status({"status": "ERROR", "content": "disk full"})
+
+
+def test_json_schemas_gives_each_tool_by_name() -> None:
+    """registry.json_schemas is AgentScope's ServiceToolkit.json_schemas: name to tool."""
+    schemas = ToolRegistry([create_file]).json_schemas
+    assert list(schemas) == ["create_file"]
+    assert schemas["create_file"]["function"]["parameters"]["required"] == ["file_path"]
+
+
+def test_a_dispatch_report_reads_like_agentscopes_parse_and_call_func() -> None:
+    """The model's JSON list of calls runs, and each gets arguments, status and result."""
+    report = ToolRegistry([create_file]).dispatch_report(
+        '[{"name": "create_file", "arguments": {"file_path": "exists.txt"}},'
+        ' {"name": "create_file", "arguments": {"file_path": "a.txt"}}]'
+    )
+    assert report == (
+        "1. Execute function create_file\n"
+        "    [ARGUMENTS]:\n        file_path: exists.txt\n"
+        "    [STATUS]: ERROR\n"
+        "    [RESULT]: Error: tool 'create_file' failed: FileExistsError: exists.txt exists\n"
+        "2. Execute function create_file\n"
+        "    [ARGUMENTS]:\n        file_path: a.txt\n"
+        "    [STATUS]: SUCCESS\n"
+        '    [RESULT]: {"path": "a.txt", "bytes": 0}'
+    )
