@@ -94,6 +94,9 @@ class _BodyReader:
 
 _MAX_HEADERS = 100
 _MAX_LINE = 65536
+#: Seconds a new client waits, when every connection is serving, for one to finish (a
+#: connection that has just sent its answer is marked done a moment later) before its 503.
+_ROOM_GRACE = 0.05
 #: Connections that may wait for their request head, per thread the server may run: they
 #: cost a buffer each, not a thread.
 _HEADS_PER_THREAD = 4
@@ -552,11 +555,12 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
                 # give way; one whose request the app is serving is never cut for room. The
                 # one waiting longest first: its read deadline is the nearest (none yet:
                 # between two requests, so as idle as can be).
-                waiting = [
-                    c
-                    for c in self._connections
-                    if c not in self._busy and c not in self._in_head and c is not connection
-                ]
+                waiting = self._waiting_for_requests(connection)
+                if not waiting:  # one just answered may not be marked done yet: a moment
+                    self._idle.wait_for(
+                        lambda: bool(self._waiting_for_requests(connection)), timeout=_ROOM_GRACE
+                    )
+                    waiting = self._waiting_for_requests(connection)
                 if waiting:
                     oldest = min(waiting, key=lambda c: self._reading.get(c, 0.0))
         if oldest is not None:  # make room: the slowest reader goes, a live client is served
@@ -612,11 +616,19 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
             return True
 
     def end_request(self, connection: socket.socket) -> None:
-        """Mark a connection's request finished."""
+        """Mark a connection's request finished (waking whoever waits for room or a drain)."""
         with self._connections_lock:
             self._busy.discard(connection)
-            if self._draining and not self._busy:
-                self._idle.notify_all()
+            self._idle.notify_all()
+
+    def _waiting_for_requests(self, new: socket.socket) -> list[socket.socket]:
+        # The caller holds the lock: served connections now between requests (or dripping
+        # a body), which may make room for ``new``.
+        return [
+            c
+            for c in self._connections
+            if c not in self._busy and c not in self._in_head and c is not new
+        ]
 
     def drain(self, timeout: float) -> bool:
         """Refuse new requests, end idle connections, and wait for requests in flight.
