@@ -34,7 +34,13 @@ from ._tool_failures import (
     unknown_tool,
     unserializable_result,
 )
-from ._tool_results import ReportedFailure, ResultSerializationError, ToolFile, unwrap_status
+from ._tool_results import (
+    ReportedFailure,
+    ResultSerializationError,
+    ToolFile,
+    needs_approval,
+    unwrap_status,
+)
 
 if TYPE_CHECKING:
     from ._registry import RegisteredTool, ToolRegistry
@@ -239,6 +245,8 @@ def _finished(ready: _Ready, outcome: Outcome) -> ToolCallRecord:
     error: ToolError
     if outcome.timed_out:
         error = timed_out(tool.name, tool.timeout or 0.0, tool_call_id=request.id)
+    elif isinstance(outcome.error, ToolApprovalDeniedError):  # asked after needs_approval
+        error = outcome.error
     elif isinstance(outcome.error, _SerializationFailedError):
         problem = redact(str(outcome.error.cause), tool.secrets)
         error = unserializable_result(tool.name, problem, tool_call_id=request.id)
@@ -256,10 +264,31 @@ def _finished(ready: _Ready, outcome: Outcome) -> ToolCallRecord:
     return _failure(request, error, ready.arguments, outcome.duration)
 
 
-def _invocation(ready: _Ready, serialize: Callable[[Any], str]) -> Invocation:
+def _approved_rerun(ready: _Ready, approve: ApprovalCallback | None) -> Any:
+    """Ask to approve a call whose tool answered ``needs_approval``; re-run it if approved.
+
+    LazyLLM's convention: a risky tool first answers ``{"status": "needs_approval", ...}``,
+    and runs for real when called again with ``allow_unsafe=True`` after the user agreed.
+    """
+    refusal = _ask_approval(ready, approve)
+    if refusal is not None:
+        raise refusal
+    if "allow_unsafe" not in inspect.signature(ready.tool.func).parameters:
+        raise ReportedFailure(
+            "the tool asked for approval and got it, but it has no allow_unsafe parameter "
+            "to be run again with"
+        )
+    return ready.tool.func(*ready.args, **{**ready.kwargs, "allow_unsafe": True})
+
+
+def _invocation(
+    ready: _Ready, serialize: Callable[[Any], str], approve: ApprovalCallback | None
+) -> Invocation:
     secrets = ready.tool.secrets
 
     def finish(value: Any) -> Any:
+        if needs_approval(value):
+            value = _approved_rerun(ready, approve)
         value = unwrap_status(value)  # a failure it reports raises: the call failed
         if isinstance(value, ToolFile):
             return value  # described (and uploaded by a round trip) when its record is made
@@ -336,7 +365,7 @@ def iter_dispatch(
 
     runnable = [slot for slot in slots if isinstance(slot, _Ready)]
     outcomes = registry.runner.iter_outcomes(
-        [_invocation(ready, registry.serialize) for ready in runnable]
+        [_invocation(ready, registry.serialize, approve) for ready in runnable]
     )
     for slot in slots:
         record = slot if isinstance(slot, ToolCallRecord) else _finished(slot, next(outcomes))

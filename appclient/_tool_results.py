@@ -26,6 +26,7 @@ __all__ = [
     "ResultSerializationError",
     "ToolFile",
     "collect_async_iterator",
+    "needs_approval",
     "serialize_result",
     "unwrap_status",
 ]
@@ -92,6 +93,15 @@ class ReportedFailure(Exception):  # noqa: N818 - not an error of appclient's: t
 
 _FAILED = frozenset({"error", "failed", "failure"})
 _SUCCEEDED = frozenset({"success", "succeeded", "ok"})
+
+
+def needs_approval(value: Any) -> bool:
+    """Whether a tool answered that it needs the user's approval (LazyLLM's convention)."""
+    if not isinstance(value, Mapping):
+        return False
+    status = value.get("status")
+    word = status.name if isinstance(status, Enum) else status
+    return isinstance(word, str) and word.lower() == "needs_approval"
 
 
 def unwrap_status(value: Any) -> Any:

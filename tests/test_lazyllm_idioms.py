@@ -6,7 +6,17 @@ from collections.abc import Iterator
 
 import pytest
 
-from appclient import AppClient, InvalidRequestError, register_tool, tool_group
+from appclient import (
+    AppClient,
+    ApprovalRequest,
+    InvalidRequestError,
+    ToolApprovalDeniedError,
+    ToolCallRecord,
+    ToolRegistry,
+    register_tool,
+    tool_group,
+)
+from appclient._dispatch import ApprovalCallback
 from appclient.testing import PlannedCall, ReferenceServer, ScriptedAgent
 
 
@@ -68,3 +78,43 @@ def test_lazyllms_function_call_line_gets_a_clear_error() -> None:
     with pytest.raises(TypeError, match="not LazyLLM's FunctionCall"):
         FunctionCall(object(), [lazy_weather])
     assert FunctionCall(name="x", arguments='{"a": 1}').arguments == {"a": 1}
+
+
+def delete_folder(path: str, allow_unsafe: bool = False) -> dict[str, str]:
+    """Delete a folder.
+
+    Args:
+        path: The folder.
+        allow_unsafe: Set only after the user agreed.
+    """
+    if not allow_unsafe:
+        return {"status": "needs_approval", "reason": f"deleting {path} cannot be undone"}
+    return {"deleted": path}
+
+
+def _delete(approve: ApprovalCallback | None) -> ToolCallRecord:
+    registry = ToolRegistry([delete_folder], approve=approve)
+    call = {"id": "1", "function": {"name": "delete_folder", "arguments": {"path": "old"}}}
+    (record,) = registry.dispatch_records([call])
+    return record
+
+
+def test_a_tool_that_needs_approval_runs_again_when_approved() -> None:
+    """needs_approval asks the approval callback, then re-runs with allow_unsafe=True."""
+    asked: list[str] = []
+
+    def approve(request: ApprovalRequest) -> bool:
+        asked.append(request.tool_name)
+        return True
+
+    record = _delete(approve)
+    assert asked == ["delete_folder"]
+    assert record.output == '{"deleted": "old"}'
+
+
+def test_a_tool_that_needs_approval_is_refused_without_it() -> None:
+    """Declined (or no callback), the call fails and the agent reads why; nothing ran."""
+    record = _delete(lambda request: False)
+    assert record.is_error
+    assert isinstance(record.error, ToolApprovalDeniedError)
+    assert _delete(None).is_error
