@@ -43,6 +43,7 @@ if (reason := _missing()) is not None:
     pytest.skip(reason, allow_module_level=True)
 
 from selenium import webdriver  # noqa: E402 - only once it is known to be installed
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -112,9 +113,20 @@ def _sign_in(driver: Any, server: ReferenceServer, token: str) -> None:
     _wait(driver, lambda d: d.find_element(By.ID, "workspace").is_displayed())
 
 
+def _click_first_conversation(driver: Any) -> None:
+    def click(d: Any) -> bool:
+        items = d.find_elements(By.CSS_SELECTOR, "#conversation-list li")
+        if not items:
+            return False
+        items[0].click()
+        return True
+
+    # The list is redrawn when it changes; a click on an element just replaced is retried.
+    WebDriverWait(driver, 15, ignored_exceptions=(StaleElementReferenceException,)).until(click)
+
+
 def _open_first_conversation(driver: Any) -> None:
-    _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#conversation-list li"))
-    driver.find_element(By.CSS_SELECTOR, "#conversation-list li").click()
+    _click_first_conversation(driver)
     _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#detail .run"))
 
 
@@ -195,8 +207,7 @@ def test_a_streaming_run_updates_live(
         try:
             next(iter(stream))  # the first delta is out; the model is held
             _sign_in(browser, server, server.token)
-            _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#conversation-list li"))
-            browser.find_element(By.CSS_SELECTOR, "#conversation-list li").click()
+            _click_first_conversation(browser)
             live = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live-answer"))
             assert live.text.startswith("上海")
             assert "running" in browser.find_element(By.CSS_SELECTOR, ".run.running").text

@@ -36,7 +36,11 @@ async function api(path) {
     throw new Error("unauthorized");
   }
   if (!response.ok) throw new Error("HTTP " + response.status);
-  return { text: await response.clone().text(), data: await response.json() };
+  const data = await response.json();
+  // The request id differs on every answer: compare the rest, so an unchanged page is left
+  // as it is (no flicker, a selection survives).
+  const { request_id: _ignored, ...rest } = data;
+  return { text: JSON.stringify(rest), data };
 }
 
 function signOut(message) {
