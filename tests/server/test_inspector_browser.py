@@ -145,6 +145,7 @@ def test_signing_in_shows_the_tool_round_trip_as_a_timeline(
     _sign_in(browser, server, server.token)
     _open_first_conversation(browser)
     _wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#detail .run")) == 2)
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#conversation-list li.selected"))
     text = browser.find_element(By.ID, "detail").text
     assert "北京天气怎么样？" in text
     assert "get_current_weather" in text

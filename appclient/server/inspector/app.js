@@ -67,7 +67,11 @@ function renderList(conversations) {
       el("span", "query", item.last_query || "(no query yet)"),
       el("span", "meta", `${when(item.created_at)} · ${item.runs} run(s)`));
     entry.dataset.conversationId = item.conversation_id;
-    entry.addEventListener("click", () => { selected = item.conversation_id; lastDetail = ""; refresh(); });
+    entry.addEventListener("click", () => {
+      selected = item.conversation_id;
+      lastList = lastDetail = ""; // redraw both: the list shows the selection
+      refresh();
+    });
     list.append(entry);
   }
 }
