@@ -178,7 +178,11 @@ class Endpoints:
         if action not in handlers:
             raise bad_parameter("Action", f"{action[:40]!r} is not one of {sorted(handlers)}")
         body = parse_json_object(ctx.body) if ctx.body.strip() else {}
-        payload = handlers[action](self.served_app_ids, body)
+        # A server of any app id describes whichever app it is asked about (it runs them all).
+        served = self.served_app_ids
+        if self._app_ids is None and isinstance(body.get("id"), str) and body["id"]:
+            served = [*served, body["id"]]
+        payload = handlers[action](served, body)
         return json_response({"requestId": ctx.request_id, **payload}, request_id=ctx.request_id)
 
     # --- POST /v2/app/conversation/runs ----------------------------------------------

@@ -43,3 +43,14 @@ def test_describe_app_describes_a_served_app(served: ReferenceServer) -> None:
     detail = appbuilder.describe_app("app-b")
     assert (detail.id, detail.name) == ("app-b", "app-b")
     assert detail.requestId
+
+
+def test_a_server_of_any_app_describes_whichever_app_is_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With any app id served, describe_app answers for the id asked (its runs would work)."""
+    with ReferenceServer(app_id=None) as server:
+        monkeypatch.setenv("GATEWAY_URL_V2", server.url)
+        monkeypatch.setenv("APPBUILDER_TOKEN", server.token)
+        detail = appbuilder.describe_app("b2a972c5-e082-46e5-b313-acbf51792422")
+    assert detail.id == "b2a972c5-e082-46e5-b313-acbf51792422"
