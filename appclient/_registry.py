@@ -462,9 +462,10 @@ class ToolRegistry:
         Returns:
             The call's record: ``output``, ``is_error``, ``error``, ``duration``.
         """
-        call = {"id": f"call-{uuid.uuid4().hex[:12]}", "function": {"name": name}}
-        call["function"]["arguments"] = arguments  # type: ignore[index]
-        (record,) = self.dispatch_records([call])
+        function = {"name": name, "arguments": arguments}
+        (record,) = self.dispatch_records(
+            [{"id": f"call-{uuid.uuid4().hex[:12]}", "function": function}]
+        )
         return record
 
     def iter_dispatch(

@@ -95,13 +95,16 @@ _FAILED = frozenset({"error", "failed", "failure"})
 _SUCCEEDED = frozenset({"success", "succeeded", "ok"})
 
 
+def _status_word(value: Any) -> str | None:
+    """A result's ``status`` as a lower-case word (an enum member by its name), if it has one."""
+    status = value.get("status") if isinstance(value, Mapping) else None
+    word = status.name if isinstance(status, Enum) else status
+    return word.lower() if isinstance(word, str) else None
+
+
 def needs_approval(value: Any) -> bool:
     """Whether a tool answered that it needs the user's approval (LazyLLM's convention)."""
-    if not isinstance(value, Mapping):
-        return False
-    status = value.get("status")
-    word = status.name if isinstance(status, Enum) else status
-    return isinstance(word, str) and word.lower() == "needs_approval"
+    return _status_word(value) == "needs_approval"
 
 
 def unwrap_status(value: Any) -> Any:
@@ -117,14 +120,11 @@ def unwrap_status(value: Any) -> Any:
     """
     if not isinstance(value, Mapping) or len(value) != 2 or set(value) != {"status", "content"}:
         return value
-    status = value["status"]
-    word = status.name if isinstance(status, Enum) else status
-    if not isinstance(word, str):
-        return value
-    if word.lower() in _FAILED:
+    word = _status_word(value)
+    if word in _FAILED:
         content = value["content"]
         raise ReportedFailure(content if isinstance(content, str) else serialize_result(content))
-    return value["content"] if word.lower() in _SUCCEEDED else value
+    return value["content"] if word in _SUCCEEDED else value
 
 
 def _has_own_str(value: object) -> bool:

@@ -42,6 +42,7 @@ __all__ = [
     "CAPTURE_CONTENT_ENV",
     "attached",
     "end_span",
+    "note",
     "record_tool_call",
     "run_span",
     "start_span",
@@ -52,12 +53,13 @@ __all__ = [
 CAPTURE_CONTENT_ENV: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 
 _trace_module: Any = None
+_tracer_object: Any = None
 _looked = False
 
 
 def _trace() -> Any:
     """Return ``opentelemetry.trace``, or None when it is not installed (imported only then)."""
-    global _trace_module, _looked
+    global _trace_module, _tracer_object, _looked
     if not _looked:
         _looked = True
         if importlib.util.find_spec("opentelemetry") is not None:
@@ -65,12 +67,14 @@ def _trace() -> Any:
                 from opentelemetry import trace
 
                 _trace_module = trace
+                # Made once: before the application sets its provider this is a proxy that
+                # reports to the provider set later, so it never goes stale.
+                _tracer_object = trace.get_tracer("appclient", __version__)
     return _trace_module
 
 
 def _tracer() -> Any:
-    trace = _trace()
-    return None if trace is None else trace.get_tracer("appclient", __version__)
+    return _tracer_object if _trace() is not None else None
 
 
 def _capture_content() -> bool:
@@ -146,7 +150,7 @@ def record_tool_call(parent: Any, record: ToolCallRecord, *, secrets: Iterable[s
     if trace is None or parent is None:
         return
     end = time.time_ns()
-    span = trace.get_tracer("appclient", __version__).start_span(
+    span = _tracer().start_span(
         f"execute_tool {record.name}",
         context=trace.set_span_in_context(parent),
         start_time=end - int(record.duration * 1e9),

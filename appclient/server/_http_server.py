@@ -213,6 +213,8 @@ class _Handler(BaseHTTPRequestHandler):
         # here: a client dripping a byte now and then is dropped instead of holding a thread
         # and a connection slot for ever (slowloris).
         self.server.reading(self.connection)
+        if isinstance(self.rfile, PrefixedReader):  # its prefix read: no wrapper per read
+            self.rfile = self.rfile.unwrapped()
         try:
             self.raw_requestline = self.rfile.readline(65537)
             if len(self.raw_requestline) > 65536:

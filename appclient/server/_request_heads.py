@@ -145,6 +145,10 @@ class PrefixedReader(io.BufferedIOBase):
         """Always readable."""
         return True
 
+    def unwrapped(self) -> io.BufferedIOBase:
+        """The socket's own reader once the kept prefix is read, else this reader."""
+        return self if self._prefix else self._rest
+
     def read(self, size: int | None = -1) -> bytes:
         """Read ``size`` bytes (all when negative), the kept prefix first."""
         if not self._prefix:

@@ -288,9 +288,6 @@ def concepts_in(text: str) -> set[str]:
     return found
 
 
-_CACHED_TEXT_CHARS = 1000
-
-
 def text_terms(text: str) -> frozenset[str]:
     """Return the matching terms of ``text``: words, CJK pairs and ``#concept`` terms.
 
