@@ -38,6 +38,7 @@ from ._tool_results import (
     ReportedFailure,
     ResultSerializationError,
     ToolFile,
+    as_tool_file,
     needs_approval,
     unwrap_status,
 )
@@ -138,8 +139,9 @@ def _prepare(registry: ToolRegistry, request: CallRequest) -> _Ready:
     if request.problem is not None:
         raise invalid_call(request.problem, tool_name=request.name, tool_call_id=request.id)
     tool = registry.get(request.name)
-    if tool is None:
-        raise unknown_tool(request.name, registry.names(), tool_call_id=request.id)
+    if tool is None or not tool.enabled:  # a tool switched off is not there for the agent
+        available = registry.names(enabled_only=True)
+        raise unknown_tool(request.name, available, tool_call_id=request.id)
     if request.arguments_error is not None:
         raise invalid_arguments(
             tool.name, [("<arguments>", request.arguments_error)], tool_call_id=request.id
@@ -289,7 +291,7 @@ def _invocation(
     def finish(value: Any) -> Any:
         if needs_approval(value):
             value = _approved_rerun(ready, approve)
-        value = unwrap_status(value)  # a failure it reports raises: the call failed
+        value = as_tool_file(unwrap_status(value))  # a reported failure raises: call failed
         if isinstance(value, ToolFile):
             return value  # described (and uploaded by a round trip) when its record is made
         try:

@@ -16,10 +16,13 @@ from typing import Any
 
 __all__ = [
     "JSON_SCHEMA_TYPES",
+    "LAGENT_TYPES",
+    "ReturnItem",
     "from_list_form",
     "normalize_parameters",
     "normalize_tool",
     "python_type_to_schema",
+    "returns_sentence",
 ]
 
 #: The type names JSON Schema itself defines.
@@ -235,14 +238,48 @@ _LIST_FORM_TYPES = {
     "OBJECT": "object",
     "DICT": "object",
 }
+#: JSON Schema type -> the type word Lagent's ``tool_api`` writes for it.
+LAGENT_TYPES = {
+    "string": "STRING",
+    "integer": "NUMBER",
+    "number": "FLOAT",
+    "boolean": "BOOLEAN",
+    "array": "ARRAY",
+    "object": "DICT",
+}
+
+#: A named return value: its name, JSON Schema type (if known) and description.
+ReturnItem = tuple[str, str | None, str]
+
+
+def returns_sentence(items: list[ReturnItem] | tuple[ReturnItem, ...], *, lead: str = "") -> str:
+    """Named return values in one sentence the agent reads: ``Returns a (string): the a.``.
+
+    The protocol has no field for what a tool returns, so Lagent's ``return_data`` and the
+    decorators' named and exploded returns are all told in the description, this one way.
+
+    Args:
+        items: The values, in order.
+        lead: What comes first (``Returns the weather``); ``Returns`` when empty.
+    """
+    parts = [
+        name + (f" ({kind})" if kind else "") + (f": {text}" if text else "")
+        for name, kind, text in items
+    ]
+    return f"{lead or 'Returns'}{':' if lead else ''} {'; '.join(parts)}."
+
+
+def _joined(description: str, sentence: str) -> str:
+    stop = "" if not description or description.rstrip()[-1] in ".。!！?？" else "."
+    return f"{description.rstrip()}{stop} {sentence}".strip()
 
 
 def from_list_form(tool: Any) -> Any:
     """A Lagent-style description (parameters as a list of name/type/description) as a tool.
 
     Anything else is returned as it is. Its ``return_data`` (from ``returns_named_value`` /
-    ``explode_return``) is told to the agent in the description, the only place the
-    protocol has for it.
+    ``explode_return``) is told to the agent in the description (:func:`returns_sentence`),
+    the only place the protocol has for it.
     """
     if not (
         isinstance(tool, dict)
@@ -262,15 +299,17 @@ def from_list_form(tool: Any) -> Any:
         properties[item["name"]] = schema
     required = [name for name in tool.get("required") or [] if name in properties]
     description = str(tool.get("description") or "")
-    returns = [r for r in tool.get("return_data") or [] if isinstance(r, dict) and r.get("name")]
+    returns = [
+        (
+            str(r["name"]),
+            _LIST_FORM_TYPES.get(str(r.get("type", "")).upper()),
+            str(r.get("description") or ""),
+        )
+        for r in tool.get("return_data") or []
+        if isinstance(r, dict) and r.get("name")
+    ]
     if returns:
-        parts = []
-        for item in returns:
-            kind = _LIST_FORM_TYPES.get(str(item.get("type", "")).upper())
-            text = f"{item['name']}" + (f" ({kind})" if kind else "")
-            parts.append(text + (f": {item['description']}" if item.get("description") else ""))
-        stop = "" if not description or description.rstrip()[-1] in ".。!！?？" else "."
-        description = f"{description.rstrip()}{stop} Returns {'; '.join(parts)}.".strip()
+        description = _joined(description, returns_sentence(returns))
     return {
         "type": "function",
         "function": {

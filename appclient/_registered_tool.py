@@ -133,6 +133,8 @@ class RegisteredTool:
         secrets: The bound texts redacted from outputs and errors.
         toolkit: The toolkit object for a toolkit method, else ``None``.
         method: The method name for a toolkit method, else ``None``.
+        enabled: Whether the tool is advertised and callable (Lagent's ``enable``); a
+            disabled tool stays registered, and a call of it is a call of an unknown tool.
     """
 
     name: str
@@ -145,6 +147,7 @@ class RegisteredTool:
     secrets: tuple[str, ...] = ()
     toolkit: object | None = None
     method: str | None = None
+    enabled: bool = True
 
     @property
     def description(self) -> str:

@@ -11,7 +11,10 @@ to set them, and their values are redacted from outputs, error texts and reprs.
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import copy
+import dataclasses
 import inspect
 import math
 import threading
@@ -106,6 +109,7 @@ class ToolRegistry:
         strict: bool = False,
         allow_extra: bool = False,
         tool: Mapping[str, Any] | Tool | None = None,
+        enable: bool = True,
         bind: Mapping[str, Any] | None = None,
         **bound: Any,
     ) -> RegisteredTool:
@@ -124,6 +128,8 @@ class ToolRegistry:
                 the call.
             tool: A ready tool dict (raw JSON Schema) to advertise instead of the generated
                 one; the function still validates the arguments.
+            enable: ``False`` registers the tool switched off: not advertised, and a call
+                of it fails as a call of an unknown tool, until :meth:`set_enabled`.
             bind: Parameter values to supply, for names that clash with these options.
             **bound: Parameter values to supply (API keys, clients...): hidden from the
                 schema, refused from the agent, redacted from every text.
@@ -146,6 +152,7 @@ class ToolRegistry:
             tool=tool,
             bound={**(bind or {}), **bound},
         )
+        entry = entry if enable else dataclasses.replace(entry, enabled=False)
         self._store_all([entry])
         return entry
 
@@ -322,6 +329,7 @@ class ToolRegistry:
                     item.run,
                     name=type(item).__name__,
                     description=None if item.run.__doc__ else inspect.getdoc(type(item)),
+                    enable=getattr(item, "enable", True) is not False,
                 )
             elif isinstance(item, type):
                 raise InvalidRequestError(
@@ -334,6 +342,15 @@ class ToolRegistry:
                     "and has neither a run method nor @manifest methods; pass a function, a "
                     "toolkit object, an action with run, a ToolGroup or a ToolRegistry"
                 )
+
+    def set_enabled(self, name: str, *, enabled: bool) -> None:
+        """Switch a registered tool on or off (Lagent's ``enable``).
+
+        Raises:
+            KeyError: No tool has that name.
+        """
+        with self._lock:
+            self._tools[name] = dataclasses.replace(self._tools[name], enabled=enabled)
 
     def remove(self, name: str) -> RegisteredTool:
         """Unregister a tool and return it.
@@ -349,13 +366,14 @@ class ToolRegistry:
     def tools(self) -> list[dict[str, Any]]:
         """Return the tools list for ``AppClient.run(tools=...)`` (plain JSON-ready dicts).
 
-        The dicts are copies: changing them does not change the registered tools.
+        The dicts are copies: changing them does not change the registered tools. Tools
+        switched off (``enable=False``) are left out.
         """
-        return [copy.deepcopy(entry.tool) for entry in self._snapshot()]
+        return [copy.deepcopy(entry.tool) for entry in self._snapshot() if entry.enabled]
 
-    def names(self) -> list[str]:
-        """Return the tool names, in registration order."""
-        return [entry.name for entry in self._snapshot()]
+    def names(self, *, enabled_only: bool = False) -> list[str]:
+        """Return the tool names, in registration order (only those switched on, if asked)."""
+        return [e.name for e in self._snapshot() if e.enabled or not enabled_only]
 
     def get(self, name: str) -> RegisteredTool | None:
         """Return the tool of that name, or ``None``."""
@@ -452,21 +470,45 @@ class ToolRegistry:
             )
         return "\n".join(blocks)
 
-    def __call__(self, name: str, arguments: str | Mapping[str, Any] = "{}", /) -> ToolCallRecord:
+    #: AgentScope's name for :meth:`dispatch_report` (``ServiceToolkit.parse_and_call_func``).
+    parse_and_call_func = dispatch_report
+
+    def __call__(
+        self, name: str, arguments: str | Mapping[str, Any] | tuple[Any, ...] = "{}", /
+    ) -> ToolCallRecord:
         """Run one tool by name, as Lagent's ``executor("Name", '{"a": 1}')`` does.
 
         Args:
-            name: The tool's name.
-            arguments: Its arguments: JSON text (or any text the decoder reads) or a dict.
+            name: The tool's name; a toolkit method may be named ``Toolkit.method``, as
+                Lagent's executor names them.
+            arguments: Its arguments: JSON text (or any text the decoder reads), a dict, or
+                (Lagent's ``TupleParser``) a tuple or its literal text, ``'("x", 2)'``,
+                given to the parameters in order.
 
         Returns:
             The call's record: ``output``, ``is_error``, ``error``, ``duration``.
         """
-        function = {"name": name, "arguments": arguments}
+        if name not in self._tools and "." in name:  # Lagent's "Toolkit.method"
+            name = name.replace(".", TOOLKIT_NAME_SEPARATOR, 1)
+        function = {"name": name, "arguments": self._positional(name, arguments)}
         (record,) = self.dispatch_records(
             [{"id": f"call-{uuid.uuid4().hex[:12]}", "function": function}]
         )
         return record
+
+    def _positional(self, name: str, arguments: Any) -> Any:
+        """Tuple arguments (or a tuple's literal text) as a dict, by parameter order."""
+        if isinstance(arguments, str) and arguments.lstrip().startswith("("):
+            with contextlib.suppress(ValueError, SyntaxError, MemoryError, RecursionError):
+                parsed = ast.literal_eval(arguments)
+                arguments = parsed if isinstance(parsed, tuple) else arguments
+        entry = self._tools.get(name)
+        if not isinstance(arguments, tuple) or entry is None:
+            return arguments
+        names = list(entry.spec.schema.get("properties", {}))
+        # Extra values keep a name of their own, so the call is refused naming them.
+        names += [f"argument {i + 1}" for i in range(len(names), len(arguments))]
+        return dict(zip(names, arguments, strict=False))  # fewer values: defaults fill in
 
     def iter_dispatch(
         self,

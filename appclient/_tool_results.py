@@ -25,6 +25,7 @@ __all__ = [
     "ReportedFailure",
     "ResultSerializationError",
     "ToolFile",
+    "as_tool_file",
     "collect_async_iterator",
     "needs_approval",
     "serialize_result",
@@ -85,6 +86,61 @@ class ToolFile:
             described["file_id"] = file_id
         described.update(name=self.name, mime_type=self.mime_type, size=self.size)
         return json.dumps(described, ensure_ascii=False)
+
+
+#: Leading bytes of the media types a tool most often returns raw: (magic, offset, type, ext).
+_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", 0, "image/png", ".png"),
+    (b"\xff\xd8\xff", 0, "image/jpeg", ".jpg"),
+    (b"GIF8", 0, "image/gif", ".gif"),
+    (b"WEBP", 8, "image/webp", ".webp"),
+    (b"WAVE", 8, "audio/wav", ".wav"),
+    (b"ID3", 0, "audio/mpeg", ".mp3"),
+    (b"OggS", 0, "audio/ogg", ".ogg"),
+    (b"fLaC", 0, "audio/flac", ".flac"),
+    (b"%PDF-", 0, "application/pdf", ".pdf"),
+)
+#: The ``type`` words of Lagent's typed results (``{"type": "image", "content": ...}``).
+_FILE_KINDS = frozenset({"image", "audio", "video", "file"})
+
+
+def _sniffed(data: bytes) -> tuple[str, str] | None:
+    for magic, offset, mime_type, extension in _MAGIC:
+        if data[offset : offset + len(magic)] == magic:
+            return mime_type, extension
+    return None
+
+
+def as_tool_file(value: Any) -> Any:
+    """Return a file a tool returned in another common shape as a :class:`ToolFile`.
+
+    Besides ``ToolFile`` itself: raw bytes of an image, audio or PDF (recognised by their
+    first bytes, named ``result.png`` and so on), and Lagent's typed result ``{"type":
+    "image" | "audio" | "video" | "file", "content": path or bytes}`` (alone or as a
+    one-item list). A path that is no file, such as a URL, stays text the agent reads.
+
+    Args:
+        value: What the tool returned.
+
+    Returns:
+        The file, or ``value`` unchanged when it is not one.
+    """
+    if isinstance(value, (bytes, bytearray)):
+        known = _sniffed(bytes(value))
+        if known is None:
+            return value
+        return ToolFile(data=bytes(value), name=f"result{known[1]}", mime_type=known[0])
+    typed = value[0] if isinstance(value, list) and len(value) == 1 else value
+    if not (isinstance(typed, Mapping) and typed.get("type") in _FILE_KINDS):
+        return value
+    content = typed.get("content")
+    if isinstance(content, (bytes, bytearray)):
+        known = _sniffed(bytes(content))
+        name = str(typed.get("name") or f"{typed['type']}{known[1] if known else ''}")
+        return ToolFile(data=bytes(content), name=name, mime_type=known[0] if known else "")
+    if isinstance(content, (str, os.PathLike)) and os.path.isfile(content):
+        return ToolFile(path=content)
+    return value
 
 
 class ReportedFailure(Exception):  # noqa: N818 - not an error of appclient's: the tool's own

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar, overload
 
@@ -33,6 +33,7 @@ from ._type_schema import resolve_type_name
 __all__ = [
     "OVERRIDES_ATTRIBUTE",
     "UNSET",
+    "LagentView",
     "ManifestOverrides",
     "OfficialView",
     "ParameterOverride",
@@ -47,6 +48,8 @@ OVERRIDES_ATTRIBUTE = "__appclient_manifest__"
 #: What the official SDK's decorators attach: the tool view, and the parameter views.
 OFFICIAL_VIEW_ATTRIBUTE = "__ab_manifest__"
 OFFICIAL_PARAMETERS_ATTRIBUTE = "__ab_manifest_parameters__"
+#: What Lagent's ``tool_api`` attaches: the tool in its list-of-parameters form.
+LAGENT_VIEW_ATTRIBUTE = "api_description"
 
 _T = TypeVar("_T")
 #: "Not given" for decorator keywords where ``None`` is a meaningful value.
@@ -83,6 +86,9 @@ class ManifestOverrides:
         parameters: Parameter name -> what ``@manifest_parameter`` said about it.
         return_description: From ``@manifest_return``.
         return_schema: From ``@manifest_return``.
+        return_style: ``"named"`` or ``"exploded"``: the docstring's Returns section names
+            the value, or each of its members (Lagent's ``returns_named_value`` /
+            ``explode_return``).
         decorated: True once ``@manifest`` itself was applied (toolkits look for it).
         version: Changes on every decoration, so cached tools are rebuilt.
         owner: ``id`` of the function the record belongs to (``functools.wraps`` copies it).
@@ -93,6 +99,7 @@ class ManifestOverrides:
     parameters: dict[str, ParameterOverride] = field(default_factory=dict)
     return_description: str | None = None
     return_schema: Mapping[str, Any] | None = None
+    return_style: str | None = None
     decorated: bool = False
     version: int = 0
     owner: int = 0
@@ -189,12 +196,16 @@ def _record_for(target: Any) -> ManifestOverrides:
         fresh.parameters = {k: ParameterOverride(**vars(v)) for k, v in record.parameters.items()}
         fresh.return_description = record.return_description
         fresh.return_schema = record.return_schema
+        fresh.return_style = record.return_style
         fresh.decorated = record.decorated
     try:
         setattr(function, OVERRIDES_ATTRIBUTE, fresh)
         if not hasattr(function, OFFICIAL_VIEW_ATTRIBUTE):  # keep an official decorator's view
             # Code written for the official SDK reads func.__ab_manifest__ (.type, .function).
             setattr(function, OFFICIAL_VIEW_ATTRIBUTE, _OfficialView(function))
+        if not hasattr(function, LAGENT_VIEW_ATTRIBUTE):
+            # Code written for Lagent reads func.api_description (its tool_api's dict).
+            setattr(function, LAGENT_VIEW_ATTRIBUTE, _LagentView(function))
     except (AttributeError, TypeError) as exc:
         raise ManifestError(f"cannot attach manifest information to {target!r}: {exc}") from exc
     return fresh
@@ -224,6 +235,39 @@ class _OfficialView:
         return f"<appclient manifest view of {getattr(self._function, '__name__', '?')}>"
 
 
+class _LagentView(Mapping[str, Any]):
+    """``func.api_description`` as Lagent's ``tool_api`` offers it, built on each read.
+
+    A read-only mapping (``dict(view)`` for a copy): ``name``, ``description``, ``parameters``
+    as a list with Lagent's type words, ``required`` and, for named or exploded returns,
+    ``return_data``.
+    """
+
+    __slots__ = ("_function",)
+    #: Builds the Lagent dict of a function; given by the manifest module (see above).
+    build: ClassVar[Callable[[Any], dict[str, Any]] | None] = None
+
+    def __init__(self, function: Any) -> None:
+        self._function = function
+
+    def _built(self) -> dict[str, Any]:
+        if _LagentView.build is None:  # pragma: no cover - set when appclient is imported
+            raise KeyError("api_description")
+        return _LagentView.build(self._function)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._built()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+    def __repr__(self) -> str:
+        return repr(self._built())
+
+
 def _merge(record: Any, values: Mapping[str, Any], *, what: str) -> None:
     for key, value in values.items():
         if value is None or value is UNSET:
@@ -251,32 +295,57 @@ def _parameter_names(target: Any) -> list[str]:
 @overload
 def manifest(func: _T, /) -> _T: ...
 @overload
-def manifest(*, name: str | None = None, description: str | None = None) -> Callable[[_T], _T]: ...
 def manifest(
-    func: Any = None, /, *, name: str | None = None, description: str | None = None
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    returns_named_value: bool = False,
+    explode_return: bool = False,
+) -> Callable[[_T], _T]: ...
+def manifest(
+    func: Any = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    returns_named_value: bool = False,
+    explode_return: bool = False,
 ) -> Any:
     """Mark a function as a tool and optionally give its name and description.
 
-    Usable bare (``@manifest``) or called (``@manifest(description=...)``).
+    Usable bare (``@manifest``) or called (``@manifest(description=...)``). The two return
+    keywords are Lagent's ``tool_api`` ones: the docstring's Returns section names the value
+    (``bold_text (str): bold text``) or, exploded, each member of a returned dict on its own
+    ``- name (type): description`` line; the agent is told those names and types, and
+    ``ToolSpec.return_schema`` describes them.
 
     Args:
         func: The function, when used without parentheses.
         name: The tool name (default: the function's name).
         description: The tool description (default: from the docstring).
+        returns_named_value: The Returns section gives the value a name.
+        explode_return: The Returns section lists the members of the returned value.
 
     Returns:
         The same function, with the information attached.
 
     Raises:
-        ManifestError: The name breaks the tool-name rule, or another ``@manifest`` on the
-            same function said something else.
+        ManifestError: The name breaks the tool-name rule, both return keywords are given,
+            or another ``@manifest`` on the same function said something else.
     """
     if name is not None and not TOOL_NAME_PATTERN.match(name):
         raise ManifestError(f"invalid tool name {name!r}: a tool name must be {TOOL_NAME_RULE}")
+    if returns_named_value and explode_return:
+        raise ManifestError(
+            "returns_named_value and explode_return exclude each other: name the value, or "
+            "list its members"
+        )
+    style = "named" if returns_named_value else "exploded" if explode_return else None
 
     def decorate(target: _T) -> _T:
         record = _record_for(target)
-        _merge(record, {"name": name, "description": description}, what="the tool")
+        values = {"name": name, "description": description, "return_style": style}
+        _merge(record, values, what="the tool")
         record.decorated = True
         record.version = next(_versions)
         return target
@@ -374,3 +443,5 @@ def manifest_return(
 
 #: The class of ``func.__ab_manifest__`` views (its ``build`` is set by the manifest module).
 OfficialView = _OfficialView
+#: The class of ``func.api_description`` views (its ``build`` is set by the manifest module).
+LagentView = _LagentView

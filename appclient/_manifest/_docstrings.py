@@ -23,7 +23,7 @@ from docstring_parser import google
 
 from .._limits import cache_short_keys
 
-__all__ = ["DocInfo", "merge_doc_info", "parse_docstring"]
+__all__ = ["DocInfo", "merge_doc_info", "named_returns", "parse_docstring"]
 
 
 @dataclass(frozen=True)
@@ -167,3 +167,34 @@ def merge_doc_info(primary: DocInfo, fallback: DocInfo) -> DocInfo:
         returns=primary.returns or fallback.returns,
         returns_type=primary.returns_type or fallback.returns_type,
     )
+
+
+#: ``name (type): description`` in a Returns section (Lagent's named and exploded returns).
+_RETURN_ITEM = re.compile(r"^-?\s*([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:\s*(.*?)\s*$")
+
+
+def named_returns(doc: DocInfo, *, exploded: bool) -> list[tuple[str, str | None, str]]:
+    """Read the named return values of a Returns section, as Lagent's ``tool_api`` does.
+
+    ``returns_named_value``: the section is ``name (type): description``. ``explode_return``:
+    its first line describes the whole value and each member follows on a ``- name (type):
+    description`` line.
+
+    Args:
+        doc: The parsed docstring.
+        exploded: Read the members (``explode_return``) rather than one named value.
+
+    Returns:
+        ``(name, type as written or None, description)`` per value; empty when none is named.
+    """
+    lines = (doc.returns or "").splitlines()
+    if exploded:
+        lines = [line.strip() for line in lines[1:] if line.strip().startswith("-")]
+    elif doc.returns_type is not None:
+        return []  # "str: text" was read as a type and a description: no name was given
+    items = []
+    for line in lines if exploded else lines[:1]:
+        match = _RETURN_ITEM.match(line.strip())
+        if match:
+            items.append((match[1], match[2].strip() if match[2] else None, match[3]))
+    return items

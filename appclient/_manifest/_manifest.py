@@ -15,10 +15,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ._decorators import OfficialView
+from .._official_shape import LAGENT_TYPES
+from ._decorators import LagentView, OfficialView
 from ._spec import ToolSpec, build_tool_spec
 
-__all__ = ["Manifest"]
+__all__ = ["Manifest", "lagent_description"]
 
 
 class Manifest(dict[str, Any]):
@@ -173,4 +174,44 @@ def _refuse_field_selection(options: dict[str, Any]) -> None:
         )
 
 
+def lagent_description(func: Callable[..., Any]) -> dict[str, Any]:
+    """The tool of ``func`` as Lagent's ``tool_api`` describes it (``func.api_description``).
+
+    Parameters are a list of ``{"name", "type", "description"}`` with Lagent's type words
+    (``STRING``, ``NUMBER`` for integers, ``FLOAT``, ``BOOLEAN``, ``ARRAY``, ``DICT``); named
+    or exploded returns are its ``return_data``.
+
+    Raises:
+        ManifestError: The callable cannot become a valid tool.
+    """
+    spec = build_tool_spec(func)
+    schema = spec.schema
+    parameters = []
+    for name, prop in schema.get("properties", {}).items():
+        item: dict[str, Any] = {"name": name}
+        kind = LAGENT_TYPES.get(prop.get("type")) if isinstance(prop.get("type"), str) else None
+        if kind:
+            item["type"] = kind
+        if prop.get("description"):
+            item["description"] = prop["description"]
+        parameters.append(item)
+    result: dict[str, Any] = {
+        "name": spec.name,
+        "description": spec.summary,
+        "parameters": parameters,
+        "required": list(schema.get("required", [])),
+    }
+    if spec.return_items:
+        result["return_data"] = [
+            {
+                "name": name,
+                "description": text,
+                **({"type": LAGENT_TYPES[kind]} if kind in LAGENT_TYPES else {}),
+            }
+            for name, kind, text in spec.return_items
+        ]
+    return result
+
+
 OfficialView.build = Manifest.from_function  # func.__ab_manifest__ shows the same tool
+LagentView.build = lagent_description  # and func.api_description, Lagent's dict

@@ -28,8 +28,9 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from .._errors import ManifestError
+from .._official_shape import ReturnItem, returns_sentence
 from ._decorators import UNSET, ManifestOverrides, ParameterOverride
-from ._docstrings import DocInfo, merge_doc_info, parse_docstring
+from ._docstrings import DocInfo, merge_doc_info, named_returns, parse_docstring
 from ._schema_tools import Schema
 from ._signature import EMPTY, CallableTarget, SignatureParameter, namespaces
 from ._type_schema import (
@@ -42,6 +43,7 @@ from ._type_schema import (
 
 __all__ = [
     "GatheredParameter",
+    "ToolText",
     "doc_info",
     "finish_property",
     "gather_parameter",
@@ -164,17 +166,87 @@ def finish_property(schema: Schema, item: GatheredParameter) -> Schema:
     return {**first, **{k: v for k, v in schema.items() if k not in first}}
 
 
+@dataclass(frozen=True)
+class ToolText:
+    """What a tool says in words.
+
+    Attributes:
+        description: As the agent reads it (the return sentence included).
+        summary: The description alone, without the return sentence (Lagent's view).
+        returns: The return description, if any.
+        return_items: The named return values (decorators' named/exploded returns, or the
+            properties of ``@manifest_return(schema=...)``), if any.
+    """
+
+    description: str
+    summary: str
+    returns: str | None
+    return_items: tuple[ReturnItem, ...] = ()
+
+
+def _return_items(overrides: ManifestOverrides | None, doc: DocInfo) -> tuple[ReturnItem, ...]:
+    style = overrides.return_style if overrides is not None else None
+    if style is not None:
+        items = named_returns(doc, exploded=style == "exploded")
+        if not items:
+            keyword = "returns_named_value" if style == "named" else "explode_return"
+            shape = "name (type): what it is" if style == "named" else "- name (type): what"
+            raise ManifestError(
+                f"@manifest({keyword}=True) needs the docstring's Returns section to name "
+                f"the value{'s' if style == 'exploded' else ''}, as '{shape}'"
+            )
+        return tuple((name, _DOC_TYPES.get(kind or ""), text) for name, kind, text in items)
+    schema = overrides.return_schema if overrides is not None else None
+    properties = schema.get("properties") if schema is not None else None
+    if not isinstance(properties, dict):
+        return ()
+    return tuple(
+        (
+            name,
+            prop.get("type") if isinstance(prop.get("type"), str) else None,
+            str(prop.get("description") or ""),
+        )
+        for name, prop in properties.items()
+        if isinstance(prop, dict)
+    )
+
+
+#: Docstring type words of named returns -> JSON Schema types.
+_DOC_TYPES = {
+    "str": "string",
+    "int": "integer",
+    "float": "number",
+    "bool": "boolean",
+    "list": "array",
+    "tuple": "array",
+    "dict": "object",
+}
+
+
 def tool_description(
     explicit: str | None, overrides: ManifestOverrides | None, doc: DocInfo
-) -> tuple[str, str | None]:
-    """Return the tool description (return line included) and the return description."""
+) -> ToolText:
+    """Return the tool's words: description, return description and named return values.
+
+    Raises:
+        ManifestError: Named or exploded returns were asked for and the docstring names none.
+    """
     returns = (overrides.return_description if overrides is not None else None) or doc.returns
     text = explicit or (overrides.description if overrides is not None else None)
-    text = (text or doc.description).strip()
-    if returns and returns not in text:
+    summary = (text or doc.description).strip()
+    items = _return_items(overrides, doc)
+    said = overrides.return_description if overrides is not None else None
+    if items and overrides is not None and overrides.return_style == "named" and not said:
+        returns = items[0][2] or returns  # "bold_text (str): bold text" -> "bold text"
+    if items:
+        lead = _return_sentence(said).rstrip(".。") if said else ""
+        sentence = returns_sentence(items, lead=lead)
+    elif returns and returns not in summary:
         sentence = _return_sentence(returns)
-        text = f"{text}\n\n{sentence}" if text else sentence
-    return text, returns
+    else:
+        sentence = ""
+    description = f"{summary}\n\n{sentence}" if summary and sentence else summary or sentence
+    return ToolText(description, summary, returns, items)
 
 
 def _return_sentence(returns: str) -> str:

@@ -26,9 +26,11 @@ from pydantic.fields import FieldInfo
 
 from .._constants import MANIFEST_CACHE_ENTRIES_PER_FUNCTION, TOOL_NAME_PATTERN, TOOL_NAME_RULE
 from .._errors import ManifestError
+from .._official_shape import ReturnItem
 from ._decorators import ManifestOverrides, get_overrides
 from ._precedence import (
     GatheredParameter,
+    ToolText,
     doc_info,
     finish_property,
     gather_parameter,
@@ -108,8 +110,7 @@ class _Template:
     """Everything about a tool that does not depend on the exact callable object."""
 
     name: str
-    description: str
-    return_description: str | None
+    text: ToolText
     return_annotation: Any
     return_schema_override: Mapping[str, Any] | None
     parameters: tuple[ParameterSpec, ...]
@@ -126,9 +127,22 @@ class _Template:
     def return_schema(self) -> Schema | None:
         if self.return_schema_override is not None:
             return dict(self.return_schema_override)
-        if self.return_annotation is EMPTY:
-            return None
-        return type_schema(self.return_annotation)
+        items = self.text.return_items
+        value = None if self.return_annotation is EMPTY else type_schema(self.return_annotation)
+        if len(items) == 1 and not isinstance((value or {}).get("properties"), dict):
+            # A named value (returns_named_value): the value itself, titled with its name.
+            (name, kind, text), base = items[0], value or {}
+            return {**({"type": kind} if kind else {}), **base, "title": name, "description": text}
+        if items:  # exploded: the members of the returned dict
+            properties = {
+                name: {
+                    **({"type": kind} if kind else {}),
+                    **({"description": text} if text else {}),
+                }
+                for name, kind, text in items
+            }
+            return {"type": "object", "properties": properties}
+        return value
 
 
 class ToolSpec:
@@ -155,12 +169,22 @@ class ToolSpec:
     @property
     def description(self) -> str:
         """The tool description, with ``Returns: ...`` appended when known."""
-        return self._template.description
+        return self._template.text.description
+
+    @property
+    def summary(self) -> str:
+        """The tool description without its return sentence."""
+        return self._template.text.summary
 
     @property
     def return_description(self) -> str | None:
         """What the return value means, if known."""
-        return self._template.return_description
+        return self._template.text.returns
+
+    @property
+    def return_items(self) -> tuple[ReturnItem, ...]:
+        """The named return values ``(name, JSON type or None, description)``, if any."""
+        return self._template.text.return_items
 
     @property
     def return_schema(self) -> Schema | None:
@@ -397,11 +421,9 @@ def _build_template(
         )
         for item in gathered
     )
-    text, return_description = tool_description(description, overrides, doc)
     return _Template(
         name=name,
-        description=text,
-        return_description=return_description,
+        text=tool_description(description, overrides, doc),
         return_annotation=info.return_annotation,
         return_schema_override=overrides.return_schema if overrides is not None else None,
         parameters=parameters,

@@ -100,16 +100,15 @@ def test_field_default_description_beats_docstring():
 def test_return_line_is_not_repeated():
     """A description that already states the return description is not extended."""
     doc = DocInfo(description="Adds. Returns the sum.", returns="the sum")
-    assert tool_description(None, None, doc) == ("Adds. Returns the sum.", "the sum")
+    text = tool_description(None, None, doc)
+    assert (text.description, text.returns) == ("Adds. Returns the sum.", "the sum")
 
 
 def test_return_line_follows_an_explicit_description():
     """An explicit description still gets the return line, so the agent reads it."""
     doc = DocInfo(description="Doc.", returns="The sum.")
-    assert tool_description("Explicit.", None, doc) == (
-        "Explicit.\n\nReturns the sum.",
-        "The sum.",
-    )
+    text = tool_description("Explicit.", None, doc)
+    assert (text.description, text.returns) == ("Explicit.\n\nReturns the sum.", "The sum.")
 
 
 def test_manifest_description_beats_docstring_but_not_explicit():
