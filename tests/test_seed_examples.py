@@ -1,6 +1,6 @@
 """The seed documents' examples of Lagent, LazyLLM and AgentScope idioms, run on appclient.
 
-Each test is one example from ../shared/seeds as its users wrote it, with only its import
+Each test is one example from the seed documents as its users wrote it, with only its import
 lines changed (an import may rename: ``from appclient import manifest as tool_api``). Where a
 line other than an import had to change, the test says which and why. Examples that need the
 other framework's own runtime (an LLM object, Lagent's IPython interpreter, Wikipedia) are not

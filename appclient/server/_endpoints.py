@@ -77,7 +77,8 @@ class Endpoints:
         store: The server's state.
         engine: Plans runs.
         uploads: Where uploaded files go.
-        app_ids: The app ids served; ``None`` serves any.
+        app_ids: The app ids served and listed; ``None`` serves any.
+        any_app_id: Serve other app ids too (the listed ones stay the app list).
         lease_seconds: How long a run may hold its conversation.
         max_delta_chars: The largest streamed answer delta.
         clock: Returns the current time in seconds.
@@ -90,6 +91,7 @@ class Endpoints:
         engine: RunEngine,
         uploads: UploadStorage,
         app_ids: frozenset[str] | None,
+        any_app_id: bool = False,
         lease_seconds: float = DEFAULT_RUN_LEASE_SECONDS,
         max_delta_chars: int = DEFAULT_ANSWER_DELTA_CHARS,
         clock: Callable[[], float] = time.time,
@@ -98,6 +100,7 @@ class Endpoints:
         self.engine = engine
         self.uploads = uploads
         self._app_ids = app_ids
+        self._any_app_id = any_app_id or app_ids is None
         self._lease_seconds = lease_seconds
         self._max_delta_chars = max_delta_chars
         self._clock = clock
@@ -109,8 +112,9 @@ class Endpoints:
     def _check_app(self, app_id: str) -> None:
         if not app_id:
             raise bad_parameter("app_id", "must not be empty")
-        if self._app_ids is not None and app_id not in self._app_ids:
-            served = ", ".join(repr(served_id) for served_id in sorted(self._app_ids)) or "none"
+        if not self._any_app_id and app_id not in (self._app_ids or ()):
+            listed = sorted(self._app_ids or ())
+            served = ", ".join(repr(served_id) for served_id in listed) or "none"
             raise HTTPProblem(
                 404, "AppNotFound", f"app_id: {app_id!r} is not served here (it serves {served})"
             )
@@ -164,7 +168,7 @@ class Endpoints:
 
     @property
     def served_app_ids(self) -> list[str]:
-        """The app ids this server lists (the default one when it serves any)."""
+        """The app ids this server lists (the default one when it serves any and none is named)."""
         return sorted(self._app_ids) if self._app_ids is not None else [DEFAULT_APP_ID]
 
     def apps(self, ctx: RequestContext) -> Response:
@@ -180,8 +184,9 @@ class Endpoints:
         body = parse_json_object(ctx.body) if ctx.body.strip() else {}
         # A server of any app id describes whichever app it is asked about (it runs them all).
         served = self.served_app_ids
-        if self._app_ids is None and isinstance(body.get("id"), str) and body["id"]:
-            served = [*served, body["id"]]
+        asked = body.get("id")
+        if self._any_app_id and isinstance(asked, str) and asked and asked not in served:
+            served = [*served, asked]
         payload = handlers[action](served, body)
         return json_response({"requestId": ctx.request_id, **payload}, request_id=ctx.request_id)
 

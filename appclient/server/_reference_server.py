@@ -56,6 +56,8 @@ class ReferenceServer:
         token: The accepted bearer token; a random one when ``None``.
         app_id: The app id served, or several (a list); ``None`` serves any app id.
             ``app_id`` is the first one, for clients.
+        any_app_id: Serve every app id, listing the ``app_id`` ones in the app API (an
+            account that has those apps).
         extra_tokens: More accepted tokens (other tenants).
         components: Cloud components; the built-in ones when ``None``.
         data_dir: Where uploads go; when ``None``, next to ``db_path`` (``<db>.files``)
@@ -88,6 +90,7 @@ class ReferenceServer:
         port: int = 0,
         token: str | None = None,
         app_id: str | Sequence[str] | None = DEFAULT_APP_ID,
+        any_app_id: bool = False,
         extra_tokens: Sequence[str] = (),
         components: Sequence[Component] | None = None,
         data_dir: str | Path | None = None,
@@ -127,6 +130,7 @@ class ReferenceServer:
         self._store = store
         self._db_path = db_path
         self._app_ids = tuple(served) if served is not None else None
+        self._any_app_id = any_app_id
         self._extra_tokens = tuple(extra_tokens)
         self._components = components
         self._data_dir = data_dir
@@ -187,6 +191,7 @@ class ReferenceServer:
         app = create_app(
             tokens=[self.token, *self._extra_tokens],
             app_ids=self._app_ids,
+            any_app_id=self._any_app_id,
             agent=self._agent,
             components=self._components,
             store=self._store,

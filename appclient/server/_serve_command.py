@@ -92,17 +92,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="accepted bearer token (repeat for several); a random one is printed when omitted",
     )
-    apps = parser.add_mutually_exclusive_group()
-    apps.add_argument(
+    parser.add_argument(
         "--app-id",
         action="append",
         default=None,
         help=f"app id to serve (repeat for several; default {DEFAULT_APP_ID})",
     )
-    apps.add_argument(
+    parser.add_argument(
         "--any-app-id",
         action="store_true",
-        help="serve every app id (the official SDK's tests and cookbooks use several)",
+        help="serve every app id (the official SDK's tests and cookbooks use several); the "
+        "--app-id ones are still the app list",
     )
     parser.add_argument(
         "--db", default=None, metavar="FILE", help="SQLite file for state that survives restarts"
@@ -228,7 +228,8 @@ def run(
             port=args.port,
             token=tokens[0] if tokens else None,
             extra_tokens=tokens[1:],
-            app_id=None if args.any_app_id else (args.app_id or [DEFAULT_APP_ID]),
+            app_id=args.app_id or (None if args.any_app_id else [DEFAULT_APP_ID]),
+            any_app_id=args.any_app_id,
             db_path=args.db,
             data_dir=args.data_dir,
             **planner,
@@ -263,7 +264,9 @@ def run(
             f"sqlite {args.db}" if args.db else "memory (lost at exit; use --db FILE to keep it)"
         )
         print(f"appclient reference server listening on {server.url}", file=out)
-        apps = "any (--any-app-id)" if args.any_app_id else ", ".join(server.app_ids)
+        apps = ", ".join(server.app_ids)
+        if args.any_app_id:
+            apps = f"any (--any-app-id){'; listed: ' + apps if apps else ''}"
         print(f"  app id: {apps}", file=out)
         # A token the user chose is not printed (stdout is often a log under docker or
         # systemd); a generated one must be, or nobody could connect.

@@ -250,6 +250,7 @@ def create_app(
     *,
     tokens: str | Iterable[str] | None = None,
     app_ids: str | Iterable[str] | None = None,
+    any_app_id: bool = False,
     agent: Agent | None = None,
     components: Sequence[Component] | None = None,
     store: Store | None = None,
@@ -267,7 +268,8 @@ def create_app(
 
     Args:
         tokens: Accepted bearer tokens; one is generated (see ``app.tokens``) when ``None``.
-        app_ids: The app ids served; any app id when ``None``.
+        app_ids: The app ids served, and listed by the app API; any app id when ``None``.
+        any_app_id: Serve every app id while listing ``app_ids`` (an account with those apps).
         agent: Plans the runs; the rule-based agent when ``None``.
         components: Cloud components run inside runs; the built-in ones when ``None``.
         store: Where state lives; otherwise a SQLite store at ``db_path``, or memory.
@@ -320,6 +322,7 @@ def create_app(
         engine=engine,
         uploads=uploads,
         app_ids=served,
+        any_app_id=any_app_id,
         lease_seconds=lease_seconds,
         max_delta_chars=max_delta_chars,
         clock=clock,

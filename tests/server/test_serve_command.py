@@ -356,3 +356,28 @@ def test_serve_takes_the_run_lease_from_lease_seconds() -> None:
     finally:
         stop.set()
         worker.join()
+
+
+def test_any_app_id_with_app_ids_serves_any_and_lists_those() -> None:
+    """--any-app-id --app-id a1 --app-id a2: other ids run, and the app list is a1 and a2."""
+    stop, worker, out = _serve(["--port", "0", "--any-app-id", "--app-id", "a1", "--app-id", "a2"])
+    try:
+        text = out.getvalue()
+        url = re.search(r"listening on (\S+)", text)
+        token = re.search(r"token:\s+(\S+)", text)
+        assert url is not None
+        assert token is not None
+        assert "listed: a1, a2" in text
+        headers = {"Authorization": f"Bearer {token.group(1)}"}
+        other = requests.post(
+            f"{url.group(1)}/v2/app/conversation",
+            json={"app_id": "a3"},
+            headers=headers,
+            timeout=10,
+        )
+        assert other.status_code == 200
+        listed = requests.get(f"{url.group(1)}/v2/apps?limit=2", headers=headers, timeout=10)
+        assert [app["id"] for app in listed.json()["data"]] == ["a1", "a2"]
+    finally:
+        stop.set()
+        worker.join()
