@@ -30,6 +30,7 @@ import http.client
 import itertools
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -173,9 +174,12 @@ def _serve_reference(agent_name: str) -> int:
     from appclient.server import ReferenceServer
 
     agent = _FixedAgent() if agent_name == "fixed" else None
-    server = ReferenceServer(agent, token=TOKEN, app_id=APP_ID).start()
-    print(f"listening on {server.url}", flush=True)
-    threading.Event().wait()
+    # terminate() is SIGTERM: exit through the with-block, so the server removes its
+    # temporary upload folder instead of leaving it behind.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    with ReferenceServer(agent, token=TOKEN, app_id=APP_ID) as server:
+        print(f"listening on {server.url}", flush=True)
+        threading.Event().wait()
     return 0
 
 
