@@ -159,6 +159,8 @@ def _prepare(registry: ToolRegistry, request: CallRequest) -> _Ready:
         problems.extend(exc.problems or [("<arguments>", str(exc))])
     except Exception as exc:  # a parameter type's own validator may raise anything
         problems.append(("<arguments>", f"validation failed: {describe_exception(exc)}"))
+    if tool.check is not None:
+        problems.extend(tool.check(given))
     if problems:
         redacted = [(name, redact(text, tool.secrets)) for name, text in problems]
         raise invalid_arguments(tool.name, redacted, tool_call_id=request.id)

@@ -135,6 +135,8 @@ class RegisteredTool:
         method: The method name for a toolkit method, else ``None``.
         enabled: Whether the tool is advertised and callable (Lagent's ``enable``); a
             disabled tool stays registered, and a call of it is a call of an unknown tool.
+        check: More argument checks, giving ``(field, problem)`` pairs (an MCP tool's
+            arguments against its JSON Schema).
     """
 
     name: str
@@ -148,6 +150,7 @@ class RegisteredTool:
     toolkit: object | None = None
     method: str | None = None
     enabled: bool = True
+    check: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None
 
     @property
     def description(self) -> str:

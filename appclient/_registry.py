@@ -34,6 +34,7 @@ from ._manifest import (
     default_tool_name,
     get_overrides,
 )
+from ._mcp import MCPServer, protocol_names, schema_check
 from ._models import Tool, ToolOutput
 from ._registered_tool import (
     RegisteredTool,
@@ -46,6 +47,9 @@ from ._tool_groups import GroupEntry, ToolGroup, find_group_tool, resolve_group
 from ._tool_results import serialize_result
 
 __all__ = ["RegisteredTool", "ToolRegistry"]
+
+#: Seconds beyond an MCP server's call timeout that its tools get in the registry.
+_MCP_CLOSE_MARGIN = 15.0
 
 
 def _is_tool_method(value: Any) -> bool:
@@ -93,6 +97,7 @@ class ToolRegistry:
         self.serialize = serialize
         self.runner = ToolRunner(max_workers=max_workers, clock=clock)
         self._tools: dict[str, RegisteredTool] = {}
+        self._servers: list[MCPServer] = []
         self._lock = threading.Lock()
         self.extend(tools)
 
@@ -197,6 +202,74 @@ class ToolRegistry:
             toolkit=toolkit,
             method=method,
         )
+
+    def add_mcp(
+        self, server: MCPServer, *, requires_approval: bool = False
+    ) -> list[RegisteredTool]:
+        """Start an MCP server (if needed) and register its tools; it closes with the registry.
+
+        Each MCP tool is advertised with its own JSON Schema under a protocol name (see
+        :func:`appclient.mcp.protocol_names`; ``server.tool_names`` maps them back) and runs
+        through the dispatcher like a function: its arguments are checked against the schema,
+        its calls time out after ``server.timeout``, and a crash, a hang or an error the tool
+        reports is that call's error output. A server that crashed starts again on its next call.
+
+        Args:
+            server: An :class:`~appclient.mcp.MCPServerStdio` or
+                :class:`~appclient.mcp.MCPServerHTTP`.
+            requires_approval: Ask the approval callback before each call of its tools.
+
+        Returns:
+            The registered tools, in the server's order.
+
+        Raises:
+            MCPConnectionError: The server did not start or list its tools.
+            InvalidRequestError: The ``mcp`` package is not installed.
+        """
+        mcp_tools = server.start()
+        names = protocol_names(
+            [tool.name for tool in mcp_tools], taken=self.names(), prefix=server.prefix
+        )
+        by_name = {tool.name: tool for tool in mcp_tools}
+        entries = []
+        for advertised, mcp_name in names.items():
+            mcp_tool = by_name[mcp_name]
+            schema = dict(mcp_tool.inputSchema or {"type": "object", "properties": {}})
+            function = {
+                "name": advertised,
+                "description": mcp_tool.description or "",
+                "parameters": schema,
+            }
+            entry = self._build(
+                server.caller(mcp_name),
+                name=advertised,
+                tool={"type": "function", "function": function},
+                # The server's own timeout answers first (and ends a hung server before the
+                # record returns); the margin covers that ending, which may kill the process.
+                timeout=server.timeout + _MCP_CLOSE_MARGIN,
+                requires_approval=requires_approval,
+                allow_extra=True,
+                bound={},
+            )
+            entries.append(dataclasses.replace(entry, check=schema_check(schema)))
+        self._store_all(entries)
+        server.tool_names.update(names)
+        with self._lock:
+            self._servers.append(server)
+        return entries
+
+    def close(self) -> None:
+        """Stop the MCP servers this registry started (their tools stay registered)."""
+        with self._lock:
+            servers, self._servers = self._servers, []
+        for server in servers:
+            server.close()
+
+    def __enter__(self) -> ToolRegistry:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def add_toolkit(
         self,
@@ -306,6 +379,8 @@ class ToolRegistry:
         for item in items:
             if isinstance(item, ToolRegistry):
                 self._store_all(list(item))
+            elif isinstance(item, MCPServer):
+                self.add_mcp(item)
             elif isinstance(item, ToolGroup):
                 self.add_group(item)
             elif isinstance(item, Manifest) and item.func is not None:

@@ -1,4 +1,4 @@
-"""The ``appclient`` command: ``serve``, ``demo`` and ``manifest``.
+"""The ``appclient`` command: ``serve``, ``demo``, ``manifest`` and ``mcp``.
 
 Each subcommand lives with the code it drives and offers ``add_arguments(parser)`` and
 ``run(args) -> int``; this module only wires them into one argument parser.
@@ -18,6 +18,7 @@ from ._version import __version__
 _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("appclient._demo", "run the weather round trip against an embedded server"),
     "manifest": ("appclient._manifest._command", "print or write tool JSON for Python functions"),
+    "mcp": ("appclient._mcp_serve", "serve Python functions as an MCP server (stdio or HTTP)"),
     "serve": ("appclient.server._serve_command", "run the reference agent server"),
 }
 

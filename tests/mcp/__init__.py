@@ -1,0 +1,1 @@
+"""Small MCP servers and local tools for the MCP tests."""
