@@ -216,3 +216,19 @@ def test_without_the_extra_using_mcp_names_it() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert "pip install 'appclient[mcp]'" in done.stdout
+
+
+def test_mcp_tools_can_require_approval() -> None:
+    """add_mcp(..., requires_approval=True): a declined call is an error output, nothing ran."""
+    asked: list[str] = []
+
+    def decline(request: object) -> bool:
+        asked.append(getattr(request, "tool_name", ""))
+        return False
+
+    with ToolRegistry(approve=decline) as registry:
+        registry.add_mcp(stdio("files"), requires_approval=True)
+        record = registry("read_note", {"title": "todo"})
+    assert asked == ["read_note"]
+    assert record.is_error
+    assert "the user declined to run tool 'read_note'" in record.output
