@@ -40,9 +40,11 @@ only, and :func:`redact` scrubs known secrets from any text that must be shown.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 from ._constants import ENV_TOKEN, REDACT_INSIDE_WORDS_MIN_LENGTH
 
@@ -362,6 +364,38 @@ def redact(text: str, secrets: Iterable[str]) -> str:
         elif secret in text:
             text = _standalone(secret).sub(_REDACTED, text)
     return text
+
+
+def escaped_forms(secret: str) -> list[str]:
+    r"""The forms a secret takes inside other text, to redact them all.
+
+    As it is; inside JSON (with and without ``ensure_ascii``, a ``/`` written as ``\/`` or
+    ``\u002f``), inside a repr, and percent-encoded in a URL (the query string an HTTP
+    library's error quotes).
+    """
+    json_ascii = json.dumps(secret)[1:-1]
+    forms = [
+        secret,
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        json_ascii,
+        json_ascii.replace("/", "\\/"),
+        json_ascii.replace("/", "\\u002f"),
+        repr(secret)[1:-1],
+        quote(secret, safe=""),
+        quote_plus(secret),
+    ]
+    return list(dict.fromkeys(forms))
+
+
+def redact_value(value: Any, secrets: Iterable[str]) -> Any:
+    """Return decoded JSON (``str``, lists, dicts) with ``secrets`` redacted from every text."""
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, list):
+        return [redact_value(item, secrets) for item in value]
+    if isinstance(value, dict):
+        return {redact(str(k), secrets): redact_value(item, secrets) for k, item in value.items()}
+    return value
 
 
 def redact_mapping(values: Mapping[str, Any], secret_keys: Iterable[str]) -> dict[str, Any]:

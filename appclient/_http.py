@@ -31,6 +31,7 @@ from ._errors import (
     ResponseTooLargeError,
     TransportError,
     redact,
+    redact_value,
     status_error_class,
 )
 from ._http_answers import error_body_fields
@@ -174,19 +175,6 @@ def _server_now(response: requests.Response) -> float:
     return time.time() if moment is None else moment
 
 
-def _redact_decoded(value: Any, secrets: list[str]) -> Any:
-    """Return a decoded JSON value with ``secrets`` scrubbed from every text in it."""
-    if isinstance(value, str):
-        return redact(value, secrets)
-    if isinstance(value, list):
-        return [_redact_decoded(item, secrets) for item in value]
-    if isinstance(value, dict):
-        return {
-            redact(str(key), secrets): _redact_decoded(item, secrets) for key, item in value.items()
-        }
-    return value
-
-
 def status_error(response: requests.Response, *, secrets: Iterable[str] = ()) -> APIStatusError:
     """Build the :class:`APIStatusError` subclass for an HTTP error response.
 
@@ -206,7 +194,7 @@ def status_error(response: requests.Response, *, secrets: Iterable[str] = ()) ->
     code, message, request_id, body = error_body_fields(content)
     if secrets:  # JSON may echo a token escaped (a slash as an escape): scrub the decoded text
         code, message = redact(code, secrets), redact(message, secrets)
-        body = _redact_decoded(body, secrets)
+        body = redact_value(body, secrets)
     return status_error_class(response.status_code)(
         status_code=response.status_code,
         code=code or (response.reason or ""),

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from ._errors import ResponseDecodeError, RunError, redact
+from ._errors import ResponseDecodeError, RunError, escaped_forms, redact
 from ._models import RunAnswer
 
 __all__ = [
@@ -47,25 +47,14 @@ def decode_json(
         raise ResponseDecodeError(_not_json(what, content, request_id, problem, secrets)) from None
 
 
-def _json_escaped_forms(secrets: Iterable[str]) -> list[str]:
-    """Each secret as raw JSON text may show it: as is, escaped, with ``/`` as an escape."""
-    forms: dict[str, None] = {}
-    for secret in secrets:
-        if not secret:
-            continue
-        escaped = json.dumps(secret)[1:-1]
-        for form in (secret, escaped, escaped.replace("/", "\\/"), escaped.replace("/", "\\u002f")):
-            forms[form] = None
-    return list(forms)
-
-
 def _not_json(
     what: str, content: bytes | str, request_id: str, error: object, secrets: Iterable[str]
 ) -> str:
     if isinstance(content, bytes):
         content = content.decode("utf-8", errors="replace")
     # Before cutting, so no secret is cut in two; the raw text may hold a secret JSON-escaped.
-    content = redact(content, _json_escaped_forms(secrets))
+    forms = [form for secret in secrets if secret for form in escaped_forms(secret)]
+    content = redact(content, forms)
     snippet = content[:200] + ("..." if len(content) > 200 else "")
     text = f"{what} is not the protocol's JSON ({error}): {snippet!r}"
     return text + (f" (request_id={request_id})" if request_id else "")

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import functools
 import itertools
-import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, quote_plus
 
 from pydantic import SecretBytes, SecretStr, ValidationError
 
 from ._constants import MIN_REDACTED_SECRET_LENGTH
-from ._errors import ManifestError, redact_mapping
+from ._errors import ManifestError, escaped_forms, redact_mapping
 from ._models import Tool
 from ._official_shape import from_list_form
 
@@ -50,12 +48,7 @@ def secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
         for text in _shown_as(value):
             if len(text) < MIN_REDACTED_SECRET_LENGTH:
                 continue
-            found[text] = None
-            for escaped in (json.dumps(text, ensure_ascii=False), json.dumps(text), repr(text)):
-                found[escaped[1:-1]] = None
-            # In a URL (a query string an HTTP library's error quotes) it is percent-encoded.
-            for encoded in (quote(text, safe=""), quote_plus(text)):
-                found[encoded] = None
+            found.update(dict.fromkeys(escaped_forms(text)))
             shown = repr(text)
             if len(shown) > _PYDANTIC_INPUT_CHARS:  # a ValidationError cuts a long input short
                 found[shown[1:25] + "..." + shown[-24:-1]] = None
