@@ -21,7 +21,9 @@ from typing import Any
 
 from ._constants import DEFAULT_SERVER_HOST
 from ._errors import AppClientError
+from ._manifest._command import resolve_reference
 from ._mcp import import_mcp
+from ._registry import ToolRegistry
 from ._tool_results import ToolFile
 
 __all__ = ["add_arguments", "build_server", "run", "serve_mcp"]
@@ -64,11 +66,9 @@ def build_server(tools: Any, *, name: str = "appclient") -> Any:
     Raises:
         InvalidRequestError: The ``mcp`` package is not installed, or a tool is not usable.
     """
+    types = import_mcp().types  # first: without mcp, the error names the extra
     from mcp.server.lowlevel import Server
 
-    from ._registry import ToolRegistry
-
-    types = import_mcp().types
     registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
     server = Server(name)
 
@@ -187,8 +187,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``appclient mcp serve``; return the exit status (2 for a bad reference)."""
-    from ._manifest._command import resolve_reference
-
     try:
         tools = resolve_reference(args.reference)
         serve_mcp(

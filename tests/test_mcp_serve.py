@@ -119,3 +119,19 @@ def test_a_bad_reference_is_a_one_line_error() -> None:
     )
     assert done.returncode == 2
     assert done.stderr.startswith("appclient mcp: ")
+
+
+def test_mcp_serve_without_the_extra_names_it() -> None:
+    """Without mcp installed, the command says which extra to install, in one line."""
+    code = (
+        "import sys; sys.modules['mcp'] = None\n"
+        "from appclient.cli import main\n"
+        f"sys.exit(main(['mcp', 'serve', {TOOLS!r}]))\n"
+    )
+    done = subprocess.run(  # noqa: S603 - this interpreter, fixed code
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=False
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "appclient mcp: MCP support needs the mcp package: pip install 'appclient[mcp]'"
+    )
