@@ -374,7 +374,10 @@ def read_body(
     deadline: float | None,
     max_bytes: int,
 ) -> bytes:
-    """Read a whole (non-stream) body within a deadline and a size limit; close the response.
+    """Read a whole (non-stream) body within a deadline and a size limit; release the response.
+
+    The connection goes back to the pool when the body was read to its end, and is closed
+    when it was not (a body cut short cannot be followed by another response).
 
     Raises:
         RequestTimeoutError: The body stalled, or the deadline passed.
@@ -382,7 +385,7 @@ def read_body(
         TransportError: The connection broke while reading.
     """
     try:
-        return b"".join(
+        body = b"".join(
             iter_body_chunks(
                 response,
                 chunk_size=64 * 1024,
@@ -391,6 +394,11 @@ def read_body(
                 max_bytes=max_bytes,
             )
         )
+        # Read to its end: requests' close() then hands the connection back to the pool
+        # instead of closing it, so the next request reuses it (keep-alive). Unmarked, every
+        # request paid for a new TCP connection.
+        response._content_consumed = True
+        return body
     finally:
         response.close()
 

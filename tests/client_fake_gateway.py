@@ -52,6 +52,8 @@ class Recorded:
     path: str
     headers: dict[str, str]
     body: bytes
+    #: The client's port: requests on one kept-alive connection share it.
+    port: int = 0
 
     def json(self) -> Any:
         """The body decoded as JSON."""
@@ -88,7 +90,9 @@ class FakeGateway:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length)
                 gateway.requests.append(
-                    Recorded("POST", self.path, dict(self.headers.items()), body)
+                    Recorded(
+                        "POST", self.path, dict(self.headers.items()), body, self.client_address[1]
+                    )
                 )
                 reply = gateway.replies.popleft() if gateway.replies else gateway.fallback
                 gateway._play(self, reply)

@@ -176,3 +176,13 @@ def test_bad_limits_are_refused(limits: dict[str, object]) -> None:
     """Limits take positive whole numbers (None where a limit may be lifted)."""
     with pytest.raises(InvalidRequestError, match="limits: max_"):
         Limits(**limits)  # type: ignore[arg-type]
+
+
+def test_bodies_read_within_the_limits_keep_the_connection_alive() -> None:
+    """Reading a body to its end hands the connection back: three calls, one connection."""
+    created = Reply(body={"request_id": "r", "conversation_id": "c1"})
+    with FakeGateway().add(created, created, created) as gateway, _client(gateway) as client:
+        for _ in range(3):
+            client.create_conversation()
+    assert len(gateway.requests) == 3
+    assert len({request.port for request in gateway.requests}) == 1
