@@ -232,3 +232,14 @@ def test_mcp_tools_can_require_approval() -> None:
     assert asked == ["read_note"]
     assert record.is_error
     assert "the user declined to run tool 'read_note'" in record.output
+
+
+def test_calls_of_one_round_run_in_parallel() -> None:
+    """Two calls in one round reach the server together (each waits for the other)."""
+    calls = [
+        {"id": str(n), "function": {"name": "meet", "arguments": {"name": name}}}
+        for n, name in enumerate(["ann", "bob"])
+    ]
+    with ToolRegistry([stdio("files")]) as registry:
+        outputs = [output.output for output in registry.dispatch(calls)]
+    assert outputs == ["ann met", "bob met"]

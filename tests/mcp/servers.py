@@ -7,6 +7,7 @@ the file named by ``MCP_TEST_PID_FILE``), ``many`` (200 tools). Over stdio unles
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import os
 import sys
@@ -23,7 +24,7 @@ PIXEL = base64.b64decode(
 def build(kind: str) -> FastMCP:
     """The server of one kind."""
     server = FastMCP(f"test-{kind}")
-    notes = {"todo": "buy milk", "ideas": "an MCP bridge"}
+    notes: dict[str, str] = {"todo": "buy milk", "ideas": "an MCP bridge"}
 
     @server.tool(name="read.note")
     def read_note(title: str) -> str:
@@ -36,6 +37,17 @@ def build(kind: str) -> FastMCP:
     def count_words(text: str, minimum: int = 0) -> dict[str, int]:
         """Count the words of a text."""
         return {"words": len(text.split()), "minimum": minimum}
+
+    meeting = {"arrived": 0, "both": asyncio.Event()}
+
+    @server.tool()
+    async def meet(name: str) -> str:
+        """Wait until a second call of meet has arrived too (only parallel calls meet)."""
+        meeting["arrived"] += 1
+        if meeting["arrived"] >= 2:
+            meeting["both"].set()
+        await asyncio.wait_for(meeting["both"].wait(), timeout=10)
+        return f"{name} met"
 
     @server.tool()
     def picture() -> Image:
