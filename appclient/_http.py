@@ -395,9 +395,14 @@ def read_body(
             )
         )
         # Read to its end: requests' close() then hands the connection back to the pool
-        # instead of closing it, so the next request reuses it (keep-alive). Unmarked, every
-        # request paid for a new TCP connection.
-        response._content_consumed = True
+        # instead of closing it, so the next request reuses it (keep-alive); unmarked, every
+        # request paid for a new TCP connection. http.client's own response must be closed
+        # too (read1 leaves it open at the end of a Content-Length body): the connection
+        # takes no next request while it is open, and would fail it with ResponseNotReady.
+        finished = getattr(response.raw, "_fp", None)
+        if finished is not None:
+            finished.close()
+        response._content_consumed = True  # type: ignore[attr-defined]  # requests keeps no stub of it
         return body
     finally:
         response.close()

@@ -7,8 +7,10 @@ import itertools
 import json
 import tracemalloc
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+import requests
 
 from appclient import (
     AppClient,
@@ -178,10 +180,27 @@ def test_bad_limits_are_refused(limits: dict[str, object]) -> None:
         Limits(**limits)  # type: ignore[arg-type]
 
 
+class _KeepingSession(requests.Session):
+    """A session that keeps every response, so none is closed by the garbage collector."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kept: list[requests.Response] = []
+
+    def post(self, *args: Any, **kwargs: Any) -> requests.Response:
+        response = super().post(*args, **kwargs)
+        self.kept.append(response)
+        return response
+
+
 def test_bodies_read_within_the_limits_keep_the_connection_alive() -> None:
     """Reading a body to its end hands the connection back: three calls, one connection."""
     created = Reply(body={"request_id": "r", "conversation_id": "c1"})
-    with FakeGateway().add(created, created, created) as gateway, _client(gateway) as client:
+    session = _KeepingSession()
+    with (
+        FakeGateway().add(created, created, created) as gateway,
+        _client(gateway, session=session) as client,
+    ):
         for _ in range(3):
             client.create_conversation()
     assert len(gateway.requests) == 3
