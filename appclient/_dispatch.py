@@ -16,13 +16,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ._arguments import ArgumentsDecodeError, decode_arguments
 from ._call_shapes import CallRequest, read_calls
 from ._errors import ToolApprovalDeniedError, ToolArgumentsError, ToolError, redact
-from ._execution import Invocation, Outcome, run_awaitable
+from ._execution import Invocation, Outcome, ToolRunner, run_awaitable
 from ._models import ToolOutput
+from ._registered_tool import RegisteredTool
 from ._tool_failures import (
     approval_declined,
     call_failed,
@@ -43,10 +44,27 @@ from ._tool_results import (
     unwrap_status,
 )
 
-if TYPE_CHECKING:
-    from ._registry import RegisteredTool, ToolRegistry
 
-__all__ = ["ApprovalCallback", "ApprovalRequest", "ToolCallRecord", "iter_dispatch"]
+class ToolSource(Protocol):
+    """What dispatching needs of a registry (:class:`~appclient.ToolRegistry` is one).
+
+    Dispatch reads tools through this, so it never imports the registry that calls it.
+    """
+
+    approve: ApprovalCallback | None
+    runner: ToolRunner
+    serialize: Callable[[Any], str]
+
+    def get(self, name: str) -> RegisteredTool | None:
+        """The tool of that name, or ``None``."""
+        ...
+
+    def names(self, *, enabled_only: bool = False) -> list[str]:
+        """The tool names, in registration order."""
+        ...
+
+
+__all__ = ["ApprovalCallback", "ApprovalRequest", "ToolCallRecord", "ToolSource", "iter_dispatch"]
 
 _BOUND_PROBLEM = "is set by the program and cannot be given in a tool call"
 
@@ -135,7 +153,7 @@ def _failure(
     )
 
 
-def _prepare(registry: ToolRegistry, request: CallRequest) -> _Ready:
+def _prepare(registry: ToolSource, request: CallRequest) -> _Ready:
     if request.problem is not None:
         raise invalid_call(request.problem, tool_name=request.name, tool_call_id=request.id)
     tool = registry.get(request.name)
@@ -311,7 +329,7 @@ def _invocation(
 
 
 def iter_dispatch(
-    registry: ToolRegistry,
+    registry: ToolSource,
     calls: Any,
     *,
     approve: ApprovalCallback | None = None,

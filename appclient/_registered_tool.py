@@ -17,8 +17,8 @@ from pydantic import SecretBytes, SecretStr, ValidationError
 
 from ._constants import MIN_REDACTED_SECRET_LENGTH
 from ._errors import ManifestError, escaped_forms, redact_mapping
+from ._manifest import from_list_form
 from ._models import Tool
-from ._official_shape import from_list_form
 
 if TYPE_CHECKING:
     from ._manifest import ToolSpec

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from appclient import Manifest, ManifestError, ToolRegistry, manifest, manifest_return
-from appclient._official_shape import normalize_tool
+from appclient._manifest._official_shape import normalize_tool
 
 #: The first bytes of a PNG file, enough to be recognised as one.
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16

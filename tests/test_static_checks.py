@@ -1,9 +1,11 @@
-"""The package is ruff clean and mypy --strict clean (the project's style gate)."""
+"""The package is ruff clean, mypy --strict clean and free of import cycles (the style gate)."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.conftest import REPO_ROOT
 
@@ -42,3 +44,60 @@ def test_no_tracked_file_points_outside_the_repository() -> None:
     if result.returncode == 128:  # not a git checkout (an sdist): nothing is tracked
         return
     assert result.stdout == "", "tracked files point outside the repository:\n" + result.stdout
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Each appclient module -> the appclient modules and packages it imports.
+
+    Imports anywhere count (inside functions and ``if TYPE_CHECKING:`` too), and importing
+    ``a.b.c`` runs ``a.b`` first, so it counts as importing ``a.b`` as well.
+    """
+    package = REPO_ROOT / "appclient"
+    modules: dict[str, Path] = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(REPO_ROOT).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        here = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = here.rsplit(".", node.level - 1)[0] if node.level > 1 else here
+                module = f"{base}.{node.module}" if node.level and node.module else base
+                module = module if node.level else node.module or ""
+                targets.update(f"{module}.{alias.name}" for alias in node.names)
+                targets.add(module)
+        edges = set()
+        for target in targets:
+            steps = target.split(".")
+            for end in range(1, len(steps) + 1):
+                prefix = ".".join(steps[:end])
+                inside = name == prefix or name.startswith(prefix + ".")
+                if prefix in modules and not inside:
+                    edges.add(prefix)
+        graph[name] = edges
+    return graph
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    """No import cycle, lazy or type-only: each module's imports form a tree towards leaves."""
+    graph = _import_graph()
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for target in sorted(graph[node]):
+            if state.get(target) == 1:
+                cycles.append([*path[path.index(target) :], target])
+            elif target not in state:
+                visit(target, [*path, target])
+        state[node] = 2
+
+    for start in sorted(graph):
+        if start not in state:
+            visit(start, [start])
+    assert cycles == [], "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)

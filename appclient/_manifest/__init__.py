@@ -27,6 +27,7 @@ from ._decorators import (
     manifest_return,
 )
 from ._manifest import Manifest
+from ._official_shape import from_list_form, normalize_tool
 from ._spec import (
     ParameterSpec,
     ToolSpec,
@@ -44,10 +45,12 @@ __all__ = [
     "build_tool_spec",
     "check_tool_name",
     "default_tool_name",
+    "from_list_form",
     "get_overrides",
     "load_tools",
     "manifest",
     "manifest_parameter",
     "manifest_return",
+    "normalize_tool",
     "save_tools",
 ]

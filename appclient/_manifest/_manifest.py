@@ -15,8 +15,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .._official_shape import LAGENT_TYPES
 from ._decorators import LagentView, OfficialView
+from ._official_shape import LAGENT_TYPES
 from ._spec import ToolSpec, build_tool_spec
 
 __all__ = ["Manifest", "lagent_description"]

@@ -14,6 +14,8 @@ import copy
 import inspect
 from typing import Any
 
+from ._docstrings import parse_docstring
+
 __all__ = [
     "JSON_SCHEMA_TYPES",
     "LAGENT_TYPES",
@@ -213,10 +215,6 @@ def normalize_parameters(
 
 def _docstring_parts(text: str) -> tuple[str, dict[str, str]]:
     """Split a docstring into its prose (without sections) and parameter descriptions."""
-    # The manifest builder's reader (every style, prose sections kept); imported here because
-    # appclient._manifest imports this module.
-    from ._manifest._docstrings import parse_docstring
-
     info = parse_docstring(text)
     prose = info.description
     if info.returns:

@@ -28,9 +28,9 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from .._errors import ManifestError
-from .._official_shape import ReturnItem, returns_sentence
 from ._decorators import UNSET, ManifestOverrides, ParameterOverride
 from ._docstrings import DocInfo, merge_doc_info, named_returns, parse_docstring
+from ._official_shape import ReturnItem, returns_sentence
 from ._schema_tools import Schema
 from ._signature import EMPTY, CallableTarget, SignatureParameter, namespaces
 from ._type_schema import (

@@ -26,8 +26,8 @@ from pydantic.fields import FieldInfo
 
 from .._constants import MANIFEST_CACHE_ENTRIES_PER_FUNCTION, TOOL_NAME_PATTERN, TOOL_NAME_RULE
 from .._errors import ManifestError
-from .._official_shape import ReturnItem
 from ._decorators import ManifestOverrides, get_overrides
+from ._official_shape import ReturnItem
 from ._precedence import (
     GatheredParameter,
     ToolText,

@@ -24,8 +24,8 @@ from pydantic import ValidationError
 
 from .._errors import ManifestError
 from .._models import Tool
-from .._official_shape import normalize_tool
 from ._manifest import Manifest
+from ._official_shape import normalize_tool
 from ._spec import ToolSpec, check_tool_name
 
 __all__ = ["ToolLike", "check_unique_names", "load_tools", "save_tools", "to_tool_dict"]

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
-if TYPE_CHECKING:  # the run engine imports the state, which imports this
-    from .._models import ToolOutput
-    from ._run_engine import RunOutcome
+from .._models import ToolOutput
 
 __all__ = ["MAX_RUNS_KEPT", "MAX_TEXT_CHARS", "RunRecord", "record_run", "run_view"]
 
@@ -55,8 +53,33 @@ class RunRecord:
     chars: int
 
 
+class RunResult(Protocol):
+    """What a record is made of: the run engine's ``RunOutcome``, as far as it is read here.
+
+    The engine imports the state, which keeps these records: naming only what is read keeps
+    this module free of the engine.
+    """
+
+    @property
+    def message_id(self) -> str: ...
+    @property
+    def answer(self) -> str: ...
+    @property
+    def thought(self) -> str: ...
+    @property
+    def cloud_steps(self) -> tuple[Any, ...]: ...
+    @property
+    def calls(self) -> tuple[Any, ...]: ...
+    @property
+    def failure(self) -> Any: ...
+    @property
+    def usage(self) -> dict[str, int] | None: ...
+    @property
+    def ending(self) -> str: ...
+
+
 def record_run(
-    outcome: RunOutcome,
+    outcome: RunResult,
     *,
     request_id: str,
     query: str,

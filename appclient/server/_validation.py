@@ -19,8 +19,8 @@ from typing import Any, Final, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from .._constants import DEFAULT_MAX_TOOLS, TOOL_NAME_PATTERN, TOOL_NAME_RULE
+from .._manifest import normalize_tool
 from .._models import Tool
-from .._official_shape import normalize_tool
 from ._responses import HTTPProblem, bad_parameter
 
 __all__ = ["field_path", "parse_json_object", "validate_model", "validate_tools"]

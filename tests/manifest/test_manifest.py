@@ -11,7 +11,7 @@ import pytest
 from appclient import Tool, manifest, manifest_parameter
 from appclient._http_bodies import tools_to_wire
 from appclient._manifest import Manifest
-from appclient._official_shape import normalize_tool
+from appclient._manifest._official_shape import normalize_tool
 from tests.conftest import load_request_fixture
 
 from .samples import get_current_weather

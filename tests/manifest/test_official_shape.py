@@ -7,7 +7,11 @@ import copy
 import jsonschema
 import pytest
 
-from appclient._official_shape import normalize_parameters, normalize_tool, python_type_to_schema
+from appclient._manifest._official_shape import (
+    normalize_parameters,
+    normalize_tool,
+    python_type_to_schema,
+)
 from tests.conftest import load_request_fixture
 
 

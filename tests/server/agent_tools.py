@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from appclient._manifest._official_shape import normalize_tool
 from appclient._models import Tool
-from appclient._official_shape import normalize_tool
 from appclient.server._agent_api import AgentInput, ComponentInfo, ToolResult
 from appclient.server._components import default_components
 from tests.conftest import load_request_fixture
