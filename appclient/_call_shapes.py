@@ -19,6 +19,7 @@ id get ``call_<position>``. Pure logic, no I/O beyond reading the rest of a stre
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -27,7 +28,6 @@ from typing import Any
 from ._arguments import unwrap_fence
 from ._errors import InvalidRequestError
 from ._models import RunAnswer, ToolCall
-from ._stream import RunStream
 
 __all__ = ["CallRequest", "ToolCallAccumulator", "read_calls"]
 
@@ -135,10 +135,12 @@ def _items(calls: Any) -> list[Any]:
         return [calls]
     if isinstance(calls, RunAnswer):
         return list(calls.tool_calls)
-    if isinstance(calls, RunStream):
-        # The calls come with the stream's last event: read the rest first (this also raises
-        # for a stream that breaks), or a stream handed over unread would give no calls.
-        return list(calls.collect().tool_calls)
+    collect = getattr(calls, "collect", None)
+    if callable(collect) and not inspect.iscoroutinefunction(collect):
+        # A RunStream (read by duck type: the server reads calls here too, and must not
+        # import the client). Its calls come with its last event: read the rest first (this
+        # also raises for a stream that breaks), or a stream handed over unread gives none.
+        return list(collect().tool_calls)
     content = getattr(calls, "content", None)
     if isinstance(content, RunAnswer):  # a non-stream Message
         return list(content.tool_calls)

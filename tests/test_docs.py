@@ -41,3 +41,13 @@ def test_section_references_in_the_code_point_at_real_sections() -> None:
             cited.update(range(int(first), int(last or first) + 1))
     assert cited
     assert cited <= SECTIONS
+
+
+def test_the_architecture_names_every_module_and_no_other() -> None:
+    """docs/architecture.md has a line for each module of the package, and only for those."""
+    text = (REPO_ROOT / "docs" / "architecture.md").read_text("utf-8")
+    documented = set(re.findall(r"^\| `([\w/]+\.py)` \|", text, flags=re.MULTILINE))
+    package = REPO_ROOT / "appclient"
+    modules = {path.relative_to(package).as_posix() for path in package.rglob("*.py")}
+    assert sorted(modules - documented) == []
+    assert sorted(documented - modules) == []

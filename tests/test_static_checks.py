@@ -101,3 +101,40 @@ def test_no_module_imports_itself_through_others() -> None:
         if start not in state:
             visit(start, [start])
     assert cycles == [], "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    pending = [start]
+    while pending:
+        for target in graph[pending.pop()]:
+            if target not in seen:
+                seen.add(target)
+                pending.append(target)
+    return seen
+
+
+#: The client side: what sends requests and dispatches tools.
+_CLIENT = ("_client", "_http_transport", "_http", "_stream", "_async_client", "_registry")
+#: Where the two sides are joined on purpose.
+_JOINS = ("appclient", "appclient.testing", "appclient._demo", "appclient.cli")
+
+
+def test_the_server_and_the_client_do_not_import_each_other() -> None:
+    """No server module reaches a client module, and no client module reaches the server."""
+    graph = _import_graph()
+    client = {f"appclient.{name}" for name in _CLIENT}
+    crossings = []
+    for module in sorted(graph):
+        if module in _JOINS:
+            continue
+        reached = _reachable(graph, module)
+        if module.startswith("appclient.server"):
+            crossings += [f"{module} -> {target}" for target in sorted(reached & client)]
+        else:
+            crossings += [
+                f"{module} -> {target}"
+                for target in sorted(reached)
+                if target.startswith("appclient.server")
+            ]
+    assert crossings == []
