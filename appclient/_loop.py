@@ -33,7 +33,6 @@ from ._errors import (
     InvalidRequestError,
     MaxRoundsExceededError,
     RunError,
-    StreamInterruptedError,
     ToolExecutionError,
 )
 from ._http_bodies import ToolChoiceLike, unexpected_options
@@ -49,6 +48,7 @@ from ._loop_events import (
     ToolCallStarted,
 )
 from ._models import Event, RunAnswer, ToolCall
+from ._stream import RunStream
 from ._tool_failures import failure_output
 from ._tracing import attached, end_span, record_tool_call, start_span
 
@@ -455,30 +455,15 @@ class RoundTripMixin:
             return answer
 
         with attached(progress.span):
-            messages = client.run(conversation_id, query, stream=True, **options)
-        pieces: list[str] = []
-        events: list[Event] = []
-        last: RunAnswer | None = None
-        try:
-            for last in messages:
-                if last.answer:
-                    pieces.append(last.answer)
-                    yield TextDelta(last.answer, run_number)
-                for event in last.events:
-                    events.append(event)
+            messages: RunStream = client.run(conversation_id, query, stream=True, **options)
+        with messages:  # closed however the round trip ends
+            for message in messages:
+                if message.answer:
+                    yield TextDelta(message.answer, run_number)
+                for event in message.events:
                     yield ServerEvent(event, run_number)
-        finally:
-            close = getattr(messages, "close", None)
-            if callable(close):
-                close()
-        if last is None or not (
-            last.is_completion or (events and (events[-1].is_terminal or events[-1].tool_calls))
-        ):
-            raise StreamInterruptedError(
-                "the stream ended before the run's final event",
-                request_id=last.request_id if last else "",
-                conversation_id=conversation_id,
-            )
-        answer = last.model_copy(update={"answer": "".join(pieces), "events": events})
+            # The stream's own accumulation and "run finished" rule: a stream that ended
+            # without a final event has raised StreamInterruptedError above.
+            answer = messages.collect()
         progress.runs.append(answer)
         return answer

@@ -20,6 +20,7 @@ from appclient import (
     RoundTripResult,
     RunAnswer,
     RunError,
+    RunStream,
     ServerError,
     ServerEvent,
     StreamInterruptedError,
@@ -132,19 +133,9 @@ def error_run() -> RunAnswer:
     )
 
 
-class FakeStream:
-    """A stand-in for RunStream: iterates messages and records being closed."""
-
-    def __init__(self, messages: list[RunAnswer]) -> None:
-        self.messages = messages
-        self.closed = False
-
-    def __iter__(self) -> Iterator[RunAnswer]:
-        return iter(self.messages)
-
-    def close(self) -> None:
-        """Record the close."""
-        self.closed = True
+def fake_stream(messages: list[RunAnswer]) -> RunStream:
+    """A real RunStream over scripted messages, sent as SSE (its ``closed`` tells if closed)."""
+    return RunStream([f"data: {m.model_dump_json(by_alias=True)}\n\n".encode() for m in messages])
 
 
 class FakeClient(RoundTripMixin):
@@ -154,7 +145,7 @@ class FakeClient(RoundTripMixin):
         self.script = list(script)
         self.requests: list[dict[str, Any]] = []
         self.conversations = 0
-        self.streams: list[FakeStream] = []
+        self.streams: list[RunStream] = []
 
     def create_conversation(self) -> str:
         """Count and return the one conversation."""
@@ -168,7 +159,7 @@ class FakeClient(RoundTripMixin):
         if isinstance(step, Exception):
             raise step
         if kwargs.get("stream"):
-            stream = FakeStream(step if isinstance(step, list) else [step])
+            stream = fake_stream(step if isinstance(step, list) else [step])
             self.streams.append(stream)
             return stream
         assert isinstance(step, RunAnswer)
