@@ -24,7 +24,7 @@ import tempfile
 import time
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from ._constants import DEFAULT_MAX_ROUNDS
 from ._dispatch import ApprovalCallback, ToolCallRecord
@@ -230,6 +230,12 @@ def check_round_trip_options(options: Mapping[str, Any], *, where: str) -> None:
 class RoundTripMixin:
     """Adds the automatic tool round trip to :class:`appclient.AppClient`."""
 
+    # What the round trip asks of the client it is mixed into (AppClient has them all), so
+    # the mixin is a client of the protocol by its type, with no cast.
+    create_conversation: Callable[[], str]
+    upload_file: Callable[..., str]
+    run: Callable[..., Any]
+
     #: Returns seconds; used for the durations in results.
     _round_trip_clock: Callable[[], float] = staticmethod(time.perf_counter)
 
@@ -301,7 +307,7 @@ class RoundTripMixin:
         if max_rounds < 1:
             raise InvalidRequestError(f"max_rounds must be at least 1, got {max_rounds}")
         registry = as_registry(options["tools"])
-        client = cast(_Conversations, self)
+        client: _Conversations = self
         clock = self._round_trip_clock
         started = clock()
         if conversation_id is None:
