@@ -1,4 +1,4 @@
-"""The one exception tree of appclient.
+"""The one exception tree of appclient, and the one place secrets are kept out of text.
 
 Everything appclient raises on purpose derives from :class:`AppClientError`, so
 ``except appclient.AppClientError`` catches all of it. Errors that describe bad input given
@@ -337,6 +337,28 @@ class MaxRoundsExceededError(AppClientError):
 
 
 _REDACTED = "***"
+
+
+class Secret:
+    """A string that never shows itself in ``repr``, ``str`` or ``vars()`` dumps."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """Return the secret value, for the one place that must send it."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A pickle would hold the value in clear text: refuse rather than write it anywhere.
+        raise TypeError("a Secret cannot be pickled (it would write the value in clear text)")
 
 
 @functools.lru_cache(maxsize=256)

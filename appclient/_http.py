@@ -29,6 +29,7 @@ from ._errors import (
     RequestTimeoutError,
     ResponseDecodeError,
     ResponseTooLargeError,
+    Secret,
     TransportError,
     redact,
     redact_value,
@@ -41,7 +42,6 @@ from ._version import __version__
 __all__ = [
     "USER_AGENT",
     "BearerAuth",
-    "Secret",
     "abort_response",
     "authorization_value",
     "check_deadline",
@@ -57,28 +57,6 @@ USER_AGENT: Final = f"appclient/{__version__}"
 _REDACTED_BODY_LIMIT: Final = 2000
 #: An error response's body is read up to this many bytes: enough for any error message.
 _ERROR_BODY_LIMIT: Final = 64 * 1024
-
-
-class Secret:
-    """A string that never shows itself in ``repr``, ``str`` or ``vars()`` dumps."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        """Return the secret value, for the one place that must send it."""
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret('***')"
-
-    __str__ = __repr__
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # A pickle would hold the value in clear text: refuse rather than write it anywhere.
-        raise TypeError("a Secret cannot be pickled (it would write the value in clear text)")
 
 
 class BearerAuth(requests.auth.AuthBase):

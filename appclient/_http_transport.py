@@ -37,11 +37,10 @@ from ._constants import (
     HTTP_POOL_MAXSIZE,
     STREAM_CHUNK_BYTES,
 )
-from ._errors import APIStatusError, InvalidRequestError, TransportError
+from ._errors import APIStatusError, InvalidRequestError, Secret, TransportError
 from ._http import (
     USER_AGENT,
     BearerAuth,
-    Secret,
     abort_response,
     authorization_value,
     check_deadline,

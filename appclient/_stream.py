@@ -25,10 +25,10 @@ from ._errors import (
     AppClientError,
     RequestTimeoutError,
     ResponseTooLargeError,
+    Secret,
     StreamInterruptedError,
     TransportError,
 )
-from ._http import Secret
 from ._http_answers import parse_run_answer, raise_for_error_event
 from ._limits import Limits
 from ._models import Event, RunAnswer, ToolCall

@@ -23,9 +23,9 @@ from appclient import (
     ServerError,
     TransportError,
 )
+from appclient._errors import Secret
 from appclient._http import (
     USER_AGENT,
-    Secret,
     authorization_value,
     iter_body_chunks,
     status_error,
