@@ -27,7 +27,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._constants import RULE_AGENT_MAX_PARALLEL_CALLS
 from ._argument_tables import (
     DESTINATION_NAME_WORDS,
     DESTINATION_TEXT,
@@ -43,6 +42,7 @@ from ._place_names import PlaceMention, find_places, place_name
 from ._query_reader import NOTHING, QueryReader
 from ._query_values import find_expression
 from ._schema_fit import fits_schema, value_for_schema
+from ._settings import RULE_AGENT_MAX_PARALLEL_CALLS
 
 __all__ = ["ArgumentPlan", "complete_arguments", "fill_arguments", "plan_arguments"]
 

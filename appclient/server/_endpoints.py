@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
-from .._constants import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_APP_ID, DEFAULT_RUN_LEASE_SECONDS
 from .._models import CreateConversationRequest, FeedbackRequest, RunRequest
 from ._apps import app_list, describe_app, describe_apps
 from ._events import live_message, render_body, render_stream, utc_date
@@ -36,6 +35,7 @@ from ._responses import (
 )
 from ._run_engine import Emit, RunEngine
 from ._run_log import MAX_RUNS_KEPT, record_run
+from ._settings import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_APP_ID, DEFAULT_RUN_LEASE_SECONDS
 from ._state import ConversationState, FeedbackRecord, FileRecord
 from ._store import Store, lease_owner_id
 from ._tool_choice import forced_tool_name

@@ -24,10 +24,10 @@ import math
 import time
 from typing import Any, NamedTuple
 
-from .._constants import DEFAULT_ANSWER_DELTA_CHARS, MAX_ANSWER_DELTAS
 from ._json_template import Hole, JsonTemplate, json_text, string_text
 from ._responses import serial_id
 from ._run_engine import CloudStep, RunFailure, RunOutcome
+from ._settings import DEFAULT_ANSWER_DELTA_CHARS, MAX_ANSWER_DELTAS
 from ._state import PendingCall
 
 __all__ = [

@@ -16,8 +16,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Literal
 
-from .._constants import DEFAULT_HANG_SECONDS
 from ._responses import HTTPProblem
+from ._settings import DEFAULT_HANG_SECONDS
 
 __all__ = ["FaultInjector"]
 

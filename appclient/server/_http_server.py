@@ -31,9 +31,10 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .._constants import DEFAULT_KEEPALIVE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, HEADER_REQUEST_ID
+from .._constants import HEADER_REQUEST_ID
 from ._request_heads import HeadReader, PrefixedReader
 from ._responses import encode_json, new_id
+from ._settings import DEFAULT_KEEPALIVE_TIMEOUT, DEFAULT_MAX_CONNECTIONS
 
 #: Seconds a request may take to arrive (line, headers, body) before its client is dropped.
 DEFAULT_REQUEST_READ_TIMEOUT = 30.0

@@ -29,12 +29,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from .._constants import (
-    DEFAULT_RUN_LEASE_SECONDS,
-    HEADER_IDEMPOTENCY_KEY,
-    MAX_IDEMPOTENCY_KEY_LENGTH,
-)
+from .._constants import HEADER_IDEMPOTENCY_KEY
 from ._responses import HTTPProblem, Response
+from ._settings import DEFAULT_RUN_LEASE_SECONDS, MAX_IDEMPOTENCY_KEY_LENGTH
 from ._state import StoredResponse
 from ._store import Store, lease_owner_id
 

@@ -20,15 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from .._constants import (
-    DEFAULT_APP_ID,
-    DEFAULT_KEEPALIVE_TIMEOUT,
-    DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_MAX_UPLOAD_BYTES,
-    DEFAULT_RUN_LEASE_SECONDS,
-    DEFAULT_SERVER_HOST,
-    DEFAULT_SHUTDOWN_GRACE_SECONDS,
-)
+from .._constants import DEFAULT_SERVER_HOST
 from .._errors import InvalidRequestError
 from ._agent_api import Agent
 from ._auth import generate_token
@@ -36,6 +28,14 @@ from ._faults import FaultInjector
 from ._http_server import WSGIHTTPServer
 from ._model_agent import ModelAgent
 from ._run_engine import Component
+from ._settings import (
+    DEFAULT_APP_ID,
+    DEFAULT_KEEPALIVE_TIMEOUT,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_UPLOAD_BYTES,
+    DEFAULT_RUN_LEASE_SECONDS,
+    DEFAULT_SHUTDOWN_GRACE_SECONDS,
+)
 from ._store import Store
 from ._wsgi import ReferenceApp, create_app
 

@@ -29,17 +29,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from .._constants import (
-    RULE_AGENT_ECHO_CHARS,
-    RULE_AGENT_FOLLOW_UP_TURNS,
-    RULE_AGENT_MAX_QUERY_CHARS,
-    RULE_AGENT_PLAN_MEMO_SIZE,
-)
 from ._agent_api import AgentInput, ComponentInfo, Decision, PlannedCall, ToolResult, Turn
 from ._argument_filling import plan_arguments
 from ._components import default_components
 from ._intent_memo import IntentMemo
 from ._query_values import detect_language
+from ._settings import (
+    RULE_AGENT_ECHO_CHARS,
+    RULE_AGENT_FOLLOW_UP_TURNS,
+    RULE_AGENT_MAX_QUERY_CHARS,
+    RULE_AGENT_PLAN_MEMO_SIZE,
+)
 from ._tool_choice import resolve_tool_choice
 from ._tool_matching import Candidate, Intent, candidates_from
 

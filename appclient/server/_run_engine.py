@@ -37,11 +37,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol, TypeAlias
 
-from .._constants import (
-    DEFAULT_MAX_AGENT_STEPS,
-    DEFAULT_MAX_HISTORY_CHARS,
-    DEFAULT_MAX_HISTORY_TURNS,
-)
 from .._models import Tool, ToolChoice, ToolOutput
 from ._agent_api import (
     MAX_MEMO_CHARS,
@@ -54,6 +49,7 @@ from ._agent_api import (
     Turn,
 )
 from ._responses import bad_parameter, serial_id
+from ._settings import DEFAULT_MAX_AGENT_STEPS, DEFAULT_MAX_HISTORY_CHARS, DEFAULT_MAX_HISTORY_TURNS
 from ._state import ConversationState, OpenTurn, PendingCall, TurnRecord
 from ._tool_choice import UnknownToolChoiceError, forced_tool_name, resolve_tool_choice
 

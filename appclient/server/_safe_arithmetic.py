@@ -15,7 +15,7 @@ import math
 import operator
 from collections.abc import Callable
 
-from .._constants import (
+from ._settings import (
     CALCULATOR_MAX_DIGITS,
     CALCULATOR_MAX_EXPONENT,
     CALCULATOR_MAX_EXPRESSION_CHARS,

@@ -20,9 +20,6 @@ import threading
 from typing import TextIO
 
 from .._constants import (
-    DEFAULT_APP_ID,
-    DEFAULT_RUN_LEASE_SECONDS,
-    DEFAULT_SERVE_PORT,
     DEFAULT_SERVER_HOST,
     ENV_APP_ID,
     ENV_BASE_URL,
@@ -35,6 +32,7 @@ from .._constants import (
 from .._errors import InvalidRequestError
 from ._model_agent import STRATEGIES, TOOL_FORMATS
 from ._reference_server import ReferenceServer
+from ._settings import DEFAULT_APP_ID, DEFAULT_RUN_LEASE_SECONDS, DEFAULT_SERVE_PORT
 from ._store import StoreBusyError
 
 __all__ = ["DESCRIPTION", "add_arguments", "is_loopback", "run"]

@@ -22,7 +22,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import asdict
 from pathlib import Path
 
-from .._constants import (
+from ._settings import (
     DEFAULT_IDEMPOTENCY_CACHE_BYTES,
     DEFAULT_IDEMPOTENCY_CACHE_SIZE,
     DEFAULT_MAX_MESSAGES_PER_CONVERSATION,

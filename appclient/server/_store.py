@@ -18,13 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .._constants import (
+from ._responses import serial_id
+from ._run_log import RunRecord
+from ._settings import (
     DEFAULT_IDEMPOTENCY_CACHE_BYTES,
     DEFAULT_IDEMPOTENCY_CACHE_SIZE,
     DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
 )
-from ._responses import serial_id
-from ._run_log import RunRecord
 from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
 
 __all__ = [

@@ -26,12 +26,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .._constants import RULE_AGENT_MAX_CLAUSES, RULE_AGENT_MAX_PARALLEL_CALLS
 from .._limits import cache_short_keys
 from .._models import Tool
 from ._agent_api import ComponentInfo
 from ._argument_filling import ArgumentPlan, plan_arguments
 from ._query_values import Found, blank_spans, find_dates, find_expression, split_clauses
+from ._settings import RULE_AGENT_MAX_CLAUSES, RULE_AGENT_MAX_PARALLEL_CALLS
 from ._text_terms import GENERIC_TERMS, text_terms
 
 __all__ = [

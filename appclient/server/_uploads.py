@@ -15,8 +15,8 @@ import tempfile
 import weakref
 from pathlib import Path
 
-from .._constants import DEFAULT_MAX_UPLOAD_BYTES
 from ._responses import HTTPProblem
+from ._settings import DEFAULT_MAX_UPLOAD_BYTES
 
 __all__ = ["UploadStorage", "display_name"]
 

@@ -18,10 +18,11 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .._constants import DEFAULT_MAX_TOOLS, TOOL_NAME_PATTERN, TOOL_NAME_RULE
+from .._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
 from .._manifest import normalize_tool
 from .._models import Tool
 from ._responses import HTTPProblem, bad_parameter
+from ._settings import DEFAULT_MAX_TOOLS
 
 __all__ = ["field_path", "parse_json_object", "validate_model", "validate_tools"]
 

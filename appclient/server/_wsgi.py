@@ -24,11 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from .._constants import (
-    DEFAULT_ANSWER_DELTA_CHARS,
-    DEFAULT_MAX_AGENT_STEPS,
-    DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_MAX_UPLOAD_BYTES,
-    DEFAULT_RUN_LEASE_SECONDS,
     HEADER_REQUEST_ID,
     PATH_APP,
     PATH_APPS,
@@ -48,6 +43,13 @@ from ._inspector import serves as serves_inspector
 from ._responses import HTTPProblem, Response, error_response, serial_id
 from ._rule_agent import RuleAgent
 from ._run_engine import AgentFailure, Component, RunEngine
+from ._settings import (
+    DEFAULT_ANSWER_DELTA_CHARS,
+    DEFAULT_MAX_AGENT_STEPS,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_UPLOAD_BYTES,
+    DEFAULT_RUN_LEASE_SECONDS,
+)
 from ._sqlite_store import SQLiteStore
 from ._store import MemoryStore, QuotaExceededError, Store, StoreBusyError
 from ._uploads import UploadStorage

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from appclient._constants import MAX_ANSWER_DELTAS
 from appclient._models import RunAnswer
 from appclient.server._events import render_body, render_stream, split_answer, utc_date
 from appclient.server._run_engine import CloudStep, RunFailure, RunOutcome
+from appclient.server._settings import MAX_ANSWER_DELTAS
 from appclient.server._state import ConversationState, PendingCall
 
 NEVER_NULL = (

@@ -6,7 +6,6 @@ from dataclasses import replace
 
 import pytest
 
-from appclient._constants import DEFAULT_MAX_HISTORY_CHARS
 from appclient._models import ToolChoice, ToolOutput
 from appclient.server import Decision, PlannedCall
 from appclient.server._responses import HTTPProblem
@@ -16,6 +15,7 @@ from appclient.server._run_engine import (
     EVENT_CODE_STEP_LIMIT,
     RunEngine,
 )
+from appclient.server._settings import DEFAULT_MAX_HISTORY_CHARS
 from appclient.server._state import ConversationState
 from tests.server.helpers import WEATHER_TOOL, EchoComponent, ListAgent, WeatherAgent
 

@@ -4,13 +4,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from appclient._constants import CALCULATOR_MAX_EXPRESSION_CHARS
 from appclient.server._safe_arithmetic import (
     ExpressionError,
     evaluate_arithmetic,
     format_number,
     normalize_expression,
 )
+from appclient.server._settings import CALCULATOR_MAX_EXPRESSION_CHARS
 
 
 @pytest.mark.parametrize(
