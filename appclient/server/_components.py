@@ -28,8 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
-from .._manifest._signature import EMPTY, describe_signature, resolve_callable
-from .._manifest._type_schema import type_schema
+from .._manifest import build_tool_spec
 from ._agent_api import ComponentInfo
 from ._place_names import lookup_place
 from ._query_values import detect_language
@@ -39,7 +38,6 @@ from ._schema_fit import fits_schema
 __all__ = ["Calculator", "CloudComponent", "WeatherQuery", "default_components"]
 
 _log = logging.getLogger("appclient.server")
-_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
 
 class ComponentInputError(ValueError):
@@ -186,23 +184,24 @@ class CloudComponent(abc.ABC):
         info = ComponentInfo(
             name=component_name,
             description=description if description is not None else doc.split("\n\n")[0],
-            parameters=dict(parameters) if parameters is not None else _signature_schema(func),
+            parameters=(
+                dict(parameters)
+                if parameters is not None
+                else _signature_schema(func, component_name)
+            ),
         )
         return _FunctionComponent(info, func)
 
 
-def _signature_schema(func: Callable[..., Any]) -> dict[str, Any]:
-    # The manifest package owns reading signatures and typing them (Optional, list[int],
-    # string annotations); a component keeps the bare schema: no defaults, open to extras.
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    for parameter in describe_signature(resolve_callable(func)).parameters:
-        if parameter.preset or parameter.kind in _VARIADIC:
-            continue
-        properties[parameter.name] = type_schema(parameter.annotation) or {}
-        if parameter.default is EMPTY:
-            required.append(parameter.name)
-    return {"type": "object", "properties": properties, "required": required}
+def _signature_schema(func: Callable[..., Any], name: str) -> dict[str, Any]:
+    # The manifest reads the signature (Optional, list[int], string annotations, docstring
+    # descriptions); a component keeps the bare schema: no defaults, open to extras.
+    schema = build_tool_spec(func, name=name).schema
+    properties = {
+        key: {k: v for k, v in prop.items() if k != "default"}
+        for key, prop in schema.get("properties", {}).items()
+    }
+    return {"type": "object", "properties": properties, "required": schema.get("required", [])}
 
 
 class _FunctionComponent(CloudComponent):
