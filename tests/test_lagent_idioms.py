@@ -9,6 +9,7 @@ import pytest
 
 from appclient import Manifest, ManifestError, ToolRegistry, manifest, manifest_return
 from appclient._manifest._official_shape import normalize_tool
+from tests.test_seed_examples import list_args
 
 #: The first bytes of a PNG file, enough to be recognised as one.
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
@@ -122,24 +123,6 @@ def named_bold(text: str) -> str:
     return "**" + text + "**"
 
 
-@manifest(explode_return=True)
-def list_args(a: str, b: int, c: float = 0.0) -> dict[str, object]:
-    """Return arguments in dict format.
-
-    Args:
-        a (str): a
-        b (int): b
-        c (float): c
-
-    Returns:
-        dict: input arguments
-            - a (str): a
-            - b (int): b
-            - c: c
-    """
-    return {"a": a, "b": b, "c": c}
-
-
 def test_a_decorated_function_has_lagents_api_description() -> None:
     """@manifest functions carry .api_description in Lagent's list-of-parameters form."""
     assert plain_bold.api_description == {  # type: ignore[attr-defined]
@@ -165,12 +148,7 @@ def test_a_named_return_value_is_return_data_and_told_to_the_agent() -> None:
 
 
 def test_exploded_returns_describe_each_member() -> None:
-    """explode_return: each listed member is in return_data, the description and the schema."""
-    assert list_args.api_description["return_data"] == [  # type: ignore[attr-defined]
-        {"name": "a", "description": "a", "type": "STRING"},
-        {"name": "b", "description": "b", "type": "NUMBER"},
-        {"name": "c", "description": "c"},
-    ]
+    """explode_return: each listed member is in the description and the return schema."""
     tool = Manifest.from_function(list_args)
     assert tool.description.endswith("Returns a (string): a; b (integer): b; c: c.")
     assert tool.return_schema == {

@@ -70,26 +70,26 @@ def test_lagent_returns_named_value() -> None:
     }
 
 
+@tool_api(explode_return=True)
+def list_args(a: str, b: int, c: float = 0.0) -> dict:  # type: ignore[type-arg]
+    """Return arguments in dict format
+
+    Args:
+        a (str): a
+        b (int): b
+        c (float): c
+
+    Returns:
+        dict: input arguments
+            - a (str): a
+            - b (int): b
+            - c: c
+    """
+    return {"a": a, "b": b, "c": c}
+
+
 def test_lagent_explode_return() -> None:
     """@tool_api(explode_return=True): each member of the returned dict is in return_data."""
-
-    @tool_api(explode_return=True)
-    def list_args(a: str, b: int, c: float = 0.0) -> dict:  # type: ignore[type-arg]
-        """Return arguments in dict format
-
-        Args:
-            a (str): a
-            b (int): b
-            c (float): c
-
-        Returns:
-            dict: input arguments
-                - a (str): a
-                - b (int): b
-                - c: c
-        """
-        return {"a": a, "b": b, "c": c}
-
     assert list_args.api_description == {  # type: ignore[attr-defined]
         "name": "list_args",
         "description": "Return arguments in dict format",

@@ -43,6 +43,15 @@ def _serve(argv: list[str]) -> tuple[threading.Event, threading.Thread, io.Strin
     return stop, worker, out
 
 
+def _url_and_headers(banner: str) -> tuple[str, dict[str, str]]:
+    """The URL and the Authorization header that a serve banner prints."""
+    url = re.search(r"listening on (\S+)", banner)
+    token = re.search(r"token:\s+(\S+)", banner)
+    assert url is not None
+    assert token is not None
+    return url.group(1), {"Authorization": f"Bearer {token.group(1)}"}
+
+
 def test_serve_prints_url_token_and_app_id_and_serves() -> None:
     """The banner shows a working URL, a generated token and the app id."""
     stop, worker, out = _serve(["--port", "0"])
@@ -245,16 +254,9 @@ def test_several_app_ids_are_served_and_any_with_any_app_id() -> None:
     ]:
         stop, worker, out = _serve(["--port", "0", *argv])
         try:
-            text = out.getvalue()
-            url = re.search(r"listening on (\S+)", text)
-            token = re.search(r"token:\s+(\S+)", text)
-            assert url is not None
-            assert token is not None
+            url, headers = _url_and_headers(out.getvalue())
             reply = requests.post(
-                f"{url.group(1)}/v2/app/conversation",
-                json={"app_id": app_id},
-                headers={"Authorization": f"Bearer {token.group(1)}"},
-                timeout=10,
+                f"{url}/v2/app/conversation", json={"app_id": app_id}, headers=headers, timeout=10
             )
             assert reply.status_code == expected, (argv, app_id, reply.text)
         finally:
@@ -362,21 +364,13 @@ def test_any_app_id_with_app_ids_serves_any_and_lists_those() -> None:
     """--any-app-id --app-id a1 --app-id a2: other ids run, and the app list is a1 and a2."""
     stop, worker, out = _serve(["--port", "0", "--any-app-id", "--app-id", "a1", "--app-id", "a2"])
     try:
-        text = out.getvalue()
-        url = re.search(r"listening on (\S+)", text)
-        token = re.search(r"token:\s+(\S+)", text)
-        assert url is not None
-        assert token is not None
-        assert "listed: a1, a2" in text
-        headers = {"Authorization": f"Bearer {token.group(1)}"}
+        url, headers = _url_and_headers(out.getvalue())
+        assert "listed: a1, a2" in out.getvalue()
         other = requests.post(
-            f"{url.group(1)}/v2/app/conversation",
-            json={"app_id": "a3"},
-            headers=headers,
-            timeout=10,
+            f"{url}/v2/app/conversation", json={"app_id": "a3"}, headers=headers, timeout=10
         )
         assert other.status_code == 200
-        listed = requests.get(f"{url.group(1)}/v2/apps?limit=2", headers=headers, timeout=10)
+        listed = requests.get(f"{url}/v2/apps?limit=2", headers=headers, timeout=10)
         assert [app["id"] for app in listed.json()["data"]] == ["a1", "a2"]
     finally:
         stop.set()
