@@ -38,6 +38,18 @@ TOOL_NAME_RULE: Final = "1 to 64 characters from A-Z, a-z, 0-9, '_' and '-'"
 #: ``\Z``, not ``$``: Python's ``$`` also matches before a final newline ("name\n").
 TOOL_NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
+
+def tool_name_problem(name: object) -> str | None:
+    """The one tool-name rule: what is wrong with ``name`` (``None`` when it is fine).
+
+    Every place that checks a tool name asks this and raises its own error type with the
+    text, so the rule and its wording exist once.
+    """
+    if isinstance(name, str) and TOOL_NAME_PATTERN.match(name):
+        return None
+    return f"invalid tool name {name!r}: a tool name must be {TOOL_NAME_RULE}"
+
+
 #: Event statuses that end a run (docs/protocol.md section 6).
 TERMINAL_EVENT_STATUSES: Final = frozenset({"success", "interrupt", "error"})
 

@@ -17,7 +17,7 @@ from typing import Any, Final, TypeAlias, TypedDict, get_args
 
 from pydantic import BaseModel, ValidationError
 
-from ._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
+from ._constants import tool_name_problem
 from ._errors import InvalidRequestError
 from ._manifest import Manifest
 from ._models import FeedbackType, Tool, ToolChoice, ToolOutput
@@ -162,8 +162,9 @@ def _checked_tool(tool: Mapping[str, Any], where: str) -> dict[str, Any]:
     if not isinstance(function, Mapping):
         raise InvalidRequestError(f"{where}: a tool of type 'function' needs a 'function' object")
     name = function.get("name")
-    if not isinstance(name, str) or not TOOL_NAME_PATTERN.match(name):
-        raise InvalidRequestError(f"{where}: tool name {name!r} is invalid ({TOOL_NAME_RULE})")
+    problem = tool_name_problem(name)
+    if problem is not None:
+        raise InvalidRequestError(f"{where}: {problem}")
     description = function.get("description")
     if description is not None and not isinstance(description, str):
         raise InvalidRequestError(f"{where} ({name}): 'description' must be a string")

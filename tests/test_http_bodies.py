@@ -340,7 +340,7 @@ def test_real_manifest_describes_a_function() -> None:
 @pytest.mark.parametrize("name", ["", "has space", "点", "x" * 65])
 def test_invalid_tool_names_are_refused(name: str) -> None:
     """Tool names must match the protocol's rule; the error names the tool's index."""
-    with pytest.raises(InvalidRequestError, match=r"tools\[0\]: tool name"):
+    with pytest.raises(InvalidRequestError, match=r"tools\[0\]: invalid tool name"):
         tools_to_wire([_named(name)])
 
 

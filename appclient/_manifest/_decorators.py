@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar, overload
 
-from .._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
+from .._constants import tool_name_problem
 from .._errors import ManifestError
 from ._signature import EMPTY
 from ._type_schema import resolve_type_name
@@ -333,8 +333,9 @@ def manifest(
         ManifestError: The name breaks the tool-name rule, both return keywords are given,
             or another ``@manifest`` on the same function said something else.
     """
-    if name is not None and not TOOL_NAME_PATTERN.match(name):
-        raise ManifestError(f"invalid tool name {name!r}: a tool name must be {TOOL_NAME_RULE}")
+    problem = tool_name_problem(name) if name is not None else None
+    if problem is not None:
+        raise ManifestError(problem)
     if returns_named_value and explode_return:
         raise ManifestError(
             "returns_named_value and explode_return exclude each other: name the value, or "

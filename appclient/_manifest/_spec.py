@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic.fields import FieldInfo
 
-from .._constants import MANIFEST_CACHE_ENTRIES_PER_FUNCTION, TOOL_NAME_PATTERN, TOOL_NAME_RULE
+from .._constants import MANIFEST_CACHE_ENTRIES_PER_FUNCTION, TOOL_NAME_RULE, tool_name_problem
 from .._errors import ManifestError
 from ._decorators import ManifestOverrides, get_overrides
 from ._official_shape import ReturnItem
@@ -69,9 +69,10 @@ def check_tool_name(name: str) -> str:
     Returns:
         The name, unchanged.
     """
-    if isinstance(name, str) and TOOL_NAME_PATTERN.match(name):
-        return name
-    raise ManifestError(f"invalid tool name {name!r}: a tool name must be {TOOL_NAME_RULE}")
+    problem = tool_name_problem(name)
+    if problem is not None:
+        raise ManifestError(problem)
+    return name
 
 
 @dataclass(frozen=True)

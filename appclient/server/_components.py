@@ -27,7 +27,7 @@ import zlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
+from .._constants import tool_name_problem
 from .._manifest import build_tool_spec
 from ._agent_api import ComponentInfo
 from ._place_names import lookup_place
@@ -178,8 +178,9 @@ class CloudComponent(abc.ABC):
                 resolve (a :class:`~appclient.ManifestError`).
         """
         component_name = name or str(getattr(func, "__name__", ""))
-        if not TOOL_NAME_PATTERN.match(component_name):
-            raise ValueError(f"component name {component_name!r} must be {TOOL_NAME_RULE}")
+        problem = tool_name_problem(component_name)
+        if problem is not None:
+            raise ValueError(f"component name: {problem}")
         doc = inspect.getdoc(func) or ""
         info = ComponentInfo(
             name=component_name,

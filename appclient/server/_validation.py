@@ -18,7 +18,7 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .._constants import TOOL_NAME_PATTERN, TOOL_NAME_RULE
+from .._constants import tool_name_problem
 from .._manifest import normalize_tool
 from .._models import Tool
 from ._responses import HTTPProblem, bad_parameter
@@ -208,8 +208,9 @@ def _check_tool(raw: dict[str, Any], field: str) -> dict[str, Any] | None:
     if tool.type != "function" or tool.function is None:
         return None
     name = tool.function.name
-    if not TOOL_NAME_PATTERN.match(name):
-        raise bad_parameter(f"{field}.function.name", f"{name!r} must be {TOOL_NAME_RULE}")
+    problem = tool_name_problem(name)
+    if problem is not None:
+        raise bad_parameter(f"{field}.function.name", problem)
     _check_parameters(tool.function.parameters, f"{field}.function.parameters")
     return {
         "type": "function",

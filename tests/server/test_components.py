@@ -206,7 +206,7 @@ def test_from_function_turns_exceptions_into_text(caplog):
 
 def test_from_function_rejects_a_bad_name():
     """A component name must follow the tool-name rule."""
-    with pytest.raises(ValueError, match="component name 'bad name'"):
+    with pytest.raises(ValueError, match="component name: invalid tool name 'bad name'"):
         CloudComponent.from_function(lambda: "", name="bad name")
 
 
