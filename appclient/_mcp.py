@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
-from ._constants import DEFAULT_TOOL_TIMEOUT, TOOL_NAME_PATTERN
+from ._constants import DEFAULT_TOOL_TIMEOUT, tool_name_problem
 from ._errors import AppClientError, InvalidRequestError
 from ._tool_results import ReportedFailure, ToolFile
 
@@ -150,7 +150,7 @@ class MCPServer:
 
     Args:
         name: A label for errors and reprs.
-        timeout: Seconds one call may take (also the registry's timeout for its tools).
+        timeout: Seconds one call may take; a call with no answer by then ends the session.
         startup_timeout: Seconds to start the server and list its tools.
         prefix: Put ``prefix__`` before each of its tool names.
     """
@@ -163,7 +163,7 @@ class MCPServer:
         startup_timeout: float = 30.0,
         prefix: str | None = None,
     ) -> None:
-        if prefix is not None and not TOOL_NAME_PATTERN.match(f"{prefix}__x"):
+        if prefix is not None and tool_name_problem(f"{prefix}__x") is not None:
             raise InvalidRequestError(f"prefix {prefix!r} cannot start a tool name")
         self.name = name
         self.timeout = timeout

@@ -48,9 +48,6 @@ from ._tool_results import serialize_result
 
 __all__ = ["RegisteredTool", "ToolRegistry"]
 
-#: Seconds beyond an MCP server's call timeout that its tools get in the registry.
-_MCP_CLOSE_MARGIN = 15.0
-
 
 def _is_tool_method(value: Any) -> bool:
     # @manifest marks the function it decorates; a toolkit's tools are its marked methods
@@ -156,8 +153,8 @@ class ToolRegistry:
             allow_extra=allow_extra,
             tool=tool,
             bound={**(bind or {}), **bound},
+            enabled=enable,
         )
-        entry = entry if enable else dataclasses.replace(entry, enabled=False)
         self._store_all([entry])
         return entry
 
@@ -175,6 +172,8 @@ class ToolRegistry:
         bound: Mapping[str, Any],
         toolkit: object | None = None,
         method: str | None = None,
+        enabled: bool = True,
+        check: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None,
     ) -> RegisteredTool:
         values = dict(bound)
         tool_name = name
@@ -201,6 +200,8 @@ class ToolRegistry:
             secrets=secret_texts([*values.values(), *partial_values(func)]),
             toolkit=toolkit,
             method=method,
+            enabled=enabled,
+            check=check,
         )
 
     def add_mcp(
@@ -244,14 +245,15 @@ class ToolRegistry:
                 server.caller(mcp_name),
                 name=advertised,
                 tool={"type": "function", "function": function},
-                # The server's own timeout answers first (and ends a hung server before the
-                # record returns); the margin covers that ending, which may kill the process.
-                timeout=server.timeout + _MCP_CLOSE_MARGIN,
+                # No second timer: the server times its calls itself (``server.timeout``) and
+                # ends a hung server before it answers, so the next call finds a fresh one.
+                timeout=math.inf,
                 requires_approval=requires_approval,
                 allow_extra=True,
                 bound={},
+                check=schema_check(schema),
             )
-            entries.append(dataclasses.replace(entry, check=schema_check(schema)))
+            entries.append(entry)
         self._store_all(entries)
         server.tool_names.update(names)
         with self._lock:

@@ -222,21 +222,7 @@ def _docstring_parts(text: str) -> tuple[str, dict[str, str]]:
     return (prose or inspect.cleandoc(text)), dict(info.params)
 
 
-# Lagent's parameter types (its tool_api writes NUMBER for int and FLOAT for float).
-_LIST_FORM_TYPES = {
-    "STRING": "string",
-    "NUMBER": "integer",
-    "INT": "integer",
-    "INTEGER": "integer",
-    "FLOAT": "number",
-    "BOOLEAN": "boolean",
-    "BOOL": "boolean",
-    "ARRAY": "array",
-    "LIST": "array",
-    "OBJECT": "object",
-    "DICT": "object",
-}
-#: JSON Schema type -> the type word Lagent's ``tool_api`` writes for it.
+#: JSON Schema type -> the type word Lagent's ``tool_api`` writes for it (NUMBER for int).
 LAGENT_TYPES = {
     "string": "STRING",
     "integer": "NUMBER",
@@ -244,6 +230,14 @@ LAGENT_TYPES = {
     "boolean": "BOOLEAN",
     "array": "ARRAY",
     "object": "DICT",
+}
+#: Lagent's type words read back, with the spellings other list-form writers use.
+_LIST_FORM_TYPES = {word: kind for kind, word in LAGENT_TYPES.items()} | {
+    "INT": "integer",
+    "INTEGER": "integer",
+    "BOOL": "boolean",
+    "LIST": "array",
+    "OBJECT": "object",
 }
 
 #: A named return value: its name, JSON Schema type (if known) and description.

@@ -30,7 +30,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 from .._errors import ManifestError
 from ._decorators import UNSET, ManifestOverrides, ParameterOverride
 from ._docstrings import DocInfo, merge_doc_info, named_returns, parse_docstring
-from ._official_shape import ReturnItem, returns_sentence
+from ._official_shape import ReturnItem, python_type_to_schema, returns_sentence
 from ._schema_tools import Schema
 from ._signature import EMPTY, CallableTarget, SignatureParameter, namespaces
 from ._type_schema import (
@@ -176,12 +176,15 @@ class ToolText:
         returns: The return description, if any.
         return_items: The named return values (decorators' named/exploded returns, or the
             properties of ``@manifest_return(schema=...)``), if any.
+        return_named: The one item names the value itself (``returns_named_value``), not a
+            member of it.
     """
 
     description: str
     summary: str
     returns: str | None
     return_items: tuple[ReturnItem, ...] = ()
+    return_named: bool = False
 
 
 def _return_items(overrides: ManifestOverrides | None, doc: DocInfo) -> tuple[ReturnItem, ...]:
@@ -195,7 +198,10 @@ def _return_items(overrides: ManifestOverrides | None, doc: DocInfo) -> tuple[Re
                 f"@manifest({keyword}=True) needs the docstring's Returns section to name "
                 f"the value{'s' if style == 'exploded' else ''}, as '{shape}'"
             )
-        return tuple((name, _DOC_TYPES.get(kind or ""), text) for name, kind, text in items)
+        return tuple(
+            (name, python_type_to_schema(kind).get("type") if kind else None, text)
+            for name, kind, text in items
+        )
     schema = overrides.return_schema if overrides is not None else None
     properties = schema.get("properties") if schema is not None else None
     if not isinstance(properties, dict):
@@ -211,18 +217,6 @@ def _return_items(overrides: ManifestOverrides | None, doc: DocInfo) -> tuple[Re
     )
 
 
-#: Docstring type words of named returns -> JSON Schema types.
-_DOC_TYPES = {
-    "str": "string",
-    "int": "integer",
-    "float": "number",
-    "bool": "boolean",
-    "list": "array",
-    "tuple": "array",
-    "dict": "object",
-}
-
-
 def tool_description(
     explicit: str | None, overrides: ManifestOverrides | None, doc: DocInfo
 ) -> ToolText:
@@ -236,7 +230,8 @@ def tool_description(
     summary = (text or doc.description).strip()
     items = _return_items(overrides, doc)
     said = overrides.return_description if overrides is not None else None
-    if items and overrides is not None and overrides.return_style == "named" and not said:
+    named = bool(items) and overrides is not None and overrides.return_style == "named"
+    if named and not said:
         returns = items[0][2] or returns  # "bold_text (str): bold text" -> "bold text"
     if items:
         lead = _return_sentence(said).rstrip(".。") if said else ""
@@ -246,7 +241,7 @@ def tool_description(
     else:
         sentence = ""
     description = f"{summary}\n\n{sentence}" if summary and sentence else summary or sentence
-    return ToolText(description, summary, returns, items)
+    return ToolText(description, summary, returns, items, named)
 
 
 def _return_sentence(returns: str) -> str:

@@ -130,8 +130,7 @@ class _Template:
             return dict(self.return_schema_override)
         items = self.text.return_items
         value = None if self.return_annotation is EMPTY else type_schema(self.return_annotation)
-        if len(items) == 1 and not isinstance((value or {}).get("properties"), dict):
-            # A named value (returns_named_value): the value itself, titled with its name.
+        if self.text.return_named:  # the value itself, titled with its name
             (name, kind, text), base = items[0], value or {}
             return {**({"type": kind} if kind else {}), **base, "title": name, "description": text}
         if items:  # exploded: the members of the returned dict
