@@ -11,7 +11,6 @@ import contextlib
 import http.client
 import socket
 import time
-import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
@@ -19,7 +18,8 @@ import requests
 import requests.auth
 import urllib3
 
-from ._constants import ENV_BASE_URL, HEADER_REQUEST_ID
+from ._body import BodyReader
+from ._constants import ENV_BASE_URL
 from ._errors import (
     APIStatusError,
     ConnectError,
@@ -27,16 +27,12 @@ from ._errors import (
     DeadlineExceededError,
     InvalidRequestError,
     RequestTimeoutError,
-    ResponseDecodeError,
     ResponseTooLargeError,
     Secret,
     TransportError,
     redact,
-    redact_value,
-    status_error_class,
 )
-from ._http_answers import error_body_fields
-from ._retry import parse_http_date, parse_retry_after
+from ._http_answers import status_error_for
 from ._version import __version__
 
 __all__ = [
@@ -51,10 +47,10 @@ __all__ = [
     "read_body",
     "status_error",
     "transport_error",
+    "transport_failure",
 ]
 
 USER_AGENT: Final = f"appclient/{__version__}"
-_REDACTED_BODY_LIMIT: Final = 2000
 #: An error response's body is read up to this many bytes: enough for any error message.
 _ERROR_BODY_LIMIT: Final = 64 * 1024
 
@@ -106,6 +102,54 @@ def _reason(error: BaseException) -> str:
     return text.rsplit(">: ", 1)[-1]  # drop "<HTTPConnection object at 0x...>: "
 
 
+def transport_failure(
+    kind: str,
+    *,
+    reason: str,
+    method: str,
+    url: str,
+    timeout: tuple[float, float],
+    secrets: Iterable[str] = (),
+) -> TransportError:
+    """The error of a failed exchange, by its kind, in the words of both transports.
+
+    Args:
+        kind: ``"connect_timeout"`` (a :class:`ConnectTimeoutError`, both a connect error
+            and a timeout), ``"read_timeout"``, ``"tls"``, ``"connect"`` or anything else.
+        reason: What the HTTP library said.
+        method: The request's method.
+        url: The request's URL.
+        timeout: The ``(connect, read)`` waits that applied.
+        secrets: Values to scrub from the text.
+
+    Returns:
+        The error to raise.
+    """
+    where = f"{method} {url}"
+    cls: type[TransportError] = ConnectError
+    if kind == "connect_timeout":
+        text = f"{where}: no connection within {timeout[0]:g} s (connect timeout)"
+        cls = ConnectTimeoutError
+    elif kind == "read_timeout":
+        text = f"{where}: no answer within {timeout[1]:g} s (read timeout)"
+        cls = RequestTimeoutError
+    elif kind == "tls":
+        text = (
+            f"{where}: TLS failed: {reason}; if the server speaks plain HTTP, write "
+            f"http:// in base_url=... or ${ENV_BASE_URL} (a gateway without a scheme means "
+            "https://)"
+        )
+    elif kind == "connect":
+        text = (
+            f"{where}: connection failed: {reason}; is the server running? "
+            f"(check base_url=... or ${ENV_BASE_URL})"
+        )
+    else:
+        text = f"{where}: the HTTP exchange failed: {reason}"
+        cls = TransportError
+    return cls(redact(text, secrets), method=method, url=url)
+
+
 def transport_error(
     error: requests.RequestException,
     *,
@@ -118,68 +162,41 @@ def transport_error(
 
     A connect timeout becomes :class:`ConnectTimeoutError`, which is both of the first two.
     """
-    where = f"{method} {url}"
     if isinstance(error, requests.ConnectTimeout):
-        text = f"{where}: no connection within {timeout[0]:g} s (connect timeout)"
-        cls: type[TransportError] = ConnectTimeoutError
+        kind = "connect_timeout"
     elif isinstance(error, requests.Timeout) or (
         # requests reports a body that stalls as ConnectionError(ReadTimeoutError)
         error.args and isinstance(error.args[0], urllib3.exceptions.ReadTimeoutError)
     ):
-        text = f"{where}: no answer within {timeout[1]:g} s (read timeout)"
-        cls = RequestTimeoutError
+        kind = "read_timeout"
     elif isinstance(error, requests.exceptions.SSLError):
-        text = (
-            f"{where}: TLS failed: {_reason(error)}; if the server speaks plain HTTP, write "
-            f"http:// in base_url=... or ${ENV_BASE_URL} (a gateway without a scheme means "
-            "https://)"
-        )
-        cls = ConnectError
+        kind = "tls"
     elif isinstance(error, requests.ConnectionError):
-        text = (
-            f"{where}: connection failed: {_reason(error)}; is the server running? "
-            f"(check base_url=... or ${ENV_BASE_URL})"
-        )
-        cls = ConnectError
+        kind = "connect"
     else:
-        text = f"{where}: the HTTP exchange failed: {_reason(error)}"
-        cls = TransportError
-    return cls(redact(text, secrets), method=method, url=url)
-
-
-def _server_now(response: requests.Response) -> float:
-    date = response.headers.get("Date")
-    moment = parse_http_date(date) if date else None
-    return time.time() if moment is None else moment
+        kind = "other"
+    return transport_failure(
+        kind, reason=_reason(error), method=method, url=url, timeout=timeout, secrets=secrets
+    )
 
 
 def status_error(response: requests.Response, *, secrets: Iterable[str] = ()) -> APIStatusError:
     """Build the :class:`APIStatusError` subclass for an HTTP error response.
 
-    ``code``, ``message`` and ``request_id`` come from the protocol's error body, the request
-    id falls back to the ``X-Appbuilder-Request-Id`` header, and ``retry_after`` is read from
-    ``retry-after-ms``/``Retry-After`` (an HTTP date is compared with the response's ``Date``).
-    Known secrets are scrubbed in case a server echoes them.
+    The body is read up to 64 KiB (a broken, stalled or larger one counts as empty: the
+    status alone still says what happened); :func:`status_error_for` reads the rest.
     """
-    try:  # an error body is small; a larger one is cut, never read whole
-        content = b"".join(_bounded(response.iter_content(16 * 1024), _ERROR_BODY_LIMIT))
-    except (*_READ_ERRORS, ResponseTooLargeError):  # a broken, stalled or huge error body:
-        content = b""  # the status alone still says what happened (and whether to retry)
-    secrets = [secret for secret in secrets if secret]
-    if any(secret.encode() in content for secret in secrets):
-        text = redact(content.decode("utf-8", errors="replace"), secrets)
-        content = text[:_REDACTED_BODY_LIMIT].encode("utf-8")
-    code, message, request_id, body = error_body_fields(content)
-    if secrets:  # JSON may echo a token escaped (a slash as an escape): scrub the decoded text
-        code, message = redact(code, secrets), redact(message, secrets)
-        body = redact_value(body, secrets)
-    return status_error_class(response.status_code)(
-        status_code=response.status_code,
-        code=code or (response.reason or ""),
-        message=message,
-        request_id=request_id or response.headers.get(HEADER_REQUEST_ID, ""),
-        body=body,
-        retry_after=parse_retry_after(response.headers, now=_server_now(response)),
+    try:
+        reader = BodyReader("", max_bytes=_ERROR_BODY_LIMIT)  # requests has decoded it
+        content = b"".join(b"".join(reader.feed(c)) for c in response.iter_content(16 * 1024))
+    except (*_READ_ERRORS, ResponseTooLargeError):
+        content = b""
+    return status_error_for(
+        response.status_code,
+        reason=response.reason or "",
+        headers=response.headers,
+        content=content,
+        secrets=secrets,
     )
 
 
@@ -241,52 +258,6 @@ def _raw_chunks(response: requests.Response, chunk_size: int) -> Iterator[bytes]
         return
 
 
-def _decoded(chunks: Iterator[bytes], encoding: str, piece: int) -> Iterator[bytes]:
-    """Undo a gzip or deflate Content-Encoding, at most ``piece`` bytes at a time.
-
-    Decompressing here, not in urllib3, is what bounds a compressed body: urllib3 inflates
-    each read whole, so one 64 KiB read of a gzip bomb could become 64 MB at once.
-
-    Raises:
-        ResponseDecodeError: Another coding, or bytes that are not what the coding says.
-    """
-    coding = encoding.strip().lower()
-    if coding in ("", "identity"):
-        yield from chunks
-        return
-    if coding not in ("gzip", "x-gzip", "deflate"):
-        raise ResponseDecodeError(f"the answer has an unsupported Content-Encoding {encoding!r}")
-    # gzip, or deflate as zlib (RFC 9110); 32 + MAX_WBITS detects either header by itself.
-    wbits = 32 + zlib.MAX_WBITS
-    inflater = zlib.decompressobj(wbits)
-    try:
-        for chunk in chunks:
-            data = chunk
-            while data:
-                if inflater.eof:  # a gzip body may hold several members
-                    data, inflater = inflater.unused_data + data, zlib.decompressobj(wbits)
-                out = inflater.decompress(data, piece)
-                data = inflater.unconsumed_tail
-                if out:
-                    yield out
-        if out := inflater.flush():
-            yield out
-    except zlib.error as exc:
-        raise ResponseDecodeError(f"the answer's {coding} body is corrupt: {exc}") from None
-
-
-def _bounded(chunks: Iterator[bytes], max_bytes: int | None) -> Iterator[bytes]:
-    total = 0
-    for chunk in chunks:
-        total += len(chunk)
-        if max_bytes is not None and total > max_bytes:
-            raise ResponseTooLargeError(
-                f"the response is larger than {max_bytes:,} bytes; raise the limit with "
-                "AppClient(limits=appclient.Limits(...)) if this answer is expected"
-            )
-        yield chunk
-
-
 def iter_body_chunks(
     response: requests.Response,
     *,
@@ -316,12 +287,9 @@ def iter_body_chunks(
     sock = _socket_of(response) if deadline is not None else None
     encoding = response.headers.get("Content-Encoding", "")
     try:
-        sent = _raw_chunks(response, chunk_size)
-        # Bounded twice: as sent (a huge compressed body) and decoded (a small one that
-        # inflates); the decoder never makes more than a chunk's worth at a time.
-        decoded = _decoded(_bounded(sent, max_bytes), encoding, chunk_size)
-        for chunk in _bounded(decoded, max_bytes):
-            yield chunk
+        reader = BodyReader(encoding, max_bytes=max_bytes, piece=chunk_size)
+        for sent in _raw_chunks(response, chunk_size):
+            yield from reader.feed(sent)
             if deadline is not None:
                 left = deadline - now()
                 if left <= 0:
@@ -329,6 +297,8 @@ def iter_body_chunks(
                 if sock is not None:
                     with contextlib.suppress(OSError):
                         sock.settimeout(min(read_timeout, left))
+        if tail := reader.end():
+            yield tail
     except _READ_TIMEOUTS as exc:
         if deadline is not None and now() >= deadline:
             raise _past_deadline(method, url) from exc

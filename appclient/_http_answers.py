@@ -11,13 +11,24 @@ are read into ``(code, message, request_id, body)`` for the status errors.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from pydantic import ValidationError
 
-from ._errors import ResponseDecodeError, RunError, escaped_forms, redact
+from ._constants import HEADER_REQUEST_ID
+from ._errors import (
+    APIStatusError,
+    ResponseDecodeError,
+    RunError,
+    escaped_forms,
+    redact,
+    redact_value,
+    status_error_class,
+)
 from ._models import RunAnswer
+from ._retry import header_value, parse_http_date, parse_retry_after
 
 __all__ = [
     "body_request_id",
@@ -27,6 +38,7 @@ __all__ = [
     "raise_for_error_event",
     "read_json_object",
     "required_text",
+    "status_error_for",
     "top_level_error",
 ]
 
@@ -188,3 +200,59 @@ def required_text(body: Mapping[str, Any], name: str, *, what: str, request_id: 
         request_id = body_request_id(body) or request_id or "unknown"
         raise ResponseDecodeError(f"{what} has no {name!r} (request_id={request_id})")
     return value
+
+
+#: The most of a secret-bearing error body kept, once the secret is scrubbed out.
+_REDACTED_BODY_LIMIT: Final = 2000
+
+
+def status_error_for(
+    status_code: int,
+    *,
+    reason: str,
+    headers: Mapping[str, str],
+    content: bytes,
+    secrets: Iterable[str] = (),
+) -> APIStatusError:
+    """Build the :class:`APIStatusError` subclass for an HTTP error answer (pure).
+
+    ``code``, ``message`` and ``request_id`` come from the protocol's error body, the request
+    id falls back to the ``X-Appbuilder-Request-Id`` header, and ``retry_after`` is read from
+    ``retry-after-ms``/``Retry-After`` (an HTTP date is compared with the answer's ``Date``).
+    Known secrets are scrubbed in case a server echoes them.
+
+    Args:
+        status_code: The HTTP status.
+        reason: The status line's reason, the code when the body names none.
+        headers: The answer's headers (looked up case-insensitively).
+        content: The body, or its first bytes.
+        secrets: Values to scrub.
+
+    Returns:
+        The error to raise.
+    """
+    secrets = [secret for secret in secrets if secret]
+    if any(secret.encode() in content for secret in secrets):
+        text = redact(content.decode("utf-8", errors="replace"), secrets)
+        content = text[:_REDACTED_BODY_LIMIT].encode("utf-8")
+    code, message, request_id, body = error_body_fields(content)
+    if secrets:  # JSON may echo a token escaped (a slash as an escape): scrub the decoded text
+        code, message = redact(code, secrets), redact(message, secrets)
+        body = redact_value(body, secrets)
+    if 200 <= status_code < 300:
+        return APIStatusError(
+            status_code=status_code,
+            code="UnexpectedStatus",
+            message="the protocol answers success with HTTP 200 only",
+            request_id=(header_value(headers, HEADER_REQUEST_ID) or ""),
+        )
+    date = header_value(headers, "Date")
+    moment = parse_http_date(date) if date else None
+    return status_error_class(status_code)(
+        status_code=status_code,
+        code=code or reason,
+        message=message,
+        request_id=request_id or (header_value(headers, HEADER_REQUEST_ID) or ""),
+        body=body,
+        retry_after=parse_retry_after(headers, now=time.time() if moment is None else moment),
+    )

@@ -114,11 +114,102 @@ def _new_session() -> requests.Session:
     return session
 
 
-class Transport:
+class TransportBase:
+    """What both transports share: the token, the base URL, the limits and the retry loop.
+
+    Args:
+        token: The secret key (kept in a :class:`~appclient._errors.Secret`).
+        base_url: A checked base URL (see :func:`parse_base_url`).
+        timeout: How long a call may take.
+        limits: How much an answer may bring.
+        max_retries: Retries after the first attempt.
+        sleep: Called with each retry wait (awaited by the asyncio transport).
+
+    Raises:
+        InvalidRequestError: ``max_retries`` is not an int of 0 or more.
+    """
+
+    #: Whether the retry loop awaits (tenacity's ``AsyncRetrying``).
+    _asynchronous = False
+
+    def __init__(
+        self,
+        *,
+        token: str,
+        base_url: str,
+        timeout: Timeout,
+        limits: Limits,
+        max_retries: int,
+        sleep: Callable[[float], Any],
+    ) -> None:
+        self._authorization = Secret(authorization_value(token))
+        # The key itself, also when given as "Bearer <key>": a server may echo it bare.
+        self._token = Secret(token.strip().removeprefix("Bearer").strip())
+        self.base_url = base_url
+        self.timeout = timeout
+        self.limits = limits
+        try:  # the policy owns the rule; the caller gets the error of a bad argument
+            self.retry_policy = RetryPolicy(max_retries=max_retries)
+        except (TypeError, ValueError):
+            raise InvalidRequestError(
+                f"max_retries must be an int >= 0, got {max_retries!r}"
+            ) from None
+        self._retrying: Any = self.retry_policy.retrying(
+            sleep=sleep, before_sleep=self._log_retry, asynchronous=self._asynchronous
+        )
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        return f"{name}(base_url={self.base_url!r}, max_retries={self.retry_policy.max_retries})"
+
+    def secrets(self) -> tuple[str, ...]:
+        """The values to scrub from any text that leaves the client."""
+        return (self._token.reveal(), self._authorization.reveal())
+
+    def _headers(self, path: str, idempotency_key: str, *, json: bool, stream: bool) -> Any:
+        """The headers of one attempt (a fresh request id each), logged at DEBUG."""
+        request_id = str(uuid.uuid4())
+        headers = {
+            "User-Agent": USER_AGENT,
+            # The codings the client inflates itself, within its limits (see _body).
+            "Accept-Encoding": "gzip, deflate",
+            HEADER_REQUEST_ID: request_id,
+            HEADER_IDEMPOTENCY_KEY: idempotency_key,
+        }
+        if json:
+            headers["Content-Type"] = _JSON_CONTENT_TYPE
+        _logger.debug(
+            "POST %s request_id=%s idempotency_key=%s stream=%s",
+            path,
+            request_id,
+            idempotency_key,
+            stream,
+        )
+        return headers
+
+    def _log_retry(self, state: tenacity.RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome is not None else None
+        wait = state.next_action.sleep if state.next_action is not None else 0.0
+        _logger.info(
+            "retrying POST %s in %.2f s (attempt %d of %d failed: %s)",
+            state.args[0] if state.args else "?",
+            wait,
+            state.attempt_number,
+            self.retry_policy.max_retries + 1,
+            error,
+        )
+        note(retries=state.attempt_number)  # on the run's span, when tracing
+
+    def _first_failure_retryable(self, error: BaseException, *, stream: bool) -> bool:
+        policy = self.retry_policy
+        return bool(policy.max_retries) and policy.is_retryable(error, stream=stream)
+
+
+class Transport(TransportBase):
     """Sends the client's requests: headers, timeouts, retries, and HTTP errors as exceptions.
 
     Args:
-        token: The secret key (kept in a :class:`~appclient._http.Secret`).
+        token: The secret key (kept in a :class:`~appclient._errors.Secret`).
         base_url: A checked base URL (see :func:`parse_base_url`).
         timeout: How long a call may take.
         limits: How much an answer may bring.
@@ -139,29 +230,17 @@ class Transport:
         session: requests.Session | None,
         sleep: Callable[[float], None],
     ) -> None:
-        self._authorization = Secret(authorization_value(token))
+        super().__init__(
+            token=token,
+            base_url=base_url,
+            timeout=timeout,
+            limits=limits,
+            max_retries=max_retries,
+            sleep=sleep,
+        )
         self._auth = BearerAuth(self._authorization)
-        # The key itself, also when given as "Bearer <key>": a server may echo it bare.
-        self._token = Secret(token.strip().removeprefix("Bearer").strip())
-        self.base_url = base_url
-        self.timeout = timeout
-        self.limits = limits
-        try:  # the policy owns the rule; the caller gets the error of a bad argument
-            self.retry_policy = RetryPolicy(max_retries=max_retries)
-        except (TypeError, ValueError):
-            raise InvalidRequestError(
-                f"max_retries must be an int >= 0, got {max_retries!r}"
-            ) from None
-        self._retrying = self.retry_policy.retrying(sleep=sleep, before_sleep=self._log_retry)
         self._session = session if session is not None else _new_session()
         self._owns_session = session is None
-
-    def __repr__(self) -> str:
-        return f"Transport(base_url={self.base_url!r}, max_retries={self.retry_policy.max_retries})"
-
-    def secrets(self) -> tuple[str, ...]:
-        """The values to scrub from any text that leaves the client."""
-        return (self._token.reveal(), self._authorization.reveal())
 
     def close(self) -> None:
         """Close the session if this transport created it."""
@@ -274,8 +353,7 @@ class Transport:
                 path, json_body, form, files, idempotency_key, deadline, stream=stream
             )
         except (TransportError, APIStatusError) as error:
-            policy = self.retry_policy
-            if not policy.max_retries or not policy.is_retryable(error, stream=stream):
+            if not self._first_failure_retryable(error, stream=stream):
                 raise
             first_failure: list[BaseException] = [error]
 
@@ -302,29 +380,13 @@ class Transport:
     ) -> requests.Response:
         url = self.base_url + path
         check_deadline(deadline, method="POST", url=url)
-        request_id = str(uuid.uuid4())
-        headers = {
-            "User-Agent": USER_AGENT,
-            # The codings the client inflates itself, within its limits (see _http._decoded).
-            "Accept-Encoding": "gzip, deflate",
-            HEADER_REQUEST_ID: request_id,
-            HEADER_IDEMPOTENCY_KEY: idempotency_key,
-        }
-        if json_body is not None:
-            headers["Content-Type"] = _JSON_CONTENT_TYPE
+        headers = self._headers(path, idempotency_key, json=json_body is not None, stream=stream)
         if files:
             for part in files.values():  # a retry must send the file from its first byte
                 if isinstance(part, tuple) and hasattr(part[1], "seek"):
                     part[1].seek(0)
         debug = _logger.isEnabledFor(logging.DEBUG)
         if debug:
-            _logger.debug(
-                "POST %s request_id=%s idempotency_key=%s stream=%s",
-                path,
-                request_id,
-                idempotency_key,
-                stream,
-            )
             started = time.perf_counter()
         try:
             response = self._session.post(
@@ -358,29 +420,9 @@ class Transport:
             )
             return response
         try:
-            if 200 <= response.status_code < 300:
-                raise APIStatusError(
-                    status_code=response.status_code,
-                    code="UnexpectedStatus",
-                    message="the protocol answers success with HTTP 200 only",
-                    request_id=response.headers.get(HEADER_REQUEST_ID, ""),
-                )
             raise status_error(response, secrets=self.secrets())
         finally:
             response.close()
-
-    def _log_retry(self, state: tenacity.RetryCallState) -> None:
-        error = state.outcome.exception() if state.outcome is not None else None
-        wait = state.next_action.sleep if state.next_action is not None else 0.0
-        _logger.info(
-            "retrying POST %s in %.2f s (attempt %d of %d failed: %s)",
-            state.args[0] if state.args else "?",
-            wait,
-            state.attempt_number,
-            self.retry_policy.max_retries + 1,
-            error,
-        )
-        note(retries=state.attempt_number)  # on the run's span, when tracing
 
     def _wait(self, deadline: float | None) -> tuple[float, float]:
         """The ``(connect, read)`` waits of requests, neither past ``deadline``."""

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timezone
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 import tenacity
 
@@ -45,6 +46,7 @@ from ._errors import (
 __all__ = [
     "RetryPolicy",
     "backoff_delay",
+    "header_value",
     "parse_http_date",
     "parse_retry_after",
 ]
@@ -102,12 +104,12 @@ def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -
     Returns:
         A non-negative number of seconds, or ``None`` for absent or unreadable values.
     """
-    millis = _header(headers, "retry-after-ms")
+    millis = header_value(headers, "retry-after-ms")
     if millis is not None:
         seconds = _non_negative_number(millis)
         if seconds is not None:
             return seconds / 1000.0
-    value = _header(headers, "retry-after")
+    value = header_value(headers, "retry-after")
     if value is None:
         return None
     seconds = _non_negative_number(value)
@@ -119,11 +121,12 @@ def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -
     return max(0.0, moment - now)
 
 
-def _header(headers: Mapping[str, str], name: str) -> str | None:
+def header_value(headers: Mapping[str, str], name: str) -> str | None:
+    """Return a header's value, stripped; plain dicts are searched case-insensitively."""
     value = headers.get(name)
     if value is None and not hasattr(headers, "lower_items"):
         for key, item in headers.items():  # plain dicts: match names case-insensitively
-            if key.lower() == name:
+            if key.lower() == name.lower():
                 return item.strip()
     return value.strip() if value is not None else None
 
@@ -213,9 +216,10 @@ class RetryPolicy:
     def retrying(
         self,
         *,
-        sleep: Callable[[float], None],
+        sleep: Callable[[float], Any],
         before_sleep: Callable[[tenacity.RetryCallState], None] | None = None,
-    ) -> tenacity.Retrying:
+        asynchronous: bool = False,
+    ) -> tenacity.Retrying | tenacity.AsyncRetrying:
         """Build the tenacity loop for this policy.
 
         The loop reads ``stream`` from the keyword arguments of the function it calls, so one
@@ -225,9 +229,11 @@ class RetryPolicy:
         Args:
             sleep: Called with each wait; inject a recorder in tests.
             before_sleep: Called before each wait (for logging).
+            asynchronous: Build the loop for coroutines (``sleep`` is then awaited).
 
         Returns:
-            A :class:`tenacity.Retrying` that re-raises the last error when it gives up.
+            A :class:`tenacity.Retrying` (or ``AsyncRetrying``) that re-raises the last error
+            when it gives up.
         """
 
         def should_retry(state: tenacity.RetryCallState) -> bool:
@@ -243,7 +249,8 @@ class RetryPolicy:
             error = state.outcome.exception() if state.outcome is not None else None
             return self.delay(state.attempt_number, error)
 
-        return tenacity.Retrying(
+        loop = tenacity.AsyncRetrying if asynchronous else tenacity.Retrying
+        return loop(
             stop=tenacity.stop_after_attempt(self.max_retries + 1),
             retry=should_retry,
             wait=wait,

@@ -19,6 +19,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
+from typing import Any
 
 from ._constants import MAX_SSE_LINE_BYTES
 from ._errors import (
@@ -44,61 +45,32 @@ def _ends_run(answer: RunAnswer) -> bool:
     return last is not None and bool(last.tool_calls)
 
 
-class RunStream:
-    """An event stream of a run, read message by message.
+class StreamState:
+    """What a streamed run has read so far, and every rule about it (pure, no I/O).
 
-    Iterate it (or its ``content``, as code written for the official SDK does) to get one
-    :class:`RunAnswer` per message, whose ``answer`` is that message's text delta; or call
-    :meth:`collect` for the accumulated answer. The HTTP response is closed when the stream is
-    exhausted, fails, or is closed; use ``with`` to close it early::
-
-        with client.run(conversation_id, "hi", stream=True) as stream:
-            for message in stream:
-                print(message.answer, end="", flush=True)
-        print(stream.tool_calls)
-
-    Args:
-        chunks: The body's bytes, in chunks of any size.
-        close: Releases the underlying response (possibly from another thread, so it should
-            wake a blocked read); called once.
-        conversation_id: The conversation the run belongs to (for error messages).
-        request_id: The ``X-Appbuilder-Request-Id`` of the response, if known.
-        max_line_bytes: Longest SSE line accepted.
-        secrets: Values (the token) scrubbed from the messages of run errors.
-        limits: ``max_stream_events`` and ``max_collected_bytes`` apply here (the chunks
-            are expected to be bounded by ``max_stream_bytes`` already); the defaults when
-            omitted.
-        reopen: Sends the run again (same ``Idempotency-Key``) and returns the new body's
-            chunks, for a stream that broke or ended before its final event. The server is
-            expected to replay the same stream: the messages already read are compared (by
-            digest) and skipped, and reading goes on where it stopped.
-        max_reopens: How many times ``reopen`` may be used.
-
-    Raises:
-        StreamInterruptedError: (while iterating) The stream ended or broke before a final event.
-        RunError: (while iterating) The server reported an error event or a top-level error.
-        ResponseDecodeError: (while iterating) A message is not a run answer.
-        ResponseTooLargeError: (while iterating) More events than ``max_stream_events``;
-            (from :meth:`collect`, :meth:`accumulated`, :attr:`answer`, :attr:`events`) the
-            stream outgrew ``max_collected_bytes``, so only iterating it gives everything.
+    The readers (:class:`RunStream`, :class:`~appclient.AsyncRunStream`) only fetch chunks
+    and send the run again when told to; decoding, replay checks, limits, accumulation and
+    the "run finished" rule live here, once.
     """
 
-    def __init__(
+    _reopen: Callable[..., object] | None
+    _chunks: Any  # the reader's (sync or async) chunk iterator; None once it is done
+
+    def _setup(
         self,
-        chunks: Iterable[bytes],
         *,
-        close: Callable[[], None] | None = None,
-        conversation_id: str = "",
-        request_id: str = "",
-        max_line_bytes: int = MAX_SSE_LINE_BYTES,
-        secrets: Iterable[str] = (),
-        limits: Limits | None = None,
-        reopen: Callable[[], Iterable[bytes]] | None = None,
-        max_reopens: int = 0,
+        close: Callable[[], None] | None,
+        conversation_id: str,
+        request_id: str,
+        max_line_bytes: int,
+        secrets: Iterable[str],
+        limits: Limits | None,
+        reopen: Callable[..., object] | None,
+        max_reopens: int,
     ) -> None:
-        self._chunks: Iterator[bytes] | None = iter(chunks)
         self._reopen = reopen
         self._reopens_left = max_reopens if reopen is not None else 0
+        self._cause: TransportError | None = None
         # A digest of every message delivered, to check that a replay repeats them.
         self._digest = hashlib.blake2b(digest_size=16)
         self._skip = 0
@@ -131,112 +103,86 @@ class RunStream:
         self._release_lock = threading.Lock()
         self._stopped = False  # close() was called (not the end or a failure of the stream)
 
-    @classmethod
-    def from_body(
-        cls,
-        body: bytes,
-        *,
-        close: Callable[[], None] | None = None,
-        conversation_id: str = "",
-        request_id: str = "",
-        secrets: Iterable[str] = (),
-    ) -> RunStream:
-        """Return a stream of one message: a JSON answer sent to a stream request.
-
-        Some servers answer a streamed run with ``application/json`` (the hosted service does
-        so for errors); treating that body as a single message keeps the caller's loop simple.
-        """
-        stream = cls(
-            (),
-            close=close,
-            conversation_id=conversation_id,
-            request_id=request_id,
-            secrets=secrets,
-        )
-        stream._pending.append(body.decode("utf-8", errors="replace"))
-        return stream
-
-    # --- iteration -------------------------------------------------------------------------
-
-    def __iter__(self) -> RunStream:
-        return self
-
-    def __next__(self) -> RunAnswer:
-        if self._done:
-            raise StopIteration
-        try:
-            data = self._next_data()
-            while data is not None and self._skip:
-                self._check_replayed(data)
-                data = self._next_data()
-            if data is None:
-                self._end_of_stream()
-                raise StopIteration
-            self._digest.update(data.encode("utf-8", "surrogatepass") + b"\0")
-            answer = parse_run_answer(
-                data,
-                request_id=self._request_id,
-                conversation_id=self._conversation_id,
-                secrets=self._revealed_secrets(),
-            )
-            self._absorb(answer, len(data))
-            raise_for_error_event(
-                answer, conversation_id=self._conversation_id, secrets=self._revealed_secrets()
-            )
-        except StopIteration:
-            raise
-        except BaseException:
-            self._release()
-            if self._stopped:  # close() from another thread woke a read blocked on the socket
-                raise StopIteration from None
-            raise
-        return answer
-
     @property
     def request_id(self) -> str:
         """The ``X-Appbuilder-Request-Id`` of the response ("" when the server sent none)."""
         return self._request_id
 
-    @property
-    def content(self) -> Iterator[RunAnswer]:
-        """The stream itself, so official-style ``for chunk in message.content`` works."""
-        return self
+    # --- reading: the readers call these -----------------------------------------------------
 
-    def _next_data(self) -> str | None:
-        while not self._pending:
-            if self._chunks is None:
-                return None
-            try:
-                chunk = next(self._chunks)
-            except StopIteration:
-                self._chunks = None
-                self._pending.extend(self._decoder.end())
-                unframed = self._decoder.unframed_text
-                if not self._pending and not self._messages and unframed.startswith("{"):
-                    # A plain JSON body (the hosted service's errors): read it as one
-                    # message, as the official client does, so its code and message show.
-                    self._pending.append(unframed)
-                elif not self._pending and not self._finished:
-                    if self._skip:  # the replay ended before repeating what was read
-                        raise self._differs() from None
-                    self._resend(None)  # cut short without an error: resend if allowed
-                continue
-            except TransportError as exc:
-                if self._finished:  # the run is complete; a server may drop or idle the
-                    self._chunks = None  # connection after its last message
-                    continue
-                if self._resend(exc):
-                    continue
-                raise StreamInterruptedError(
-                    f"the stream broke after {self._messages} message(s): {exc}",
-                    request_id=self._request_id,
-                    conversation_id=self._conversation_id,
-                ) from exc
-            self._pending.extend(self._decoder.feed(chunk))
-        return self._pending.popleft()
+    def _feed(self, chunk: bytes) -> None:
+        self._pending.extend(self._decoder.feed(chunk))
 
-    def _resend(self, cause: TransportError | None) -> bool:
-        """Send the run again to read the rest of its stream; whether that was possible.
+    def _take(self) -> str | None:
+        """The next message's data to deliver, skipping a replay's repeats; None: read more."""
+        while self._pending:
+            data = self._pending.popleft()
+            if not self._skip:
+                return data
+            self._check_replayed(data)
+        return None
+
+    def _ended(self) -> bool:
+        """The chunks ran out; return whether to send the run again."""
+        self._pending.extend(self._decoder.end())
+        unframed = self._decoder.unframed_text
+        if not self._pending and not self._messages and unframed.startswith("{"):
+            # A plain JSON body (the hosted service's errors): read it as one
+            # message, as the official client does, so its code and message show.
+            self._pending.append(unframed)
+        elif not self._pending and not self._finished:
+            if self._skip:  # the replay ended before repeating what was read
+                raise self._differs()
+            return self._may_resend(None)  # cut short without an error: resend if allowed
+        return False
+
+    def _broke(self, exc: TransportError) -> bool:
+        """Reading failed; return whether to send the run again (else the reading ends).
+
+        Raises:
+            StreamInterruptedError: The run is not finished and cannot be sent again.
+        """
+        if self._finished:  # the run is complete; a server may drop or idle the
+            return False  # connection after its last message
+        if self._may_resend(exc):
+            return True
+        raise StreamInterruptedError(
+            f"the stream broke after {self._messages} message(s): {exc}",
+            request_id=self._request_id,
+            conversation_id=self._conversation_id,
+        ) from exc
+
+    def _deliver(self, data: str) -> RunAnswer:
+        self._digest.update(data.encode("utf-8", "surrogatepass") + b"\0")
+        answer = parse_run_answer(
+            data,
+            request_id=self._request_id,
+            conversation_id=self._conversation_id,
+            secrets=self._revealed_secrets(),
+        )
+        self._absorb(answer, len(data))
+        raise_for_error_event(
+            answer, conversation_id=self._conversation_id, secrets=self._revealed_secrets()
+        )
+        return answer
+
+    def _failed(self) -> bool:
+        """Reading raised: release the response; return whether close() caused it."""
+        self._release()
+        return self._stopped
+
+    def _collected(self) -> RunAnswer:
+        if not self._finished:  # closed early: what was read is not the whole answer
+            raise StreamInterruptedError(
+                f"the stream was closed after {self._messages} message(s), before its final "
+                "event; accumulated() returns what arrived",
+                request_id=self._request_id,
+                conversation_id=self._conversation_id,
+            )
+        return self.accumulated()
+
+    def _may_resend(self, cause: TransportError | None) -> bool:
+        """Whether to send the run again to read the rest of its stream (and count it).
 
         Not after a timeout: a server that is slow is still at work (and the total timeout
         is spent for good), so a second request would only wait behind the first.
@@ -246,22 +192,24 @@ class RunStream:
         if isinstance(cause, RequestTimeoutError):
             return False
         self._reopens_left -= 1
-        try:
-            chunks = self._reopen()
-        except AppClientError as exc:
-            raise StreamInterruptedError(
-                f"the stream broke after {self._messages} message(s) ({cause or 'cut short'}),"
-                f" and sending the run again failed: {exc}",
-                request_id=self._request_id,
-                conversation_id=self._conversation_id,
-            ) from exc
-        self._chunks = iter(chunks)
+        self._cause = cause
+        return True
+
+    def _resend_failed(self, exc: AppClientError) -> StreamInterruptedError:
+        return StreamInterruptedError(
+            f"the stream broke after {self._messages} message(s) ({self._cause or 'cut short'}),"
+            f" and sending the run again failed: {exc}",
+            request_id=self._request_id,
+            conversation_id=self._conversation_id,
+        )
+
+    def _restart(self) -> None:
+        """The run was sent again: read its replay from the start, skipping what was read."""
         self._decoder = SSEDecoder(max_line_bytes=self._max_line_bytes)
         self._pending.clear()
         self._skip = self._messages
         self._expected = self._digest.digest()
         self._replayed = hashlib.blake2b(digest_size=16)
-        return True
 
     def _check_replayed(self, data: str) -> None:
         """Skip one replayed message; after the last one, check they were the same."""
@@ -323,29 +271,6 @@ class RunStream:
             self._finished = True
 
     # --- results ---------------------------------------------------------------------------
-
-    def collect(self) -> RunAnswer:
-        """Read the rest of the stream and return the accumulated answer.
-
-        Returns:
-            A :class:`RunAnswer` with the answer text of every message joined, every event in
-            order, and the ids and ``is_completion`` of the last message.
-
-        Raises:
-            StreamInterruptedError: The stream ended, broke or was closed before a final event
-                (:meth:`accumulated` still gives what arrived).
-            RunError: The run failed.
-        """
-        for _ in self:
-            pass
-        if not self._finished:  # closed early: what was read is not the whole answer
-            raise StreamInterruptedError(
-                f"the stream was closed after {self._messages} message(s), before its final "
-                "event; accumulated() returns what arrived",
-                request_id=self._request_id,
-                conversation_id=self._conversation_id,
-            )
-        return self.accumulated()
 
     def accumulated(self) -> RunAnswer:
         """Return the answer accumulated so far, without reading further.
@@ -427,6 +352,167 @@ class RunStream:
         if self._close_response is not None:
             self._close_response()
 
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return (
+            f"{type(self).__name__}(conversation_id={self._conversation_id!r}, "
+            f"messages={self._messages}, "
+            f"finished={self._finished}, {state})"
+        )
+
+
+class RunStream(StreamState):
+    """An event stream of a run, read message by message.
+
+    Iterate it (or its ``content``, as code written for the official SDK does) to get one
+    :class:`RunAnswer` per message, whose ``answer`` is that message's text delta; or call
+    :meth:`collect` for the accumulated answer. The HTTP response is closed when the stream is
+    exhausted, fails, or is closed; use ``with`` to close it early::
+
+        with client.run(conversation_id, "hi", stream=True) as stream:
+            for message in stream:
+                print(message.answer, end="", flush=True)
+        print(stream.tool_calls)
+
+    Args:
+        chunks: The body's bytes, in chunks of any size.
+        close: Releases the underlying response (possibly from another thread, so it should
+            wake a blocked read); called once.
+        conversation_id: The conversation the run belongs to (for error messages).
+        request_id: The ``X-Appbuilder-Request-Id`` of the response, if known.
+        max_line_bytes: Longest SSE line accepted.
+        secrets: Values (the token) scrubbed from the messages of run errors.
+        limits: ``max_stream_events`` and ``max_collected_bytes`` apply here (the chunks
+            are expected to be bounded by ``max_stream_bytes`` already); the defaults when
+            omitted.
+        reopen: Sends the run again (same ``Idempotency-Key``) and returns the new body's
+            chunks, for a stream that broke or ended before its final event. The server is
+            expected to replay the same stream: the messages already read are compared (by
+            digest) and skipped, and reading goes on where it stopped.
+        max_reopens: How many times ``reopen`` may be used.
+
+    Raises:
+        StreamInterruptedError: (while iterating) The stream ended or broke before a final event.
+        RunError: (while iterating) The server reported an error event or a top-level error.
+        ResponseDecodeError: (while iterating) A message is not a run answer.
+        ResponseTooLargeError: (while iterating) More events than ``max_stream_events``;
+            (from :meth:`collect`, :meth:`accumulated`, :attr:`answer`, :attr:`events`) the
+            stream outgrew ``max_collected_bytes``, so only iterating it gives everything.
+    """
+
+    def __init__(
+        self,
+        chunks: Iterable[bytes],
+        *,
+        close: Callable[[], None] | None = None,
+        conversation_id: str = "",
+        request_id: str = "",
+        max_line_bytes: int = MAX_SSE_LINE_BYTES,
+        secrets: Iterable[str] = (),
+        limits: Limits | None = None,
+        reopen: Callable[[], Iterable[bytes]] | None = None,
+        max_reopens: int = 0,
+    ) -> None:
+        self._chunks: Iterator[bytes] | None = iter(chunks)
+        self._setup(
+            close=close,
+            conversation_id=conversation_id,
+            request_id=request_id,
+            max_line_bytes=max_line_bytes,
+            secrets=secrets,
+            limits=limits,
+            reopen=reopen,
+            max_reopens=max_reopens,
+        )
+        self._reopen_chunks = reopen  # typed for this reader (the state only tests it)
+
+    @classmethod
+    def from_body(
+        cls,
+        body: bytes,
+        *,
+        close: Callable[[], None] | None = None,
+        conversation_id: str = "",
+        request_id: str = "",
+        secrets: Iterable[str] = (),
+    ) -> RunStream:
+        """Return a stream of one message: a JSON answer sent to a stream request.
+
+        Some servers answer a streamed run with ``application/json`` (the hosted service does
+        so for errors); treating that body as a single message keeps the caller's loop simple.
+        """
+        stream = cls(
+            (),
+            close=close,
+            conversation_id=conversation_id,
+            request_id=request_id,
+            secrets=secrets,
+        )
+        stream._pending.append(body.decode("utf-8", errors="replace"))
+        return stream
+
+    # --- iteration -------------------------------------------------------------------------
+
+    def __iter__(self) -> RunStream:
+        return self
+
+    def __next__(self) -> RunAnswer:
+        if self._done:
+            raise StopIteration
+        try:
+            data = self._next_data()
+            if data is None:
+                self._end_of_stream()
+                raise StopIteration
+            return self._deliver(data)
+        except StopIteration:
+            raise
+        except BaseException:
+            if self._failed():  # close() from another thread woke a read blocked on the socket
+                raise StopIteration from None
+            raise
+
+    @property
+    def content(self) -> Iterator[RunAnswer]:
+        """The stream itself, so official-style ``for chunk in message.content`` works."""
+        return self
+
+    def _next_data(self) -> str | None:
+        while (data := self._take()) is None:
+            if self._chunks is None:
+                return None
+            try:
+                self._feed(next(self._chunks))
+                continue
+            except StopIteration:
+                resend = self._ended()
+            except TransportError as exc:
+                resend = self._broke(exc)
+            self._chunks = None
+            if resend and self._reopen_chunks is not None:
+                try:
+                    self._chunks = iter(self._reopen_chunks())
+                except AppClientError as exc:
+                    raise self._resend_failed(exc) from exc
+                self._restart()
+        return data
+
+    def collect(self) -> RunAnswer:
+        """Read the rest of the stream and return the accumulated answer.
+
+        Returns:
+            A :class:`RunAnswer` with the answer text of every message joined, every event in
+            order, and the ids and ``is_completion`` of the last message.
+
+        Raises:
+            StreamInterruptedError: The stream ended, broke or was closed before a final event
+                (:meth:`accumulated` still gives what arrived).
+            RunError: The run failed.
+        """
+        for _ in self:
+            pass
+        return self._collected()
+
     def __enter__(self) -> RunStream:
         return self
 
@@ -437,10 +523,3 @@ class RunStream:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
-
-    def __repr__(self) -> str:
-        state = "closed" if self._closed else "open"
-        return (
-            f"RunStream(conversation_id={self._conversation_id!r}, messages={self._messages}, "
-            f"finished={self._finished}, {state})"
-        )

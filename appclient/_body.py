@@ -1,0 +1,106 @@
+"""A response body's bytes, from as sent to as meant, within a size limit (pure, no I/O).
+
+Both transports read bodies through :class:`BodyReader`: the bytes of each read go in, the
+decoded bytes come out, and the size limit is checked twice, on the bytes as sent (a huge
+compressed body) and as decoded (a small one that inflates). Decompressing here, not in the
+HTTP library, is what bounds a compressed body: urllib3 and aiohttp inflate each read whole,
+so one 64 KiB read of a gzip bomb could become 64 MB at once; here no step makes more than
+``piece`` bytes.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+
+from ._errors import ResponseDecodeError, ResponseTooLargeError
+
+__all__ = ["BodyReader"]
+
+# gzip, or deflate as zlib (RFC 9110); 32 + MAX_WBITS detects either header by itself.
+_WBITS = 32 + zlib.MAX_WBITS
+
+
+class BodyReader:
+    """Decode one body's ``Content-Encoding`` a piece at a time, counting its bytes.
+
+    Args:
+        encoding: The response's ``Content-Encoding`` ("" for none).
+        max_bytes: The most bytes the body may hold, as sent and decoded (``None``: no limit).
+        piece: The most decoded bytes one step makes.
+
+    Raises:
+        ResponseDecodeError: An encoding other than gzip, deflate or identity.
+    """
+
+    def __init__(self, encoding: str, *, max_bytes: int | None, piece: int = 64 * 1024) -> None:
+        coding = encoding.strip().lower()
+        if coding not in ("", "identity", "gzip", "x-gzip", "deflate"):
+            raise ResponseDecodeError(
+                f"the answer has an unsupported Content-Encoding {encoding!r}"
+            )
+        self._coding = coding
+        self._max_bytes = max_bytes
+        self._piece = piece
+        self._inflater = zlib.decompressobj(_WBITS) if coding not in ("", "identity") else None
+        self._sent = 0
+        self._decoded = 0
+
+    def feed(self, chunk: bytes) -> Iterator[bytes]:
+        """Yield the decoded bytes of ``chunk``, at most ``piece`` at a time.
+
+        Raises:
+            ResponseTooLargeError: The body is over ``max_bytes``.
+            ResponseDecodeError: The bytes are not what the encoding says.
+        """
+        self._sent = self._count(self._sent, chunk)
+        if self._inflater is None:
+            self._decoded = self._sent
+            if chunk:
+                yield chunk
+            return
+        data = chunk
+        while data:
+            if self._inflater.eof:  # a gzip body may hold several members
+                data = self._inflater.unused_data + data
+                self._inflater = zlib.decompressobj(_WBITS)
+            out = self._inflate(data)
+            data = self._inflater.unconsumed_tail
+            if out:
+                self._decoded = self._count(self._decoded, out)
+                yield out
+
+    def end(self) -> bytes:
+        """Return what the decoder still holds once the body has ended.
+
+        Raises:
+            ResponseTooLargeError: The body is over ``max_bytes``.
+            ResponseDecodeError: The bytes are not what the encoding says.
+        """
+        if self._inflater is None:
+            return b""
+        try:
+            out = self._inflater.flush()
+        except zlib.error as exc:
+            raise self._corrupt(exc) from None
+        self._decoded = self._count(self._decoded, out)
+        return out
+
+    def _inflate(self, data: bytes) -> bytes:
+        assert self._inflater is not None  # noqa: S101 - only called with an inflater
+        try:
+            return self._inflater.decompress(data, self._piece)
+        except zlib.error as exc:
+            raise self._corrupt(exc) from None
+
+    def _corrupt(self, exc: zlib.error) -> ResponseDecodeError:
+        return ResponseDecodeError(f"the answer's {self._coding} body is corrupt: {exc}")
+
+    def _count(self, total: int, chunk: bytes) -> int:
+        total += len(chunk)
+        if self._max_bytes is not None and total > self._max_bytes:
+            raise ResponseTooLargeError(
+                f"the response is larger than {self._max_bytes:,} bytes; raise the limit with "
+                "AppClient(limits=appclient.Limits(...)) if this answer is expected"
+            )
+        return total
