@@ -1,10 +1,9 @@
-"""AsyncAppClient: the AppClient API as coroutines, each blocking call made in a worker thread.
+"""AsyncAppClient: the AppClient API as coroutines, sent natively with aiohttp.
 
-appclient's dependencies hold no async HTTP library, so this is not a native asyncio client:
-it owns a synchronous :class:`~appclient.AppClient` and runs each of its calls in a thread of
-the event loop's default executor (as :func:`asyncio.to_thread` does). The loop keeps serving
-other tasks meanwhile; arguments are checked, requests retried and errors raised exactly as by
-the synchronous client, and the errors reach the awaiting task.
+Each method checks its arguments, builds its body and reads its answer exactly as
+:class:`~appclient.AppClient` does (they share :class:`~appclient._client.ClientBase`);
+:class:`~appclient._async_transport.AsyncTransport` sends on the caller's event loop, with
+the same retries, timeouts and limits. aiohttp comes with ``pip install 'appclient[async]'``.
 
 The automatic round trip (``run_until_answer``, ``iter_until_answer``) comes from
 :class:`~appclient._async_loop.AsyncRoundTripMixin`.
@@ -12,49 +11,62 @@ The automatic round trip (``run_until_answer``, ``iter_until_answer``) comes fro
 
 from __future__ import annotations
 
-import functools
+import asyncio
 import inspect
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal, overload
-
-import requests
+from typing import TYPE_CHECKING, BinaryIO, Literal, overload
 
 from ._async_loop import AsyncRoundTripMixin
-from ._async_stream import AsyncRunStream, cancellable_sleep, in_thread
-from ._client import AppClient
-from ._constants import DEFAULT_MAX_RETRIES
+from ._async_stream import AsyncRunStream
+from ._client import ClientBase, upload_name
+from ._constants import (
+    DEFAULT_MAX_RETRIES,
+    PATH_CONVERSATION,
+    PATH_FEEDBACK,
+    PATH_FILE_UPLOAD,
+    PATH_RUNS,
+)
 from ._errors import InvalidRequestError
-from ._http_bodies import RunOptions
-from ._limits import Limits, Timeout
+from ._http_bodies import RunOptions, encode_json
+from ._http_transport import parse_base_url
+from ._limits import Limits, Timeout, parse_limits, parse_timeout
 from ._models import FeedbackType, Message
 from ._stream import RunStream
+from ._tracing import note, run_span
 
 if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never evaluated
+    import aiohttp
     from typing_extensions import Unpack
+
+    from ._async_transport import AsyncTransport
 
 __all__ = ["AsyncAppClient"]
 
-
-def _close_stream(result: object) -> None:
-    if isinstance(result, RunStream):
-        result.close()
+#: What to install when aiohttp is missing.
+ASYNC_EXTRA = "pip install 'appclient[async]'"
 
 
-class AsyncAppClient(AsyncRoundTripMixin):
+def _async_transport() -> type[AsyncTransport]:
+    try:
+        from ._async_transport import AsyncTransport
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("aiohttp", "multidict", "yarl"):
+            raise
+        raise InvalidRequestError(
+            f"AsyncAppClient sends with aiohttp, which is not installed: {ASYNC_EXTRA}"
+        ) from None
+    return AsyncTransport
+
+
+class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
     """The asyncio counterpart of :class:`~appclient.AppClient`, for async frameworks.
 
     Every method is a coroutine with the arguments, checks, results and errors of the
-    synchronous client's method of the same name. There is no async HTTP library underneath:
-    each call is made by a synchronous :class:`~appclient.AppClient` in a thread of the event
-    loop's default executor (size it with ``loop.set_default_executor``), so awaiting never
-    blocks the loop. Concurrent calls share the client's ``requests`` connection pool.
-
-    Cancelling a task stops waiting at once. A streamed read is woken and its response
-    released; a plain request's attempt in progress still finishes in its thread (within
-    ``timeout``), no retry follows it, and its answer is dropped; a stream opened that late is
-    closed.
+    synchronous client's method of the same name, sent natively with aiohttp on the running
+    event loop (no worker threads). Concurrent calls share the client's connection pool;
+    cancelling a task cancels its request and releases its connection.
 
     Args:
         app_id: The id of the published app; ``$APPBUILDER_APP_ID`` when omitted.
@@ -65,19 +77,22 @@ class AsyncAppClient(AsyncRoundTripMixin):
             a pair or a triple).
         limits: As for :class:`~appclient.AppClient`.
         max_retries: Retries after the first attempt (as for :class:`~appclient.AppClient`).
-        session: A ``requests.Session`` to send with; closed only if the client made it.
-        sleep: Called in the worker thread with each retry wait; ``time.sleep`` when omitted.
-            No retry follows a wait during which the awaiting task was cancelled.
+        session: An ``aiohttp.ClientSession`` to send with (its connector, proxies,
+            certificates); the client closes only the session it made itself (on the first
+            request, on the running loop).
+        sleep: Awaited with each retry wait; ``asyncio.sleep`` when omitted.
 
     Raises:
         InvalidRequestError: The app id, token, base URL, timeout or max_retries is invalid,
-            or ``sleep`` is not a plain function (``asyncio.sleep`` is refused).
+            ``sleep`` is not a coroutine function, or aiohttp is not installed.
 
     Example:
         >>> client = AsyncAppClient("my-app", token="secret", base_url="http://127.0.0.1:8000")
         >>> client
         AsyncAppClient(app_id='my-app', base_url='http://127.0.0.1:8000')
     """
+
+    _transport: AsyncTransport
 
     def __init__(
         self,
@@ -88,49 +103,30 @@ class AsyncAppClient(AsyncRoundTripMixin):
         timeout: float | tuple[float, ...] | Timeout | None = None,
         limits: Limits | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
-        session: requests.Session | None = None,
-        sleep: Callable[[float], None] | None = None,
+        session: aiohttp.ClientSession | None = None,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
-        if sleep is not None and (not callable(sleep) or inspect.iscoroutinefunction(sleep)):
-            # It is called in a worker thread: a coroutine function would return at once.
+        if sleep is not None and not inspect.iscoroutinefunction(sleep):
+            # A plain function (time.sleep) would block the event loop for the whole wait.
             raise InvalidRequestError(
-                f"sleep must be a plain function of the seconds to wait, got {sleep!r}"
+                f"sleep must be a coroutine function such as asyncio.sleep, got {sleep!r}"
             )
-        self._client = AppClient(
-            app_id,
+        self.app_id, token = self._app_and_token(app_id, token)
+        transport = _async_transport()
+        if session is not None and not isinstance(session, transport.session_type()):
+            raise InvalidRequestError(
+                "session must be an aiohttp.ClientSession (the async client sends with "
+                f"aiohttp), got {type(session).__name__}"
+            )
+        self._transport = transport(
             token=token,
-            base_url=base_url,
-            timeout=timeout,
-            limits=limits,
+            base_url=parse_base_url(base_url),
+            timeout=parse_timeout(timeout),
+            limits=parse_limits(limits),
             max_retries=max_retries,
             session=session,
-            # A request whose task was cancelled must not be sent again by a retry.
-            sleep=cancellable_sleep(sleep),
+            sleep=sleep if sleep is not None else asyncio.sleep,
         )
-
-    @property
-    def app_id(self) -> str:
-        """The id of the app."""
-        return self._client.app_id
-
-    @property
-    def base_url(self) -> str:
-        """The gateway's base URL (no trailing slash); may be reassigned, and is checked."""
-        return self._client.base_url
-
-    @base_url.setter
-    def base_url(self, value: str) -> None:
-        self._client.base_url = value
-
-    @property
-    def max_retries(self) -> int:
-        """Retries after the first attempt."""
-        return self._client.max_retries
-
-    @property
-    def timeout(self) -> Timeout:
-        """The timeouts in seconds."""
-        return self._client.timeout
 
     # --- the protocol ------------------------------------------------------------------------
 
@@ -145,7 +141,8 @@ class AsyncAppClient(AsyncRoundTripMixin):
             TransportError: No answer (connection failure or timeout) after all retries.
             ResponseDecodeError: The answer holds no conversation id.
         """
-        return await in_thread(self._client.create_conversation)
+        payload = encode_json({"app_id": self.app_id})
+        return self._conversation_id(await self._transport.send(PATH_CONVERSATION, payload))
 
     @overload
     async def run(
@@ -179,11 +176,11 @@ class AsyncAppClient(AsyncRoundTripMixin):
         *,
         stream: bool = False,
         **options: Unpack[RunOptions],
-    ) -> Message | AsyncRunStream:
+    ) -> Message | AsyncRunStream | RunStream:
         """Send a query (with local tools) or the outputs of earlier tool calls.
 
         Takes the arguments of :meth:`AppClient.run <appclient.AppClient.run>`, which
-        documents them, and checks them the same way (in the worker thread).
+        documents them, and checks them the same way.
 
         Args:
             conversation_id: From :meth:`create_conversation`.
@@ -202,12 +199,16 @@ class AsyncAppClient(AsyncRoundTripMixin):
             TransportError: No answer (connection failure or timeout) after all retries.
             ResponseDecodeError: The answer is not the protocol's JSON.
         """
-
-        def send() -> Message | RunStream:
-            return self._client.run(conversation_id, query, stream=stream, **options)
-
-        result = await in_thread(send, discard=_close_stream)
-        return AsyncRunStream(result) if isinstance(result, RunStream) else result
+        payload = self._run_body(conversation_id, query, stream, options)
+        with run_span(app_id=self.app_id, conversation_id=conversation_id, stream=stream):
+            if stream:
+                answers = await self._transport.send_stream(
+                    PATH_RUNS, payload, conversation_id=conversation_id
+                )
+                note(request_id=answers.request_id, **{"run.status": "streaming"})
+                return answers
+            reply = await self._transport.send(PATH_RUNS, payload)
+            return self._run_message(reply, conversation_id)
 
     async def upload_file(
         self,
@@ -222,7 +223,7 @@ class AsyncAppClient(AsyncRoundTripMixin):
 
         Args:
             conversation_id: From :meth:`create_conversation`.
-            file_path: A local file (read in the worker thread).
+            file_path: A local file (aiohttp reads it in its executor).
             file_url: A URL the service fetches itself. Pass exactly one of the two.
 
         Returns:
@@ -234,10 +235,28 @@ class AsyncAppClient(AsyncRoundTripMixin):
             TransportError: No answer after all retries.
             ResponseDecodeError: The answer holds no file id.
         """
-        upload = functools.partial(
-            self._client.upload_file, conversation_id, file_path=file_path, file_url=file_url
-        )
-        return await in_thread(upload)
+        form, source = self._upload_source(conversation_id, file_path, file_url)
+        if isinstance(source, str):
+            reply = await self._transport.send(PATH_FILE_UPLOAD, lambda: _form(form, source))
+            return self._file_id(reply)
+        handles: list[BinaryIO] = []
+
+        def attempt_form() -> aiohttp.FormData:
+            # Opened afresh per attempt (aiohttp streams the file, in its executor, and
+            # closes it when sent), so a retry sends it from its first byte again.
+            try:
+                handles.append(source.open("rb"))
+            except OSError as exc:
+                raise InvalidRequestError(
+                    f"file_path {str(source)!r} cannot be read: {exc}"
+                ) from exc
+            return _form(form, (upload_name(source), handles[-1]))
+
+        try:
+            return self._file_id(await self._transport.send(PATH_FILE_UPLOAD, attempt_form))
+        finally:
+            for handle in handles:  # one whose attempt failed before sending is still open
+                handle.close()
 
     async def upload_local_file(
         self, conversation_id: str, local_file_path: str | os.PathLike[str]
@@ -285,21 +304,14 @@ class AsyncAppClient(AsyncRoundTripMixin):
             APIStatusError: The server refused.
             TransportError: No answer after all retries.
         """
-        send = functools.partial(
-            self._client.feedback,
-            conversation_id=conversation_id,
-            message_id=message_id,
-            type=type,
-            flag=flag,
-            reason=reason,
-        )
-        return await in_thread(send)
+        body = self._feedback_body(conversation_id, message_id, type, flag, reason)
+        return self._feedback_id(await self._transport.send(PATH_FEEDBACK, body))
 
     # --- lifecycle ---------------------------------------------------------------------------
 
     async def aclose(self) -> None:
-        """Release pooled connections (of a session the client created itself)."""
-        self._client.close()
+        """Release pooled connections (of a session the client made itself)."""
+        await self._transport.aclose()
 
     async def __aenter__(self) -> AsyncAppClient:
         return self
@@ -312,5 +324,16 @@ class AsyncAppClient(AsyncRoundTripMixin):
     ) -> None:
         await self.aclose()
 
-    def __repr__(self) -> str:
-        return f"AsyncAppClient(app_id={self.app_id!r}, base_url={self.base_url!r})"
+
+def _form(fields: dict[str, str], source: str | tuple[str, BinaryIO]) -> aiohttp.FormData:
+    """A multipart form of the upload: its fields, then ``file`` or ``file_url``."""
+    import aiohttp  # present: the transport imported it
+
+    form = aiohttp.FormData(default_to_multipart=True)
+    for name, value in fields.items():
+        form.add_field(name, value)
+    if isinstance(source, str):
+        form.add_field("file_url", source)
+    else:
+        form.add_field("file", source[1], filename=source[0])
+    return form

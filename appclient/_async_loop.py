@@ -1,17 +1,12 @@
-"""The automatic round trip for :class:`~appclient.AsyncAppClient`, in worker threads.
+"""The automatic round trip for :class:`~appclient.AsyncAppClient`: the same steps, awaited.
 
-:class:`AsyncRoundTripMixin` gives the async client ``run_until_answer`` and
-``iter_until_answer`` by running the synchronous loop (:class:`~appclient._loop.RoundTripMixin`,
-which keeps every protocol rule) one step at a time in a thread of its own: each step goes from
-one progress event to the next, and the events are handed to the caller's loop. Its waits (for
-the server, tools, an approval) so never take threads of the loop's default executor, which an
-async approval callback may need itself. Nothing of the
-dispatcher changes: local tools run on its threads, async tools on its own event loops; only
-an async approval callback is awaited on the caller's loop (it usually asks the app's user).
-
-The loop talks to the server through :class:`_RoundTripRuns`, a view of the synchronous
-client that a cancelled task can stop: it closes the stream being read (waking the worker
-thread blocked on it) and refuses to send anything more.
+The round trip is one generator (:meth:`RoundTripMixin._round_trip_steps
+<appclient._loop.RoundTripMixin>`) that keeps every protocol rule; this module only drives
+it on the event loop: requests and stream reads are the async client's coroutines, awaited
+on the caller's loop; running local tools (the dispatcher's blocking steps) happens in a
+thread of the round trip's own, so a tool never blocks the loop and never takes a thread of
+the loop's default executor, which an async approval callback may need itself. An async
+approval callback is awaited on the caller's loop (it usually asks the app's user there).
 """
 
 from __future__ import annotations
@@ -19,77 +14,35 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import os
 import threading
-from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from ._async_stream import in_thread
-from ._client import AppClient
 from ._dispatch import ApprovalCallback, ApprovalRequest
-from ._loop import RoundTripMixin, RoundTripOptions, check_round_trip_options
+from ._loop import Do, RoundTripMixin, RoundTripOptions, check_round_trip_options
 from ._loop_events import AnswerDone, LoopEvent, RoundTripResult
-from ._stream import RunStream
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 __all__ = ["AsyncRoundTripMixin"]
 
-#: The name prefix of the thread each async round trip runs its steps in.
+#: The name prefix of the thread each async round trip runs its local tools in.
 ROUND_TRIP_THREAD_PREFIX = "appclient-round-trip"
 
 
-class _RoundTripRuns(RoundTripMixin):
-    """The synchronous client as the round-trip loop sees it, stoppable from the event loop.
+class _Approvals:
+    """Async approval callbacks of one round trip, awaited on its loop, cancellable at once."""
 
-    :meth:`stop` closes the stream the loop is reading (waking its worker thread) and makes
-    any later request of that loop fail before it is sent.
-    """
-
-    def __init__(self, client: AppClient) -> None:
-        self._client = client
-        self.app_id = client.app_id  # names the round trip's tracing span
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
         self._lock = threading.Lock()
         self._stopped = False
-        self._stream: RunStream | None = None
-        self._approvals: set[Future[Any]] = set()
+        self._pending: set[Future[Any]] = set()
 
-    def create_conversation(self) -> str:
-        self._check()
-        return self._client.create_conversation()
-
-    def upload_file(self, conversation_id: str, file_path: str | os.PathLike[str]) -> str:
-        self._check()
-        return self._client.upload_file(conversation_id, file_path)
-
-    def run(self, conversation_id: str, query: str = "", **options: Any) -> Any:
-        self._check()
-        result = self._client.run(conversation_id, query, **options)
-        if isinstance(result, RunStream):
-            with self._lock:
-                self._stream, stopped = result, self._stopped
-            if stopped:  # stopped while the request was on its way
-                result.close()
-        return result
-
-    def stop(self) -> None:
-        with self._lock:
-            self._stopped, stream, approvals = True, self._stream, list(self._approvals)
-        if stream is not None:
-            stream.close()
-        for approval in approvals:  # the worker waiting for it gets a refusal
-            approval.cancel()
-
-    def approving_on(
-        self, loop: asyncio.AbstractEventLoop, approve: ApprovalCallback | None
-    ) -> ApprovalCallback | None:
-        """Return ``approve`` for the worker threads, awaiting its awaitables on ``loop``.
-
-        An async callback typically asks the app's user through objects of the caller's loop
-        (a websocket, a queue); on a loop of its own in the worker it could not use them.
-        """
+    def wrap(self, approve: ApprovalCallback | None) -> ApprovalCallback | None:
+        """Return ``approve`` for the tool thread, awaiting its awaitables on the loop."""
         if approve is None:
             return None
         callback = approve
@@ -98,31 +51,31 @@ class _RoundTripRuns(RoundTripMixin):
             answer = callback(request)
             if not inspect.isawaitable(answer):
                 return answer
-            approval = asyncio.run_coroutine_threadsafe(_awaited(answer), loop)
+            approval = asyncio.run_coroutine_threadsafe(_awaited(answer), self._loop)
             with self._lock:
                 if self._stopped:
                     approval.cancel()
-                self._approvals.add(approval)
+                self._pending.add(approval)
             try:
                 return approval.result()
             finally:
                 with self._lock:
-                    self._approvals.discard(approval)
+                    self._pending.discard(approval)
 
         return ask
 
-    def _check(self) -> None:
-        if self._stopped:  # seen only by a worker thread whose awaiting task is gone
-            raise asyncio.CancelledError("the round trip was cancelled")
+    def stop(self) -> None:
+        """Cancel the approvals still waiting (the tool thread gets a refusal)."""
+        with self._lock:
+            self._stopped, pending = True, list(self._pending)
+        for approval in pending:
+            approval.cancel()
 
 
-class AsyncRoundTripMixin:
+class AsyncRoundTripMixin(RoundTripMixin):
     """Adds the automatic tool round trip to :class:`appclient.AsyncAppClient`."""
 
-    #: The synchronous client that makes the requests.
-    _client: AppClient
-
-    async def run_until_answer(
+    async def run_until_answer(  # type: ignore[override]  # the async form of the same method
         self,
         conversation_id: str | None = None,
         query: str = "",
@@ -133,14 +86,13 @@ class AsyncRoundTripMixin:
     ) -> RoundTripResult:
         """Ask the agent, run the local tools it calls, send their outputs, until it answers.
 
-        The synchronous :meth:`AppClient.run_until_answer` loop, run step by step in a thread
-        of its own (not the loop's default executor). Local tools run on appclient's tool
-        threads, never on the caller's loop; an async tool runs on a fresh event loop of its
-        own there, so it must not use objects bound to the caller's loop (a client session
-        created in it). A plain ``approve`` callback is called in the round trip's thread; an
-        async one is awaited on the caller's loop. Cancelling the task closes the open stream,
-        cancels a pending async approval and sends nothing more; a tool already running
-        finishes in its thread.
+        The steps of :meth:`AppClient.run_until_answer`, awaited on the running loop. Local
+        tools run on appclient's tool threads, never on the caller's loop; an async tool runs
+        on a fresh event loop of its own there, so it must not use objects bound to the
+        caller's loop (a client session created in it). A plain ``approve`` callback is called
+        in the round trip's thread; an async one is awaited on the caller's loop. Cancelling
+        the task closes the open stream, cancels a pending async approval and sends nothing
+        more; a tool already running finishes in its thread.
 
         Args:
             conversation_id: The conversation to use; a new one is created when ``None``.
@@ -180,7 +132,7 @@ class AsyncRoundTripMixin:
                     return event.result
         raise AssertionError("the round trip ended without AnswerDone")  # pragma: no cover
 
-    async def iter_until_answer(
+    async def iter_until_answer(  # type: ignore[override]  # the async form of the same method
         self,
         conversation_id: str | None = None,
         query: str = "",
@@ -191,49 +143,67 @@ class AsyncRoundTripMixin:
         """Like :meth:`run_until_answer`, yielding progress events (streams by default).
 
         Yields the events of :meth:`AppClient.iter_until_answer`, ending with
-        :class:`AnswerDone`; each step between two events runs in the round trip's thread. Closing
-        the iterator early (``aclose()``, leaving ``async for``) or cancelling the task that
-        waits on it closes the open stream.
+        :class:`AnswerDone`. Closing the iterator early (``aclose()``, leaving ``async for``)
+        or cancelling the task that waits on it closes the open stream.
         """
         # Imported here, as the synchronous loop does, to keep the manifest builder lazy.
         from ._registry import ToolRegistry
 
         check_round_trip_options(options, where="iter_until_answer")
-        runs = _RoundTripRuns(self._client)
+        approvals = _Approvals(asyncio.get_running_loop())
         tools, approve = options["tools"], options.get("approve")
         if approve is None and isinstance(tools, ToolRegistry):
             approve = tools.approve  # what the dispatcher would fall back to
-        options["approve"] = runs.approving_on(asyncio.get_running_loop(), approve)
-        steps = runs.iter_until_answer(conversation_id, query, stream=stream, **options)
-
-        def step() -> LoopEvent | None:
-            return next(steps, None)
-
-        # One thread per round trip: a step may wait minutes (tools, approvals), and holding
-        # default-executor threads that long would starve the app or deadlock an approval
-        # that needs one. Created on the first step, ended after the last.
-        thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=ROUND_TRIP_THREAD_PREFIX)
+        options["approve"] = approvals.wrap(approve)
+        steps = self._round_trip_steps(conversation_id, query, stream, options)
+        # One thread per round trip for its tools, made on the first round: a round may
+        # take minutes (tools, approvals), and holding default-executor threads that long
+        # would starve the app or deadlock an approval that needs one.
+        thread: ThreadPoolExecutor | None = None
+        value: Any = None
+        error: BaseException | None = None
         try:
-            while (
-                event := await in_thread(step, discard=_closer(steps), executor=thread)
-            ) is not None:
-                yield event
+            while True:
+                try:
+                    item = steps.throw(error) if error is not None else steps.send(value)
+                except StopIteration:
+                    return
+                value, error = None, None
+                if not isinstance(item, Do):
+                    yield item
+                    continue
+                try:
+                    if item.blocking:
+                        if thread is None:
+                            thread = ThreadPoolExecutor(
+                                max_workers=1, thread_name_prefix=ROUND_TRIP_THREAD_PREFIX
+                            )
+                        call = _call(item)
+                        value = await asyncio.get_running_loop().run_in_executor(thread, call)
+                    else:
+                        value = item.func(*item.args, **item.kwargs)
+                        if inspect.isawaitable(value):
+                            value = await value
+                except asyncio.CancelledError:
+                    raise
+                except BaseException as exc:  # the round trip's own code handles it
+                    error = exc
         finally:
-            thread.shutdown(wait=False)  # a step still running finishes, then its thread ends
-            runs.stop()
-            # Paused at an event, the loop closes its own stream here. Inside a step (in a
-            # worker thread whose task was cancelled) it cannot be closed; the step's
-            # late result is discarded by closing it there.
+            approvals.stop()
+            if thread is not None:
+                thread.shutdown(wait=False)  # a tool still running finishes, then it ends
+            # The round trip closes its own stream here. A dispatch step still running in the
+            # tool thread (its task was cancelled) cannot be closed: it ends with the tool.
             with contextlib.suppress(ValueError):  # "generator already executing"
                 steps.close()
 
 
+def _call(item: Do) -> Callable[[], Any]:
+    def call() -> Any:
+        return item.func(*item.args, **item.kwargs)
+
+    return call
+
+
 async def _awaited(answer: Awaitable[bool]) -> bool:
     return await answer
-
-
-def _closer(steps: Generator[LoopEvent, None, None]) -> Callable[[object], None]:
-    def close(_late_event: object) -> None:
-        steps.close()
-
-    return close

@@ -4,17 +4,19 @@ The client checks its arguments and builds the bodies (:mod:`appclient._http_bod
 every request through its :class:`~appclient._http_transport.Transport` (headers, timeouts,
 retries, HTTP errors; a fresh ``X-Appbuilder-Request-Id`` per attempt and one
 ``Idempotency-Key`` per call), reads the answers (:mod:`appclient._http_answers`), and hands
-streamed runs to :class:`~appclient.RunStream`.
+streamed runs to :class:`~appclient.RunStream`. :class:`ClientBase` holds what the async
+client shares with it: the settings, and every request's body and answer, built and read
+once for both; each client's methods only send.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 
 import requests
 
@@ -33,6 +35,7 @@ from ._http_answers import (
     body_request_id,
     parse_run_answer,
     raise_for_error_event,
+    read_json_object,
     required_text,
 )
 from ._http_bodies import (
@@ -43,7 +46,7 @@ from ._http_bodies import (
     run_body,
     unexpected_options,
 )
-from ._http_transport import Transport, parse_base_url
+from ._http_transport import Transport, TransportBase, parse_base_url
 from ._limits import Limits, Timeout, parse_limits, parse_timeout
 from ._loop import RoundTripMixin
 from ._models import FeedbackType, Message
@@ -56,7 +59,149 @@ if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never
 __all__ = ["AppClient"]
 
 
-class AppClient(RoundTripMixin):
+class ClientBase:
+    """What :class:`AppClient` and :class:`~appclient.AsyncAppClient` share.
+
+    The app, the settings, and every request's body and answer (pure); each client only
+    sends.
+    """
+
+    app_id: str
+    _transport: TransportBase
+
+    @staticmethod
+    def _app_and_token(app_id: str | None, token: str | None) -> tuple[str, str]:
+        """The app id and token, from the arguments or the environment.
+
+        Raises:
+            InvalidRequestError: Either is missing or not text.
+        """
+        if app_id is None:
+            app_id = os.environ.get(ENV_APP_ID)
+            if not app_id:
+                raise InvalidRequestError(f"no app id: pass app_id=... or set ${ENV_APP_ID}")
+        app_id = require_text(app_id, name="app_id")
+        token = token if token is not None else os.environ.get(ENV_TOKEN)
+        if not token:
+            raise InvalidRequestError(f"no token: pass token=... or set ${ENV_TOKEN}")
+        return app_id, token
+
+    @property
+    def base_url(self) -> str:
+        """The gateway's base URL (no trailing slash); may be reassigned, and is checked."""
+        return self._transport.base_url
+
+    @base_url.setter
+    def base_url(self, value: str) -> None:
+        self._transport.base_url = parse_base_url(value)
+
+    @property
+    def max_retries(self) -> int:
+        """Retries after the first attempt."""
+        return self._transport.retry_policy.max_retries
+
+    @property
+    def timeout(self) -> Timeout:
+        """The timeouts in seconds."""
+        return self._transport.timeout
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(app_id={self.app_id!r}, base_url={self.base_url!r})"
+
+    # --- bodies and answers ------------------------------------------------------------------
+
+    def _conversation_id(self, reply: _Reply) -> str:
+        what = "the create-conversation answer"
+        body = self._transport_json(reply, what)
+        return required_text(body, "conversation_id", what=what, request_id=_request_id(reply))
+
+    def _run_body(
+        self, conversation_id: str, query: str, stream: bool, options: Mapping[str, Any]
+    ) -> bytes:
+        if error := unexpected_options(options, RunOptions.__annotations__, where="run"):
+            raise error
+        return encode_json(
+            run_body(
+                app_id=self.app_id,
+                conversation_id=conversation_id,
+                query=query,
+                stream=stream,
+                **options,
+            )
+        )
+
+    def _run_message(self, reply: _Reply, conversation_id: str) -> Message:
+        secrets = self._transport.secrets()
+        answer = parse_run_answer(
+            reply.content,
+            request_id=_request_id(reply),
+            conversation_id=conversation_id,
+            secrets=secrets,
+        )
+        note(
+            request_id=answer.request_id,
+            **{"run.status": "tool_calls" if answer.tool_calls else "answer"},
+        )
+        raise_for_error_event(answer, conversation_id=conversation_id, secrets=secrets)
+        return Message(content=answer)
+
+    def _upload_source(
+        self,
+        conversation_id: str,
+        file_path: str | os.PathLike[str] | None,
+        file_url: str | None,
+    ) -> tuple[dict[str, str], str | Path]:
+        """The form fields and the source (a URL, or a readable file's path) of an upload."""
+        require_text(conversation_id, name="conversation_id")
+        if (file_path is None) == (file_url is None):
+            raise InvalidRequestError("pass exactly one of file_path or file_url")
+        form = {"app_id": self.app_id, "conversation_id": conversation_id}
+        if file_path is None:
+            return form, require_text(file_url, name="file_url")
+        path = _local_path(file_path)
+        if not path.is_file():
+            raise InvalidRequestError(f"file_path {str(path)!r} is not a readable file")
+        return form, path
+
+    def _file_id(self, reply: _Reply) -> str:
+        what = "the upload answer"
+        return required_text(
+            self._transport_json(reply, what), "id", what=what, request_id=_request_id(reply)
+        )
+
+    def _feedback_body(
+        self,
+        conversation_id: str,
+        message_id: str,
+        type: FeedbackType,
+        flag: list[str] | None,
+        reason: str | None,
+    ) -> bytes:
+        return encode_json(
+            feedback_body(
+                app_id=self.app_id,
+                conversation_id=conversation_id,
+                message_id=message_id,
+                type=type,
+                flag=flag,
+                reason=reason,
+            )
+        )
+
+    def _feedback_id(self, reply: _Reply) -> str:
+        data = self._transport_json(reply, "the feedback answer")
+        return body_request_id(data) or _request_id(reply)
+
+    def _transport_json(self, reply: _Reply, what: str) -> dict[str, Any]:
+        return read_json_object(
+            reply.content,
+            what=what,
+            request_id=_request_id(reply),
+            secrets=self._transport.secrets(),
+        )
+
+
+class AppClient(ClientBase, RoundTripMixin):
     """A client for one AppBuilder app: conversations, runs (plain or streamed), files, feedback.
 
     Args:
@@ -89,6 +234,7 @@ class AppClient(RoundTripMixin):
     """
 
     app_id: str
+    _transport: Transport
 
     def __init__(
         self,
@@ -102,14 +248,7 @@ class AppClient(RoundTripMixin):
         session: requests.Session | None = None,
         sleep: Callable[[float], None] | None = None,
     ) -> None:
-        if app_id is None:
-            app_id = os.environ.get(ENV_APP_ID)
-            if not app_id:
-                raise InvalidRequestError(f"no app id: pass app_id=... or set ${ENV_APP_ID}")
-        self.app_id = require_text(app_id, name="app_id")
-        token = token if token is not None else os.environ.get(ENV_TOKEN)
-        if not token:
-            raise InvalidRequestError(f"no token: pass token=... or set ${ENV_TOKEN}")
+        self.app_id, token = self._app_and_token(app_id, token)
         self._transport = Transport(
             token=token,
             base_url=parse_base_url(base_url),
@@ -119,25 +258,6 @@ class AppClient(RoundTripMixin):
             session=session,
             sleep=sleep if sleep is not None else time.sleep,
         )
-
-    @property
-    def base_url(self) -> str:
-        """The gateway's base URL (no trailing slash); may be reassigned, and is checked."""
-        return self._transport.base_url
-
-    @base_url.setter
-    def base_url(self, value: str) -> None:
-        self._transport.base_url = parse_base_url(value)
-
-    @property
-    def max_retries(self) -> int:
-        """Retries after the first attempt."""
-        return self._transport.retry_policy.max_retries
-
-    @property
-    def timeout(self) -> Timeout:
-        """The timeouts in seconds."""
-        return self._transport.timeout
 
     # --- the protocol ------------------------------------------------------------------------
 
@@ -152,12 +272,8 @@ class AppClient(RoundTripMixin):
             TransportError: No answer (connection failure or timeout) after all retries.
             ResponseDecodeError: The answer holds no conversation id.
         """
-        transport = self._transport
         payload = encode_json({"app_id": self.app_id})
-        response = transport.send(PATH_CONVERSATION, json_body=payload)
-        what = "the create-conversation answer"
-        body = transport.read_json(response, what=what)
-        return required_text(body, "conversation_id", what=what, request_id=_request_id(response))
+        return self._conversation_id(self._transport.send(PATH_CONVERSATION, json_body=payload))
 
     @overload
     def run(
@@ -215,17 +331,7 @@ class AppClient(RoundTripMixin):
             TransportError: No answer (connection failure or timeout) after all retries.
             ResponseDecodeError: The answer is not the protocol's JSON.
         """
-        if error := unexpected_options(options, RunOptions.__annotations__, where="run"):
-            raise error
-        payload = encode_json(
-            run_body(
-                app_id=self.app_id,
-                conversation_id=conversation_id,
-                query=query,
-                stream=stream,
-                **options,
-            )
-        )
+        payload = self._run_body(conversation_id, query, stream, options)
         with run_span(app_id=self.app_id, conversation_id=conversation_id, stream=stream):
             if stream:
                 answers = self._transport.send_stream(
@@ -234,19 +340,7 @@ class AppClient(RoundTripMixin):
                 note(request_id=answers.request_id, **{"run.status": "streaming"})
                 return answers
             response = self._transport.send(PATH_RUNS, json_body=payload)
-            secrets = self._transport.secrets()
-            answer = parse_run_answer(
-                response.content,
-                request_id=_request_id(response),
-                conversation_id=conversation_id,
-                secrets=secrets,
-            )
-            note(
-                request_id=answer.request_id,
-                **{"run.status": "tool_calls" if answer.tool_calls else "answer"},
-            )
-            raise_for_error_event(answer, conversation_id=conversation_id, secrets=secrets)
-            return Message(content=answer)
+            return self._run_message(response, conversation_id)
 
     def upload_file(
         self,
@@ -275,33 +369,21 @@ class AppClient(RoundTripMixin):
             TransportError: No answer after all retries.
             ResponseDecodeError: The answer holds no file id.
         """
-        require_text(conversation_id, name="conversation_id")
-        if (file_path is None) == (file_url is None):
-            raise InvalidRequestError("pass exactly one of file_path or file_url")
-        form = {"app_id": self.app_id, "conversation_id": conversation_id}
-        if file_path is None:
-            url = require_text(file_url, name="file_url")
+        form, source = self._upload_source(conversation_id, file_path, file_url)
+        if isinstance(source, str):
             response = self._transport.send(
-                PATH_FILE_UPLOAD, form=form, files={"file_url": (None, url)}
+                PATH_FILE_UPLOAD, form=form, files={"file_url": (None, source)}
             )
-        else:
-            path = _local_path(file_path)
-            if not path.is_file():
-                raise InvalidRequestError(f"file_path {str(path)!r} is not a readable file")
-            try:
-                handle = path.open("rb")
-            except OSError as exc:
-                raise InvalidRequestError(f"file_path {str(path)!r} cannot be read: {exc}") from exc
-            # A legal file name need not be UTF-8 (undecodable bytes come back as surrogates,
-            # which no header can carry): such bytes are sent as U+FFFD.
-            name = os.fsencode(path.name).decode("utf-8", errors="replace")
-            with handle:
-                response = self._transport.send(
-                    PATH_FILE_UPLOAD, form=form, files={"file": (name, handle)}
-                )
-        what = "the upload answer"
-        body = self._transport.read_json(response, what=what)
-        return required_text(body, "id", what=what, request_id=_request_id(response))
+            return self._file_id(response)
+        try:
+            handle = source.open("rb")
+        except OSError as exc:
+            raise InvalidRequestError(f"file_path {str(source)!r} cannot be read: {exc}") from exc
+        with handle:
+            response = self._transport.send(
+                PATH_FILE_UPLOAD, form=form, files={"file": (upload_name(source), handle)}
+            )
+        return self._file_id(response)
 
     def upload_local_file(
         self, conversation_id: str, local_file_path: str | os.PathLike[str]
@@ -352,17 +434,8 @@ class AppClient(RoundTripMixin):
             APIStatusError: The server refused.
             TransportError: No answer after all retries.
         """
-        body = feedback_body(
-            app_id=self.app_id,
-            conversation_id=conversation_id,
-            message_id=message_id,
-            type=type,
-            flag=flag,
-            reason=reason,
-        )
-        response = self._transport.send(PATH_FEEDBACK, json_body=encode_json(body))
-        data = self._transport.read_json(response, what="the feedback answer")
-        return body_request_id(data) or _request_id(response)
+        body = self._feedback_body(conversation_id, message_id, type, flag, reason)
+        return self._feedback_id(self._transport.send(PATH_FEEDBACK, json_body=body))
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -381,9 +454,6 @@ class AppClient(RoundTripMixin):
     ) -> None:
         self.close()
 
-    def __repr__(self) -> str:
-        return f"AppClient(app_id={self.app_id!r}, base_url={self.base_url!r})"
-
 
 def _local_path(file_path: object) -> Path:
     # os.fspath alone would let a file object or a number through as a bare TypeError, and
@@ -398,5 +468,24 @@ def _local_path(file_path: object) -> Path:
     return Path(path)
 
 
-def _request_id(response: requests.Response) -> str:
+def upload_name(path: Path) -> str:
+    """The name a file is uploaded under: its base name, in UTF-8.
+
+    A legal file name need not be UTF-8 (undecodable bytes come back as surrogates, which no
+    header can carry): such bytes are sent as U+FFFD.
+    """
+    return os.fsencode(path.name).decode("utf-8", errors="replace")
+
+
+class _Reply(Protocol):
+    """An HTTP 200 answer read whole, as both transports return it."""
+
+    @property
+    def content(self) -> bytes: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+
+def _request_id(response: _Reply) -> str:
     return response.headers.get(HEADER_REQUEST_ID, "")

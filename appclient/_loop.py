@@ -8,6 +8,10 @@
 - :meth:`~RoundTripMixin.iter_until_answer` yields the progress events, ending with
   :class:`AnswerDone`.
 
+The round trip is one generator for both clients: it yields the events, and :class:`Do`
+steps (a request, a stream read, the next finished tool call) that its driver makes: called
+here, awaited by :class:`~appclient._async_loop.AsyncRoundTripMixin`.
+
 The protocol rules it keeps (docs/protocol.md section 6): the query, tools, files and
 ``tool_choice`` go with the first run only; each later run carries all outputs of one round
 in one request; the loop stops at the answer, raises :class:`~appclient.RunError` on an
@@ -48,7 +52,6 @@ from ._loop_events import (
     ToolCallStarted,
 )
 from ._models import Event, RunAnswer, ToolCall
-from ._stream import RunStream
 from ._tool_failures import failure_output
 from ._tracing import attached, end_span, record_tool_call, start_span
 
@@ -68,9 +71,34 @@ class _Conversations(Protocol):
     def run(self, conversation_id: str, query: str = "", **kwargs: Any) -> Any: ...
 
 
+@dataclass(frozen=True)
+class Do:
+    """A step of the round trip that waits on the outside world; its driver makes it.
+
+    The round trip is one generator for both clients: it yields :class:`LoopEvent`s for the
+    caller and ``Do`` steps for its driver, which calls ``func`` (awaiting what it returns,
+    in the async driver) and sends the result back, or throws its exception in.
+
+    Attributes:
+        func: What to call: a client method, a stream's read, the dispatcher's next record.
+        args: Its positional arguments.
+        kwargs: Its keyword arguments.
+        blocking: Plain blocking work (local tools running): the async driver makes it in
+            the round trip's own thread, never on the event loop.
+    """
+
+    func: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    blocking: bool = False
+
+
+Steps = Generator["LoopEvent | Do", Any, None]
+
+
 def _uploaded(
     client: _Conversations, conversation_id: str, record: ToolCallRecord
-) -> ToolCallRecord:
+) -> Generator[Do, Any, ToolCallRecord]:
     """Upload the file a tool returned and name it in the call's output (by its file id).
 
     A failed upload is the call's failure, told to the agent, so the round goes on.
@@ -79,13 +107,13 @@ def _uploaded(
     assert file is not None  # noqa: S101 - the caller checked
     try:
         if file.path is not None:
-            file_id = client.upload_file(conversation_id, file.path)
+            file_id = yield Do(client.upload_file, (conversation_id, file.path))
         else:
             with tempfile.TemporaryDirectory(prefix="appclient-tool-file-") as folder:
                 path = os.path.join(folder, os.path.basename(file.name) or "file")
                 with open(path, "wb") as handle:
                     handle.write(file.data or b"")
-                file_id = client.upload_file(conversation_id, path)
+                file_id = yield Do(client.upload_file, (conversation_id, path))
     except AppClientError as exc:
         error = ToolExecutionError(
             f"tool {record.name!r} returned the file {file.name!r}, which could not be "
@@ -232,8 +260,9 @@ class RoundTripMixin:
 
     # What the round trip asks of the client it is mixed into (AppClient has them all), so
     # the mixin is a client of the protocol by its type, with no cast.
-    create_conversation: Callable[[], str]
-    upload_file: Callable[..., str]
+    # (Any: the async client's are coroutine functions; the driver awaits what they return.)
+    create_conversation: Callable[[], Any]
+    upload_file: Callable[..., Any]
     run: Callable[..., Any]
 
     #: Returns seconds; used for the durations in results.
@@ -303,6 +332,35 @@ class RoundTripMixin:
         with the result. Closing the iterator early closes the open stream.
         """
         check_round_trip_options(options, where="iter_until_answer")
+        steps = self._round_trip_steps(conversation_id, query, stream, options)
+        value: Any = None
+        error: BaseException | None = None
+        with contextlib.closing(steps):
+            while True:
+                try:
+                    item = steps.throw(error) if error is not None else steps.send(value)
+                except StopIteration:
+                    return
+                value, error = None, None
+                if isinstance(item, Do):
+                    try:
+                        value = item.func(*item.args, **item.kwargs)
+                    except BaseException as exc:  # the round trip's own code handles it
+                        error = exc
+                else:
+                    yield item
+
+    def _round_trip_steps(
+        self,
+        conversation_id: str | None,
+        query: str,
+        stream: bool,
+        options: Mapping[str, Any],
+    ) -> Steps:
+        """The round trip, for either client: events for the caller, ``Do`` steps for its driver.
+
+        :meth:`iter_until_answer` drives it here; the async client awaits its steps.
+        """
         max_rounds = options.get("max_rounds", DEFAULT_MAX_ROUNDS)
         if max_rounds < 1:
             raise InvalidRequestError(f"max_rounds must be at least 1, got {max_rounds}")
@@ -311,7 +369,8 @@ class RoundTripMixin:
         clock = self._round_trip_clock
         started = clock()
         if conversation_id is None:
-            conversation_id = client.create_conversation()
+            conversation_id = yield Do(client.create_conversation)
+        assert conversation_id is not None  # noqa: S101 - for the type checker
         progress = _Progress(conversation_id=conversation_id, started=started)
         try:
             yield from self._round_trip(
@@ -347,7 +406,7 @@ class RoundTripMixin:
         approve: ApprovalCallback | None,
         raise_errors: bool,
         first: dict[str, Any],
-    ) -> Generator[LoopEvent, None, None]:
+    ) -> Steps:
         clock = self._round_trip_clock
         conversation_id = progress.conversation_id
         end_user_id = first["end_user_id"]
@@ -410,16 +469,17 @@ class RoundTripMixin:
         *,
         approve: ApprovalCallback | None,
         raise_errors: bool,
-    ) -> Generator[LoopEvent, None, list[dict[str, str]]]:
+    ) -> Generator[LoopEvent | Do, Any, list[dict[str, str]]]:
         index = len(progress.rounds) + 1
         for call in calls:
             yield ToolCallStarted(index, call.id, call.function.name, call.function.arguments)
         clock = self._round_trip_clock
         started = clock()
         records: list[ToolCallRecord] = []
-        for record in registry.iter_dispatch(calls, approve=approve, raise_errors=raise_errors):
+        running = registry.iter_dispatch(calls, approve=approve, raise_errors=raise_errors)
+        while (record := (yield Do(next, (running, None), blocking=True))) is not None:
             if record.file is not None:
-                record = _uploaded(client, progress.conversation_id, record)
+                record = yield from _uploaded(client, progress.conversation_id, record)
             records.append(record)
             tool = registry.get(record.name)
             record_tool_call(progress.span, record, secrets=tool.secrets if tool else ())
@@ -446,30 +506,29 @@ class RoundTripMixin:
         *,
         query: str = "",
         **options: Any,
-    ) -> Generator[LoopEvent, None, RunAnswer]:
+    ) -> Generator[LoopEvent | Do, Any, RunAnswer]:
         run_number = len(progress.runs) + 1
         conversation_id = progress.conversation_id
+        with attached(progress.span):
+            result = yield Do(client.run, (conversation_id, query), {"stream": stream, **options})
         if not stream:
-            with attached(progress.span):
-                message = client.run(conversation_id, query, stream=False, **options)
-            answer: RunAnswer = message.content
+            answer: RunAnswer = result.content
             for event in answer.events:
                 yield ServerEvent(event, run_number)
             if answer.answer:
                 yield TextDelta(answer.answer, run_number)
             progress.runs.append(answer)
             return answer
-
-        with attached(progress.span):
-            messages: RunStream = client.run(conversation_id, query, stream=True, **options)
-        with messages:  # closed however the round trip ends
-            for message in messages:
+        try:  # closed however the round trip ends
+            while (message := (yield Do(result.read_message))) is not None:
                 if message.answer:
                     yield TextDelta(message.answer, run_number)
                 for event in message.events:
                     yield ServerEvent(event, run_number)
             # The stream's own accumulation and "run finished" rule: a stream that ended
             # without a final event has raised StreamInterruptedError above.
-            answer = messages.collect()
+            answer = yield Do(result.collect)
+        finally:
+            result.close()
         progress.runs.append(answer)
         return answer

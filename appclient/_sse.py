@@ -89,6 +89,17 @@ class SSEDecoder:
                 if not chunk:
                     return []
         messages: list[str] = []
+        if not self._partial and 0x0D not in chunk:
+            # The common case (LF line ends, no line split across chunks), without a regex.
+            *lines, rest = chunk.split(b"\n")
+            for line in lines:
+                self._take_line(line, messages)
+            if rest:
+                self._partial_size = len(rest)
+                if self._partial_size > self._max:
+                    raise ResponseDecodeError(self._too_long("line"))
+                self._partial.append(rest)
+            return messages
         start = 0
         for match in _LINE_END.finditer(chunk):
             piece = chunk[start : match.start()]

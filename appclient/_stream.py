@@ -4,7 +4,8 @@
 the running totals (answer text, events, tool calls) so a caller can either watch every delta
 or ask for the final result with :meth:`RunStream.collect`. It knows nothing about sockets: the
 client hands it an iterator of byte chunks and a function that closes the HTTP response, which
-makes every behaviour testable with plain lists of bytes.
+makes every behaviour testable with plain lists of bytes. Its rules live in
+:class:`StreamState`, which :class:`~appclient.AsyncRunStream` reads with ``await`` too.
 
 A stream must end with a final event (``success``, ``interrupt`` or ``error``, tool calls on
 the last event, or ``is_completion``). If the bytes stop before that, or the connection breaks,
@@ -26,7 +27,6 @@ from ._errors import (
     AppClientError,
     RequestTimeoutError,
     ResponseTooLargeError,
-    Secret,
     StreamInterruptedError,
     TransportError,
 )
@@ -36,6 +36,13 @@ from ._models import Event, RunAnswer, ToolCall
 from ._sse import SSEDecoder
 
 __all__ = ["RunStream"]
+
+
+def _hidden(values: tuple[str, ...]) -> Callable[[], tuple[str, ...]]:
+    def reveal() -> tuple[str, ...]:
+        return values
+
+    return reveal
 
 
 def _ends_run(answer: RunAnswer) -> bool:
@@ -77,8 +84,8 @@ class StreamState:
         self._expected = b""
         self._replayed = hashlib.blake2b(digest_size=16)
         self._limits = limits if limits is not None else Limits()
-        # Kept wrapped, so a debugger's or a vars() dump of the stream does not show them.
-        self._secrets = tuple(Secret(secret) for secret in secrets)
+        # Kept in a closure, so a debugger's or a vars() dump of the stream does not show them.
+        self._revealed_secrets = _hidden(tuple(secrets))
         self._close_response = close
         self._max_line_bytes = max_line_bytes
         self._decoder = SSEDecoder(max_line_bytes=max_line_bytes)
@@ -154,16 +161,15 @@ class StreamState:
 
     def _deliver(self, data: str) -> RunAnswer:
         self._digest.update(data.encode("utf-8", "surrogatepass") + b"\0")
+        secrets = self._revealed_secrets()
         answer = parse_run_answer(
             data,
             request_id=self._request_id,
             conversation_id=self._conversation_id,
-            secrets=self._revealed_secrets(),
+            secrets=secrets,
         )
         self._absorb(answer, len(data))
-        raise_for_error_event(
-            answer, conversation_id=self._conversation_id, secrets=self._revealed_secrets()
-        )
+        raise_for_error_event(answer, conversation_id=self._conversation_id, secrets=secrets)
         return answer
 
     def _failed(self) -> bool:
@@ -236,9 +242,6 @@ class StreamState:
                 request_id=self._request_id,
                 conversation_id=self._conversation_id,
             )
-
-    def _revealed_secrets(self) -> tuple[str, ...]:
-        return tuple(secret.reveal() for secret in self._secrets)
 
     def _absorb(self, answer: RunAnswer, size: int) -> None:
         self._messages += 1
@@ -476,6 +479,10 @@ class RunStream(StreamState):
     def content(self) -> Iterator[RunAnswer]:
         """The stream itself, so official-style ``for chunk in message.content`` works."""
         return self
+
+    def read_message(self) -> RunAnswer | None:
+        """Return the next message, or ``None`` once the stream has ended."""
+        return next(self, None)
 
     def _next_data(self) -> str | None:
         while (data := self._take()) is None:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
+
+import aiohttp
 
 from appclient._async_loop import ROUND_TRIP_THREAD_PREFIX
 
@@ -73,19 +74,22 @@ async def until(condition: Callable[[], bool]) -> int:
     return turns
 
 
+async def recording_session(paths: list[str]) -> aiohttp.ClientSession:
+    """An aiohttp session (of the running loop) that records the path of every request."""
+
+    async def record(
+        session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestStartParams
+    ) -> None:
+        paths.append(params.url.path)
+
+    trace = aiohttp.TraceConfig()
+    trace.on_request_start.append(record)
+    return aiohttp.ClientSession(trace_configs=[trace], auto_decompress=False)
+
+
 def round_trip_threads() -> list[threading.Thread]:
     """The threads async round trips run their steps in, still alive."""
     return [t for t in threading.enumerate() if t.name.startswith(ROUND_TRIP_THREAD_PREFIX)]
-
-
-def reading_a_stream(thread: threading.Thread) -> bool:
-    """Whether ``thread`` is inside a streamed body's read right now."""
-    frame = sys._current_frames().get(thread.ident or 0)
-    while frame is not None:
-        if frame.f_code.co_name == "_raw_chunks":
-            return True
-        frame = frame.f_back
-    return False
 
 
 async def round_trips_end() -> bool:

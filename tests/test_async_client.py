@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+import requests
 
 from appclient import (
     AppClient,
@@ -26,11 +27,9 @@ from tests.async_support import (
     FINAL,
     FIRST,
     QUERY,
-    OneWorker,
     round_trips_end,
     run_scenario,
     until,
-    worker_is_free,
 )
 from tests.client_fake_gateway import FakeGateway, Reply
 from tests.seed import SEED_WEATHER_TOOL
@@ -209,10 +208,18 @@ def test_missing_token_is_refused_at_construction(monkeypatch: pytest.MonkeyPatc
         AsyncAppClient("app", base_url="http://127.0.0.1:9")
 
 
-def test_an_async_sleep_is_refused_at_construction() -> None:
-    """sleep=asyncio.sleep (called in a worker thread, it would never wait) is refused."""
+def test_a_blocking_sleep_is_refused_at_construction() -> None:
+    """sleep=time.sleep (it would block the event loop for the whole wait) is refused."""
     with pytest.raises(InvalidRequestError, match="sleep"):
-        AsyncAppClient("app", token="tok", base_url="http://127.0.0.1:9", sleep=asyncio.sleep)
+        AsyncAppClient("app", token="tok", base_url="http://127.0.0.1:9", sleep=time.sleep)
+
+
+def test_a_requests_session_is_refused_with_what_to_pass_instead() -> None:
+    """session=requests.Session() names the aiohttp session the async client needs."""
+    with pytest.raises(InvalidRequestError, match=r"aiohttp\.ClientSession"):
+        AsyncAppClient(
+            "app", token="tok", base_url="http://127.0.0.1:9", session=requests.Session()
+        )
 
 
 def test_token_is_not_in_reprs(client: AsyncAppClient, server: ReferenceServer) -> None:
@@ -231,42 +238,51 @@ def test_token_is_not_in_reprs(client: AsyncAppClient, server: ReferenceServer) 
 
 
 def test_a_cancelled_request_is_not_sent_again_by_a_retry() -> None:
-    """Cancelled while its worker waits to retry a 503, the request is not sent again."""
-    sleeping, resume = threading.Event(), threading.Event()
+    """Cancelled while it waits to retry a 503, the request is not sent again."""
+    sleeping = asyncio.Event()
 
-    def sleep(seconds: float) -> None:
+    async def sleep(seconds: float) -> None:
         sleeping.set()
-        resume.wait(timeout=5)
+        await asyncio.Event().wait()  # cancelled here
 
     busy = Reply(status=503, body={"code": "Busy", "message": "busy"})
     created = Reply(body={"request_id": "r", "conversation_id": "c-late"})
     with FakeGateway().add(busy).add(created) as gateway:
         client = AsyncAppClient("app", token="tok-async-4", base_url=gateway.url, sleep=sleep)
-        worker = OneWorker()
 
         async def scenario() -> None:
             request = asyncio.create_task(client.create_conversation())
-            await until(sleeping.is_set)
+            await sleeping.wait()
             request.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await request
-            resume.set()
-            assert await worker_is_free()
+            await client.aclose()
 
-        try:
-            run_scenario(scenario, executor=worker)
-        finally:
-            resume.set()
+        run_scenario(scenario)
     assert len(gateway.requests) == 1
+
+
+def test_retries_wait_with_the_injected_sleep() -> None:
+    """A 503 then an answer: one awaited wait, the second attempt answers."""
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    busy = Reply(status=503, body={"code": "Busy", "message": "busy"})
+    created = Reply(body={"request_id": "r", "conversation_id": "c-2"})
+    with FakeGateway().add(busy).add(created) as gateway:
+        client = AsyncAppClient("app", token="tok-async-8", base_url=gateway.url, sleep=sleep)
+        assert run_scenario(client.create_conversation) == "c-2"
+    assert len(waits) == 1
+    assert len(gateway.requests) == 2
 
 
 # --- concurrency ----------------------------------------------------------------------------
 
 
-def test_many_open_streams_return_their_connections_without_pool_warnings(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    """Twenty streams open at once (worker threads can be 32) all keep their connections."""
+def test_many_open_streams_on_one_client_each_read_their_own_answer() -> None:
+    """Twenty streams open at once on one client each collect their answer."""
     with FakeGateway(fallback=Reply(sse=[FIRST, FINAL], chunked=True)) as gateway:
         client = AsyncAppClient("app", token="tok-async-5", base_url=gateway.url)
 
@@ -276,10 +292,8 @@ def test_many_open_streams_return_their_connections_without_pool_warnings(
             await client.aclose()
             return answers
 
-        with caplog.at_level(logging.WARNING, logger="urllib3"):
-            answers = run_scenario(scenario)
+        answers = run_scenario(scenario)
     assert answers == ["北京"] * 20
-    assert not [record for record in caplog.records if "pool is full" in record.getMessage()]
 
 
 def test_concurrent_round_trips_on_one_client_keep_their_own_answers(
@@ -322,7 +336,7 @@ def test_concurrent_round_trips_on_one_client_keep_their_own_answers(
 
 
 def test_one_sync_client_serves_threads_at_once(server: ReferenceServer) -> None:
-    """Threads sharing one AppClient (as the async client's workers do) get their own streams."""
+    """Threads sharing one AppClient get their own streams."""
     start = threading.Barrier(8, timeout=10)
     pairs: list[tuple[str, str]] = []
 
@@ -344,32 +358,16 @@ def test_one_sync_client_serves_threads_at_once(server: ReferenceServer) -> None
     assert len({sent for sent, _ in pairs}) == 8
 
 
-def test_a_request_cancelled_before_its_worker_starts_is_never_sent() -> None:
-    """Cancelled while queued behind a busy worker thread, a run never reaches the server."""
-    busy, release = threading.Event(), threading.Event()
-
-    def occupy() -> None:
-        busy.set()
-        release.wait(timeout=5)
-
+def test_a_request_cancelled_before_it_starts_is_never_sent() -> None:
+    """A run whose task is cancelled before it first runs never reaches the server."""
     with FakeGateway() as gateway:
         client = AsyncAppClient("app", token="tok-async-7", base_url=gateway.url)
 
         async def scenario() -> None:
-            loop = asyncio.get_running_loop()
-            blocker = loop.run_in_executor(None, occupy)
-            await until(busy.is_set)
             request = asyncio.create_task(client.run("c1", "hi"))
-            await asyncio.sleep(0)  # the run is queued for the one worker
             request.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await request
-            release.set()
-            await blocker
-            assert await worker_is_free()
 
-        try:
-            run_scenario(scenario)
-        finally:
-            release.set()
+        run_scenario(scenario)
     assert gateway.requests == []

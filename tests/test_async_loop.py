@@ -1,15 +1,13 @@
-"""AsyncRoundTripMixin: the round trip run step by step in worker threads."""
+"""AsyncRoundTripMixin: the round trip awaited on the loop, its tools in a thread of its own."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 from collections.abc import Iterator
-from typing import Any
-from urllib.parse import urlsplit
 
+import aiohttp
 import pytest
-import requests
 
 from appclient import (
     AnswerDone,
@@ -29,8 +27,7 @@ from tests.async_support import (
     QUERY,
     SECOND,
     get_current_weather,
-    reading_a_stream,
-    round_trip_threads,
+    recording_session,
     round_trips_end,
     run_scenario,
     until,
@@ -108,7 +105,7 @@ def test_on_event_may_be_a_coroutine_function(client: AsyncAppClient) -> None:
 
 
 def test_cancelling_the_round_trip_closes_its_stream() -> None:
-    """Cancelling a task waiting on iter_until_answer wakes its thread blocked on the stream."""
+    """Cancelling a task waiting on iter_until_answer ends it; nothing more is sent."""
     gate = threading.Event()
     with FakeGateway().add(Reply(sse=[FIRST, SECOND, FINAL], gate=gate)) as gateway:
         client = AsyncAppClient("app", token="tok-async-3", base_url=gateway.url, timeout=30)
@@ -118,7 +115,8 @@ def test_cancelling_the_round_trip_closes_its_stream() -> None:
             first = await anext(events)
             assert isinstance(await anext(events), ServerEvent)  # the rest needs a read
             waiting = asyncio.create_task(anext(events))
-            await until(lambda: any(map(reading_a_stream, round_trip_threads())))
+            for _ in range(5):  # the task starts its read of the held stream
+                await asyncio.sleep(0)
             waiting.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await waiting
@@ -157,25 +155,11 @@ def test_an_async_approval_callback_runs_on_the_callers_loop(client: AsyncAppCli
     assert "北京今天25度" in answer
 
 
-class _CountingSession(requests.Session):
-    """A session that records the path of every request."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.paths: list[str] = []
-
-    def post(self, url: Any, *args: Any, **kwargs: Any) -> requests.Response:
-        """Record the path, then send."""
-        self.paths.append(urlsplit(str(url)).path)
-        return super().post(url, *args, **kwargs)
-
-
 def test_cancelling_during_an_async_approval_frees_the_worker_and_sends_nothing(
     server: ReferenceServer,
 ) -> None:
     """Cancelled while its async approve waits, a round trip sends no outputs; no thread hangs."""
-    session = _CountingSession()
-    client = AsyncAppClient(server.app_id, token=server.token, base_url=server.url, session=session)
+    paths: list[str] = []
     asked = asyncio.Event()
 
     async def approve(request: ApprovalRequest) -> bool:
@@ -184,6 +168,7 @@ def test_cancelling_during_an_async_approval_frees_the_worker_and_sends_nothing(
         return True
 
     async def scenario() -> None:
+        client = _recording_client(server, await recording_session(paths))
         registry = ToolRegistry()
         registry.add(get_current_weather, requires_approval=True)
         trip = asyncio.create_task(
@@ -196,13 +181,12 @@ def test_cancelling_during_an_async_approval_frees_the_worker_and_sends_nothing(
         assert await round_trips_end()
 
     run_scenario(scenario)
-    assert session.paths == ["/v2/app/conversation", "/v2/app/conversation/runs"]
+    assert paths == ["/v2/app/conversation", "/v2/app/conversation/runs"]
 
 
 def test_cancelling_between_rounds_sends_no_outputs(server: ReferenceServer) -> None:
     """Cancelled while on_event holds the finished round, the tool outputs are never sent."""
-    session = _CountingSession()
-    client = AsyncAppClient(server.app_id, token=server.token, base_url=server.url, session=session)
+    paths: list[str] = []
     held = asyncio.Event()
 
     async def on_event(event: LoopEvent) -> None:
@@ -211,6 +195,7 @@ def test_cancelling_between_rounds_sends_no_outputs(server: ReferenceServer) -> 
             await asyncio.Event().wait()  # the app never lets the loop go on
 
     async def scenario() -> None:
+        client = _recording_client(server, await recording_session(paths))
         trip = asyncio.create_task(
             client.run_until_answer(query=QUERY, tools=[get_current_weather], on_event=on_event)
         )
@@ -221,13 +206,12 @@ def test_cancelling_between_rounds_sends_no_outputs(server: ReferenceServer) -> 
         assert await round_trips_end()
 
     run_scenario(scenario)
-    assert session.paths == ["/v2/app/conversation", "/v2/app/conversation/runs"]
+    assert paths == ["/v2/app/conversation", "/v2/app/conversation/runs"]
 
 
 def test_cancelling_while_a_tool_runs_sends_no_outputs(server: ReferenceServer) -> None:
     """Cancelled while its tool runs, the round trip lets it finish but sends nothing more."""
-    session = _CountingSession()
-    client = AsyncAppClient(server.app_id, token=server.token, base_url=server.url, session=session)
+    paths: list[str] = []
     running, release = threading.Event(), threading.Event()
 
     def get_current_weather(location: str) -> str:
@@ -241,6 +225,7 @@ def test_cancelling_while_a_tool_runs_sends_no_outputs(server: ReferenceServer) 
         return f"{location}今天25度"
 
     async def scenario() -> None:
+        client = _recording_client(server, await recording_session(paths))
         trip = asyncio.create_task(
             client.run_until_answer(query=QUERY, tools=[get_current_weather])
         )
@@ -255,7 +240,7 @@ def test_cancelling_while_a_tool_runs_sends_no_outputs(server: ReferenceServer) 
         run_scenario(scenario)
     finally:
         release.set()
-    assert session.paths == ["/v2/app/conversation", "/v2/app/conversation/runs"]
+    assert paths == ["/v2/app/conversation", "/v2/app/conversation/runs"]
 
 
 def test_an_async_approval_may_use_the_default_executor_while_the_trip_waits(
@@ -275,3 +260,7 @@ def test_an_async_approval_may_use_the_default_executor_while_the_trip_waits(
         return (await asyncio.wait_for(trip, timeout=5)).answer
 
     assert "北京今天25度" in run_scenario(scenario)
+
+
+def _recording_client(server: ReferenceServer, session: aiohttp.ClientSession) -> AsyncAppClient:
+    return AsyncAppClient(server.app_id, token=server.token, base_url=server.url, session=session)

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import queue
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
-import requests
 
 from appclient import (
     AsyncAppClient,
     AsyncRunStream,
-    RunStream,
     TransportError,
 )
 from appclient.testing import ReferenceServer
@@ -22,10 +18,8 @@ from tests.async_support import (
     FINAL,
     FIRST,
     SECOND,
-    OneWorker,
     run_scenario,
     until,
-    worker_is_free,
 )
 from tests.client_fake_gateway import FakeGateway, Reply, sse_bytes
 
@@ -73,27 +67,25 @@ def test_breaking_out_of_async_for_closes_the_stream(client: AsyncAppClient) -> 
     assert not run_scenario(scenario).finished
 
 
-def test_cancelling_a_blocked_read_closes_the_stream_and_frees_the_thread() -> None:
-    """Cancelling a task waiting for the next message wakes the worker and releases it."""
+def test_cancelling_a_waiting_read_closes_the_stream() -> None:
+    """Cancelling a task waiting for the next message releases the response."""
     gate = threading.Event()
     with FakeGateway().add(Reply(sse=[FIRST, SECOND, FINAL], gate=gate)) as gateway:
         client = AsyncAppClient("app", token="tok-async-1", base_url=gateway.url, timeout=30)
-        worker = OneWorker()
 
         async def scenario() -> AsyncRunStream:
             stream = await client.run("c1", "hi", stream=True)
             assert (await anext(stream)).answer == "北京"
-            reads = worker.started + 1
             reader = asyncio.create_task(stream.collect())
-            await until(lambda: worker.started >= reads)  # the worker thread is reading
+            await _turns()  # the reader waits for the held message
+            assert not reader.done()
             reader.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await reader
-            assert await worker_is_free()
             return stream
 
         try:
-            stream = run_scenario(scenario, executor=worker)
+            stream = run_scenario(scenario)
         finally:
             gate.set()
     assert stream.closed
@@ -121,26 +113,14 @@ def test_a_second_concurrent_reader_is_refused() -> None:
             gate.set()
 
 
-class _RecordingSession(requests.Session):
-    """A session that keeps every response it returns."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.responses: list[requests.Response] = []
-
-    def post(self, *args: Any, **kwargs: Any) -> requests.Response:
-        response = super().post(*args, **kwargs)
-        self.responses.append(response)
-        return response
-
-
-def test_a_stream_opened_after_its_task_was_cancelled_is_closed(server: ReferenceServer) -> None:
-    """Cancelled while the server holds the request, the late stream is released on arrival."""
+def test_a_run_cancelled_while_the_server_holds_it_leaves_the_client_usable(
+    server: ReferenceServer,
+) -> None:
+    """Cancelled before its answer arrives, a streamed run raises; the next request works."""
     server.faults.reset()
-    session = _RecordingSession()
-    client = AsyncAppClient(server.app_id, token=server.token, base_url=server.url, session=session)
 
-    async def scenario() -> None:
+    async def scenario() -> str:
+        client = AsyncAppClient(server.app_id, token=server.token, base_url=server.url)
         conversation_id = await client.create_conversation()
         held = server.faults.injected + 1
         server.faults.delay_next(1, seconds=60)
@@ -150,68 +130,67 @@ def test_a_stream_opened_after_its_task_was_cancelled_is_closed(server: Referenc
         with pytest.raises(asyncio.CancelledError):
             await opening
         server.faults.release()
-        assert await worker_is_free()
+        async with client:
+            stream = await client.run(conversation_id, "你好", stream=True)
+            return (await stream.collect()).answer
 
-    run_scenario(scenario)
-    late = session.responses[-1]
-    assert late.headers["Content-Type"].startswith("text/event-stream")
-    assert late.raw.closed
+    assert run_scenario(scenario)
 
 
 def test_asyncio_run_ends_while_a_task_still_reads_a_held_stream() -> None:
-    """asyncio.run ending with a reader still waiting closes the stream and frees its thread."""
+    """asyncio.run ending with a reader still waiting closes the stream."""
     gate = threading.Event()
     with FakeGateway().add(Reply(sse=[FIRST, SECOND, FINAL], gate=gate)) as gateway:
         client = AsyncAppClient("app", token="tok-async-6", base_url=gateway.url, timeout=30)
-        worker = OneWorker()
         streams: list[AsyncRunStream] = []
 
         async def scenario() -> None:
             stream = await client.run("c1", "hi", stream=True)
             streams.append(stream)
             await anext(stream)
-            reads = worker.started + 1
             asyncio.create_task(stream.collect())  # noqa: RUF006 - left running on purpose
-            await until(lambda: worker.started >= reads)
+            await _turns()
 
         try:
-            run_scenario(scenario, executor=worker)  # returns only once its executor is shut down
+            run_scenario(scenario)  # cancels the reader as it ends
         finally:
             gate.set()
     assert streams[0].closed
-    assert False not in gateway.gate_waits  # no wait for the held message ran out first
 
 
 class _HeldChunks:
-    """A body whose reads block until a chunk is given; closing wakes a blocked read."""
+    """A body whose reads wait until a chunk is given; closing wakes a waiting read."""
 
     def __init__(self) -> None:
-        self.chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self.waiting = threading.Event()
+        self.chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.waiting = False
 
-    def __iter__(self) -> Iterator[bytes]:
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._chunks()
+
+    async def _chunks(self) -> AsyncIterator[bytes]:
         while True:
-            self.waiting.set()
-            chunk = self.chunks.get()
-            self.waiting.clear()
+            self.waiting = True
+            chunk = await self.chunks.get()
+            self.waiting = False
             if chunk is None:
                 raise TransportError("the response was closed", method="POST", url="/runs")
             yield chunk
 
     def close(self) -> None:
-        self.chunks.put(None)
+        self.chunks.put_nowait(None)
 
 
-def test_aclose_from_the_loop_ends_a_blocked_read_every_time() -> None:
-    """Two hundred times: aclose while a worker waits for bytes ends that read, no error."""
+def test_aclose_from_the_loop_ends_a_waiting_read_every_time() -> None:
+    """Two hundred times: aclose while a read waits for bytes ends that read, no error."""
 
     async def one_round() -> bool:
         body = _HeldChunks()
-        stream = AsyncRunStream(RunStream(body, close=body.close))
-        body.chunks.put(sse_bytes(FIRST))
+        stream = AsyncRunStream(body, close=body.close)
+        body.chunks.put_nowait(sse_bytes(FIRST))
         await anext(stream)
         reader = asyncio.create_task(anext(stream))
-        await until(body.waiting.is_set)
+        await until(lambda: body.waiting)
         await stream.aclose()
         with pytest.raises(StopAsyncIteration):
             await reader
@@ -221,3 +200,9 @@ def test_aclose_from_the_loop_ends_a_blocked_read_every_time() -> None:
         return [await one_round() for _ in range(200)]
 
     assert all(run_scenario(scenario))
+
+
+async def _turns(count: int = 5) -> None:
+    """Let the loop turn a few times (no real time passes)."""
+    for _ in range(count):
+        await asyncio.sleep(0)
