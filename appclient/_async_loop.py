@@ -20,7 +20,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from ._dispatch import ApprovalCallback, ApprovalRequest
-from ._loop import Do, RoundTripMixin, RoundTripOptions, check_round_trip_options
+from ._loop import Do, RoundTripMixin, RoundTripOptions, advance, check_round_trip_options
 from ._loop_events import AnswerDone, LoopEvent, RoundTripResult
 
 if TYPE_CHECKING:
@@ -163,11 +163,7 @@ class AsyncRoundTripMixin(RoundTripMixin):
         value: Any = None
         error: BaseException | None = None
         try:
-            while True:
-                try:
-                    item = steps.throw(error) if error is not None else steps.send(value)
-                except StopIteration:
-                    return
+            while (item := advance(steps, value, error)) is not None:
                 value, error = None, None
                 if not isinstance(item, Do):
                     yield item

@@ -10,17 +10,12 @@ from __future__ import annotations
 
 from collections.abc import (
     AsyncGenerator,
-    AsyncIterable,
     AsyncIterator,
-    Awaitable,
-    Callable,
-    Iterable,
 )
 from types import TracebackType
+from typing import Any
 
-from ._constants import MAX_SSE_LINE_BYTES
 from ._errors import AppClientError, TransportError
-from ._limits import Limits
 from ._models import RunAnswer
 from ._stream import StreamState
 
@@ -63,32 +58,10 @@ class AsyncRunStream(StreamState):
         ResponseDecodeError: (while reading) A message is not a run answer.
     """
 
-    def __init__(
-        self,
-        chunks: AsyncIterable[bytes],
-        *,
-        close: Callable[[], None] | None = None,
-        conversation_id: str = "",
-        request_id: str = "",
-        max_line_bytes: int = MAX_SSE_LINE_BYTES,
-        secrets: Iterable[str] = (),
-        limits: Limits | None = None,
-        reopen: Callable[[], Awaitable[AsyncIterable[bytes]]] | None = None,
-        max_reopens: int = 0,
-    ) -> None:
-        self._chunks: AsyncIterator[bytes] | None = aiter(chunks)
-        self._setup(
-            close=close,
-            conversation_id=conversation_id,
-            request_id=request_id,
-            max_line_bytes=max_line_bytes,
-            secrets=secrets,
-            limits=limits,
-            reopen=reopen,
-            max_reopens=max_reopens,
-        )
-        self._reopen_chunks = reopen  # typed for this reader (the state only tests it)
-        self._reading = False
+    _reading = False  # a task is inside __anext__
+
+    def _begin(self, chunks: Any) -> AsyncIterator[bytes]:
+        return aiter(chunks)
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -128,9 +101,9 @@ class AsyncRunStream(StreamState):
             except TransportError as exc:
                 resend = self._broke(exc)
             self._chunks = None
-            if resend and self._reopen_chunks is not None:
+            if resend and self._reopen is not None:
                 try:
-                    self._chunks = aiter(await self._reopen_chunks())
+                    self._chunks = aiter(await self._reopen())
                 except AppClientError as exc:
                     raise self._resend_failed(exc) from exc
                 self._restart()
@@ -174,7 +147,13 @@ class AsyncRunStream(StreamState):
             RunError: The run failed.
         """
         while await self.read_message() is not None:
-            pass
+            # What is already decoded is taken here, without a coroutine per message.
+            while not self._done and not self._reading and (data := self._take()) is not None:
+                try:
+                    self._deliver(data)
+                except BaseException:
+                    self._failed()
+                    raise
         return self._collected()
 
     # --- closing ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, NamedTuple
 
 import aiohttp
@@ -34,7 +34,6 @@ from ._errors import (
 from ._http import check_deadline, deadline_after, now, transport_failure
 from ._http_answers import read_json_object, status_error_for
 from ._http_transport import TransportBase
-from ._limits import Limits, Timeout
 from ._stream import RunStream
 
 __all__ = ["AsyncTransport", "Reply"]
@@ -92,28 +91,11 @@ class AsyncTransport(TransportBase):
 
     _asynchronous = True
 
-    def __init__(
-        self,
-        *,
-        token: str,
-        base_url: str,
-        timeout: Timeout,
-        limits: Limits,
-        max_retries: int,
-        session: aiohttp.ClientSession | None,
-        sleep: Callable[[float], Awaitable[None]],
-    ) -> None:
-        super().__init__(
-            token=token,
-            base_url=base_url,
-            timeout=timeout,
-            limits=limits,
-            max_retries=max_retries,
-            sleep=sleep,
-        )
-        self._session = session
-        self._owns_session = session is None
-        self._session_loop: asyncio.AbstractEventLoop | None = None
+    _session: aiohttp.ClientSession | None
+    _session_loop: asyncio.AbstractEventLoop | None = None
+
+    def _new_session(self) -> None:
+        return None  # made on first use, on the loop that uses it
 
     @staticmethod
     def session_type() -> type[aiohttp.ClientSession]:

@@ -123,6 +123,8 @@ class TransportBase:
         timeout: How long a call may take.
         limits: How much an answer may bring.
         max_retries: Retries after the first attempt.
+        session: The HTTP library's session to send with, or ``None`` for the transport's
+            own (made by :meth:`_new_session`, closed with the transport).
         sleep: Called with each retry wait (awaited by the asyncio transport).
 
     Raises:
@@ -140,6 +142,7 @@ class TransportBase:
         timeout: Timeout,
         limits: Limits,
         max_retries: int,
+        session: Any,
         sleep: Callable[[float], Any],
     ) -> None:
         self._authorization = Secret(authorization_value(token))
@@ -157,6 +160,12 @@ class TransportBase:
         self._retrying: Any = self.retry_policy.retrying(
             sleep=sleep, before_sleep=self._log_retry, asynchronous=self._asynchronous
         )
+        self._session = session if session is not None else self._new_session()
+        self._owns_session = session is None
+
+    def _new_session(self) -> Any:
+        """The session of a transport given none."""
+        raise NotImplementedError
 
     def __repr__(self) -> str:
         name = type(self).__name__
@@ -219,28 +228,10 @@ class Transport(TransportBase):
         sleep: Called with each retry wait.
     """
 
-    def __init__(
-        self,
-        *,
-        token: str,
-        base_url: str,
-        timeout: Timeout,
-        limits: Limits,
-        max_retries: int,
-        session: requests.Session | None,
-        sleep: Callable[[float], None],
-    ) -> None:
-        super().__init__(
-            token=token,
-            base_url=base_url,
-            timeout=timeout,
-            limits=limits,
-            max_retries=max_retries,
-            sleep=sleep,
-        )
-        self._auth = BearerAuth(self._authorization)
-        self._session = session if session is not None else _new_session()
-        self._owns_session = session is None
+    _session: requests.Session
+
+    def _new_session(self) -> requests.Session:
+        return _new_session()
 
     def close(self) -> None:
         """Close the session if this transport created it."""
@@ -394,7 +385,8 @@ class Transport(TransportBase):
                 data=json_body if json_body is not None else form,
                 files=files,
                 headers=headers,
-                auth=self._auth,  # Authorization; never replaced by ~/.netrc or session.auth
+                # Authorization; never replaced by ~/.netrc or session.auth
+                auth=BearerAuth(self._authorization),
                 timeout=self._wait(deadline),
                 stream=True,  # every body is read here, within the limits and the deadline
                 allow_redirects=False,  # requests would turn the POST into a GET

@@ -60,7 +60,14 @@ if TYPE_CHECKING:
 
     from ._registry import ToolRegistry
 
-__all__ = ["RoundTripMixin", "RoundTripOptions", "as_registry", "check_round_trip_options"]
+__all__ = [
+    "Do",
+    "RoundTripMixin",
+    "RoundTripOptions",
+    "advance",
+    "as_registry",
+    "check_round_trip_options",
+]
 
 
 class _Conversations(Protocol):
@@ -94,6 +101,14 @@ class Do:
 
 
 Steps = Generator["LoopEvent | Do", Any, None]
+
+
+def advance(steps: Steps, value: Any, error: BaseException | None) -> LoopEvent | Do | None:
+    """The round trip's next item, given its last step's result or error; None at its end."""
+    try:
+        return steps.throw(error) if error is not None else steps.send(value)
+    except StopIteration:
+        return None
 
 
 def _uploaded(
@@ -336,11 +351,7 @@ class RoundTripMixin:
         value: Any = None
         error: BaseException | None = None
         with contextlib.closing(steps):
-            while True:
-                try:
-                    item = steps.throw(error) if error is not None else steps.send(value)
-                except StopIteration:
-                    return
+            while (item := advance(steps, value, error)) is not None:
                 value, error = None, None
                 if isinstance(item, Do):
                     try:

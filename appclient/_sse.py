@@ -93,7 +93,23 @@ class SSEDecoder:
             # The common case (LF line ends, no line split across chunks), without a regex.
             *lines, rest = chunk.split(b"\n")
             for line in lines:
-                self._take_line(line, messages)
+                # Inline, the two lines every message has: "data: ..." and the blank one.
+                if self._first_line or len(line) > self._max:
+                    self._take_line(line, messages)
+                elif not line:
+                    self._dispatch(messages)
+                elif line.startswith(b"data: "):
+                    try:
+                        value = line[6:].decode("utf-8")
+                    except UnicodeDecodeError:
+                        self._take_line(line, messages)  # raises the decode error
+                        continue
+                    self._data_size += len(value) + 1
+                    if self._data_size > self._max:
+                        raise ResponseDecodeError(self._too_long("message"))
+                    self._data.append(value)
+                else:
+                    self._take_line(line, messages)
             if rest:
                 self._partial_size = len(rest)
                 if self._partial_size > self._max:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any
 
@@ -60,21 +60,21 @@ class StreamState:
     the "run finished" rule live here, once.
     """
 
-    _reopen: Callable[..., object] | None
-    _chunks: Any  # the reader's (sync or async) chunk iterator; None once it is done
-
-    def _setup(
+    def __init__(
         self,
+        chunks: Iterable[bytes] | AsyncIterable[bytes],
         *,
-        close: Callable[[], None] | None,
-        conversation_id: str,
-        request_id: str,
-        max_line_bytes: int,
-        secrets: Iterable[str],
-        limits: Limits | None,
-        reopen: Callable[..., object] | None,
-        max_reopens: int,
+        close: Callable[[], None] | None = None,
+        conversation_id: str = "",
+        request_id: str = "",
+        max_line_bytes: int = MAX_SSE_LINE_BYTES,
+        secrets: Iterable[str] = (),
+        limits: Limits | None = None,
+        reopen: Callable[[], Any] | None = None,
+        max_reopens: int = 0,
     ) -> None:
+        # The reader's (sync or async) chunk iterator; None once it is done.
+        self._chunks: Any = self._begin(chunks)
         self._reopen = reopen
         self._reopens_left = max_reopens if reopen is not None else 0
         self._cause: TransportError | None = None
@@ -109,6 +109,10 @@ class StreamState:
         # end: the lock makes exactly one of them close the response.
         self._release_lock = threading.Lock()
         self._stopped = False  # close() was called (not the end or a failure of the stream)
+
+    def _begin(self, chunks: Any) -> Any:
+        """The reader's iterator over ``chunks`` (``iter`` or ``aiter``)."""
+        raise NotImplementedError
 
     @property
     def request_id(self) -> str:
@@ -403,31 +407,8 @@ class RunStream(StreamState):
             stream outgrew ``max_collected_bytes``, so only iterating it gives everything.
     """
 
-    def __init__(
-        self,
-        chunks: Iterable[bytes],
-        *,
-        close: Callable[[], None] | None = None,
-        conversation_id: str = "",
-        request_id: str = "",
-        max_line_bytes: int = MAX_SSE_LINE_BYTES,
-        secrets: Iterable[str] = (),
-        limits: Limits | None = None,
-        reopen: Callable[[], Iterable[bytes]] | None = None,
-        max_reopens: int = 0,
-    ) -> None:
-        self._chunks: Iterator[bytes] | None = iter(chunks)
-        self._setup(
-            close=close,
-            conversation_id=conversation_id,
-            request_id=request_id,
-            max_line_bytes=max_line_bytes,
-            secrets=secrets,
-            limits=limits,
-            reopen=reopen,
-            max_reopens=max_reopens,
-        )
-        self._reopen_chunks = reopen  # typed for this reader (the state only tests it)
+    def _begin(self, chunks: Any) -> Iterator[bytes]:
+        return iter(chunks)
 
     @classmethod
     def from_body(
@@ -496,9 +477,9 @@ class RunStream(StreamState):
             except TransportError as exc:
                 resend = self._broke(exc)
             self._chunks = None
-            if resend and self._reopen_chunks is not None:
+            if resend and self._reopen is not None:
                 try:
-                    self._chunks = iter(self._reopen_chunks())
+                    self._chunks = iter(self._reopen())
                 except AppClientError as exc:
                     raise self._resend_failed(exc) from exc
                 self._restart()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import itertools
 import json
@@ -14,6 +15,7 @@ import requests
 
 from appclient import (
     AppClient,
+    AsyncAppClient,
     DeadlineExceededError,
     InvalidRequestError,
     Limits,
@@ -106,28 +108,39 @@ def test_a_huge_plain_body_is_refused_and_not_retried() -> None:
         assert len(gateway.requests) == 1
 
 
-def test_a_gzip_bomb_is_refused_without_inflating_it() -> None:
+def _create_conversation(kind: str, gateway: FakeGateway, **options: object) -> str:
+    """create_conversation with the sync client, or with the async one on a fresh loop."""
+    if kind == "sync":
+        return _client(gateway, **options).create_conversation()
+    client = AsyncAppClient(
+        "app", token="tok-limits", base_url=gateway.url, max_retries=0, **options
+    )  # type: ignore[arg-type]
+    return asyncio.run(client.create_conversation())
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_gzip_bomb_is_refused_without_inflating_it(kind: str) -> None:
     """A small gzip body that inflates past the limit stops there, in bounded memory."""
     bomb = gzip.compress(b"{" + b" " * (64 * MIB))
     reply = Reply(body=bomb, headers={"Content-Encoding": "gzip"})
     with FakeGateway().add(reply) as gateway:
-        client = _client(gateway, limits=Limits(max_body_bytes=MIB))
         tracemalloc.start()
         try:
             with pytest.raises(ResponseTooLargeError):
-                client.create_conversation()
+                _create_conversation(kind, gateway, limits=Limits(max_body_bytes=MIB))
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
     assert peak < 8 * MIB, f"peak {peak:,} bytes for a 64 MiB bomb"
 
 
-def test_a_gzip_body_within_the_limit_is_read() -> None:
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_gzip_body_within_the_limit_is_read(kind: str) -> None:
     """An ordinary gzip-encoded answer is decoded."""
     body = gzip.compress(json.dumps({"conversation_id": "c-gz"}).encode())
     reply = Reply(body=body, headers={"Content-Encoding": "gzip"})
     with FakeGateway().add(reply) as gateway:
-        assert _client(gateway).create_conversation() == "c-gz"
+        assert _create_conversation(kind, gateway) == "c-gz"
 
 
 def _ticking(step: float) -> Iterator[float]:
