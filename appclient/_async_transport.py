@@ -33,7 +33,7 @@ from ._errors import (
 )
 from ._http import check_deadline, deadline_after, now, transport_failure
 from ._http_answers import read_json_object, status_error_for
-from ._http_transport import TransportBase
+from ._http_transport import TransportBase, is_json_answer
 from ._stream import RunStream
 
 __all__ = ["AsyncTransport", "Reply"]
@@ -155,15 +155,9 @@ class AsyncTransport(TransportBase):
         key = str(uuid.uuid4())
         response: aiohttp.ClientResponse = await self._send(path, body, key, deadline, stream=True)
         request_id = response.headers.get(HEADER_REQUEST_ID, "")
-        content_type = response.headers.get("Content-Type", "")
-        if "json" in content_type and "event-stream" not in content_type:
+        if is_json_answer(response.headers):
             content = await self._read(response, deadline, self.limits.max_body_bytes)
-            return RunStream.from_body(
-                content,
-                conversation_id=conversation_id,
-                request_id=request_id,
-                secrets=self.secrets(),
-            )
+            return self._one_message(content, conversation_id, request_id)
         current = [response]
 
         async def reopen() -> AsyncIterator[bytes]:

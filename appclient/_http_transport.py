@@ -57,7 +57,7 @@ from ._retry import RetryPolicy
 from ._stream import RunStream
 from ._tracing import note
 
-__all__ = ["Transport", "parse_base_url"]
+__all__ = ["Transport", "TransportBase", "is_json_answer", "parse_base_url"]
 
 _logger = logging.getLogger(__name__)
 
@@ -103,6 +103,12 @@ def parse_base_url(base_url: str | None) -> str:
     if parts.username or parts.password:
         raise InvalidRequestError(f"{name} must not carry credentials; pass token= instead")
     return value.rstrip("/")
+
+
+def is_json_answer(headers: Any) -> bool:
+    """Whether a stream request was answered with JSON (one message) instead of events."""
+    content_type = headers.get("Content-Type", "")
+    return "json" in content_type and "event-stream" not in content_type
 
 
 def _new_session() -> requests.Session:
@@ -209,6 +215,12 @@ class TransportBase:
         )
         note(retries=state.attempt_number)  # on the run's span, when tracing
 
+    def _one_message(self, body: bytes, conversation_id: str, request_id: str) -> RunStream:
+        """A JSON answer to a stream request, as a stream of that one message."""
+        return RunStream.from_body(
+            body, conversation_id=conversation_id, request_id=request_id, secrets=self.secrets()
+        )
+
     def _first_failure_retryable(self, error: BaseException, *, stream: bool) -> bool:
         policy = self.retry_policy
         return bool(policy.max_retries) and policy.is_retryable(error, stream=stream)
@@ -217,15 +229,8 @@ class TransportBase:
 class Transport(TransportBase):
     """Sends the client's requests: headers, timeouts, retries, and HTTP errors as exceptions.
 
-    Args:
-        token: The secret key (kept in a :class:`~appclient._errors.Secret`).
-        base_url: A checked base URL (see :func:`parse_base_url`).
-        timeout: How long a call may take.
-        limits: How much an answer may bring.
-        max_retries: Retries after the first attempt.
-        session: The session to send with, or ``None`` for a new one (closed by :meth:`close`,
-            keeping up to ``HTTP_POOL_MAXSIZE`` connections per host).
-        sleep: Called with each retry wait.
+    Takes the arguments of :class:`TransportBase`; ``session`` is a ``requests.Session``
+    (when ``None``, one keeping up to ``HTTP_POOL_MAXSIZE`` connections per host).
     """
 
     _session: requests.Session
@@ -275,20 +280,14 @@ class Transport(TransportBase):
         key = str(uuid.uuid4())
         response = self._send(path, json_body, None, None, deadline, stream=True, key=key)
         request_id = response.headers.get(HEADER_REQUEST_ID, "")
-        content_type = response.headers.get("Content-Type", "")
-        if "json" in content_type and "event-stream" not in content_type:
+        if is_json_answer(response.headers):
             body = read_body(
                 response,
                 read_timeout=self.timeout.read,
                 deadline=deadline,
                 max_bytes=self.limits.max_body_bytes,
             )
-            return RunStream.from_body(
-                body,
-                conversation_id=conversation_id,
-                request_id=request_id,
-                secrets=self.secrets(),
-            )
+            return self._one_message(body, conversation_id, request_id)
         current = [response]
 
         def chunks_of(answer: requests.Response) -> Iterator[bytes]:
