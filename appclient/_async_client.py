@@ -30,8 +30,7 @@ from ._constants import (
 )
 from ._errors import InvalidRequestError
 from ._http_bodies import RunOptions, encode_json
-from ._http_transport import parse_base_url
-from ._limits import Limits, Timeout, parse_limits, parse_timeout
+from ._limits import Limits, Timeout
 from ._models import FeedbackType, Message
 from ._stream import RunStream
 from ._tracing import note, run_span
@@ -111,18 +110,19 @@ class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
             raise InvalidRequestError(
                 f"sleep must be a coroutine function such as asyncio.sleep, got {sleep!r}"
             )
-        self.app_id, token = self._app_and_token(app_id, token)
         transport = _async_transport()
         if session is not None and not isinstance(session, transport.session_type()):
             raise InvalidRequestError(
                 "session must be an aiohttp.ClientSession (the async client sends with "
                 f"aiohttp), got {type(session).__name__}"
             )
-        self._transport = transport(
+        self._transport = self._start(
+            transport,
+            app_id=app_id,
             token=token,
-            base_url=parse_base_url(base_url),
-            timeout=parse_timeout(timeout),
-            limits=parse_limits(limits),
+            base_url=base_url,
+            timeout=timeout,
+            limits=limits,
             max_retries=max_retries,
             session=session,
             sleep=sleep if sleep is not None else asyncio.sleep,
@@ -131,16 +131,7 @@ class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
     # --- the protocol ------------------------------------------------------------------------
 
     async def create_conversation(self) -> str:
-        """Start a conversation with the app (see :meth:`AppClient.create_conversation`).
-
-        Returns:
-            The new conversation id.
-
-        Raises:
-            APIStatusError: The server refused (subclass per status).
-            TransportError: No answer (connection failure or timeout) after all retries.
-            ResponseDecodeError: The answer holds no conversation id.
-        """
+        """Start a conversation: :meth:`AppClient.create_conversation`, awaited."""
         payload = encode_json({"app_id": self.app_id})
         return self._conversation_id(await self._transport.send(PATH_CONVERSATION, payload))
 
@@ -177,27 +168,10 @@ class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
         stream: bool = False,
         **options: Unpack[RunOptions],
     ) -> Message | AsyncRunStream | RunStream:
-        """Send a query (with local tools) or the outputs of earlier tool calls.
+        """Send a query or tool outputs: :meth:`AppClient.run <appclient.AppClient.run>`, awaited.
 
-        Takes the arguments of :meth:`AppClient.run <appclient.AppClient.run>`, which
-        documents them, and checks them the same way.
-
-        Args:
-            conversation_id: From :meth:`create_conversation`.
-            query: The user's message; may be empty when ``tool_outputs`` are sent.
-            stream: Return an :class:`AsyncRunStream` instead of a :class:`Message`.
-            **options: As for :meth:`AppClient.run <appclient.AppClient.run>`.
-
-        Returns:
-            A :class:`Message` whose ``content`` is the :class:`RunAnswer`, or, when
-            ``stream=True``, an :class:`AsyncRunStream` (the response headers have arrived).
-
-        Raises:
-            InvalidRequestError: A missing or badly shaped argument; nothing was sent.
-            RunError: The server reported a failure inside an HTTP 200 answer.
-            APIStatusError: The server refused (subclass per status).
-            TransportError: No answer (connection failure or timeout) after all retries.
-            ResponseDecodeError: The answer is not the protocol's JSON.
+        The same arguments, checks and errors; ``stream=True`` returns an
+        :class:`AsyncRunStream` once the response headers have arrived.
         """
         payload = self._run_body(conversation_id, query, stream, options)
         with run_span(app_id=self.app_id, conversation_id=conversation_id, stream=stream):
@@ -217,23 +191,9 @@ class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
         *,
         file_url: str | None = None,
     ) -> str:
-        """Upload a local file, or register a file by URL (see :meth:`AppClient.upload_file`).
+        """Upload a file or register a URL: :meth:`AppClient.upload_file`, awaited.
 
-        The path may be passed by position, as with the official client, or by name.
-
-        Args:
-            conversation_id: From :meth:`create_conversation`.
-            file_path: A local file (aiohttp reads it in its executor).
-            file_url: A URL the service fetches itself. Pass exactly one of the two.
-
-        Returns:
-            The file id, for ``run(..., file_ids=[...])``.
-
-        Raises:
-            InvalidRequestError: Both or neither source given, or the file is not readable.
-            APIStatusError: The server refused (413 for a file over its limit).
-            TransportError: No answer after all retries.
-            ResponseDecodeError: The answer holds no file id.
+        aiohttp reads the file in its executor; each attempt sends it from its first byte.
         """
         form, source = self._upload_source(conversation_id, file_path, file_url)
         if isinstance(source, str):
@@ -261,21 +221,7 @@ class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
     async def upload_local_file(
         self, conversation_id: str, local_file_path: str | os.PathLike[str]
     ) -> str:
-        """Upload a local file: the official client's name for :meth:`upload_file` by path.
-
-        Args:
-            conversation_id: From :meth:`create_conversation`.
-            local_file_path: The file, sent as multipart ``file`` under its base name.
-
-        Returns:
-            The file id, for ``run(..., file_ids=[...])``.
-
-        Raises:
-            InvalidRequestError: The file is not readable.
-            APIStatusError: The server refused (413 for a file over its limit).
-            TransportError: No answer after all retries.
-            ResponseDecodeError: The answer holds no file id.
-        """
+        """Upload a local file: :meth:`AppClient.upload_local_file`, awaited."""
         return await self.upload_file(conversation_id, local_file_path)
 
     async def feedback(
@@ -287,23 +233,7 @@ class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
         flag: list[str] | None = None,
         reason: str | None = None,
     ) -> str:
-        """Rate an answer of the app (see :meth:`AppClient.feedback`).
-
-        Args:
-            conversation_id: The conversation of the answer.
-            message_id: The answer's ``message_id``.
-            type: ``"upvote"``, ``"downvote"`` or ``"cancel"``.
-            flag: Reasons picked from the app's list (downvotes).
-            reason: Free-text reason.
-
-        Returns:
-            The request id of the server's acknowledgement.
-
-        Raises:
-            InvalidRequestError: An id is empty or ``type`` is not one of the three values.
-            APIStatusError: The server refused.
-            TransportError: No answer after all retries.
-        """
+        """Rate an answer: :meth:`AppClient.feedback`, awaited."""
         body = self._feedback_body(conversation_id, message_id, type, flag, reason)
         return self._feedback_id(await self._transport.send(PATH_FEEDBACK, body))
 

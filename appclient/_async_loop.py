@@ -84,41 +84,16 @@ class AsyncRoundTripMixin(RoundTripMixin):
         on_event: Callable[[LoopEvent], Awaitable[object] | object] | None = None,
         **options: Unpack[RoundTripOptions],
     ) -> RoundTripResult:
-        """Ask the agent, run the local tools it calls, send their outputs, until it answers.
+        """Ask, run the local tools, send their outputs, until the answer; awaited.
 
-        The steps of :meth:`AppClient.run_until_answer`, awaited on the running loop. Local
-        tools run on appclient's tool threads, never on the caller's loop; an async tool runs
-        on a fresh event loop of its own there, so it must not use objects bound to the
-        caller's loop (a client session created in it). A plain ``approve`` callback is called
-        in the round trip's thread; an async one is awaited on the caller's loop. Cancelling
-        the task closes the open stream, cancels a pending async approval and sends nothing
-        more; a tool already running finishes in its thread.
-
-        Args:
-            conversation_id: The conversation to use; a new one is created when ``None``.
-            query: The user's message (sent with the first run only).
-            stream: Stream each run (``on_event`` then gets the answer text as it arrives).
-            on_event: Called on the caller's loop with every :class:`LoopEvent`, in order;
-                an awaitable it returns is awaited before the loop goes on.
-            **options: As for :meth:`AppClient.run_until_answer
-                <appclient.AppClient.run_until_answer>`; an ``approve`` coroutine function
-                is awaited on this loop.
-
-        Returns:
-            The answer, every tool call with its output, and the rounds.
-
-        Raises:
-            InvalidRequestError: ``max_rounds`` is below 1, ``tools`` holds something that is
-                not a tool, or a run's arguments are badly shaped; nothing was sent.
-            RunError: The run failed (an ``error`` event or error body).
-            StreamInterruptedError: A stream ended before its final event.
-            MaxRoundsExceededError: The agent asked for more than ``max_rounds`` rounds; its
-                ``result`` holds what was done.
-            APIStatusError: The server refused a request (subclass per status).
-            TransportError: No answer (connection failure or timeout) after all retries.
-            ToolError: Only with ``raise_errors=True``.
-            AppClientError: Each of the above, once the loop has started, carries
-                ``partial_result``: the calls made so far, with their outputs.
+        :meth:`AppClient.run_until_answer <appclient.AppClient.run_until_answer>` with the
+        same arguments, result and errors, plus: ``on_event`` is called on the caller's loop
+        and an awaitable it returns is awaited; an ``approve`` coroutine function is awaited
+        on this loop. Local tools run on appclient's tool threads, never on the caller's loop
+        (an async tool on a fresh event loop of its own there, so it must not use objects
+        bound to the caller's loop). Cancelling the task closes the open stream, cancels a
+        pending async approval and sends nothing more; a tool already running finishes in
+        its thread.
         """
         check_round_trip_options(options, where="run_until_answer")
         events = self.iter_until_answer(conversation_id, query, stream=stream, **options)

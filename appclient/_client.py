@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, overload
 
 import requests
 
@@ -58,6 +58,8 @@ if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never
 
 __all__ = ["AppClient"]
 
+_T = TypeVar("_T")
+
 
 class ClientBase:
     """What :class:`AppClient` and :class:`~appclient.AsyncAppClient` share.
@@ -69,22 +71,42 @@ class ClientBase:
     app_id: str
     _transport: TransportBase
 
-    @staticmethod
-    def _app_and_token(app_id: str | None, token: str | None) -> tuple[str, str]:
-        """The app id and token, from the arguments or the environment.
+    def _start(
+        self,
+        transport: Callable[..., _T],
+        *,
+        app_id: str | None,
+        token: str | None,
+        base_url: str | None,
+        timeout: float | tuple[float, ...] | Timeout | None,
+        limits: Limits | None,
+        max_retries: int,
+        session: Any,
+        sleep: Callable[[float], Any],
+    ) -> _T:
+        """Check the client's arguments (or read the environment); return its transport.
 
         Raises:
-            InvalidRequestError: Either is missing or not text.
+            InvalidRequestError: The app id, token, base URL, timeout or max_retries is
+                missing or invalid.
         """
         if app_id is None:
             app_id = os.environ.get(ENV_APP_ID)
             if not app_id:
                 raise InvalidRequestError(f"no app id: pass app_id=... or set ${ENV_APP_ID}")
-        app_id = require_text(app_id, name="app_id")
+        self.app_id = require_text(app_id, name="app_id")
         token = token if token is not None else os.environ.get(ENV_TOKEN)
         if not token:
             raise InvalidRequestError(f"no token: pass token=... or set ${ENV_TOKEN}")
-        return app_id, token
+        return transport(
+            token=token,
+            base_url=parse_base_url(base_url),
+            timeout=parse_timeout(timeout),
+            limits=parse_limits(limits),
+            max_retries=max_retries,
+            session=session,
+            sleep=sleep,
+        )
 
     @property
     def base_url(self) -> str:
@@ -248,12 +270,13 @@ class AppClient(ClientBase, RoundTripMixin):
         session: requests.Session | None = None,
         sleep: Callable[[float], None] | None = None,
     ) -> None:
-        self.app_id, token = self._app_and_token(app_id, token)
-        self._transport = Transport(
+        self._transport = self._start(
+            Transport,
+            app_id=app_id,
             token=token,
-            base_url=parse_base_url(base_url),
-            timeout=parse_timeout(timeout),
-            limits=parse_limits(limits),
+            base_url=base_url,
+            timeout=timeout,
+            limits=limits,
             max_retries=max_retries,
             session=session,
             sleep=sleep if sleep is not None else time.sleep,

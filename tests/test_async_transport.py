@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,7 @@ from appclient import (
     ConnectError,
     InvalidRequestError,
     ServerError,
+    StreamInterruptedError,
 )
 from tests.async_support import FINAL, FIRST, run_scenario
 from tests.client_fake_gateway import FakeGateway, Reply
@@ -72,3 +74,66 @@ def test_without_aiohttp_the_error_names_the_extra(monkeypatch: pytest.MonkeyPat
     monkeypatch.delitem(sys.modules, "appclient._async_transport", raising=False)
     with pytest.raises(InvalidRequestError, match=r"appclient\[async\]"):
         AsyncAppClient("app", token="tok", base_url="http://127.0.0.1:9")
+
+
+RUNNING = {"answer": "part", "content": [{"event_status": "running"}]}
+DONE = {"answer": "ok", "content": [{"event_status": "success"}], "is_completion": True}
+
+
+async def _no_wait(seconds: float) -> None:
+    """A retry wait that passes no time."""
+
+
+def test_a_stream_cut_mid_way_is_resent_and_its_replay_read_on() -> None:
+    """A stream cut after two messages is sent again with its key; the replay's rest is read."""
+    cut = Reply(sse=[RUNNING, RUNNING, DONE], cut_after=2)
+    replay = Reply(sse=[RUNNING, RUNNING, DONE])
+    with FakeGateway().add(cut, replay) as gateway:
+        client = AsyncAppClient("app", token="tok-a", base_url=gateway.url, sleep=_no_wait)
+
+        async def scenario() -> str:
+            async with client:
+                stream = await client.run("c1", "hi", stream=True)
+                return (await stream.collect()).answer
+
+        assert run_scenario(scenario) == "partpartok"
+        keys = [request.headers["Idempotency-Key"] for request in gateway.requests]
+    assert len(keys) == 2
+    assert len(set(keys)) == 1
+
+
+def test_a_resent_stream_that_differs_is_not_spliced() -> None:
+    """When the resent run answers differently (no replay), the cut is reported."""
+    reply = Reply(sse=[RUNNING, RUNNING, DONE], cut_after=2)
+    with FakeGateway(fallback=Reply(sse=[DONE])).add(reply) as gateway:
+        client = AsyncAppClient("app", token="tok-a", base_url=gateway.url, sleep=_no_wait)
+
+        async def scenario() -> str:
+            async with client:
+                stream = await client.run("c1", "hi", stream=True)
+                with pytest.raises(StreamInterruptedError, match="answered differently"):
+                    await stream.collect()
+                return stream.answer
+
+        assert run_scenario(scenario) == "partpart"
+        assert len(gateway.requests) == 2
+
+
+def test_a_retried_upload_sends_the_whole_file_again(tmp_path: Path) -> None:
+    """A 500 to an upload is retried, and the second attempt carries the whole file."""
+    path = tmp_path / "report.txt"
+    path.write_bytes(b"line one\nline two\n")
+    failed = Reply(status=500, body={"code": "Boom", "message": "try again"})
+    stored = Reply(body={"request_id": "r", "id": "file-1"})
+    with FakeGateway().add(failed, stored) as gateway:
+        client = AsyncAppClient("app", token="tok-a", base_url=gateway.url, sleep=_no_wait)
+
+        async def scenario() -> str:
+            async with client:
+                return await client.upload_file("c1", path)
+
+        assert run_scenario(scenario) == "file-1"
+        bodies = [request.body for request in gateway.requests]
+    assert len(bodies) == 2
+    assert all(b"line one\nline two\n" in body for body in bodies)
+    assert all(b'filename="report.txt"' in body for body in bodies)
