@@ -31,7 +31,7 @@ from ._errors import (
     ResponseTooLargeError,
     TransportError,
 )
-from ._http import check_deadline, deadline_after, now, transport_failure
+from ._http import check_deadline, deadline_after, time_left, transport_failure
 from ._http_answers import read_json_object, status_error_for
 from ._http_transport import TransportBase, is_json_answer
 from ._stream import RunStream
@@ -203,7 +203,7 @@ class AsyncTransport(TransportBase):
         headers = self._headers(path, key, json=is_json, stream=stream)
         headers["Authorization"] = self._authorization.reveal()
         connect, read = self.timeout.connect, self.timeout.read
-        left = None if deadline is None else max(deadline - now(), 0.001)
+        left = time_left(deadline)
         timeout = aiohttp.ClientTimeout(
             total=left, sock_connect=connect, connect=connect, sock_read=read
         )

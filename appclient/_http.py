@@ -46,6 +46,7 @@ __all__ = [
     "now",
     "read_body",
     "status_error",
+    "time_left",
     "transport_error",
     "transport_failure",
 ]
@@ -373,6 +374,11 @@ def now() -> float:
 def deadline_after(seconds: float | None) -> float | None:
     """The :func:`now` instant ``seconds`` from now, or ``None`` for no deadline."""
     return None if seconds is None else now() + seconds
+
+
+def time_left(deadline: float | None) -> float | None:
+    """Seconds until ``deadline`` (at least 1 ms, so a wait is never zero), or None."""
+    return None if deadline is None else max(deadline - now(), 0.001)
 
 
 def check_deadline(deadline: float | None, *, method: str, url: str) -> None:

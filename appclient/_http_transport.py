@@ -46,9 +46,9 @@ from ._http import (
     check_deadline,
     deadline_after,
     iter_body_chunks,
-    now,
     read_body,
     status_error,
+    time_left,
     transport_error,
 )
 from ._http_answers import read_json_object
@@ -418,9 +418,9 @@ class Transport(TransportBase):
     def _wait(self, deadline: float | None) -> tuple[float, float]:
         """The ``(connect, read)`` waits of requests, neither past ``deadline``."""
         connect, read = self.timeout.connect, self.timeout.read
-        if deadline is None:
+        left = time_left(deadline)
+        if left is None:
             return (connect, read)
-        left = max(deadline - now(), 0.001)
         return (min(connect, left), min(read, left))
 
     # --- reading -----------------------------------------------------------------------------

@@ -151,12 +151,15 @@ def test_a_dripping_body_cannot_outlast_the_total_timeout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A body that keeps coming, a little at a time, ends at Timeout.total, unretried."""
-    clock = _ticking(1.0)  # every look at the clock is one second later
+    # Every look at the clock is 100 s later: the deadline falls after about 30 reads, and the
+    # socket waits it sets (the time left, at least 100 real seconds) never end a read first,
+    # however slowly a loaded machine drips.
+    clock = _ticking(100.0)
     monkeypatch.setattr(_http, "now", lambda: next(clock))
     reply = Reply(endless=b" ")
     with FakeGateway().add(reply) as gateway:
         client = AppClient(
-            "app", token="tok", base_url=gateway.url, timeout=Timeout(total=30), max_retries=2
+            "app", token="tok", base_url=gateway.url, timeout=Timeout(total=3000), max_retries=2
         )
         with pytest.raises(DeadlineExceededError, match="total timeout"):
             client.create_conversation()
@@ -167,11 +170,11 @@ def test_a_dripping_stream_cannot_outlast_the_total_timeout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A stream of endless deltas is cut at Timeout.total, saying so."""
-    clock = _ticking(1.0)
+    clock = _ticking(100.0)  # as above: real socket waits of at least 100 s
     monkeypatch.setattr(_http, "now", lambda: next(clock))
     reply = Reply(endless=sse_bytes(DELTA), headers=SSE)
     with FakeGateway().add(reply) as gateway:
-        stream = _client(gateway, timeout=Timeout(total=30)).run("c1", "hi", stream=True)
+        stream = _client(gateway, timeout=Timeout(total=3000)).run("c1", "hi", stream=True)
         with pytest.raises(StreamInterruptedError, match="total timeout") as caught:
             for _ in stream:
                 pass
