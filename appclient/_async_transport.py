@@ -32,7 +32,7 @@ from ._errors import (
     TransportError,
 )
 from ._http import check_deadline, deadline_after, time_left, transport_failure
-from ._http_answers import read_json_object, status_error_for
+from ._http_answers import status_error_for
 from ._http_transport import TransportBase, is_json_answer
 from ._stream import RunStream
 
@@ -300,12 +300,3 @@ class AsyncTransport(TransportBase):
                 method="POST",
                 url=url,
             ) from exc
-
-    def read_json(self, reply: Reply, *, what: str) -> dict[str, Any]:
-        """Decode a non-run answer into a dict (see :func:`read_json_object`)."""
-        return read_json_object(
-            reply.content,
-            what=what,
-            request_id=reply.headers.get(HEADER_REQUEST_ID, ""),
-            secrets=self.secrets(),
-        )

@@ -51,7 +51,6 @@ from ._http import (
     time_left,
     transport_error,
 )
-from ._http_answers import read_json_object
 from ._limits import Limits, Timeout
 from ._retry import RetryPolicy
 from ._stream import RunStream
@@ -422,14 +421,3 @@ class Transport(TransportBase):
         if left is None:
             return (connect, read)
         return (min(connect, left), min(read, left))
-
-    # --- reading -----------------------------------------------------------------------------
-
-    def read_json(self, response: requests.Response, *, what: str) -> dict[str, Any]:
-        """Decode a non-run answer into a dict (see :func:`read_json_object`)."""
-        return read_json_object(
-            response.content,
-            what=what,
-            request_id=response.headers.get(HEADER_REQUEST_ID, ""),
-            secrets=self.secrets(),
-        )
