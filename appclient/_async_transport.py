@@ -215,6 +215,9 @@ class AsyncTransport(TransportBase):
                 headers=headers,
                 timeout=timeout,
                 allow_redirects=False,
+                # BodyReader inflates, a piece at a time and within the limits, also when the
+                # caller's own session would decompress.
+                auto_decompress=False,
             )
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
             check_deadline(deadline, method="POST", url=url)

@@ -84,7 +84,7 @@ async def recording_session(paths: list[str]) -> aiohttp.ClientSession:
 
     trace = aiohttp.TraceConfig()
     trace.on_request_start.append(record)
-    return aiohttp.ClientSession(trace_configs=[trace], auto_decompress=False)
+    return aiohttp.ClientSession(trace_configs=[trace])
 
 
 def round_trip_threads() -> list[threading.Thread]:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import sys
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from appclient import (
@@ -137,3 +140,17 @@ def test_a_retried_upload_sends_the_whole_file_again(tmp_path: Path) -> None:
     assert len(bodies) == 2
     assert all(b"line one\nline two\n" in body for body in bodies)
     assert all(b'filename="report.txt"' in body for body in bodies)
+
+
+def test_a_callers_decompressing_session_still_reads_gzip_once() -> None:
+    """A session of the caller's with aiohttp's own decompression on still reads gzip right."""
+    body = gzip.compress(json.dumps({"conversation_id": "c-own"}).encode())
+    reply = Reply(body=body, headers={"Content-Encoding": "gzip"})
+    with FakeGateway().add(reply) as gateway:
+
+        async def scenario() -> str:
+            async with aiohttp.ClientSession() as session:  # auto_decompress=True
+                client = AsyncAppClient("app", token="tok-a", base_url=gateway.url, session=session)
+                return await client.create_conversation()
+
+        assert run_scenario(scenario) == "c-own"
