@@ -32,7 +32,6 @@ from ._errors import InvalidRequestError
 from ._http_bodies import RunOptions, encode_json
 from ._limits import Limits, Timeout
 from ._models import FeedbackType, Message
-from ._stream import RunStream
 from ._tracing import note, run_span
 
 if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never evaluated
@@ -167,7 +166,7 @@ class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
         *,
         stream: bool = False,
         **options: Unpack[RunOptions],
-    ) -> Message | AsyncRunStream | RunStream:
+    ) -> Message | AsyncRunStream:
         """Send a query or tool outputs: :meth:`AppClient.run <appclient.AppClient.run>`, awaited.
 
         The same arguments, checks and errors; ``stream=True`` returns an

@@ -34,7 +34,6 @@ from ._errors import (
 from ._http import check_deadline, deadline_after, time_left, transport_failure
 from ._http_answers import status_error_for
 from ._http_transport import TransportBase, is_json_answer
-from ._stream import RunStream
 
 __all__ = ["AsyncTransport", "Reply"]
 
@@ -90,6 +89,7 @@ class AsyncTransport(TransportBase):
     """
 
     _asynchronous = True
+    _stream_type = AsyncRunStream
 
     _session: aiohttp.ClientSession | None
     _session_loop: asyncio.AbstractEventLoop | None = None
@@ -140,12 +140,10 @@ class AsyncTransport(TransportBase):
         reply: Reply = await self._send(path, body, str(uuid.uuid4()), deadline, stream=False)
         return reply
 
-    async def send_stream(
-        self, path: str, body: bytes, *, conversation_id: str
-    ) -> AsyncRunStream | RunStream:
+    async def send_stream(self, path: str, body: bytes, *, conversation_id: str) -> AsyncRunStream:
         """Send a streamed run; return its :class:`AsyncRunStream` (see ``Transport.send_stream``).
 
-        A JSON answer to the stream request is one message (a :class:`RunStream` of it).
+        A JSON answer to the stream request is a stream of that one message.
 
         Raises:
             APIStatusError: The server answered an error status (after all retries).
@@ -157,7 +155,8 @@ class AsyncTransport(TransportBase):
         request_id = response.headers.get(HEADER_REQUEST_ID, "")
         if is_json_answer(response.headers):
             content = await self._read(response, deadline, self.limits.max_body_bytes)
-            return self._one_message(content, conversation_id, request_id)
+            stream: AsyncRunStream = self._one_message(content, conversation_id, request_id)
+            return stream
         current = [response]
 
         async def reopen() -> AsyncIterator[bytes]:

@@ -53,7 +53,7 @@ from ._http import (
 )
 from ._limits import Limits, Timeout
 from ._retry import RetryPolicy
-from ._stream import RunStream
+from ._stream import RunStream, StreamState
 from ._tracing import note
 
 __all__ = ["Transport", "TransportBase", "is_json_answer", "parse_base_url"]
@@ -138,6 +138,8 @@ class TransportBase:
 
     #: Whether the retry loop awaits (tenacity's ``AsyncRetrying``).
     _asynchronous = False
+    #: The streamed runs this transport returns.
+    _stream_type: type[StreamState] = RunStream
 
     def __init__(
         self,
@@ -214,9 +216,9 @@ class TransportBase:
         )
         note(retries=state.attempt_number)  # on the run's span, when tracing
 
-    def _one_message(self, body: bytes, conversation_id: str, request_id: str) -> RunStream:
+    def _one_message(self, body: bytes, conversation_id: str, request_id: str) -> Any:
         """A JSON answer to a stream request, as a stream of that one message."""
-        return RunStream.from_body(
+        return self._stream_type.from_body(
             body, conversation_id=conversation_id, request_id=request_id, secrets=self.secrets()
         )
 
@@ -286,7 +288,8 @@ class Transport(TransportBase):
                 deadline=deadline,
                 max_bytes=self.limits.max_body_bytes,
             )
-            return self._one_message(body, conversation_id, request_id)
+            stream: RunStream = self._one_message(body, conversation_id, request_id)
+            return stream
         current = [response]
 
         def chunks_of(answer: requests.Response) -> Iterator[bytes]:

@@ -20,7 +20,7 @@ import threading
 from collections import deque
 from collections.abc import AsyncIterable, Callable, Iterable, Iterator
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from ._constants import MAX_SSE_LINE_BYTES
 from ._errors import (
@@ -35,7 +35,9 @@ from ._limits import Limits
 from ._models import Event, RunAnswer, ToolCall
 from ._sse import SSEDecoder
 
-__all__ = ["RunStream"]
+__all__ = ["RunStream", "StreamState"]
+
+_S = TypeVar("_S", bound="StreamState")
 
 
 def _hidden(values: tuple[str, ...]) -> Callable[[], tuple[str, ...]]:
@@ -62,7 +64,7 @@ class StreamState:
 
     def __init__(
         self,
-        chunks: Iterable[bytes] | AsyncIterable[bytes],
+        chunks: Iterable[bytes] | AsyncIterable[bytes] | None,
         *,
         close: Callable[[], None] | None = None,
         conversation_id: str = "",
@@ -74,7 +76,7 @@ class StreamState:
         max_reopens: int = 0,
     ) -> None:
         # The reader's (sync or async) chunk iterator; None once it is done.
-        self._chunks: Any = self._begin(chunks)
+        self._chunks: Any = self._begin(chunks) if chunks is not None else None
         self._reopen = reopen
         self._reopens_left = max_reopens if reopen is not None else 0
         self._cause: TransportError | None = None
@@ -113,6 +115,31 @@ class StreamState:
     def _begin(self, chunks: Any) -> Any:
         """The reader's iterator over ``chunks`` (``iter`` or ``aiter``)."""
         raise NotImplementedError
+
+    @classmethod
+    def from_body(
+        cls: type[_S],
+        body: bytes,
+        *,
+        close: Callable[[], None] | None = None,
+        conversation_id: str = "",
+        request_id: str = "",
+        secrets: Iterable[str] = (),
+    ) -> _S:
+        """Return a stream of one message: a JSON answer sent to a stream request.
+
+        Some servers answer a streamed run with ``application/json`` (the hosted service does
+        so for errors); treating that body as a single message keeps the caller's loop simple.
+        """
+        stream = cls(
+            None,
+            close=close,
+            conversation_id=conversation_id,
+            request_id=request_id,
+            secrets=secrets,
+        )
+        stream._pending.append(body.decode("utf-8", errors="replace"))
+        return stream
 
     @property
     def request_id(self) -> str:
@@ -409,31 +436,6 @@ class RunStream(StreamState):
 
     def _begin(self, chunks: Any) -> Iterator[bytes]:
         return iter(chunks)
-
-    @classmethod
-    def from_body(
-        cls,
-        body: bytes,
-        *,
-        close: Callable[[], None] | None = None,
-        conversation_id: str = "",
-        request_id: str = "",
-        secrets: Iterable[str] = (),
-    ) -> RunStream:
-        """Return a stream of one message: a JSON answer sent to a stream request.
-
-        Some servers answer a streamed run with ``application/json`` (the hosted service does
-        so for errors); treating that body as a single message keeps the caller's loop simple.
-        """
-        stream = cls(
-            (),
-            close=close,
-            conversation_id=conversation_id,
-            request_id=request_id,
-            secrets=secrets,
-        )
-        stream._pending.append(body.decode("utf-8", errors="replace"))
-        return stream
 
     # --- iteration -------------------------------------------------------------------------
 

@@ -12,8 +12,10 @@ import pytest
 
 from appclient import (
     AsyncAppClient,
+    AsyncRunStream,
     ConnectError,
     InvalidRequestError,
+    RunError,
     ServerError,
     StreamInterruptedError,
 )
@@ -154,3 +156,19 @@ def test_a_callers_decompressing_session_still_reads_gzip_once() -> None:
                 return await client.create_conversation()
 
         assert run_scenario(scenario) == "c-own"
+
+
+def test_a_json_error_to_a_stream_request_is_an_async_stream_raising_run_error() -> None:
+    """The hosted service's HTTP 200 JSON error to a stream request: async for raises RunError."""
+    reply = Reply(body={"request_id": "r", "code": "AppNotPublished", "message": "publish it"})
+    with FakeGateway().add(reply) as gateway:
+        client = _client(gateway)
+
+        async def scenario() -> None:
+            async with await client.run("c1", "hi", stream=True) as stream:
+                assert isinstance(stream, AsyncRunStream)
+                with pytest.raises(RunError, match="AppNotPublished: publish it"):
+                    async for _ in stream:
+                        pass
+
+        run_scenario(scenario)
