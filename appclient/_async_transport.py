@@ -15,9 +15,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
 import aiohttp
 from multidict import CIMultiDictProxy
@@ -93,6 +95,7 @@ class AsyncTransport(TransportBase):
 
     _session: aiohttp.ClientSession | None
     _session_loop: asyncio.AbstractEventLoop | None = None
+    _proxy_for: tuple[str, str | None] = ("", None)  # (base URL, its proxy)
 
     def _new_session(self) -> None:
         return None  # made on first use, on the loop that uses it
@@ -125,6 +128,21 @@ class AsyncTransport(TransportBase):
         self._owns_session = True
         self._session_loop = loop
         return self._session
+
+    def _env_proxy(self) -> str | None:
+        """The proxy ``$HTTP(S)_PROXY`` names for the base URL (``$NO_PROXY`` honoured).
+
+        What ``requests`` does for the sync client; aiohttp's own ``trust_env`` would also
+        read ``~/.netrc`` in a thread on every request. Looked up again when the base URL
+        changes.
+        """
+        if self._proxy_for[0] != self.base_url:
+            parts = urlsplit(self.base_url)
+            proxy = urllib.request.getproxies().get(parts.scheme)
+            if proxy and urllib.request.proxy_bypass(parts.hostname or ""):
+                proxy = None
+            self._proxy_for = (self.base_url, proxy or None)
+        return self._proxy_for[1]
 
     # --- sending -----------------------------------------------------------------------------
 
@@ -210,6 +228,7 @@ class AsyncTransport(TransportBase):
         try:
             response = await self._session_now().post(
                 url,
+                proxy=self._env_proxy() if self._owns_session else None,
                 data=body if isinstance(body, bytes) else body(),
                 headers=headers,
                 timeout=timeout,

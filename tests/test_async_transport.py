@@ -172,3 +172,30 @@ def test_a_json_error_to_a_stream_request_is_an_async_stream_raising_run_error()
                         pass
 
         run_scenario(scenario)
+
+
+def test_the_clients_own_session_goes_through_the_proxy_the_environment_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """$HTTP_PROXY is used as requests would use it; $NO_PROXY hosts go direct.
+
+    The proxied host is never resolved by the client (the fake proxy answers for it).
+    """
+    created = Reply(body={"request_id": "r", "conversation_id": "c-proxied"})
+    with FakeGateway().add(created) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.url)
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        for name in ("http_proxy", "no_proxy", "all_proxy", "ALL_PROXY"):
+            monkeypatch.delenv(name, raising=False)
+        client = _client_for("http://gateway.invalid:8000")
+        assert run_scenario(client.create_conversation) == "c-proxied"
+        direct = _client_for("http://127.0.0.1:9")  # bypassed: refused, no proxy asked
+        with pytest.raises(ConnectError):
+            run_scenario(direct.create_conversation)
+    assert [request.path for request in proxy.requests] == [
+        "http://gateway.invalid:8000/v2/app/conversation"
+    ]
+
+
+def _client_for(base_url: str) -> AsyncAppClient:
+    return AsyncAppClient("app", token="tok-a", base_url=base_url, max_retries=0)
