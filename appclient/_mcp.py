@@ -34,7 +34,6 @@ import mimetypes
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import timedelta
 from typing import Any
 
 from ._constants import DEFAULT_TOOL_TIMEOUT, tool_name_problem
@@ -278,12 +277,9 @@ class MCPServer:
         loop, session, ended = self._loop, self._session, self._ended
         if loop is None or session is None or ended is None:
             raise MCPConnectionError(f"MCP server {self.name!r} is not running")
-        call = asyncio.run_coroutine_threadsafe(
-            session.call_tool(
-                name, dict(arguments), read_timeout_seconds=timedelta(seconds=self.timeout)
-            ),
-            loop,
-        )
+        # One timer, this wait: a second one in the session (read_timeout_seconds) raced it
+        # and told the same timeout in other words.
+        call = asyncio.run_coroutine_threadsafe(session.call_tool(name, dict(arguments)), loop)
         done, _ = concurrent.futures.wait(
             [call, ended], timeout=self.timeout, return_when=concurrent.futures.FIRST_COMPLETED
         )
