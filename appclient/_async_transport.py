@@ -173,8 +173,8 @@ class AsyncTransport(TransportBase):
         request_id = response.headers.get(HEADER_REQUEST_ID, "")
         if is_json_answer(response.headers):
             content = await self._read(response, deadline, self.limits.max_body_bytes)
-            stream: AsyncRunStream = self._one_message(content, conversation_id, request_id)
-            return stream
+            one: AsyncRunStream = self._one_message(content, conversation_id, request_id)
+            return one
         current = [response]
 
         async def reopen() -> AsyncIterator[bytes]:
@@ -182,16 +182,14 @@ class AsyncTransport(TransportBase):
             current[0] = await self._send(path, body, key, deadline, stream=True)
             return self._chunks(current[0], deadline, self.limits.max_stream_bytes)
 
-        return AsyncRunStream(
+        stream: AsyncRunStream = self._run_stream(
             self._chunks(response, deadline, self.limits.max_stream_bytes),
             close=lambda: _let_go(current[0]),
+            reopen=reopen,
             conversation_id=conversation_id,
             request_id=request_id,
-            secrets=self.secrets(),
-            limits=self.limits,
-            reopen=reopen,
-            max_reopens=self.retry_policy.max_retries,
         )
+        return stream
 
     async def _send(
         self, path: str, body: Body, key: str, deadline: float | None, *, stream: bool

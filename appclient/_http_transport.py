@@ -216,6 +216,27 @@ class TransportBase:
         )
         note(retries=state.attempt_number)  # on the run's span, when tracing
 
+    def _run_stream(
+        self,
+        chunks: Any,
+        *,
+        close: Callable[[], None],
+        reopen: Callable[[], Any],
+        conversation_id: str,
+        request_id: str,
+    ) -> Any:
+        """The streamed run over ``chunks``, resent by ``reopen`` within the retry budget."""
+        return self._stream_type(
+            chunks,
+            close=close,
+            conversation_id=conversation_id,
+            request_id=request_id,
+            secrets=self.secrets(),
+            limits=self.limits,
+            reopen=reopen,
+            max_reopens=self.retry_policy.max_retries,
+        )
+
     def _one_message(self, body: bytes, conversation_id: str, request_id: str) -> Any:
         """A JSON answer to a stream request, as a stream of that one message."""
         return self._stream_type.from_body(
@@ -288,8 +309,8 @@ class Transport(TransportBase):
                 deadline=deadline,
                 max_bytes=self.limits.max_body_bytes,
             )
-            stream: RunStream = self._one_message(body, conversation_id, request_id)
-            return stream
+            one: RunStream = self._one_message(body, conversation_id, request_id)
+            return one
         current = [response]
 
         def chunks_of(answer: requests.Response) -> Iterator[bytes]:
@@ -306,16 +327,14 @@ class Transport(TransportBase):
             current[0] = self._send(path, json_body, None, None, deadline, stream=True, key=key)
             return chunks_of(current[0])
 
-        return RunStream(
+        stream: RunStream = self._run_stream(
             chunks_of(response),
             close=lambda: abort_response(current[0]),
+            reopen=reopen,
             conversation_id=conversation_id,
             request_id=request_id,
-            secrets=self.secrets(),
-            limits=self.limits,
-            reopen=reopen,
-            max_reopens=self.retry_policy.max_retries,
         )
+        return stream
 
     def _send(
         self,
