@@ -41,6 +41,12 @@ CASES: list[tuple[str, list[str], str]] = [
     ("text_format_model.py", [], r"answer: 北京：北京今天23度，多云 \(celsius\)"),
     ("text_format_model.py", ["--tool-format", "react_zh"], r"answer: 北京：北京今天23度"),
     ("text_format_model.py", ["--tool-format", "internlm"], r"tool call: get_current_weather"),
+    (
+        "async_concurrent.py",
+        [],
+        r"上海的天气怎么样？ -> tool calls: get_current_weather\{'location': '上海'\}",
+    ),
+    ("async_concurrent.py", [], r"answer: .*广州今天25度"),
 ]
 
 _RUNS: dict[tuple[str, tuple[str, ...]], subprocess.CompletedProcess[str]] = {}
