@@ -33,16 +33,13 @@ from ._errors import (
     ResponseTooLargeError,
     TransportError,
 )
-from ._http import check_deadline, deadline_after, time_left, transport_failure
+from ._http import ERROR_BODY_LIMIT, check_deadline, deadline_after, time_left, transport_failure
 from ._http_answers import status_error_for
 from ._http_transport import TransportBase, is_json_answer
 
 __all__ = ["AsyncTransport", "Reply"]
 
 _logger = logging.getLogger("appclient._http_transport")  # one logger for both transports
-
-#: An error response's body is read up to this many bytes: enough for any error message.
-_ERROR_BODY_LIMIT = 64 * 1024
 
 
 class Reply(NamedTuple):
@@ -251,7 +248,7 @@ class AsyncTransport(TransportBase):
             content = await self._read(response, deadline, self.limits.max_body_bytes)
             return Reply(content, response.headers)
         try:
-            content = await self._read(response, deadline, _ERROR_BODY_LIMIT)
+            content = await self._read(response, deadline, ERROR_BODY_LIMIT)
         except (TransportError, ResponseTooLargeError):
             content = b""  # the status alone still says what happened (and whether to retry)
         raise status_error_for(

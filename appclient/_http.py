@@ -36,6 +36,7 @@ from ._http_answers import status_error_for
 from ._version import __version__
 
 __all__ = [
+    "ERROR_BODY_LIMIT",
     "USER_AGENT",
     "BearerAuth",
     "abort_response",
@@ -53,7 +54,7 @@ __all__ = [
 
 USER_AGENT: Final = f"appclient/{__version__}"
 #: An error response's body is read up to this many bytes: enough for any error message.
-_ERROR_BODY_LIMIT: Final = 64 * 1024
+ERROR_BODY_LIMIT: Final = 64 * 1024
 
 
 class BearerAuth(requests.auth.AuthBase):
@@ -188,7 +189,7 @@ def status_error(response: requests.Response, *, secrets: Iterable[str] = ()) ->
     status alone still says what happened); :func:`status_error_for` reads the rest.
     """
     try:
-        reader = BodyReader("", max_bytes=_ERROR_BODY_LIMIT)  # requests has decoded it
+        reader = BodyReader("", max_bytes=ERROR_BODY_LIMIT)  # requests has decoded it
         content = b"".join(b"".join(reader.feed(c)) for c in response.iter_content(16 * 1024))
     except (*_READ_ERRORS, ResponseTooLargeError):
         content = b""
