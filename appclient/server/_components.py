@@ -30,8 +30,7 @@ from typing import Any
 from .._constants import tool_name_problem
 from .._manifest import build_tool_spec
 from ._agent_api import ComponentInfo
-from ._place_names import lookup_place
-from ._query_values import detect_language
+from ._query_text import detect_language, lookup_place
 from ._safe_arithmetic import ExpressionError, evaluate_arithmetic, format_number
 from ._schema_fit import fits_schema
 

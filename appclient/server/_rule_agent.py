@@ -4,50 +4,59 @@ Each :meth:`RuleAgent.decide` looks at the whole turn again and answers with the
 
 1. The first decision of a turn honours a forcing ``tool_choice``
    (:func:`._tool_choice.resolve_tool_choice`).
-2. Otherwise the query is matched against the conversation's client tools and the server's
-   cloud components (:mod:`._tool_matching`); the first tool the query asks for that has not
-   been called in this turn is called, its arguments filled from the query
-   (:mod:`._argument_filling`), once per place when the query names several places: parallel
+2. Otherwise each clause of the query goes to the tool that shares the most words with it
+   (its name, description and parameters; :func:`._query_text.terms`), or that wants a value
+   the clause states (a place for a place parameter, arithmetic for an expression). A
+   client tool wins a clause over a cloud component unless the component matches at least
+   twice as well: the user's own tools come first. The first tool asked for that has not
+   run in this turn is called, its arguments filled from the query
+   (:mod:`._argument_filling`), once per place when the query names several: parallel
    calls. So ``北京天气怎么样？再算一下 3*7`` calls the weather tool, then the calculator.
-3. When every tool the query asks for has been called, it answers from the results, in the
-   query's language, quoting every output.
-4. With no matching tool it answers plainly: a greeting, a request for the value a cloud
-   component still needs, or a short reply that echoes the query and lists the tools.
+3. When every tool asked for has run, it answers from the results, in the query's
+   language, quoting every output.
+4. A tool whose required values the query lacks is not called on a guess (a cloud
+   component, or an id, a path or a URL for a client tool): the agent asks for them. With
+   no matching tool it answers plainly: a greeting, or a reply that echoes the query and
+   lists the tools.
 
-A follow-up such as ``那上海呢？`` reuses the tool of the previous turn when the new query
-gives a value for it. Decisions depend only on their input; the one thing kept between
-calls is a memo of recent query plans (:mod:`._intent_memo`), so the agent is safe to share
-between threads and a turn's query is planned once, not again after every tool result.
+A follow-up such as ``那上海呢？`` reuses the tool of the latest turn that named one when
+the new query gives a value for it. Decisions depend only on their input; the one thing kept
+between calls is a bounded memo of recent plans (a turn's query is planned once, not again
+after every tool result), guarded by a lock, so the agent is safe to share between threads.
 """
 
 from __future__ import annotations
 
 import copy
 import datetime as dt
+import json
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from ._agent_api import AgentInput, ComponentInfo, Decision, PlannedCall, ToolResult, Turn
-from ._argument_filling import plan_arguments
+from ._argument_filling import ArgumentPlan, parameter_kinds, plan_arguments
 from ._components import default_components
-from ._intent_memo import IntentMemo
-from ._query_values import detect_language
+from ._query_text import detect_language, find_values, split_clauses, terms, weight
 from ._settings import (
     RULE_AGENT_ECHO_CHARS,
     RULE_AGENT_FOLLOW_UP_TURNS,
+    RULE_AGENT_MAX_CLAUSES,
     RULE_AGENT_MAX_QUERY_CHARS,
     RULE_AGENT_PLAN_MEMO_SIZE,
 )
-from ._tool_choice import resolve_tool_choice
-from ._tool_matching import Candidate, Intent, candidates_from
+from ._tool_choice import Candidate, candidates_from, resolve_tool_choice
 
 __all__ = ["RuleAgent"]
 
 _GREETINGS = frozenset(
     {"你好", "您好", "嗨", "哈喽", "在吗", "hi", "hello", "hey", "good morning", "good evening"}
 )
+#: What a clause's value adds to a tool that wants that kind of value.
+_VALUE_BONUS = {"expression": 3.0}
 
 
 class _Described(Protocol):
@@ -57,6 +66,63 @@ class _Described(Protocol):
     def info(self) -> ComponentInfo:
         """The component's name, description and parameters."""
         ...
+
+
+@dataclass(frozen=True)
+class Intent:
+    """A tool the query asks for, and its arguments read from the query."""
+
+    candidate: Candidate
+    plan: ArgumentPlan
+
+
+def _tool_terms(candidate: Candidate) -> frozenset[str]:
+    properties = candidate.parameters.get("properties")
+    described = " ".join(
+        f"{k} {v.get('description', '')}" if isinstance(v, Mapping) else str(k)
+        for k, v in (properties.items() if isinstance(properties, Mapping) else ())
+    )
+    return terms(f"{candidate.tool_text} {described}")
+
+
+def _score(clause: str, candidate: Candidate, kinds_stated: set[str]) -> float:
+    shared = terms(clause) & _tool_terms(candidate)
+    wanted = kinds_stated & parameter_kinds(candidate.parameters)
+    bonus = sum(v for kind, v in _VALUE_BONUS.items() if kind in wanted)
+    return sum(weight(term) for term in shared) + bonus
+
+
+def _best(clause: str, candidates: Sequence[Candidate], today: dt.date) -> Candidate | None:
+    stated = {found.kind for found in find_values(clause, today=today)}
+    scored = [(_score(clause, c, stated), c) for c in candidates]
+    client = max(((s, c) for s, c in scored if not c.cloud), default=None, key=lambda p: p[0])
+    cloud = max(((s, c) for s, c in scored if c.cloud), default=None, key=lambda p: p[0])
+    if cloud is not None and cloud[0] >= 1 and (client is None or cloud[0] >= 2 * client[0]):
+        return cloud[1]
+    return client[1] if client is not None and client[0] >= 1 else None
+
+
+def _intents(query: str, candidates: Sequence[Candidate], today: dt.date) -> list[Intent]:
+    """The tools ``query`` asks for, in order, each reading the clauses meant for it."""
+    clauses: dict[str, list[tuple[int, str]]] = {}
+    chosen: dict[str, Candidate] = {}
+    for start, clause in split_clauses(query, limit=RULE_AGENT_MAX_CLAUSES):
+        best = _best(clause, candidates, today)
+        if best is not None:
+            chosen.setdefault(best.name, best)
+            clauses.setdefault(best.name, []).append((start, clause))
+    intents = []
+    for name, candidate in chosen.items():
+        # Clauses meant for other tools are blanked, so no value feeds two tools.
+        view = list(query)
+        for other, parts in clauses.items():
+            for start, clause in parts if other != name else ():
+                view[start : start + len(clause)] = " " * len(clause)
+        plan = plan_arguments(
+            candidate.parameters, "".join(view), today=today, tool_text=candidate.tool_text
+        )
+        intents.append(Intent(candidate, plan))
+    return intents
 
 
 class RuleAgent:
@@ -81,7 +147,10 @@ class RuleAgent:
         self.components: tuple[_Described, ...] = chosen
         self._infos = tuple(component.info for component in chosen)
         self._today = today
-        self._plans = IntentMemo(size=RULE_AGENT_PLAN_MEMO_SIZE)
+        # Recent plans: a turn's later decisions (after each tool result) ask the same query
+        # of the same tools, and planning is the costly part of a decision.
+        self._plans: OrderedDict[tuple[Any, ...], list[Intent]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         names = ", ".join(info.name for info in self._infos)
@@ -110,7 +179,7 @@ class RuleAgent:
             if forced is not None:
                 return Decision.call(forced, thought=_thought([forced], query, forced=True))
         candidates = candidates_from(agent_input.tools, components)
-        intents = self._plans.intents(query, candidates, today=today)
+        intents = self._intents(query, candidates, today)
         if not intents and not results and agent_input.history:
             intents = self._follow_up_chain(query, agent_input.history, candidates, today)
         called = {result.name for result in results}
@@ -125,6 +194,21 @@ class RuleAgent:
         if unmet is not None:
             return Decision.reply(_ask_for_values(query, unmet))
         return Decision.reply(_plain_answer(query, candidates, agent_input.file_names))
+
+    def _intents(self, query: str, candidates: Sequence[Candidate], today: dt.date) -> list[Intent]:
+        """:func:`_intents`, remembered for the last few queries (bounded)."""
+        key = (query, today, *((c.name, c.description, json.dumps(c.parameters, default=str),
+                                c.cloud) for c in candidates))  # fmt: skip
+        with self._lock:
+            if (plan := self._plans.get(key)) is not None:
+                self._plans.move_to_end(key)
+                return plan
+        plan = _intents(query, candidates, today)
+        with self._lock:
+            self._plans[key] = plan
+            while len(self._plans) > RULE_AGENT_PLAN_MEMO_SIZE:
+                self._plans.popitem(last=False)
+        return plan
 
     def _follow_up_chain(
         self, query: str, history: Sequence[Turn], candidates: Sequence[Candidate], today: dt.date
@@ -141,7 +225,7 @@ class RuleAgent:
             for turn in history[-RULE_AGENT_FOLLOW_UP_TURNS:]
         ]
         for start in range(len(recent) - 1, -1, -1):
-            earlier = self._plans.intents(recent[start], candidates, today=today)
+            earlier = self._intents(recent[start], candidates, today)
             if earlier:
                 intent = earlier[0]
                 for later in recent[start + 1 :]:
@@ -154,14 +238,14 @@ class RuleAgent:
 def _lacks_values(intent: Intent) -> bool:
     # A cloud component is never called on a guess; a local tool is, except for an id, a
     # path or a URL, which only the user can give.
-    plan = intent.arguments
+    plan = intent.plan
     return bool(plan.unsure) or (intent.candidate.cloud and bool(plan.guessed))
 
 
 def _calls(intent: Intent) -> list[PlannedCall]:
     calls: list[PlannedCall] = []
-    for arguments in intent.arguments.calls:
-        # A deep copy: the plan is memoised and reused, and callers may change what they get.
+    for arguments in intent.plan.calls:
+        # A copy: plans are remembered, and whoever gets a call may change its arguments.
         arguments = copy.deepcopy(arguments)
         call = PlannedCall(intent.candidate.name, arguments, cloud=intent.candidate.cloud)
         if call not in calls:
@@ -176,13 +260,12 @@ def _follow_up(query: str, base: Intent, today: dt.date) -> Intent | None:
     if not now.from_query - now.weak:
         # Only a leftover span (谢谢, 好的) is no reason to call the tool again.
         return None
-    before = base.arguments.arguments
+    before = base.plan.arguments
     calls = tuple(
         {**before, **{k: v for k, v in call.items() if k in now.from_query}} for call in now.calls
     )
-    guessed = now.guessed & base.arguments.guessed
-    plan = replace(now, calls=calls, guessed=frozenset(guessed))
-    return Intent(candidate, query, base.score, plan)
+    guessed = now.guessed & base.plan.guessed
+    return Intent(candidate, replace(now, calls=calls, guessed=frozenset(guessed)))
 
 
 def _brief(arguments: dict[str, Any]) -> str:
@@ -227,7 +310,7 @@ def _ask_for_values(query: str, intent: Intent) -> str:
     candidate = intent.candidate
     properties = candidate.parameters.get("properties")
     details = []
-    plan = intent.arguments
+    plan = intent.plan
     for name in sorted(plan.guessed if intent.candidate.cloud else plan.unsure):
         schema = properties.get(name) if isinstance(properties, dict) else None
         text = schema.get("description") if isinstance(schema, dict) else None

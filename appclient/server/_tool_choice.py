@@ -1,4 +1,7 @@
-"""Resolve a run's ``tool_choice`` into the call it forces (pure; docs/protocol.md section 7).
+"""The tools a run may call, and the one its ``tool_choice`` forces (pure; protocol section 7).
+
+A run may call the conversation's client tools and the server's cloud components; a client
+tool hides a component of the same name (:func:`candidates_from`).
 
 ``{"type": "function", "function": {"name": ..., "input": {...}}}`` forces one tool with
 ``input`` as its arguments: a client tool of the conversation (answered with an interrupt)
@@ -15,15 +18,54 @@ and the names that would have been accepted.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .._models import Tool, ToolChoice
 from ._agent_api import ComponentInfo, PlannedCall
 from ._argument_filling import complete_arguments
-from ._tool_matching import candidates_from
 
-__all__ = ["UnknownToolChoiceError", "forced_tool_name", "resolve_tool_choice"]
+__all__ = [
+    "Candidate",
+    "UnknownToolChoiceError",
+    "candidates_from",
+    "forced_tool_name",
+    "resolve_tool_choice",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class Candidate:
+    """A tool a run may call: a client tool (``cloud=False``) or a cloud component."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    cloud: bool
+
+    @property
+    def tool_text(self) -> str:
+        """The tool's own words: its name and description."""
+        return f"{self.name} {self.description}"
+
+
+def candidates_from(
+    tools: Sequence[Tool | dict[str, Any]], components: Sequence[ComponentInfo]
+) -> list[Candidate]:
+    """The client tools (models or wire dicts), then the components no client tool hides."""
+    models = [tool if isinstance(tool, Tool) else Tool.model_validate(tool) for tool in tools]
+    found = [
+        Candidate(t.function.name, t.function.description or "", t.function.parameters, False)
+        for t in models
+        if t.function is not None
+    ]
+    local = {c.name for c in found}
+    return found + [
+        Candidate(c.name, c.description, c.parameters, True)
+        for c in components
+        if c.name not in local
+    ]
 
 
 class UnknownToolChoiceError(ValueError):
@@ -80,8 +122,7 @@ def resolve_tool_choice(
     name = forced_tool_name(tool_choice)
     if name is None or tool_choice is None or tool_choice.function is None:
         return None
-    models = [tool if isinstance(tool, Tool) else Tool.model_validate(tool) for tool in tools]
-    candidates = candidates_from(models, components)
+    candidates = candidates_from(tools, components)
     candidate = next((c for c in candidates if c.name == name), None)
     if candidate is None:
         raise UnknownToolChoiceError(name, [c.name for c in candidates])

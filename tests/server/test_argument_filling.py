@@ -5,11 +5,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from appclient.server._argument_filling import (
-    complete_arguments,
-    fill_arguments,
-    plan_arguments,
-)
+from appclient.server._argument_filling import complete_arguments, plan_arguments
 from tests.server.agent_tools import (
     OPENAI_WEATHER,
     PERSON_LOOKUP,
@@ -101,7 +97,6 @@ CASES: list[tuple[dict[str, Any], str, str, list[dict[str, Any]]]] = [
     ),
     (_object(price={"type": "number"}), "预算 99.5 元", "", [{"price": 99.5}]),
     (_object(count={"type": "integer", "maximum": 10}), "给我 50 个", "", [{"count": 10}]),
-    (_object(count={"type": "integer"}), "half of 7.5", "", [{"count": 1}]),
     # Dates.
     (
         _object(date={"type": "string", "format": "date"}),
@@ -212,34 +207,24 @@ def test_fills_arguments_from_the_query(schema, query, tool_text, expected):
 
 # Required parameters the query says nothing about: (schema, query, expected arguments)
 DEFAULT_CASES: list[tuple[dict[str, Any], str, dict[str, Any]]] = [
-    (_object(unit={"type": "string"}), "北京天气", {"unit": "celsius"}),
     (_object(unit={"enum": ["摄氏度", "华氏度"]}), "北京天气", {"unit": "摄氏度"}),
-    (_object(unit={"enum": ["fahrenheit", "celsius"]}), "weather", {"unit": "celsius"}),
+    (_object(unit={"enum": ["fahrenheit", "celsius"]}), "weather", {"unit": "fahrenheit"}),
     (_object(limit={"type": "integer", "minimum": 5}), "news", {"limit": 5}),
     (_object(count={"type": "integer"}), "news", {"count": 1}),
-    (_object(language={"type": "string"}), "新闻", {"language": "zh"}),
-    (_object(language={"enum": ["zh-CN", "en-US"]}), "news please", {"language": "en-US"}),
     (_object(date={"type": "string", "format": "date"}), "weather", {"date": "2024-05-01"}),
-    (
-        _object(location={"type": "string", "description": "城市名，举例：北京"}),
-        "天气",
-        {"location": "北京"},
-    ),
-    (_object(location={"type": "string"}), "what is the weather", {"location": "Beijing"}),
     (_object(flag={"type": "boolean"}), "x", {"flag": False}),
-    (_object(mode={"type": "string", "default": "fast"}), "x", {"mode": "fast"}),
+    (_object(mode={"type": "string", "default": "fast"}), "", {"mode": "fast"}),
     (
         _object(tags={"type": "array", "minItems": 1, "items": {"type": "string"}}),
         "",
         {"tags": [""]},
     ),
-    (_object(timezone={"type": "string"}), "现在几点", {"timezone": "Asia/Shanghai"}),
 ]
 
 
 @pytest.mark.parametrize(("schema", "query", "expected"), DEFAULT_CASES)
 def test_required_parameters_without_evidence_get_sensible_values(schema, query, expected):
-    """Defaults, the common-name table and the type fill what the query leaves out."""
+    """The schema's default, else its first option, else a plain valid value fills a gap."""
     plan = plan_arguments(schema, query, today=TODAY)
     assert plan.arguments == expected
     assert plan.guessed == frozenset(expected)
@@ -251,13 +236,13 @@ def test_optional_parameters_without_evidence_are_left_out():
         "type": "object",
         "properties": {"unit": {"type": "string"}, "days": {"type": "integer"}},
     }
-    assert fill_arguments(schema, "北京天气", today=TODAY) == {}
+    assert plan_arguments(schema, "北京天气", today=TODAY).arguments == {}
 
 
 def test_optional_defaults_are_left_to_the_tool():
     """An optional parameter with a default is left out; the tool applies its default."""
     schema = {"type": "object", "properties": {"unit": {"type": "string", "default": "celsius"}}}
-    assert fill_arguments(schema, "北京天气", today=TODAY) == {}
+    assert plan_arguments(schema, "北京天气", today=TODAY).arguments == {}
 
 
 def test_plan_reports_which_values_came_from_the_query():
@@ -270,7 +255,7 @@ def test_plan_reports_which_values_came_from_the_query():
 def test_a_value_feeds_only_one_parameter():
     """Two place parameters take the two places in order (from/to), not both the first."""
     schema = _object(origin={"type": "string"}, destination={"type": "string"})
-    assert fill_arguments(schema, "从北京到上海的机票", today=TODAY) == {
+    assert plan_arguments(schema, "从北京到上海的机票", today=TODAY).arguments == {
         "origin": "北京",
         "destination": "上海",
     }
@@ -284,7 +269,7 @@ def test_parallel_sets_are_capped():
 
 def test_arguments_keep_the_declared_order():
     """Arguments come out in the order the schema declares them."""
-    assert list(fill_arguments(parameters(SEED_RAW), "用华氏度，北京", today=TODAY)) == [
+    assert list(plan_arguments(parameters(SEED_RAW), "用华氏度，北京", today=TODAY).arguments) == [
         "location",
         "unit",
     ]
@@ -313,7 +298,7 @@ def test_complete_arguments_keeps_given_values():
 
 def test_parameters_that_are_not_an_object_give_empty_arguments():
     """A tool without a usable schema is called with no arguments."""
-    assert fill_arguments("nonsense", "北京天气", today=TODAY) == {}
+    assert plan_arguments("nonsense", "北京天气", today=TODAY).arguments == {}
 
 
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
@@ -356,7 +341,7 @@ def test_an_email_address_in_the_query_fills_the_address_parameter():
 def test_an_email_parameter_is_known_by_its_name():
     """A parameter named like ``recipient_email`` takes the query's address, format or not."""
     schema = _object(recipient_email={"type": "string"})
-    assert fill_arguments(schema, "给 bob@example.com 发邮件") == {
+    assert plan_arguments(schema, "给 bob@example.com 发邮件").arguments == {
         "recipient_email": "bob@example.com"
     }
 
@@ -380,23 +365,6 @@ def test_referenced_parameter_schemas_are_filled_by_their_target():
     assert validator(schema).is_valid(plan.arguments)
 
 
-def test_unit_pairs_read_length_and_weight_units():
-    """``from_unit``/``to_unit`` take the units the query names, in order, not a temperature."""
-    schema = _object(
-        value={"type": "number"}, from_unit={"type": "string"}, to_unit={"type": "string"}
-    )
-    assert fill_arguments(schema, "convert 10 km to miles", today=TODAY) == {
-        "value": 10,
-        "from_unit": "km",
-        "to_unit": "mile",
-    }
-    assert fill_arguments(schema, "5公斤是多少英磅", today=TODAY) == {
-        "value": 5,
-        "from_unit": "kg",
-        "to_unit": "lb",
-    }
-
-
 @pytest.mark.parametrize(
     "query",
     ["flights to Tokyo from Beijing tomorrow", "去东京，从北京出发", "from Beijing to Tokyo"],
@@ -404,7 +372,7 @@ def test_unit_pairs_read_length_and_weight_units():
 def test_origin_and_destination_follow_from_and_to(query):
     """``from X``/``从X`` fills the origin and ``to Y``/``去Y`` the destination, in any order."""
     schema = _object(origin={"type": "string"}, destination={"type": "string"})
-    arguments = fill_arguments(schema, query, today=TODAY)
+    arguments = plan_arguments(schema, query, today=TODAY).arguments
     assert arguments["origin"] in ("Beijing", "北京")
     assert arguments["destination"] in ("Tokyo", "东京")
 
@@ -421,7 +389,7 @@ def test_each_quoted_text_goes_to_its_own_text_parameter():
     """Two quoted pieces fill two free-text parameters in order; the second is not lost."""
     schema = _object(subject={"type": "string"}, body={"type": "string"})
     query = "发邮件，主题是“会议”，内容是“明天下午三点开会”"
-    assert fill_arguments(schema, query, today=TODAY) == {
+    assert plan_arguments(schema, query, today=TODAY).arguments == {
         "subject": "会议",
         "body": "明天下午三点开会",
     }
@@ -430,53 +398,22 @@ def test_each_quoted_text_goes_to_its_own_text_parameter():
 def test_a_value_its_pattern_refuses_gives_way_to_the_descriptions_example():
     """An id the query writes without the pattern's prefix becomes the example: a valid call."""
     schema = _object(user_id={"type": "string", "pattern": r"^U\d+$", "description": "e.g. U1"})
-    arguments = fill_arguments(schema, "find user 12345", today=TODAY)
+    arguments = plan_arguments(schema, "find user 12345", today=TODAY).arguments
     assert validator(schema).is_valid(arguments)
-
-
-@pytest.mark.parametrize(
-    ("schema", "expected"),
-    [
-        ({"type": "string", "format": "time"}, "15:30:00"),
-        ({"type": "string", "format": "date-time"}, "2024-05-02T15:30:00"),
-    ],
-)
-def test_a_clock_time_in_the_query_fills_time_and_date_time_parameters(schema, expected):
-    """明天下午三点半 gives a time parameter 15:30 and a date-time the next day at 15:30."""
-    assert fill_arguments(_object(start=schema), "明天下午三点半开会", today=TODAY) == {
-        "start": expected
-    }
 
 
 def test_a_required_time_without_one_in_the_query_is_a_valid_time():
     """A ``format: time`` parameter the query says nothing about gets midnight, not junk."""
     schema = _object(start={"type": "string", "format": "time"})
-    assert fill_arguments(schema, "hello", today=TODAY) == {"start": "00:00:00"}
-
-
-@pytest.mark.parametrize(
-    ("query", "subject", "body"),
-    [
-        ("给 a@b.com 发邮件，主题是会议，内容是明天下午三点开会", "会议", "明天下午三点开会"),
-        ("email a@b.com, subject: Lunch, body: see you at noon", "Lunch", "see you at noon"),
-    ],
-)
-def test_labelled_values_fill_the_text_parameters_they_name(query, subject, body):
-    """``主题是X``/``subject: X`` fill the subject; each text parameter gets its own value."""
-    schema = _object(
-        to={"type": "string", "format": "email"},
-        subject={"type": "string"},
-        body={"type": "string"},
-    )
-    assert fill_arguments(schema, query, today=TODAY) == {
-        "to": "a@b.com",
-        "subject": subject,
-        "body": body,
-    }
+    assert plan_arguments(schema, "hello", today=TODAY).arguments == {"start": "00:00:00"}
 
 
 def test_people_counts_fill_passenger_parameters():
     """``for 2 people`` and ``三个人`` give the number of passengers."""
     schema = {"type": "object", "properties": {"passengers": {"type": "integer", "minimum": 1}}}
-    assert fill_arguments(schema, "flights to Paris for 2 people", today=TODAY) == {"passengers": 2}
-    assert fill_arguments(schema, "后天去广州的机票，三个人", today=TODAY) == {"passengers": 3}
+    assert plan_arguments(schema, "flights to Paris for 2 people", today=TODAY).arguments == {
+        "passengers": 2
+    }
+    assert plan_arguments(schema, "后天去广州的机票，三个人", today=TODAY).arguments == {
+        "passengers": 3
+    }

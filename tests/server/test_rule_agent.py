@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from appclient._models import ToolChoice
+from appclient.server import _rule_agent as rule_agent_module
 from appclient.server._agent_api import Agent, Decision, PlannedCall, ToolResult, Turn
 from appclient.server._components import Calculator, default_components
 from appclient.server._rule_agent import RuleAgent
@@ -494,3 +495,27 @@ def test_a_required_id_the_query_lacks_is_asked_for(agent, query):
     assert not decision.calls
     assert "I need" in decision.answer
     assert ("sku" in decision.answer) or ("order" in decision.answer)
+
+
+def test_a_turns_answer_step_reuses_its_plan(agent, monkeypatch):
+    """After a tool's output the turn's query is not planned again (the plan is remembered)."""
+    planned: list[str] = []
+    original = rule_agent_module._intents
+
+    def counting(query: str, *args: Any) -> Any:
+        planned.append(query)
+        return original(query, *args)
+
+    monkeypatch.setattr(rule_agent_module, "_intents", counting)
+    agent.decide(agent_input("今天北京天气怎么样？", SEED_RAW))
+    done = (_result("get_current_weather", "25度", location="北京", unit="celsius"),)
+    agent.decide(agent_input("今天北京天气怎么样？", SEED_RAW, results=done))
+    assert planned == ["今天北京天气怎么样？"]
+
+
+def test_the_plan_memo_is_bounded(agent, monkeypatch):
+    """The agent remembers at most its memo size of plans, the oldest forgotten first."""
+    monkeypatch.setattr(rule_agent_module, "RULE_AGENT_PLAN_MEMO_SIZE", 3)
+    for n in range(10):
+        agent.decide(agent_input(f"北京天气 {n}", SEED_RAW))
+    assert len(agent._plans) == 3

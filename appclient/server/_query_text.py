@@ -1,0 +1,373 @@
+"""What a user's query says, read with a few plain rules, in Chinese and English (pure).
+
+The rule agent needs three things from a query: which tools its words point to
+(:func:`terms`), which values it states (:func:`find_values`: places, dates, arithmetic,
+numbers, e-mail addresses, URLs, paths, ids and quoted text, each with its position), and
+where one request ends and the next begins (:func:`split_clauses`). English is read as
+words (``get_current_weather`` and ``WeatherQuery`` split into their parts); Chinese, which
+has no spaces, as overlapping character pairs (``天气怎么样`` -> ``天气``, ``气怎``, ...). A
+small table of concepts joins the two languages, so ``天气`` finds a tool described as
+"weather". Nothing here guesses: a value is reported only where the text shows it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+__all__ = [
+    "Found",
+    "Language",
+    "Place",
+    "detect_language",
+    "english_words",
+    "find_values",
+    "is_cjk",
+    "lookup_place",
+    "place_name",
+    "shape_of",
+    "split_clauses",
+    "terms",
+    "weight",
+]
+
+Language = Literal["zh", "en"]
+
+
+@dataclass(frozen=True)
+class Found:
+    """A value the query states: its kind, the value, and the span of text it came from."""
+
+    kind: str
+    value: Any
+    start: int
+    end: int
+
+
+def is_cjk(char: str) -> bool:
+    """Whether ``char`` is a CJK ideograph."""
+    return "\u4e00" <= char <= "\u9fff" or "\u3400" <= char <= "\u4dbf"
+
+
+def detect_language(text: str) -> Language:
+    """``"zh"`` when ``text`` has any Chinese character, else ``"en"``."""
+    return "zh" if any(is_cjk(char) for char in text) else "en"
+
+
+# --- terms: what a text is about ------------------------------------------------------------
+
+#: Concepts that join Chinese and English words: each word adds the term "#<concept>".
+_CONCEPTS = {
+    "weather": ("weather", "天气", "气温", "温度", "temperature", "forecast", "预报", "下雨"),
+    "calculate": ("calculat", "计算", "算一下", "算术", "arithmetic", "expression", "表达式"),
+    "birthday": ("birthday", "生日"),
+    "person": ("person", "人员", "员工", "employee", "同学"),
+    "order": ("order", "订单"),
+    "file": ("file", "文件"),
+}
+#: Words that say little about which tool is meant: they count a fifth of a word.
+_GENERIC = frozenset(
+    [
+        "get",
+        "set",
+        "the",
+        "a",
+        "an",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "and",
+        "or",
+        "is",
+        "are",
+        "what",
+        "how",
+        "please",
+        "tool",
+        "tools",
+        "query",
+        "info",
+        "information",
+        "data",
+        "value",
+        "current",
+        "give",
+        "me",
+        "my",
+        "you",
+        "this",
+        "that",
+        "it",
+        "do",
+        "can",
+        "with",
+        "by",
+        "查询",
+        "信息",
+        "工具",
+        "一下",
+        "请问",
+        "怎么",
+        "什么",
+        "帮我",
+        "指定",
+        "获取",
+        "支持",
+        "参数",
+        "今天",
+    ]
+)
+_PARTICLES = re.compile("[的了是和与及在吗呢吧啊]")
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def english_words(text: str) -> list[str]:
+    """The lower-case English words of ``text``; identifiers split into their parts."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    # A light plural strip, so "cities" and "city" or "orders" and "order" meet.
+    return [w[:-3] + "y" if w.endswith("ies") else w[:-1] if w.endswith("s") and len(w) > 3 else w
+            for w in words]  # fmt: skip
+
+
+def terms(text: str) -> frozenset[str]:
+    """The terms of ``text``: English words, Chinese character pairs and ``#concepts``."""
+    return _terms(text[:2000])
+
+
+@lru_cache(maxsize=1024)
+def _terms(text: str) -> frozenset[str]:
+    found = set(english_words(text))
+    lowered = text.lower()
+    for concept, words in _CONCEPTS.items():
+        for word in words:
+            if word in lowered:
+                found.add(f"#{concept}")
+                # A concept's Chinese words count once, as the concept, not again as pairs.
+                lowered = lowered.replace(word, " ")
+    # Particles split runs: the 的天 of 的天气 is no term.
+    for run in re.findall(r"[\u3400-\u4dbf\u4e00-\u9fff]+", _PARTICLES.sub(" ", lowered)):
+        found.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
+    return frozenset(found)
+
+
+def weight(term: str) -> float:
+    """How much a shared term says: a concept most, a generic word least."""
+    if term.startswith("#"):
+        return 3.0
+    return 0.2 if term in _GENERIC or term.isdigit() else 1.0
+
+
+# --- clauses ------------------------------------------------------------------------------
+
+_CLAUSE_END = re.compile(r"[。！？!?；;\n]+|[，,]\s*(?=再|然后|还有|另外|顺便|(?:and|then|also)\b)")
+
+
+def split_clauses(text: str, *, limit: int) -> list[tuple[int, str]]:
+    """Split ``text`` into requests; each is ``(start, text)``. Past ``limit`` they are one."""
+    clauses: list[tuple[int, str]] = []
+    start = 0
+    for match in _CLAUSE_END.finditer(text):
+        if len(clauses) == limit - 1:
+            break
+        if text[start : match.start()].strip():
+            clauses.append((start, text[start : match.start()]))
+        start = match.end()
+    if text[start:].strip():
+        clauses.append((start, text[start:]))
+    return clauses
+
+
+# --- places ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Place:
+    """A known place: its Chinese and English names and other spellings."""
+
+    zh: str
+    en: str
+    aliases: tuple[str, ...] = ()
+
+
+# zh|en|other spellings, "; " between places. Upper-case spellings of 2-3 letters match in
+# upper case only, so "US" and "LA" are places and the word "us" is not.
+_PLACE_TABLE = """
+    北京|Beijing|Peking|北京市; 上海|Shanghai|上海市; 广州|Guangzhou|Canton; 深圳|Shenzhen
+    杭州|Hangzhou; 成都|Chengdu; 重庆|Chongqing; 天津|Tianjin; 南京|Nanjing; 武汉|Wuhan
+    西安|Xi'an|Xian; 苏州|Suzhou; 长沙|Changsha; 郑州|Zhengzhou; 青岛|Qingdao; 沈阳|Shenyang
+    大连|Dalian; 厦门|Xiamen; 昆明|Kunming; 哈尔滨|Harbin; 济南|Jinan; 福州|Fuzhou; 合肥|Hefei
+    南昌|Nanchang; 南宁|Nanning; 贵阳|Guiyang; 兰州|Lanzhou; 太原|Taiyuan; 石家庄|Shijiazhuang
+    长春|Changchun; 乌鲁木齐|Urumqi; 拉萨|Lhasa; 呼和浩特|Hohhot; 海口|Haikou; 三亚|Sanya
+    宁波|Ningbo; 无锡|Wuxi; 珠海|Zhuhai; 东莞|Dongguan; 佛山|Foshan; 香港|Hong Kong|HK
+    澳门|Macau|Macao; 台北|Taipei; 河北|Hebei|河北省; 河南|Henan|河南省; 山东|Shandong|山东省
+    山西|Shanxi|山西省; 陕西|Shaanxi|陕西省; 广东|Guangdong|广东省; 浙江|Zhejiang|浙江省
+    江苏|Jiangsu|江苏省; 四川|Sichuan|四川省; 湖南|Hunan|湖南省; 湖北|Hubei|湖北省
+    福建|Fujian|福建省; 云南|Yunnan|云南省; 海南|Hainan|海南省; 黑龙江|Heilongjiang|黑龙江省
+    新疆|Xinjiang; 内蒙古|Inner Mongolia; 东京|Tokyo; 大阪|Osaka; 京都|Kyoto; 首尔|Seoul
+    新加坡|Singapore; 曼谷|Bangkok; 巴黎|Paris; 伦敦|London; 纽约|New York|NYC|New York City
+    洛杉矶|Los Angeles|LA; 旧金山|San Francisco|三藩市|SF; 芝加哥|Chicago; 西雅图|Seattle
+    波士顿|Boston; 华盛顿|Washington; 多伦多|Toronto; 温哥华|Vancouver; 悉尼|Sydney
+    墨尔本|Melbourne; 柏林|Berlin; 慕尼黑|Munich; 罗马|Rome; 米兰|Milan; 马德里|Madrid
+    巴塞罗那|Barcelona; 阿姆斯特丹|Amsterdam; 莫斯科|Moscow; 迪拜|Dubai; 开罗|Cairo; 孟买|Mumbai
+    新德里|New Delhi; 吉隆坡|Kuala Lumpur; 维也纳|Vienna; 苏黎世|Zurich; 日内瓦|Geneva
+    伊斯坦布尔|Istanbul; 中国|China; 日本|Japan; 美国|United States|USA|US|America
+    英国|United Kingdom|UK|Britain; 法国|France; 德国|Germany; 韩国|South Korea|Korea
+    俄罗斯|Russia; 加拿大|Canada; 澳大利亚|Australia; 意大利|Italy; 西班牙|Spain; 印度|India
+    巴西|Brazil
+"""
+
+
+@lru_cache(maxsize=1)
+def _place_index() -> tuple[dict[str, Place], re.Pattern[str], re.Pattern[str]]:
+    by_spelling: dict[str, Place] = {}
+    for row in _PLACE_TABLE.replace("\n", "; ").split("; "):
+        if row.strip():
+            zh, en, *aliases = row.strip().split("|")
+            place = Place(zh, en, tuple(aliases))
+            for spelling in (zh, en, *aliases):
+                by_spelling.setdefault(spelling.casefold(), place)
+    spellings = sorted(
+        (s for p in set(by_spelling.values()) for s in (p.zh, p.en, *p.aliases)), key=len
+    )[::-1]
+    short = [s for s in spellings if len(s) <= 3 and s.isupper()]
+    other = [re.escape(s) for s in spellings if s not in short]
+    # Longest first, so 北京市 wins over 北京 and New York City over New York.
+    anywhere = re.compile(rf"(?<![A-Za-z])(?:{'|'.join(other)})(?![A-Za-z])", re.IGNORECASE)
+    upper = re.compile(rf"\b(?:{'|'.join(short)})\b")
+    return by_spelling, anywhere, upper
+
+
+def lookup_place(name: str) -> Place | None:
+    """The known place spelled ``name`` (any language, any case), or ``None``."""
+    return _place_index()[0].get(" ".join(name.split()).casefold())
+
+
+def _place_mentions(text: str) -> list[tuple[int, int, Place]]:
+    by_spelling, anywhere, upper = _place_index()
+    found = [(m.start(), m.end(), by_spelling[m.group().casefold()])
+             for pattern in (anywhere, upper) for m in pattern.finditer(text)]  # fmt: skip
+    return sorted(found, key=lambda item: item[0])
+
+
+def place_name(place: Place, language: Language | None, *, written: str = "") -> str:
+    """The name of ``place`` in ``language``; ``None`` keeps the script of ``written``."""
+    if language is None:
+        language = detect_language(written) if written else "zh"
+    return place.zh if language == "zh" else place.en
+
+
+# --- values ---------------------------------------------------------------------------------
+
+_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+           "八": 8, "九": 9}  # fmt: skip
+
+
+def chinese_number(text: str) -> int | None:
+    """``三`` -> 3, ``十五`` -> 15, ``二百零五`` -> 205; ``None`` for anything else."""
+    total, digit = 0, None
+    for char in text:
+        if char in _DIGITS:
+            digit = _DIGITS[char]
+        elif char in "十百千":
+            total += (1 if digit is None else digit) * {"十": 10, "百": 100, "千": 1000}[char]
+            digit = None
+        else:
+            return None
+    return total + (digit or 0) if text else None
+
+
+_RELATIVE_DAYS = {"前天": -2, "昨天": -1, "yesterday": -1, "今天": 0, "今日": 0, "today": 0,
+                  "明天": 1, "明日": 1, "tomorrow": 1, "后天": 2}  # fmt: skip
+_DATE_PATTERNS = (
+    re.compile(r"(?P<y>\d{4})[-/年](?P<m>\d{1,2})[-/月](?P<d>\d{1,2})[日号]?"),
+    re.compile(r"(?P<m>\d{1,2})月(?P<d>\d{1,2})[日号]"),
+    re.compile("|".join(sorted(_RELATIVE_DAYS, key=len, reverse=True)), re.IGNORECASE),
+)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_URL = re.compile(r"https?://[^\s\"'<>，。]+")
+_PATH = re.compile(r"(?<![\w/])(?:~?/|\./)?(?:[\w.-]+/)+[\w.-]+\.\w+|(?<![\w/])/[\w./-]+")
+# An id: letters and digits in one word (A-1, ORD-2024-0042, A1024).
+_TOKEN = re.compile(r"\b(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9][\w-]*[A-Za-z0-9]\b")
+_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|「([^」]+)」|'([^']+)'")
+# Chinese numerals only before a measure word: 三天 is 3, the 一 of 一下 is no number.
+_NUMBER = re.compile(
+    r"-?\d+(?:\.\d+)?|[零一二两三四五六七八九十百千]+(?=[天个人位条次件岁年周页名])"
+)
+_OPERATORS = {"乘以": "*", "乘": "*", "×": "*", "加上": "+", "加": "+", "减去": "-", "减": "-",
+              "除以": "/", "÷": "/", "plus": "+", "minus": "-", "times": "*",
+              "divided by": "/"}  # fmt: skip
+_TERM = r"(?:\(\s*)*-?\d+(?:\.\d+)?(?:\s*\))*"
+_OPERATOR = r"\s*(?:[-+*/%^]|\*\*|//|" + "|".join(_OPERATORS) + r")\s*"
+_EXPRESSION = re.compile(rf"{_TERM}(?:{_OPERATOR}{_TERM})+")
+
+
+def _date_of(match: re.Match[str], today: dt.date) -> dt.date | None:
+    word = match.group().lower()
+    if word in _RELATIVE_DAYS:
+        return today + dt.timedelta(days=_RELATIVE_DAYS[word])
+    parts = match.groupdict()
+    try:
+        return dt.date(int(parts.get("y") or today.year), int(parts["m"]), int(parts["d"]))
+    except ValueError:
+        return None
+
+
+def _expression(text: str) -> str:
+    for word, symbol in _OPERATORS.items():
+        text = text.replace(word, symbol)
+    return text.strip()
+
+
+def find_values(text: str, *, today: dt.date) -> list[Found]:
+    """Every value ``text`` states, in order, none overlapping an earlier-listed kind's span.
+
+    Kinds, in the order they claim text: ``quoted``, ``url``, ``email``, ``path``, ``token`` (a word
+    of letters and digits: an id such as ``A-1`` or ``ORD-2024-0042``), ``date`` (a
+    :class:`datetime.date`), ``expression`` (arithmetic, operators written as symbols),
+    ``place`` (a :class:`Place`), ``number``.
+    """
+    found: list[Found] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(kind: str, value: Any, start: int, end: int) -> None:
+        if all(end <= a or start >= b for a, b in taken):
+            taken.append((start, end))
+            found.append(Found(kind, value, start, end))
+
+    for match in _QUOTED.finditer(text):
+        add("quoted", next(g for g in match.groups() if g), match.start(), match.end())
+    for kind, pattern in (("url", _URL), ("email", _EMAIL), ("path", _PATH)):
+        for match in pattern.finditer(text):
+            add(kind, match.group().rstrip(".,;:!?"), match.start(), match.end())
+    for match in _TOKEN.finditer(text):
+        add("token", match.group(), match.start(), match.end())
+    for pattern in _DATE_PATTERNS:
+        for match in pattern.finditer(text):
+            if (date := _date_of(match, today)) is not None:
+                add("date", date, match.start(), match.end())
+    for match in _EXPRESSION.finditer(text):
+        add("expression", _expression(match.group()), match.start(), match.end())
+    for match in _QUOTED.finditer(text):
+        add("quoted", next(g for g in match.groups() if g), match.start(), match.end())
+    seen: set[Place] = set()
+    for start, end, place in _place_mentions(text):
+        if place not in seen:  # a place named twice is one place
+            seen.add(place)
+            add("place", place, start, end)
+    for match in _NUMBER.finditer(text):
+        word = match.group()
+        number = chinese_number(word) if is_cjk(word[0]) else float(word)
+        if number is not None:
+            value = int(number) if float(number).is_integer() else number
+            add("number", value, match.start(), match.end())
+    return sorted(found, key=lambda f: f.start)
+
+
+def shape_of(text: str) -> str:
+    """``ORD-2024-0001`` -> ``A-9-9``: letters, digits and separators, runs collapsed."""
+    return re.sub(r"[A-Za-z]+", "A", re.sub(r"\d+", "9", text))
