@@ -59,13 +59,15 @@ _STRING_KINDS = (
 #: The order parameters take values in: exact kinds before the free text that takes the rest.
 _ORDER = ("choice", "date", "email", "identifier", "expression", "place", "number", "array",
           "boolean", "object", "other", "text")  # fmt: skip
+#: As many as there are.
 _EVERY = 1 << 16
 #: Longest schema text whose reading is kept (a bound on the slot cache's memory).
 _MAX_CACHED_SCHEMA = 16 * 1024
 _NEGATIONS = frozenset({"no", "not", "without", "don't", "dont", "never"})
+#: A place's role, from the words before it (to Tokyo) or a parameter's name and description.
 _ROLES = (
-    ("to", re.compile(r"(?:\bto|去|到|飞往|前往)\s*$|destination|arrival|目的"), ("to",)),
-    ("from", re.compile(r"(?:\bfrom|从)\s*$|origin|departure|出发"), ("from",)),
+    ("to", re.compile(r"(?:\bto|去|到|飞往|前往)\s*$|destination|arrival|目的")),
+    ("from", re.compile(r"(?:\bfrom|从)\s*$|origin|departure|出发")),
 )
 #: Words of a flag's name that say nothing of what it turns on.
 _FLAG_WORDS = frozenset({"include", "is", "enable", "enabled", "use", "with", "show", "has"})
@@ -182,9 +184,12 @@ def _slot(name: str, schema: Mapping[str, Any], *, required: bool) -> _Slot:
         elif main.get("format") == "email":
             kind = "email"
         elif main.get("format") in ("uri", "url") or (
+            # An example shaped like an id (e.g. ORD-2024-0001) makes the parameter one.
             example is not None
-            and find_values(example, today=dt.date.min)[:1]
-            and find_values(example, today=dt.date.min)[0].kind in ("token", "path", "url")
+            and any(
+                f.kind in ("token", "path", "url")
+                for f in find_values(example, today=dt.date.min)[:1]
+            )
         ):
             kind = "identifier"
     return _Slot(name, schema, required, kind, options, example)
@@ -249,18 +254,9 @@ def _choices(options: tuple[Any, ...], text: str) -> list[tuple[int, int, Any]]:
     return sorted(found, key=lambda hit: hit[0])
 
 
-def _role(text: str, schema: Mapping[str, Any] | None = None) -> str | None:
+def _role(text: str) -> str | None:
     """``"to"`` or ``"from"`` when ``text`` (a parameter's name, or words before a place) says."""
-    said = f"{text} {schema.get('description', '')}" if schema is not None else text
-    words = english_words(text) if schema is not None else []
-    return next(
-        (
-            role
-            for role, pattern, names in _ROLES
-            if pattern.search(said) or set(names) & set(words)
-        ),
-        None,
-    )
+    return next((role for role, pattern in _ROLES if pattern.search(text)), None)
 
 
 def _example_language(slot: _Slot) -> Language | None:
@@ -283,22 +279,21 @@ def _free_text(text: str, tool_text: str) -> str:
     runs = re.split(
         r"[\s,，。.!！?？:：;；、\"'“”()（）]{2,}|[,，。!！?？:：;；、\"“”()（）]", "".join(kept)
     )
-    best = ""
-    for run in runs:
-        # Filler is trimmed from the ends only: 量子计算的最新进展 keeps its 的.
-        while True:
-            trimmed = _FILLER_EDGES.sub("", run).strip()
-            words = trimmed.split(" ")
-            while words and english_words(words[0]) and set(english_words(words[0])) <= framing:
-                words.pop(0)
-            while words and english_words(words[-1]) and set(english_words(words[-1])) <= framing:
-                words.pop()
-            trimmed = " ".join(words).strip()
-            if trimmed == run:
-                break
-            run = trimmed
-        best = max(best, run, key=len)
-    return best
+    return max((_trimmed(run, framing) for run in runs), key=len, default="")
+
+
+def _trimmed(run: str, framing: set[str]) -> str:
+    """``run`` without filler at its ends: 量子计算的最新进展 keeps its 的, 请问张三 loses 请问."""
+    while True:
+        words = _FILLER_EDGES.sub("", run).strip().split(" ")
+        while words and set(english_words(words[0]) or [""]) <= framing:
+            words.pop(0)
+        while words and set(english_words(words[-1]) or [""]) <= framing:
+            words.pop()
+        trimmed = " ".join(words).strip()
+        if trimmed == run:
+            return run
+        run = trimmed
 
 
 def _fitted(slot: _Slot, preferred: Any, today: dt.date) -> Any:
@@ -374,7 +369,11 @@ def _evidence(slot: _Slot, reading: _Reading, *, max_calls: int) -> list[Any]:
         language = _example_language(slot)
         return [
             place_name(f.value, language, written=reading.query[f.start : f.end])
-            for f in reading.take("place", most=max_calls, role=_role(slot.name, slot.schema))
+            for f in reading.take(
+                "place",
+                most=max_calls,
+                role=_role(f"{slot.name} {slot.schema.get('description', '')}"),
+            )
         ]
     if kind == "boolean":
         # A flag the query names (include_forecast: "include the forecast") is asked for.

@@ -70,57 +70,12 @@ _CONCEPTS = {
 }
 #: Words that say little about which tool is meant: they count a fifth of a word.
 _GENERIC = frozenset(
-    [
-        "get",
-        "set",
-        "the",
-        "a",
-        "an",
-        "of",
-        "to",
-        "in",
-        "on",
-        "for",
-        "and",
-        "or",
-        "is",
-        "are",
-        "what",
-        "how",
-        "please",
-        "tool",
-        "tools",
-        "query",
-        "info",
-        "information",
-        "data",
-        "value",
-        "current",
-        "give",
-        "me",
-        "my",
-        "you",
-        "this",
-        "that",
-        "it",
-        "do",
-        "can",
-        "with",
-        "by",
-        "查询",
-        "信息",
-        "工具",
-        "一下",
-        "请问",
-        "怎么",
-        "什么",
-        "帮我",
-        "指定",
-        "获取",
-        "支持",
-        "参数",
-        "今天",
-    ]
+    re.findall(
+        r"\w+",
+        "get set the a an of to in on for and or is are what how please tool tools query info "
+        "information data value current give me my you this that it do can with by "
+        "查询 信息 工具 一下 请问 怎么 什么 帮我 指定 获取 支持 参数 今天",
+    )
 )
 _PARTICLES = re.compile("[的了是和与及在吗呢吧啊]")
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
