@@ -6,11 +6,11 @@ whose names start with an underscore are private and may change without notice.
 
 import logging
 
-from ._async_client import AsyncAppClient
-from ._async_stream import AsyncRunStream
-from ._client import AppClient
-from ._dispatch import ApprovalCallback, ApprovalRequest, ToolCallRecord
-from ._errors import (
+from ._clients._async_client import AsyncAppClient
+from ._clients._async_stream import AsyncRunStream
+from ._clients._client import AppClient
+from ._clients._stream import RunStream
+from ._core._errors import (
     APIStatusError,
     AppClientError,
     AuthenticationError,
@@ -41,31 +41,8 @@ from ._errors import (
     TransportError,
     UnprocessableEntityError,
 )
-from ._limits import Limits, Timeout
-from ._loop_events import (
-    AnswerDone,
-    EventPrinter,
-    LoopEvent,
-    RoundFinished,
-    RoundRecord,
-    RoundTripResult,
-    ServerEvent,
-    TextDelta,
-    ToolCallFinished,
-    ToolCallStarted,
-)
-from ._manifest import (
-    Manifest,
-    ParameterSpec,
-    ToolSpec,
-    build_tool_spec,
-    load_tools,
-    manifest,
-    manifest_parameter,
-    manifest_return,
-    save_tools,
-)
-from ._models import (
+from ._core._limits import Limits, Timeout
+from ._core._models import (
     Event,
     Function,
     FunctionCall,
@@ -78,10 +55,33 @@ from ._models import (
     ToolOutput,
     Usage,
 )
-from ._registry import RegisteredTool, ToolRegistry
-from ._stream import RunStream
-from ._tool_groups import ToolGroup, register_tool, tool_group
-from ._tool_results import ToolFile
+from ._manifest import (
+    Manifest,
+    ParameterSpec,
+    ToolSpec,
+    build_tool_spec,
+    load_tools,
+    manifest,
+    manifest_parameter,
+    manifest_return,
+    save_tools,
+)
+from ._tools._dispatch import ApprovalCallback, ApprovalRequest, ToolCallRecord
+from ._tools._loop_events import (
+    AnswerDone,
+    EventPrinter,
+    LoopEvent,
+    RoundFinished,
+    RoundRecord,
+    RoundTripResult,
+    ServerEvent,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from ._tools._registry import RegisteredTool, ToolRegistry
+from ._tools._tool_groups import ToolGroup, register_tool, tool_group
+from ._tools._tool_results import ToolFile
 from ._version import __version__
 
 # A library never configures logging; this only silences "no handler" warnings.

@@ -16,10 +16,10 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal, TextIO
 
-from ._client import AppClient
-from ._constants import DEMO_MAX_ROUNDS, DEMO_QUERY
-from ._errors import AppClientError
-from ._loop_events import (
+from ._clients._client import AppClient
+from ._core._constants import DEMO_MAX_ROUNDS, DEMO_QUERY
+from ._core._errors import AppClientError
+from ._tools._loop_events import (
     AnswerDone,
     LoopEvent,
     RoundFinished,
@@ -28,7 +28,7 @@ from ._loop_events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from ._registry import ToolRegistry
+from ._tools._registry import ToolRegistry
 
 __all__ = ["add_arguments", "get_current_weather", "run"]
 

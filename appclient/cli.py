@@ -18,8 +18,11 @@ from ._version import __version__
 _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("appclient._demo", "run the weather round trip against an embedded server"),
     "manifest": ("appclient._manifest._command", "print or write tool JSON for Python functions"),
-    "mcp": ("appclient._mcp_serve", "serve Python functions as an MCP server (stdio or HTTP)"),
-    "serve": ("appclient.server._serve_command", "run the reference agent server"),
+    "mcp": (
+        "appclient._tools._mcp_serve",
+        "serve Python functions as an MCP server (stdio or HTTP)",
+    ),
+    "serve": ("appclient.server._http._serve_command", "run the reference agent server"),
 }
 
 

@@ -15,7 +15,7 @@ into tool calls or a final answer, and hand results back in the format's own wor
 Formats: ``agentscope``, ``hermes``, ``internlm``, ``react_en``, ``react_zh``, ``toolbench``.
 """
 
-from ._call_shapes import ToolCallAccumulator
-from ._formats import FORMAT_NAMES, ParsedReply, ToolFormat, get_format
+from ._core._call_shapes import ToolCallAccumulator
+from ._core._formats import FORMAT_NAMES, ParsedReply, ToolFormat, get_format
 
 __all__ = ["FORMAT_NAMES", "ParsedReply", "ToolCallAccumulator", "ToolFormat", "get_format"]

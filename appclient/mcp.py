@@ -12,8 +12,14 @@ Example:
 
 from __future__ import annotations
 
-from ._mcp import MCPConnectionError, MCPServer, MCPServerHTTP, MCPServerStdio, protocol_names
-from ._mcp_serve import serve_mcp
+from ._tools._mcp import (
+    MCPConnectionError,
+    MCPServer,
+    MCPServerHTTP,
+    MCPServerStdio,
+    protocol_names,
+)
+from ._tools._mcp_serve import serve_mcp
 
 __all__ = [
     "MCPConnectionError",

@@ -26,7 +26,7 @@ The official AppBuilder SDKs work against it too: set ``GATEWAY_URL_V2=server.ur
 ``APPBUILDER_TOKEN=server.token``, and use ``server.app_id`` as the app id.
 """
 
-from .server._agent_api import (
+from .server._agents._agent_api import (
     Agent,
     AgentInput,
     ComponentInfo,
@@ -35,11 +35,11 @@ from .server._agent_api import (
     ToolResult,
     Turn,
 )
-from .server._components import CloudComponent
-from .server._faults import FaultInjector
-from .server._reference_server import ReferenceServer
-from .server._scripted_agent import ScriptedAgent, ScriptExhaustedError, ScriptStep
-from .server._scripted_model import ModelError, ModelReply, ModelStep, ScriptedModel
+from .server._agents._components import CloudComponent
+from .server._agents._scripted_agent import ScriptedAgent, ScriptExhaustedError, ScriptStep
+from .server._agents._scripted_model import ModelError, ModelReply, ModelStep, ScriptedModel
+from .server._http._faults import FaultInjector
+from .server._http._reference_server import ReferenceServer
 
 __all__ = [
     "Agent",

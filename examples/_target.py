@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from appclient._constants import ENV_APP_ID, ENV_BASE_URL, ENV_TOKEN
+from appclient._core._constants import ENV_APP_ID, ENV_BASE_URL, ENV_TOKEN
 from appclient.testing import Agent, ReferenceServer
 
 

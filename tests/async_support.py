@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import aiohttp
 
-from appclient._async_loop import ROUND_TRIP_THREAD_PREFIX
+from appclient._tools._async_loop import ROUND_TRIP_THREAD_PREFIX
 
 T = TypeVar("T")
 QUERY = "今天北京天气怎么样？"

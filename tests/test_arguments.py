@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from appclient._arguments import ArgumentsDecodeError, decode_arguments, unwrap_fence
+from appclient._core._arguments import ArgumentsDecodeError, decode_arguments, unwrap_fence
 
 ACCEPTED: list[tuple[str, Any, dict[str, Any]]] = [
     ("dict", {"city": "北京"}, {"city": "北京"}),

@@ -76,7 +76,7 @@ def test_a_server_that_silently_drops_kept_connections_still_answers_every_run()
 def test_without_aiohttp_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     """With aiohttp missing, making an AsyncAppClient says which extra to install."""
     monkeypatch.setitem(sys.modules, "aiohttp", None)
-    monkeypatch.delitem(sys.modules, "appclient._async_transport", raising=False)
+    monkeypatch.delitem(sys.modules, "appclient._clients._async_transport", raising=False)
     with pytest.raises(InvalidRequestError, match=r"appclient\[async\]"):
         AsyncAppClient("app", token="tok", base_url="http://127.0.0.1:9")
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from appclient import InvalidRequestError, Message, RunAnswer, ToolCall
-from appclient._call_shapes import CallRequest, read_calls
-from appclient._stream import RunStream
+from appclient._clients._stream import RunStream
+from appclient._core._call_shapes import CallRequest, read_calls
 
 APPBUILDER = {
     "id": "c1",

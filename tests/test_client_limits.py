@@ -23,8 +23,8 @@ from appclient import (
     RunStream,
     StreamInterruptedError,
     Timeout,
-    _http,
 )
+from appclient._clients import _http
 from tests.client_fake_gateway import FakeGateway, Reply, sse_bytes
 
 MIB = 1024 * 1024

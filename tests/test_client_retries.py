@@ -22,7 +22,7 @@ from appclient import (
     ServerError,
     StreamInterruptedError,
 )
-from appclient._constants import DEFAULT_BACKOFF_INITIAL, DEFAULT_BACKOFF_MAX
+from appclient._core._constants import DEFAULT_BACKOFF_INITIAL, DEFAULT_BACKOFF_MAX
 from tests.client_fake_gateway import FakeGateway, Reply
 
 BASE = "http://127.0.0.1:8933"

@@ -11,7 +11,7 @@ import pytest
 
 from appclient import AppClient, RunError, ToolCallRecord
 from appclient._demo import _Printer, _Style, _use_color, add_arguments, get_current_weather
-from appclient._loop_events import (
+from appclient._tools._loop_events import (
     AnswerDone,
     RoundFinished,
     RoundRecord,

@@ -29,7 +29,7 @@ from appclient import (
     ToolRegistry,
     ToolTimeoutError,
 )
-from appclient._dispatch import ApprovalRequest
+from appclient._tools._dispatch import ApprovalRequest
 
 SECRET = "sk-live-0123456789"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from appclient import _constants
+from appclient._core import _constants
 from tests.conftest import REPO_ROOT
 
 PROTOCOL = (REPO_ROOT / "docs" / "protocol.md").read_text("utf-8")
@@ -21,7 +21,7 @@ def test_every_endpoint_is_documented() -> None:
 def test_every_error_code_the_server_answers_is_documented() -> None:
     """Each error code the reference server writes is in the reference's error table."""
     source = "".join(
-        p.read_text("utf-8") for p in (REPO_ROOT / "appclient" / "server").glob("*.py")
+        p.read_text("utf-8") for p in (REPO_ROOT / "appclient" / "server").rglob("*.py")
     )
     codes = set(re.findall(r"HTTPProblem\(\s*\d{3},\s*\"([A-Za-z]+)\"", source))
     assert codes

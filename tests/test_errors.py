@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 import appclient
-from appclient._errors import redact, redact_mapping, status_error_class
+from appclient._core._errors import redact, redact_mapping, status_error_class
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from appclient._execution import Invocation, Outcome, ToolRunner, run_awaitable
+from appclient._tools._execution import Invocation, Outcome, ToolRunner, run_awaitable
 
 
 @pytest.fixture

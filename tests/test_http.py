@@ -23,14 +23,14 @@ from appclient import (
     ServerError,
     TransportError,
 )
-from appclient._errors import Secret
-from appclient._http import (
+from appclient._clients._http import (
     USER_AGENT,
     authorization_value,
     iter_body_chunks,
     status_error,
     transport_error,
 )
+from appclient._core._errors import Secret
 from appclient._version import __version__
 
 TIMEOUT = (2.0, 30.0)

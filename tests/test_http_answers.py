@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from appclient import ResponseDecodeError, RunError
-from appclient._http_answers import (
+from appclient._core._http_answers import (
     decode_json,
     error_body_fields,
     parse_run_answer,

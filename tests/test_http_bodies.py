@@ -17,7 +17,7 @@ from appclient import (
     ToolChoiceFunction,
     ToolOutput,
 )
-from appclient._http_bodies import (
+from appclient._core._http_bodies import (
     encode_json,
     feedback_body,
     run_body,

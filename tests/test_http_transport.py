@@ -9,8 +9,8 @@ import pytest
 import responses
 
 from appclient import AuthenticationError, InvalidRequestError, ServerError
-from appclient._http_transport import Transport, parse_base_url
-from appclient._limits import Limits, Timeout, parse_timeout
+from appclient._clients._http_transport import Transport, parse_base_url
+from appclient._core._limits import Limits, Timeout, parse_timeout
 
 BASE = "http://127.0.0.1:8936"
 TOKEN = "tok-transport-test-3141"

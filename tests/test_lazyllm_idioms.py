@@ -16,7 +16,7 @@ from appclient import (
     register_tool,
     tool_group,
 )
-from appclient._dispatch import ApprovalCallback
+from appclient._tools._dispatch import ApprovalCallback
 from appclient.testing import PlannedCall, ReferenceServer, ScriptedAgent
 
 

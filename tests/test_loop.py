@@ -31,7 +31,7 @@ from appclient import (
     ToolNotFoundError,
     ToolRegistry,
 )
-from appclient._loop import RoundTripMixin, as_registry
+from appclient._tools._loop import RoundTripMixin, as_registry
 from appclient.testing import Agent, PlannedCall, ReferenceServer, ScriptedAgent
 
 

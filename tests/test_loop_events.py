@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 
 from appclient import AnswerDone, EventPrinter, RoundTripResult, TextDelta, ToolCallStarted
-from appclient._dispatch import ToolCallRecord
-from appclient._loop_events import ToolCallFinished
+from appclient._tools._dispatch import ToolCallRecord
+from appclient._tools._loop_events import ToolCallFinished
 
 
 def _record(output: str, *, is_error: bool = False) -> ToolCallRecord:

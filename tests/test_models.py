@@ -17,7 +17,7 @@ from appclient import (
     ToolChoice,
     ToolOutput,
 )
-from appclient._models import ErrorBody, RunRequest
+from appclient._core._models import ErrorBody, RunRequest
 from tests.conftest import RESPONSE_FIXTURES
 
 JSON_RESPONSES = sorted(RESPONSE_FIXTURES.glob("run_*.json"))

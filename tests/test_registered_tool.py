@@ -8,7 +8,7 @@ import pytest
 from pydantic import SecretStr
 
 from appclient import ToolError, ToolRegistry
-from appclient._registered_tool import advertised_tool, partial_values, secret_texts
+from appclient._tools._registered_tool import advertised_tool, partial_values, secret_texts
 from tests.seed import SEED_WEATHER_TOOL
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from appclient import InvalidRequestError, Manifest, ManifestError, ToolRegistry
 from appclient._manifest import manifest
-from appclient._tool_groups import ToolGroup
+from appclient._tools._tool_groups import ToolGroup
 
 
 def get_current_weather(location: str, unit: str = "celsius") -> str:
@@ -396,7 +396,7 @@ def test_a_ready_tool_that_is_not_a_json_schema_tool_is_a_manifest_error(tool, e
 
 def test_the_default_tool_timeout_is_documented_where_timeout_is() -> None:
     """The registry's docs state the default tool timeout, and it is the one applied."""
-    from appclient._constants import DEFAULT_TOOL_TIMEOUT
+    from appclient._core._constants import DEFAULT_TOOL_TIMEOUT
 
     assert ToolRegistry().timeout == DEFAULT_TOOL_TIMEOUT == 60
     assert "60 when omitted" in (ToolRegistry.__doc__ or "")

@@ -19,9 +19,9 @@ from appclient import (
     RunError,
     TransportError,
 )
-from appclient._constants import DEFAULT_RETRY_AFTER_CAP
-from appclient._errors import status_error_class
-from appclient._retry import RetryPolicy, backoff_delay, parse_http_date, parse_retry_after
+from appclient._core._constants import DEFAULT_RETRY_AFTER_CAP
+from appclient._core._errors import status_error_class
+from appclient._core._retry import RetryPolicy, backoff_delay, parse_http_date, parse_retry_after
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc).timestamp()
 

@@ -115,7 +115,14 @@ def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
 
 
 #: The client side: what sends requests and dispatches tools.
-_CLIENT = ("_client", "_http_transport", "_http", "_stream", "_async_client", "_registry")
+_CLIENT = (
+    "_clients._client",
+    "_clients._http_transport",
+    "_clients._http",
+    "_clients._stream",
+    "_clients._async_client",
+    "_tools._registry",
+)
 #: Where the two sides are joined on purpose.
 _JOINS = ("appclient", "appclient.testing", "appclient._demo", "appclient.cli")
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from appclient import ToolExecutionError, ToolRegistry
-from appclient._tool_results import ReportedFailure, unwrap_status
+from appclient._tools._tool_results import ReportedFailure, unwrap_status
 
 
 class ServiceExecStatus(IntEnum):

@@ -12,7 +12,7 @@ from appclient import (
     ToolNotFoundError,
     ToolTimeoutError,
 )
-from appclient._tool_failures import (
+from appclient._tools._tool_failures import (
     approval_declined,
     call_failed,
     describe_exception,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from appclient import InvalidRequestError, ManifestError
-from appclient._tool_groups import ToolGroup, register_tool, resolve_group, tool_group
+from appclient._tools._tool_groups import ToolGroup, register_tool, resolve_group, tool_group
 
 
 def _unique(prefix: str) -> str:

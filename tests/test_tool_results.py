@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from appclient._tool_results import ResultSerializationError, serialize_result
+from appclient._tools._tool_results import ResultSerializationError, serialize_result
 
 
 @dataclasses.dataclass

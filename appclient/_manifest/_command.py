@@ -22,7 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .._errors import AppClientError, ManifestError
+from .._core._errors import AppClientError, ManifestError
 from ._decorators import get_overrides
 from ._spec import build_tool_spec
 from ._tool_files import check_unique_names, save_tools

@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar, overload
 
-from .._constants import tool_name_problem
-from .._errors import ManifestError
+from .._core._constants import tool_name_problem
+from .._core._errors import ManifestError
 from ._signature import EMPTY
 from ._type_schema import resolve_type_name
 

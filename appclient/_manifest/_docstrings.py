@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import docstring_parser
 from docstring_parser import google
 
-from .._limits import cache_short_keys
+from .._core._limits import cache_short_keys
 
 __all__ = ["DocInfo", "merge_doc_info", "named_returns", "parse_docstring"]
 

@@ -27,7 +27,7 @@ from typing import Any
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-from .._errors import ManifestError
+from .._core._errors import ManifestError
 from ._decorators import UNSET, ManifestOverrides, ParameterOverride
 from ._docstrings import DocInfo, merge_doc_info, named_returns, parse_docstring
 from ._official_shape import ReturnItem, python_type_to_schema, returns_sentence

@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import ManifestError
+from .._core._errors import ManifestError
 
 __all__ = [
     "EMPTY",

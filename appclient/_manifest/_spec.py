@@ -24,8 +24,12 @@ from typing import Any
 
 from pydantic.fields import FieldInfo
 
-from .._constants import MANIFEST_CACHE_ENTRIES_PER_FUNCTION, TOOL_NAME_RULE, tool_name_problem
-from .._errors import ManifestError
+from .._core._constants import (
+    MANIFEST_CACHE_ENTRIES_PER_FUNCTION,
+    TOOL_NAME_RULE,
+    tool_name_problem,
+)
+from .._core._errors import ManifestError
 from ._decorators import ManifestOverrides, get_overrides
 from ._official_shape import ReturnItem
 from ._precedence import (

@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._errors import ManifestError
-from .._models import Tool
+from .._core._errors import ManifestError
+from .._core._models import Tool
 from ._manifest import Manifest
 from ._official_shape import normalize_tool
 from ._spec import ToolSpec, check_tool_name

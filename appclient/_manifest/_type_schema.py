@@ -46,7 +46,7 @@ from pydantic.errors import PydanticUserError
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode
 
-from .._errors import ManifestError
+from .._core._errors import ManifestError
 from ._schema_tools import Schema, inline_definitions, tidy
 from ._signature import EMPTY
 

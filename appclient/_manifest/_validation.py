@@ -30,7 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from .._errors import ToolArgumentsError
+from .._core._errors import ToolArgumentsError
 from ._signature import EMPTY
 from ._type_schema import FieldDefinition, build_arguments_model
 

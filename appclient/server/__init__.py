@@ -13,7 +13,7 @@
 ``appclient serve`` and ``python -m appclient.server`` run it.
 """
 
-from ._agent_api import (
+from ._agents._agent_api import (
     Agent,
     AgentInput,
     ComponentInfo,
@@ -22,15 +22,15 @@ from ._agent_api import (
     ToolResult,
     Turn,
 )
-from ._components import CloudComponent, default_components
-from ._faults import FaultInjector
-from ._model_agent import ModelAgent
-from ._reference_server import ReferenceServer
-from ._rule_agent import RuleAgent
-from ._scripted_agent import ScriptedAgent
-from ._sqlite_store import SQLiteStore
-from ._store import MemoryStore, QuotaExceededError, Store, StoreBusyError
-from ._wsgi import ReferenceApp, create_app
+from ._agents._components import CloudComponent, default_components
+from ._agents._model_agent import ModelAgent
+from ._agents._rule_agent import RuleAgent
+from ._agents._scripted_agent import ScriptedAgent
+from ._http._faults import FaultInjector
+from ._http._reference_server import ReferenceServer
+from ._http._wsgi import ReferenceApp, create_app
+from ._state._sqlite_store import SQLiteStore
+from ._state._store import MemoryStore, QuotaExceededError, Store, StoreBusyError
 
 __all__ = [
     "Agent",

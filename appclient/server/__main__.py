@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import _serve_command
+from ._http import _serve_command
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,7 +1,7 @@
 """The reference server's settings, in one place: limits, timeouts and the agents' bounds.
 
 The server's modules read their defaults here (the protocol's paths and the client's
-defaults stay in ``appclient._constants``), so every tunable value of the server shows at
+defaults stay in ``appclient._core._constants``), so every tunable value of the server shows at
 once and tests refer to the numbers the code uses.
 """
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from appclient.server import ReferenceServer
-from appclient.server._agent_api import PlannedCall
+from appclient.server._agents._agent_api import PlannedCall
 from appclient.testing import ScriptedAgent
 
 if os.environ.get("CI"):

@@ -8,7 +8,7 @@ import gc
 import pytest
 
 from appclient import ManifestError
-from appclient._constants import MANIFEST_CACHE_ENTRIES_PER_FUNCTION
+from appclient._core._constants import MANIFEST_CACHE_ENTRIES_PER_FUNCTION
 from appclient._manifest import ToolSpec, _spec, build_tool_spec, default_tool_name, manifest
 
 from .samples import Order

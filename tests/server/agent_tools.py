@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from appclient._core._models import Tool
 from appclient._manifest._official_shape import normalize_tool
-from appclient._models import Tool
-from appclient.server._agent_api import AgentInput, ComponentInfo, ToolResult
-from appclient.server._components import default_components
+from appclient.server._agents._agent_api import AgentInput, ComponentInfo, ToolResult
+from appclient.server._agents._components import default_components
 from tests.conftest import load_request_fixture
 from tests.seed import SEED_JAVA_TOOL
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from appclient.server import Decision, PlannedCall, create_app
-from appclient.server._agent_api import AgentInput, ComponentInfo
-from appclient.server._wsgi import ReferenceApp
+from appclient.server._agents._agent_api import AgentInput, ComponentInfo
+from appclient.server._http._wsgi import ReferenceApp
 from tests.seed import SEED_WEATHER_TOOL, official_run_body
 
 TOKEN = "test-token"

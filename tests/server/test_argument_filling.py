@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from appclient.server._argument_filling import complete_arguments, plan_arguments
+from appclient.server._agents._argument_filling import complete_arguments, plan_arguments
 from tests.server.agent_tools import (
     OPENAI_WEATHER,
     PERSON_LOOKUP,

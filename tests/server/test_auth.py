@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from appclient.server._auth import TokenAuthority, generate_token, owner_of, presented_token
+from appclient.server._http._auth import TokenAuthority, generate_token, owner_of, presented_token
 
 
 @pytest.mark.parametrize(

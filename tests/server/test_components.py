@@ -7,9 +7,9 @@ from typing import Optional
 
 import pytest
 
-from appclient._constants import TOOL_NAME_PATTERN
-from appclient.server._agent_api import ComponentInfo
-from appclient.server._components import (
+from appclient._core._constants import TOOL_NAME_PATTERN
+from appclient.server._agents._agent_api import ComponentInfo
+from appclient.server._agents._components import (
     Calculator,
     CloudComponent,
     WeatherQuery,

@@ -8,7 +8,7 @@ import pytest
 import requests
 
 from appclient.server import ReferenceServer, SQLiteStore
-from appclient.server._state import StoredResponse
+from appclient.server._state._state import StoredResponse
 from tests.server.helpers import WEATHER_TOOL, WeatherAgent
 
 RUNS = "/v2/app/conversation/runs"

@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from appclient.server import MemoryStore
-from appclient.server._state import ConversationState, FileRecord
+from appclient.server._state._state import ConversationState, FileRecord
 from tests.server.helpers import APP_ID, Reply, call_app, make_app, new_conversation, run_body
 
 RUNS = "/v2/app/conversation/runs"

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from appclient._models import RunAnswer
-from appclient.server._events import render_body, render_stream, split_answer, utc_date
-from appclient.server._run_engine import CloudStep, RunFailure, RunOutcome
+from appclient._core._models import RunAnswer
+from appclient.server._runs._events import render_body, render_stream, split_answer, utc_date
+from appclient.server._runs._run_engine import CloudStep, RunFailure, RunOutcome
 from appclient.server._settings import MAX_ANSWER_DELTAS
-from appclient.server._state import ConversationState, PendingCall
+from appclient.server._state._state import ConversationState, PendingCall
 
 NEVER_NULL = (
     "event_code",

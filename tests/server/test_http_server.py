@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from appclient.server._http_server import WSGIHTTPServer, _Handler
+from appclient.server._http._http_server import WSGIHTTPServer, _Handler
 from tests.server.helpers import APP_ID, TOKEN, make_app, run_body
 
 AUTH = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}

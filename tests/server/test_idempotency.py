@@ -5,9 +5,14 @@ from __future__ import annotations
 import pytest
 
 from appclient.server import MemoryStore
-from appclient.server._idempotency import REPLAY_HEADER, IdempotencyGuard, check_key, fingerprint
-from appclient.server._responses import HTTPProblem, Response, json_response, sse_response
-from appclient.server._state import StoredResponse
+from appclient.server._http._responses import HTTPProblem, Response, json_response, sse_response
+from appclient.server._state._idempotency import (
+    REPLAY_HEADER,
+    IdempotencyGuard,
+    check_key,
+    fingerprint,
+)
+from appclient.server._state._state import StoredResponse
 
 
 class Counter:

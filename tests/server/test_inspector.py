@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from appclient.server import ScriptedAgent
-from appclient.server._run_log import MAX_RUNS_KEPT, MAX_TEXT_CHARS
-from appclient.server._wsgi import ReferenceApp
+from appclient.server._http._wsgi import ReferenceApp
+from appclient.server._state._run_log import MAX_RUNS_KEPT, MAX_TEXT_CHARS
 from appclient.testing import PlannedCall
 from tests.server.helpers import (
     OTHER_TOKEN,

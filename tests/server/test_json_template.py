@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from appclient.server._json_template import Hole, JsonTemplate, json_text, string_text
+from appclient.server._runs._json_template import Hole, JsonTemplate, json_text, string_text
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),

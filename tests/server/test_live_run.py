@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from appclient.server._live_run import live_messages
-from appclient.server._run_engine import Emit
+from appclient.server._runs._live_run import live_messages
+from appclient.server._runs._run_engine import Emit
 
 
 def test_a_client_that_leaves_early_does_not_strand_the_run() -> None:

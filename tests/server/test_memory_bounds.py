@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from appclient._limits import cache_short_keys
+from appclient._core._limits import cache_short_keys
 from appclient.server import MemoryStore, QuotaExceededError
-from appclient.server._agent_api import ToolResult
-from appclient.server._state import ConversationState, TurnRecord
-from appclient.server._validation import MAX_TOOLS_CHARS, _checked_tools, validate_tools
+from appclient.server._agents._agent_api import ToolResult
+from appclient.server._http._validation import MAX_TOOLS_CHARS, _checked_tools, validate_tools
+from appclient.server._state._state import ConversationState, TurnRecord
 from tests.server.helpers import APP_ID, call_app, make_app, new_conversation, run_body
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from appclient.server._multipart import (
+from appclient.server._http._multipart import (
     MultipartError,
     parse_form,
     parse_header_value,

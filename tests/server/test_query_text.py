@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from appclient.server._query_text import (
+from appclient.server._agents._query_text import (
     detect_language,
     find_values,
     lookup_place,

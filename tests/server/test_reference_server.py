@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from appclient.server import MemoryStore, ReferenceServer
-from appclient.server._agent_api import AgentInput, Decision
+from appclient.server._agents._agent_api import AgentInput, Decision
 from appclient.server._settings import DEFAULT_APP_ID
 from tests.server.helpers import WeatherAgent
 

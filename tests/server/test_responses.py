@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from appclient.server._responses import (
+from appclient.server._http._responses import (
     HTTPProblem,
     encode_json,
     encode_text,

@@ -7,13 +7,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from appclient._models import ToolChoice
-from appclient.server import _rule_agent as rule_agent_module
-from appclient.server._agent_api import Agent, Decision, PlannedCall, ToolResult, Turn
-from appclient.server._components import Calculator, default_components
-from appclient.server._rule_agent import RuleAgent
+from appclient._core._models import ToolChoice
+from appclient.server._agents import _rule_agent as rule_agent_module
+from appclient.server._agents._agent_api import Agent, Decision, PlannedCall, ToolResult, Turn
+from appclient.server._agents._components import Calculator, default_components
+from appclient.server._agents._rule_agent import RuleAgent
+from appclient.server._runs._tool_choice import UnknownToolChoiceError
 from appclient.server._settings import RULE_AGENT_MAX_CLAUSES, RULE_AGENT_MAX_QUERY_CHARS
-from appclient.server._tool_choice import UnknownToolChoiceError
 from tests.server.agent_tools import (
     OPENAI_WEATHER,
     PERSON_LOOKUP,

@@ -6,17 +6,17 @@ from dataclasses import replace
 
 import pytest
 
-from appclient._models import ToolChoice, ToolOutput
+from appclient._core._models import ToolChoice, ToolOutput
 from appclient.server import Decision, PlannedCall
-from appclient.server._responses import HTTPProblem
-from appclient.server._run_engine import (
+from appclient.server._http._responses import HTTPProblem
+from appclient.server._runs._run_engine import (
     EVENT_CODE_AGENT_FAILED,
     EVENT_CODE_COMPONENT_FAILED,
     EVENT_CODE_STEP_LIMIT,
     RunEngine,
 )
 from appclient.server._settings import DEFAULT_MAX_HISTORY_CHARS
-from appclient.server._state import ConversationState
+from appclient.server._state._state import ConversationState
 from tests.server.helpers import WEATHER_TOOL, EchoComponent, ListAgent, WeatherAgent
 
 

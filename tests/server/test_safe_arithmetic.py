@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from appclient.server._safe_arithmetic import (
+from appclient.server._agents._safe_arithmetic import (
     ExpressionError,
     evaluate_arithmetic,
     format_number,

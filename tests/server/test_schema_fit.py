@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from appclient.server._schema_fit import fits_schema, inline_refs, is_type, value_for_schema
+from appclient.server._agents._schema_fit import fits_schema, inline_refs, is_type, value_for_schema
 from tests.server.schema_strategies import (
     parameters_schemas,
     property_schemas,

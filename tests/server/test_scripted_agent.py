@@ -4,8 +4,8 @@ import threading
 
 import pytest
 
-from appclient.server._agent_api import Agent, Decision, PlannedCall, ToolResult
-from appclient.server._scripted_agent import ScriptedAgent, ScriptExhaustedError
+from appclient.server._agents._agent_api import Agent, Decision, PlannedCall, ToolResult
+from appclient.server._agents._scripted_agent import ScriptedAgent, ScriptExhaustedError
 from tests.server.agent_tools import agent_input
 
 WEATHER_CALL = PlannedCall("get_current_weather", {"location": "北京", "unit": "celsius"})

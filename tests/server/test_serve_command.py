@@ -15,7 +15,7 @@ import pytest
 import requests
 
 from appclient.cli import build_parser
-from appclient.server import _serve_command
+from appclient.server._http import _serve_command
 
 
 class _Banner(io.StringIO):

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-import appclient.server._sqlite_store as sqlite_store_module
+import appclient.server._state._sqlite_store as sqlite_store_module
 from appclient.server import SQLiteStore
-from appclient.server._sqlite_store import _SCHEMA, SCHEMA_VERSION
-from appclient.server._state import ConversationState, OpenTurn, PendingCall, StoredResponse
-from appclient.server._store import StoreBusyError
+from appclient.server._state._sqlite_store import _SCHEMA, SCHEMA_VERSION
+from appclient.server._state._state import ConversationState, OpenTurn, PendingCall, StoredResponse
+from appclient.server._state._store import StoreBusyError
 from tests.server.helpers import (
     APP_ID,
     WEATHER_TOOL,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from appclient.server import ToolResult, Turn
-from appclient.server._state import ConversationState, OpenTurn, PendingCall, TurnRecord
+from appclient.server._state._state import ConversationState, OpenTurn, PendingCall, TurnRecord
 
 STATE = ConversationState("c", "owner", "app", 1.5)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from appclient.server import MemoryStore, SQLiteStore, Store
-from appclient.server._agent_api import ToolResult
-from appclient.server._state import (
+from appclient.server._agents._agent_api import ToolResult
+from appclient.server._state._state import (
     ConversationState,
     FeedbackRecord,
     FileRecord,

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from appclient._models import Tool, ToolChoice
-from appclient.server._agent_api import PlannedCall
-from appclient.server._tool_choice import (
+from appclient._core._models import Tool, ToolChoice
+from appclient.server._agents._agent_api import PlannedCall
+from appclient.server._runs._tool_choice import (
     UnknownToolChoiceError,
     forced_tool_name,
     resolve_tool_choice,

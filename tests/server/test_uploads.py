@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from appclient.server._responses import HTTPProblem
-from appclient.server._uploads import UploadStorage, display_name
+from appclient.server._http._responses import HTTPProblem
+from appclient.server._http._uploads import UploadStorage, display_name
 
 
 @pytest.mark.parametrize(
@@ -76,7 +76,7 @@ def test_temporary_directory_is_removed_even_without_close() -> None:
 def test_temporary_directory_is_removed_at_exit(tmp_path: Path) -> None:
     """A process that exits without close() removes its temporary upload folder."""
     code = (
-        "from appclient.server._uploads import UploadStorage\n"
+        "from appclient.server._http._uploads import UploadStorage\n"
         "storage = UploadStorage()\n"
         "storage.save('x', b'1')\n"
     )

@@ -6,9 +6,9 @@ import copy
 
 import pytest
 
-from appclient._models import RunRequest
-from appclient.server._responses import HTTPProblem
-from appclient.server._validation import (
+from appclient._core._models import RunRequest
+from appclient.server._http._responses import HTTPProblem
+from appclient.server._http._validation import (
     field_path,
     parse_json_object,
     validate_model,

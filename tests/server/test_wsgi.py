@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from appclient.server import Decision, PlannedCall
-from appclient.server._wsgi import ReferenceApp
+from appclient.server._http._wsgi import ReferenceApp
 from tests.server.helpers import (
     APP_ID,
     OTHER_TOKEN,

@@ -1,0 +1,174 @@
+"""AsyncRunStream: a streamed run read on the event loop, one message per server-sent event.
+
+The asyncio reader of :class:`~appclient._clients._stream.StreamState`, which keeps every rule of a
+streamed run (decoding, limits, replays, accumulation, when a run is finished); this module
+only awaits the chunks and the run sent again. It knows nothing of aiohttp: the transport
+hands it an async iterator of byte chunks and a function that closes the response.
+"""
+
+from __future__ import annotations
+
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+)
+from types import TracebackType
+from typing import Any
+
+from .._core._errors import AppClientError, TransportError
+from .._core._models import RunAnswer
+from ._stream import StreamState
+
+__all__ = ["AsyncRunStream"]
+
+
+class AsyncRunStream(StreamState):
+    """A streamed run for asyncio code: ``async for`` its messages, or await :meth:`collect`.
+
+    Returned by :meth:`AsyncAppClient.run(..., stream=True) <appclient.AsyncAppClient.run>`.
+    Each message is a :class:`~appclient.RunAnswer` whose ``answer`` is that message's text
+    delta; the results so far (:attr:`answer`, :attr:`events`, :attr:`tool_calls`,
+    :meth:`accumulated`) are those of :class:`~appclient.RunStream`::
+
+        async with await client.run(conversation_id, "hi", stream=True) as stream:
+            async for message in stream:
+                print(message.answer, end="", flush=True)
+        print(stream.tool_calls)
+
+    The HTTP response is released when the stream ends or fails, on ``async with`` exit,
+    :meth:`aclose` (or :meth:`close`), leaving ``async for`` early (when the loop finalises
+    the iteration, at its next turn; use ``async with`` for a fixed point), and when a task
+    waiting for a message or for :meth:`collect` is cancelled. One task reads at a time.
+
+    Args:
+        chunks: The body's bytes, in chunks of any size.
+        close: Releases the response; called once.
+        conversation_id: The conversation the run belongs to (for error messages).
+        request_id: The ``X-Appbuilder-Request-Id`` of the response, if known.
+        max_line_bytes: Longest SSE line accepted.
+        secrets: Values scrubbed from the messages of run errors.
+        limits: As for :class:`~appclient.RunStream`.
+        reopen: Sends the run again (same ``Idempotency-Key``) and returns the new body's
+            chunks (see :class:`~appclient.RunStream`).
+        max_reopens: How many times ``reopen`` may be used.
+
+    Raises:
+        StreamInterruptedError: (while reading) The stream ended or broke before a final event.
+        RunError: (while reading) The server reported an error.
+        ResponseDecodeError: (while reading) A message is not a run answer.
+    """
+
+    _reading = False  # a task is inside __anext__
+
+    def _begin(self, chunks: Any) -> AsyncIterator[bytes]:
+        return aiter(chunks)
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def __aiter__(self) -> AsyncGenerator[RunAnswer, None]:
+        return self._iterate()
+
+    async def __anext__(self) -> RunAnswer:
+        if self._reading:
+            raise RuntimeError("another task is already reading this stream")
+        if self._done:
+            raise StopAsyncIteration
+        self._reading = True
+        try:
+            data = await self._next_data()
+            if data is None:
+                self._end_of_stream()
+                raise StopAsyncIteration
+            return self._deliver(data)
+        except StopAsyncIteration:
+            raise
+        except BaseException:  # a cancelled task's read included: the response is released
+            if self._failed():  # close() ended the read
+                raise StopAsyncIteration from None
+            raise
+        finally:
+            self._reading = False
+
+    async def _next_data(self) -> str | None:
+        while (data := self._take()) is None:
+            if self._chunks is None:
+                return None
+            try:
+                self._feed(await anext(self._chunks))
+                continue
+            except StopAsyncIteration:
+                resend = self._ended()
+            except TransportError as exc:
+                resend = self._broke(exc)
+            self._chunks = None
+            if resend and self._reopen is not None:
+                try:
+                    self._chunks = aiter(await self._reopen())
+                except AppClientError as exc:
+                    raise self._resend_failed(exc) from exc
+                self._restart()
+        return data
+
+    async def _iterate(self) -> AsyncGenerator[RunAnswer, None]:
+        # A generator, so that leaving ``async for`` early closes the stream: the loop's
+        # async-generator finaliser runs this ``finally`` (a plain __anext__ would never know).
+        try:
+            while True:
+                try:
+                    message = await self.__anext__()
+                except StopAsyncIteration:
+                    return
+                yield message
+        finally:
+            self.close()
+
+    @property
+    def content(self) -> AsyncGenerator[RunAnswer, None]:
+        """The messages, so official-style ``async for chunk in message.content`` works."""
+        return self._iterate()
+
+    async def read_message(self) -> RunAnswer | None:
+        """Return the next message, or ``None`` once the stream has ended."""
+        try:
+            return await self.__anext__()
+        except StopAsyncIteration:
+            return None
+
+    async def collect(self) -> RunAnswer:
+        """Read the rest of the stream and return the accumulated answer.
+
+        Returns:
+            A :class:`~appclient.RunAnswer` with the answer text of every message joined,
+            every event in order, and the ids and ``is_completion`` of the last message.
+
+        Raises:
+            StreamInterruptedError: The stream ended, broke or was closed before a final event
+                (:meth:`accumulated` still gives what arrived).
+            RunError: The run failed.
+        """
+        while await self.read_message() is not None:
+            # What is already decoded is taken here, without a coroutine per message.
+            while not self._done and not self._reading and (data := self._take()) is not None:
+                try:
+                    self._deliver(data)
+                except BaseException:
+                    self._failed()
+                    raise
+        return self._collected()
+
+    # --- closing ---------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Stop reading and release the HTTP response; an ``async for`` in progress just ends."""
+        self.close()
+
+    async def __aenter__(self) -> AsyncRunStream:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,319 @@
+"""The asyncio sender under :class:`~appclient.AsyncAppClient`: aiohttp, with the same rules.
+
+:class:`AsyncTransport` is :class:`~appclient._clients._http_transport.Transport` for
+coroutines: the same headers, retries (tenacity's ``AsyncRetrying`` over the same policy),
+deadlines, body limits and errors, sent natively with ``aiohttp`` on the caller's event
+loop, no threads. Bodies are read through the shared
+:class:`~appclient._core._body.BodyReader` (aiohttp's own decompression is off: it would
+inflate each read whole).
+
+aiohttp comes with the ``async`` extra (``pip install 'appclient[async]'``); this module is
+imported only when an :class:`~appclient.AsyncAppClient` is made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import urllib.request
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
+
+import aiohttp
+from multidict import CIMultiDictProxy
+
+from .._core._body import BodyReader
+from .._core._constants import HEADER_REQUEST_ID, STREAM_CHUNK_BYTES
+from .._core._errors import (
+    APIStatusError,
+    RequestTimeoutError,
+    ResponseTooLargeError,
+    TransportError,
+)
+from .._core._http_answers import status_error_for
+from ._async_stream import AsyncRunStream
+from ._http import ERROR_BODY_LIMIT, check_deadline, deadline_after, time_left, transport_failure
+from ._http_transport import TransportBase, is_json_answer
+
+__all__ = ["AsyncTransport", "Reply"]
+
+_logger = logging.getLogger("appclient._http_transport")  # one logger for both transports
+
+
+class Reply(NamedTuple):
+    """A whole (non-stream) HTTP 200 answer: what the client reads of it."""
+
+    content: bytes
+    headers: CIMultiDictProxy[str]
+
+
+#: What to send: JSON bytes, or a fresh multipart form per attempt (a form is read once).
+Body = bytes | Callable[[], aiohttp.FormData]
+
+
+def _failure_kind(error: BaseException) -> str:
+    if isinstance(error, aiohttp.ConnectionTimeoutError):
+        return "connect_timeout"
+    if isinstance(error, (aiohttp.SocketTimeoutError, asyncio.TimeoutError)):
+        return "read_timeout"
+    if isinstance(error, aiohttp.ClientSSLError):
+        return "tls"
+    if isinstance(error, (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError)):
+        return "connect"
+    return "other"
+
+
+def _let_go(response: aiohttp.ClientResponse) -> None:
+    """Release a streamed response: its connection is kept when the body was read whole."""
+    if response.content.at_eof():
+        response.release()
+    else:
+        response.close()  # also wakes a read still waiting on it
+
+
+class AsyncTransport(TransportBase):
+    """Sends the async client's requests with aiohttp: headers, timeouts, retries, errors.
+
+    Args:
+        token: The secret key.
+        base_url: A checked base URL.
+        timeout: How long a call may take.
+        limits: How much an answer may bring.
+        max_retries: Retries after the first attempt.
+        session: An ``aiohttp.ClientSession`` to send with, or ``None`` for one made on first
+            use (and closed by :meth:`aclose`).
+        sleep: Awaited with each retry wait.
+    """
+
+    _asynchronous = True
+    _stream_type = AsyncRunStream
+
+    _session: aiohttp.ClientSession | None
+    _session_loop: asyncio.AbstractEventLoop | None = None
+    _proxy_for: tuple[str, str | None] = ("", None)  # (base URL, its proxy)
+
+    def _new_session(self) -> None:
+        return None  # made on first use, on the loop that uses it
+
+    @staticmethod
+    def session_type() -> type[aiohttp.ClientSession]:
+        """The session class this transport sends with."""
+        return aiohttp.ClientSession
+
+    async def aclose(self) -> None:
+        """Close the session if this transport made it."""
+        if self._owns_session and self._session is not None:
+            session, self._session = self._session, None
+            await session.close()
+
+    def _session_now(self) -> aiohttp.ClientSession:
+        session, loop = self._session, asyncio.get_running_loop()
+        if (
+            session is not None
+            and not session.closed
+            and (not self._owns_session or self._session_loop is loop)
+        ):
+            return session
+        # First use, or this loop is not the one the session was made on (a new
+        # asyncio.run): a session is bound to its loop, so make one for this loop.
+        self._session = aiohttp.ClientSession(
+            auto_decompress=False,  # BodyReader inflates a piece at a time, within the limits
+            connector=aiohttp.TCPConnector(limit=0),  # concurrency is the caller's choice
+        )
+        self._owns_session = True
+        self._session_loop = loop
+        return self._session
+
+    def _env_proxy(self) -> str | None:
+        """The proxy ``$HTTP(S)_PROXY`` names for the base URL (``$NO_PROXY`` honoured).
+
+        What ``requests`` does for the sync client; aiohttp's own ``trust_env`` would also
+        read ``~/.netrc`` in a thread on every request. Looked up again when the base URL
+        changes.
+        """
+        if self._proxy_for[0] != self.base_url:
+            parts = urlsplit(self.base_url)
+            proxy = urllib.request.getproxies().get(parts.scheme)
+            if proxy and urllib.request.proxy_bypass(parts.hostname or ""):
+                proxy = None
+            self._proxy_for = (self.base_url, proxy or None)
+        return self._proxy_for[1]
+
+    # --- sending -----------------------------------------------------------------------------
+
+    async def send(self, path: str, body: Body) -> Reply:
+        """Send one logical request and read its answer (see ``Transport.send``).
+
+        Raises:
+            APIStatusError: The server answered an error status (after all retries).
+            TransportError: Connection failure or timeout (after all retries).
+            ResponseTooLargeError: The body is over ``limits.max_body_bytes``.
+        """
+        deadline = deadline_after(self.timeout.total)
+        reply: Reply = await self._send(path, body, str(uuid.uuid4()), deadline, stream=False)
+        return reply
+
+    async def send_stream(self, path: str, body: bytes, *, conversation_id: str) -> AsyncRunStream:
+        """Send a streamed run; return its :class:`AsyncRunStream` (see ``Transport.send_stream``).
+
+        A JSON answer to the stream request is a stream of that one message.
+
+        Raises:
+            APIStatusError: The server answered an error status (after all retries).
+            TransportError: Connection failure or timeout (after all retries).
+        """
+        deadline = deadline_after(self.timeout.total)
+        key = str(uuid.uuid4())
+        response: aiohttp.ClientResponse = await self._send(path, body, key, deadline, stream=True)
+        request_id = response.headers.get(HEADER_REQUEST_ID, "")
+        if is_json_answer(response.headers):
+            content = await self._read(response, deadline, self.limits.max_body_bytes)
+            one: AsyncRunStream = self._one_message(content, conversation_id, request_id)
+            return one
+        current = [response]
+
+        async def reopen() -> AsyncIterator[bytes]:
+            current[0].close()
+            current[0] = await self._send(path, body, key, deadline, stream=True)
+            return self._chunks(current[0], deadline, self.limits.max_stream_bytes)
+
+        stream: AsyncRunStream = self._run_stream(
+            self._chunks(response, deadline, self.limits.max_stream_bytes),
+            close=lambda: _let_go(current[0]),
+            reopen=reopen,
+            conversation_id=conversation_id,
+            request_id=request_id,
+        )
+        return stream
+
+    async def _send(
+        self, path: str, body: Body, key: str, deadline: float | None, *, stream: bool
+    ) -> Any:
+        """One logical request: the first attempt outside tenacity (as ``Transport._send``)."""
+        try:
+            return await self._attempt(path, body, key, deadline, stream=stream)
+        except (TransportError, APIStatusError) as error:
+            if not self._first_failure_retryable(error, stream=stream):
+                raise
+            first_failure: list[BaseException] = [error]
+
+        async def attempt(*args: Any, stream: bool) -> Any:
+            if first_failure:
+                raise first_failure.pop()
+            return await self._attempt(*args, stream=stream)
+
+        return await self._retrying(attempt, path, body, key, deadline, stream=stream)
+
+    async def _attempt(
+        self, path: str, body: Body, key: str, deadline: float | None, *, stream: bool
+    ) -> Reply | aiohttp.ClientResponse:
+        url = self.base_url + path
+        check_deadline(deadline, method="POST", url=url)
+        is_json = isinstance(body, bytes)
+        headers = self._headers(path, key, json=is_json, stream=stream)
+        headers["Authorization"] = self._authorization.reveal()
+        connect, read = self.timeout.connect, self.timeout.read
+        left = time_left(deadline)
+        timeout = aiohttp.ClientTimeout(
+            total=left, sock_connect=connect, connect=connect, sock_read=read
+        )
+        started = time.perf_counter()
+        try:
+            response = await self._session_now().post(
+                url,
+                proxy=self._env_proxy() if self._owns_session else None,
+                data=body if isinstance(body, bytes) else body(),
+                headers=headers,
+                timeout=timeout,
+                allow_redirects=False,
+                # BodyReader inflates, a piece at a time and within the limits, also when the
+                # caller's own session would decompress.
+                auto_decompress=False,
+            )
+        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            check_deadline(deadline, method="POST", url=url)
+            raise self._failure(exc, url) from None
+        _logger.debug(
+            "POST %s -> HTTP %d in %.1f ms",
+            path,
+            response.status,
+            (time.perf_counter() - started) * 1000,
+        )
+        if response.status == 200:
+            if stream:  # read by the AsyncRunStream, within the same deadline
+                return response
+            # Read here, in the attempt, so a body that breaks or stalls is retried.
+            content = await self._read(response, deadline, self.limits.max_body_bytes)
+            return Reply(content, response.headers)
+        try:
+            content = await self._read(response, deadline, ERROR_BODY_LIMIT)
+        except (TransportError, ResponseTooLargeError):
+            content = b""  # the status alone still says what happened (and whether to retry)
+        raise status_error_for(
+            response.status,
+            reason=response.reason or "",
+            headers=response.headers,
+            content=content,
+            secrets=self.secrets(),
+        )
+
+    def _failure(self, exc: BaseException, url: str) -> TransportError:
+        return transport_failure(
+            _failure_kind(exc),
+            reason=str(exc) or type(exc).__name__,
+            method="POST",
+            url=url,
+            timeout=(self.timeout.connect, self.timeout.read),
+            secrets=self.secrets(),
+        )
+
+    # --- reading -----------------------------------------------------------------------------
+
+    async def _read(
+        self, response: aiohttp.ClientResponse, deadline: float | None, max_bytes: int
+    ) -> bytes:
+        """Read a whole body within the limits; the connection is kept when it was read whole."""
+        try:
+            body = b"".join([chunk async for chunk in self._chunks(response, deadline, max_bytes)])
+        except BaseException:
+            response.close()
+            raise
+        response.release()
+        return body
+
+    async def _chunks(
+        self, response: aiohttp.ClientResponse, deadline: float | None, max_bytes: int | None
+    ) -> AsyncIterator[bytes]:
+        """Yield a body's decoded bytes as they arrive, within the deadline and ``max_bytes``.
+
+        Raises:
+            RequestTimeoutError: No byte within the read timeout, or the deadline passed.
+            ResponseTooLargeError: The body is over ``max_bytes``.
+            TransportError: The connection broke while reading.
+        """
+        url = str(response.url)
+        reader = BodyReader(
+            response.headers.get("Content-Encoding", ""), max_bytes=max_bytes, piece=65536
+        )
+        try:
+            async for sent in response.content.iter_chunked(STREAM_CHUNK_BYTES):
+                for chunk in reader.feed(sent):
+                    yield chunk
+            if tail := reader.end():
+                yield tail
+        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            check_deadline(deadline, method="POST", url=url)
+            if _failure_kind(exc) == "read_timeout":
+                raise RequestTimeoutError(
+                    f"no data for {self.timeout.read:g} s while reading the answer (read timeout)",
+                    method="POST",
+                    url=url,
+                ) from exc
+            raise TransportError(
+                f"the connection broke while reading the answer: {exc or type(exc).__name__}",
+                method="POST",
+                url=url,
+            ) from exc

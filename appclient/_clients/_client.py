@@ -1,0 +1,514 @@
+"""AppClient: the AppBuilder conversation protocol over ``requests``, with retries and timeouts.
+
+The client checks its arguments and builds the bodies (:mod:`appclient._core._http_bodies`), sends
+every request through its :class:`~appclient._clients._http_transport.Transport` (headers, timeouts,
+retries, HTTP errors; a fresh ``X-Appbuilder-Request-Id`` per attempt and one
+``Idempotency-Key`` per call), reads the answers (:mod:`appclient._core._http_answers`), and hands
+streamed runs to :class:`~appclient.RunStream`. :class:`ClientBase` holds what the async
+client shares with it: the settings, and every request's body and answer, built and read
+once for both; each client's methods only send.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, overload
+
+import requests
+
+from .._core._constants import (
+    DEFAULT_MAX_RETRIES,
+    ENV_APP_ID,
+    ENV_TOKEN,
+    HEADER_REQUEST_ID,
+    PATH_CONVERSATION,
+    PATH_FEEDBACK,
+    PATH_FILE_UPLOAD,
+    PATH_RUNS,
+)
+from .._core._errors import InvalidRequestError
+from .._core._http_answers import (
+    body_request_id,
+    parse_run_answer,
+    raise_for_error_event,
+    read_json_object,
+    required_text,
+)
+from .._core._http_bodies import (
+    RunOptions,
+    encode_json,
+    feedback_body,
+    require_text,
+    run_body,
+    unexpected_options,
+)
+from .._core._limits import Limits, Timeout, parse_limits, parse_timeout
+from .._core._models import FeedbackType, Message
+from .._tools._loop import RoundTripMixin
+from .._tools._tracing import note, run_span
+from ._http_transport import Transport, TransportBase, parse_base_url
+from ._stream import RunStream
+
+if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never evaluated
+    from typing_extensions import Unpack
+
+__all__ = ["AppClient"]
+
+_T = TypeVar("_T")
+
+
+class ClientBase:
+    """What :class:`AppClient` and :class:`~appclient.AsyncAppClient` share.
+
+    The app, the settings, and every request's body and answer (pure); each client only
+    sends.
+    """
+
+    app_id: str
+    _transport: TransportBase
+
+    def _start(
+        self,
+        transport: Callable[..., _T],
+        *,
+        app_id: str | None,
+        token: str | None,
+        base_url: str | None,
+        timeout: float | tuple[float, ...] | Timeout | None,
+        limits: Limits | None,
+        max_retries: int,
+        session: Any,
+        sleep: Callable[[float], Any],
+    ) -> _T:
+        """Check the client's arguments (or read the environment); return its transport.
+
+        Raises:
+            InvalidRequestError: The app id, token, base URL, timeout or max_retries is
+                missing or invalid.
+        """
+        if app_id is None:
+            app_id = os.environ.get(ENV_APP_ID)
+            if not app_id:
+                raise InvalidRequestError(f"no app id: pass app_id=... or set ${ENV_APP_ID}")
+        self.app_id = require_text(app_id, name="app_id")
+        token = token if token is not None else os.environ.get(ENV_TOKEN)
+        if not token:
+            raise InvalidRequestError(f"no token: pass token=... or set ${ENV_TOKEN}")
+        return transport(
+            token=token,
+            base_url=parse_base_url(base_url),
+            timeout=parse_timeout(timeout),
+            limits=parse_limits(limits),
+            max_retries=max_retries,
+            session=session,
+            sleep=sleep,
+        )
+
+    @property
+    def base_url(self) -> str:
+        """The gateway's base URL (no trailing slash); may be reassigned, and is checked."""
+        return self._transport.base_url
+
+    @base_url.setter
+    def base_url(self, value: str) -> None:
+        self._transport.base_url = parse_base_url(value)
+
+    @property
+    def max_retries(self) -> int:
+        """Retries after the first attempt."""
+        return self._transport.retry_policy.max_retries
+
+    @property
+    def timeout(self) -> Timeout:
+        """The timeouts in seconds."""
+        return self._transport.timeout
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(app_id={self.app_id!r}, base_url={self.base_url!r})"
+
+    # --- bodies and answers ------------------------------------------------------------------
+
+    def _conversation_id(self, reply: _Reply) -> str:
+        what = "the create-conversation answer"
+        body = self._transport_json(reply, what)
+        return required_text(body, "conversation_id", what=what, request_id=_request_id(reply))
+
+    def _run_body(
+        self, conversation_id: str, query: str, stream: bool, options: Mapping[str, Any]
+    ) -> bytes:
+        if error := unexpected_options(options, RunOptions.__annotations__, where="run"):
+            raise error
+        return encode_json(
+            run_body(
+                app_id=self.app_id,
+                conversation_id=conversation_id,
+                query=query,
+                stream=stream,
+                **options,
+            )
+        )
+
+    def _run_message(self, reply: _Reply, conversation_id: str) -> Message:
+        secrets = self._transport.secrets()
+        answer = parse_run_answer(
+            reply.content,
+            request_id=_request_id(reply),
+            conversation_id=conversation_id,
+            secrets=secrets,
+        )
+        note(
+            request_id=answer.request_id,
+            **{"run.status": "tool_calls" if answer.tool_calls else "answer"},
+        )
+        raise_for_error_event(answer, conversation_id=conversation_id, secrets=secrets)
+        return Message(content=answer)
+
+    def _upload_source(
+        self,
+        conversation_id: str,
+        file_path: str | os.PathLike[str] | None,
+        file_url: str | None,
+    ) -> tuple[dict[str, str], str | Path]:
+        """The form fields and the source (a URL, or a readable file's path) of an upload."""
+        require_text(conversation_id, name="conversation_id")
+        if (file_path is None) == (file_url is None):
+            raise InvalidRequestError("pass exactly one of file_path or file_url")
+        form = {"app_id": self.app_id, "conversation_id": conversation_id}
+        if file_path is None:
+            return form, require_text(file_url, name="file_url")
+        path = _local_path(file_path)
+        if not path.is_file():
+            raise InvalidRequestError(f"file_path {str(path)!r} is not a readable file")
+        return form, path
+
+    def _file_id(self, reply: _Reply) -> str:
+        what = "the upload answer"
+        return required_text(
+            self._transport_json(reply, what), "id", what=what, request_id=_request_id(reply)
+        )
+
+    def _feedback_body(
+        self,
+        conversation_id: str,
+        message_id: str,
+        type: FeedbackType,
+        flag: list[str] | None,
+        reason: str | None,
+    ) -> bytes:
+        return encode_json(
+            feedback_body(
+                app_id=self.app_id,
+                conversation_id=conversation_id,
+                message_id=message_id,
+                type=type,
+                flag=flag,
+                reason=reason,
+            )
+        )
+
+    def _feedback_id(self, reply: _Reply) -> str:
+        data = self._transport_json(reply, "the feedback answer")
+        return body_request_id(data) or _request_id(reply)
+
+    def _transport_json(self, reply: _Reply, what: str) -> dict[str, Any]:
+        return read_json_object(
+            reply.content,
+            what=what,
+            request_id=_request_id(reply),
+            secrets=self._transport.secrets(),
+        )
+
+
+class AppClient(ClientBase, RoundTripMixin):
+    """A client for one AppBuilder app: conversations, runs (plain or streamed), files, feedback.
+
+    Args:
+        app_id: The id of the published app; ``$APPBUILDER_APP_ID`` when omitted.
+        token: The secret key; ``$APPBUILDER_TOKEN`` when omitted.
+        base_url: The gateway, e.g. ``http://127.0.0.1:8000``; ``$GATEWAY_URL_V2`` when omitted,
+            else the hosted service.
+        timeout: A :class:`~appclient.Timeout`, or seconds for both connecting and each
+            read, or a ``(connect, read)`` pair or ``(connect, read, total)`` triple. When
+            omitted: 10 s to connect, 120 s per read (a stream's read timeout bounds the wait
+            between two pieces of data) and 600 s for the whole call, retries and a stream's
+            reading included.
+        limits: How much an answer may bring (:class:`~appclient.Limits`: 64 MiB for a
+            plain body, 1 GiB and 1,000,000 events for a stream, 16 MiB of a stream kept for
+            ``collect()``).
+        max_retries: Retries after the first attempt for connection errors (connect
+            timeouts included), read timeouts (non-stream), 408, 429, 5xx and a 409 that
+            names a wait. ``0`` disables retrying.
+        session: A ``requests.Session`` to send with (its pools, proxies, certificates);
+            the client closes only sessions it created itself.
+        sleep: Called with each retry wait in seconds; ``time.sleep`` when omitted.
+
+    Raises:
+        InvalidRequestError: The app id, token, base URL, timeout or max_retries is invalid.
+
+    Example:
+        >>> client = AppClient("my-app", token="secret", base_url="http://127.0.0.1:8000")
+        >>> client
+        AppClient(app_id='my-app', base_url='http://127.0.0.1:8000')
+    """
+
+    app_id: str
+    _transport: Transport
+
+    def __init__(
+        self,
+        app_id: str | None = None,
+        *,
+        token: str | None = None,
+        base_url: str | None = None,
+        timeout: float | tuple[float, ...] | Timeout | None = None,
+        limits: Limits | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        session: requests.Session | None = None,
+        sleep: Callable[[float], None] | None = None,
+    ) -> None:
+        self._transport = self._start(
+            Transport,
+            app_id=app_id,
+            token=token,
+            base_url=base_url,
+            timeout=timeout,
+            limits=limits,
+            max_retries=max_retries,
+            session=session,
+            sleep=sleep if sleep is not None else time.sleep,
+        )
+
+    # --- the protocol ------------------------------------------------------------------------
+
+    def create_conversation(self) -> str:
+        """Start a conversation with the app.
+
+        Returns:
+            The new conversation id.
+
+        Raises:
+            APIStatusError: The server refused (subclass per status).
+            TransportError: No answer (connection failure or timeout) after all retries.
+            ResponseDecodeError: The answer holds no conversation id.
+        """
+        payload = encode_json({"app_id": self.app_id})
+        return self._conversation_id(self._transport.send(PATH_CONVERSATION, json_body=payload))
+
+    @overload
+    def run(
+        self,
+        conversation_id: str,
+        query: str = "",
+        *,
+        stream: Literal[False] = False,
+        **options: Unpack[RunOptions],
+    ) -> Message: ...
+
+    @overload
+    def run(
+        self,
+        conversation_id: str,
+        query: str = "",
+        *,
+        stream: Literal[True],
+        **options: Unpack[RunOptions],
+    ) -> RunStream: ...
+
+    @overload
+    def run(
+        self, conversation_id: str, query: str = "", *, stream: bool, **options: Unpack[RunOptions]
+    ) -> Message | RunStream: ...
+
+    def run(
+        self,
+        conversation_id: str,
+        query: str = "",
+        *,
+        stream: bool = False,
+        **options: Unpack[RunOptions],
+    ) -> Message | RunStream:
+        """Send a query (with local tools) or the outputs of earlier tool calls.
+
+        Args:
+            conversation_id: From :meth:`create_conversation`.
+            query: The user's message; may be empty when ``tool_outputs`` are sent.
+            stream: Return a :class:`RunStream` of answer deltas instead of a :class:`Message`.
+            **options: ``file_ids``, ``tools``, ``tool_outputs``, ``tool_choice``,
+                ``end_user_id``, ``action``, ``parameters``, ``custom_metadata`` and
+                ``mcp_authorization``, as :class:`~appclient._core._http_bodies.RunOptions`
+                describes them.
+
+        Returns:
+            A :class:`Message` whose ``content`` is the :class:`RunAnswer` (tool calls in
+            ``content.events[-1].tool_calls``), or a :class:`RunStream` when ``stream=True``.
+
+        Raises:
+            InvalidRequestError: Empty conversation id, neither query nor tool outputs, or a
+                badly shaped argument; nothing was sent.
+            RunError: The server reported a failure inside an HTTP 200 answer.
+            APIStatusError: The server refused (subclass per status).
+            TransportError: No answer (connection failure or timeout) after all retries.
+            ResponseDecodeError: The answer is not the protocol's JSON.
+        """
+        payload = self._run_body(conversation_id, query, stream, options)
+        with run_span(app_id=self.app_id, conversation_id=conversation_id, stream=stream):
+            if stream:
+                answers = self._transport.send_stream(
+                    PATH_RUNS, json_body=payload, conversation_id=conversation_id
+                )
+                note(request_id=answers.request_id, **{"run.status": "streaming"})
+                return answers
+            response = self._transport.send(PATH_RUNS, json_body=payload)
+            return self._run_message(response, conversation_id)
+
+    def upload_file(
+        self,
+        conversation_id: str,
+        file_path: str | os.PathLike[str] | None = None,
+        *,
+        file_url: str | None = None,
+    ) -> str:
+        """Upload a local file, or register a file by URL, for the conversation.
+
+        The path may be passed by position, as with the official client
+        (``client.upload_file(conversation_id, "a.pdf")``), or by name.
+
+        Args:
+            conversation_id: From :meth:`create_conversation`.
+            file_path: A local file, sent as multipart ``file`` under its base name.
+            file_url: A URL the service fetches itself. Pass exactly one of the two.
+
+        Returns:
+            The file id, for ``run(..., file_ids=[...])``.
+
+        Raises:
+            InvalidRequestError: Both or neither source given, ``file_path`` is not a path,
+                or the file is not readable.
+            APIStatusError: The server refused (413 for a file over its limit).
+            TransportError: No answer after all retries.
+            ResponseDecodeError: The answer holds no file id.
+        """
+        form, source = self._upload_source(conversation_id, file_path, file_url)
+        if isinstance(source, str):
+            response = self._transport.send(
+                PATH_FILE_UPLOAD, form=form, files={"file_url": (None, source)}
+            )
+            return self._file_id(response)
+        try:
+            handle = source.open("rb")
+        except OSError as exc:
+            raise InvalidRequestError(f"file_path {str(source)!r} cannot be read: {exc}") from exc
+        with handle:
+            response = self._transport.send(
+                PATH_FILE_UPLOAD, form=form, files={"file": (upload_name(source), handle)}
+            )
+        return self._file_id(response)
+
+    def upload_local_file(
+        self, conversation_id: str, local_file_path: str | os.PathLike[str]
+    ) -> str:
+        """Upload a local file: the official client's name for :meth:`upload_file` by path.
+
+        Args:
+            conversation_id: From :meth:`create_conversation`.
+            local_file_path: The file, sent as multipart ``file`` under its base name.
+
+        Returns:
+            The file id, for ``run(..., file_ids=[...])``.
+
+        Raises:
+            InvalidRequestError: ``local_file_path`` is not a path or not a readable file.
+            APIStatusError: The server refused (413 for a file over its limit).
+            TransportError: No answer after all retries.
+            ResponseDecodeError: The answer holds no file id.
+        """
+        return self.upload_file(conversation_id, file_path=local_file_path)
+
+    def feedback(
+        self,
+        conversation_id: str,
+        message_id: str,
+        type: FeedbackType,  # the protocol and the official client name it "type"
+        *,
+        flag: list[str] | None = None,
+        reason: str | None = None,
+    ) -> str:
+        """Rate an answer of the app.
+
+        The ids and the type may be passed by position, as with the official client
+        (``client.feedback(cid, message_id, "upvote")``), or by name.
+
+        Args:
+            conversation_id: The conversation of the answer.
+            message_id: The answer's ``message_id``.
+            type: ``"upvote"``, ``"downvote"`` or ``"cancel"``.
+            flag: Reasons picked from the app's list (downvotes).
+            reason: Free-text reason.
+
+        Returns:
+            The request id of the server's acknowledgement.
+
+        Raises:
+            InvalidRequestError: An id is empty or ``type`` is not one of the three values.
+            APIStatusError: The server refused.
+            TransportError: No answer after all retries.
+        """
+        body = self._feedback_body(conversation_id, message_id, type, flag, reason)
+        return self._feedback_id(self._transport.send(PATH_FEEDBACK, json_body=body))
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release pooled connections (of a session the client created itself)."""
+        self._transport.close()
+
+    def __enter__(self) -> AppClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _local_path(file_path: object) -> Path:
+    # os.fspath alone would let a file object or a number through as a bare TypeError, and
+    # Path("") would be reported as the directory ".".
+    path = os.fspath(file_path) if isinstance(file_path, (str, os.PathLike)) else None
+    if not isinstance(path, str):
+        raise InvalidRequestError(
+            f"file_path must be a path (str or os.PathLike), got {type(file_path).__name__}"
+        )
+    if not path:
+        raise InvalidRequestError("file_path must not be empty")
+    return Path(path)
+
+
+def upload_name(path: Path) -> str:
+    """The name a file is uploaded under: its base name, in UTF-8.
+
+    A legal file name need not be UTF-8 (undecodable bytes come back as surrogates, which no
+    header can carry): such bytes are sent as U+FFFD.
+    """
+    return os.fsencode(path.name).decode("utf-8", errors="replace")
+
+
+class _Reply(Protocol):
+    """An HTTP 200 answer read whole, as both transports return it."""
+
+    @property
+    def content(self) -> bytes: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+
+def _request_id(response: _Reply) -> str:
+    return response.headers.get(HEADER_REQUEST_ID, "")

@@ -1,0 +1,515 @@
+"""The streamed run: one :class:`~appclient.RunAnswer` per server-sent message.
+
+:class:`RunStream` turns the bytes of an event stream into run answers as they arrive and keeps
+the running totals (answer text, events, tool calls) so a caller can either watch every delta
+or ask for the final result with :meth:`RunStream.collect`. It knows nothing about sockets: the
+client hands it an iterator of byte chunks and a function that closes the HTTP response, which
+makes every behaviour testable with plain lists of bytes. Its rules live in
+:class:`StreamState`, which :class:`~appclient.AsyncRunStream` reads with ``await`` too.
+
+A stream must end with a final event (``success``, ``interrupt`` or ``error``, tool calls on
+the last event, or ``is_completion``). If the bytes stop before that, or the connection breaks,
+iteration raises :class:`~appclient.StreamInterruptedError` rather than let a cut-off answer
+pass for a complete one. An ``error`` event raises :class:`~appclient.RunError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import deque
+from collections.abc import AsyncIterable, Callable, Iterable, Iterator
+from types import TracebackType
+from typing import Any, TypeVar
+
+from .._core._constants import MAX_SSE_LINE_BYTES
+from .._core._errors import (
+    AppClientError,
+    RequestTimeoutError,
+    ResponseTooLargeError,
+    StreamInterruptedError,
+    TransportError,
+)
+from .._core._http_answers import parse_run_answer, raise_for_error_event
+from .._core._limits import Limits
+from .._core._models import Event, RunAnswer, ToolCall
+from .._core._sse import SSEDecoder
+
+__all__ = ["RunStream", "StreamState"]
+
+_S = TypeVar("_S", bound="StreamState")
+
+
+def _hidden(values: tuple[str, ...]) -> Callable[[], tuple[str, ...]]:
+    def reveal() -> tuple[str, ...]:
+        return values
+
+    return reveal
+
+
+def _ends_run(answer: RunAnswer) -> bool:
+    if answer.is_completion or any(event.is_terminal for event in answer.events):
+        return True
+    last = answer.last_event
+    return last is not None and bool(last.tool_calls)
+
+
+class StreamState:
+    """What a streamed run has read so far, and every rule about it (pure, no I/O).
+
+    The readers (:class:`RunStream`, :class:`~appclient.AsyncRunStream`) only fetch chunks
+    and send the run again when told to; decoding, replay checks, limits, accumulation and
+    the "run finished" rule live here, once.
+    """
+
+    def __init__(
+        self,
+        chunks: Iterable[bytes] | AsyncIterable[bytes] | None,
+        *,
+        close: Callable[[], None] | None = None,
+        conversation_id: str = "",
+        request_id: str = "",
+        max_line_bytes: int = MAX_SSE_LINE_BYTES,
+        secrets: Iterable[str] = (),
+        limits: Limits | None = None,
+        reopen: Callable[[], Any] | None = None,
+        max_reopens: int = 0,
+    ) -> None:
+        # The reader's (sync or async) chunk iterator; None once it is done.
+        self._chunks: Any = self._begin(chunks) if chunks is not None else None
+        self._reopen = reopen
+        self._reopens_left = max_reopens if reopen is not None else 0
+        self._cause: TransportError | None = None
+        # A digest of every message delivered, to check that a replay repeats them.
+        self._digest = hashlib.blake2b(digest_size=16)
+        self._skip = 0
+        self._expected = b""
+        self._replayed = hashlib.blake2b(digest_size=16)
+        self._limits = limits if limits is not None else Limits()
+        # Kept in a closure, so a debugger's or a vars() dump of the stream does not show them.
+        self._revealed_secrets = _hidden(tuple(secrets))
+        self._close_response = close
+        self._max_line_bytes = max_line_bytes
+        self._decoder = SSEDecoder(max_line_bytes=max_line_bytes)
+        self._pending: deque[str] = deque()
+        self._conversation_id = conversation_id
+        self._request_id = request_id
+        # What collect() needs, kept while it fits in max_collected_bytes (as sent); past
+        # that nothing more is kept, so a stream that is only iterated has constant memory.
+        self._answer_parts: list[str] = []
+        self._events: list[Event] = []
+        self._kept_bytes = 0
+        self._overflowed = False
+        self._event_count = 0
+        self._tool_calls: list[ToolCall] = []  # the last event's that had any: always kept
+        self._last: RunAnswer | None = None
+        self._messages = 0
+        self._finished = False
+        self._done = False
+        self._closed = False
+        # close() may come from another thread while the reader releases the stream at its
+        # end: the lock makes exactly one of them close the response.
+        self._release_lock = threading.Lock()
+        self._stopped = False  # close() was called (not the end or a failure of the stream)
+
+    def _begin(self, chunks: Any) -> Any:
+        """The reader's iterator over ``chunks`` (``iter`` or ``aiter``)."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_body(
+        cls: type[_S],
+        body: bytes,
+        *,
+        close: Callable[[], None] | None = None,
+        conversation_id: str = "",
+        request_id: str = "",
+        secrets: Iterable[str] = (),
+    ) -> _S:
+        """Return a stream of one message: a JSON answer sent to a stream request.
+
+        Some servers answer a streamed run with ``application/json`` (the hosted service does
+        so for errors); treating that body as a single message keeps the caller's loop simple.
+        """
+        stream = cls(
+            None,
+            close=close,
+            conversation_id=conversation_id,
+            request_id=request_id,
+            secrets=secrets,
+        )
+        stream._pending.append(body.decode("utf-8", errors="replace"))
+        return stream
+
+    @property
+    def request_id(self) -> str:
+        """The ``X-Appbuilder-Request-Id`` of the response ("" when the server sent none)."""
+        return self._request_id
+
+    # --- reading: the readers call these -----------------------------------------------------
+
+    def _feed(self, chunk: bytes) -> None:
+        self._pending.extend(self._decoder.feed(chunk))
+
+    def _take(self) -> str | None:
+        """The next message's data to deliver, skipping a replay's repeats; None: read more."""
+        while self._pending:
+            data = self._pending.popleft()
+            if not self._skip:
+                return data
+            self._check_replayed(data)
+        return None
+
+    def _ended(self) -> bool:
+        """The chunks ran out; return whether to send the run again."""
+        self._pending.extend(self._decoder.end())
+        unframed = self._decoder.unframed_text
+        if not self._pending and not self._messages and unframed.startswith("{"):
+            # A plain JSON body (the hosted service's errors): read it as one
+            # message, as the official client does, so its code and message show.
+            self._pending.append(unframed)
+        elif not self._pending and not self._finished:
+            if self._skip:  # the replay ended before repeating what was read
+                raise self._differs()
+            return self._may_resend(None)  # cut short without an error: resend if allowed
+        return False
+
+    def _broke(self, exc: TransportError) -> bool:
+        """Reading failed; return whether to send the run again (else the reading ends).
+
+        Raises:
+            StreamInterruptedError: The run is not finished and cannot be sent again.
+        """
+        if self._finished:  # the run is complete; a server may drop or idle the
+            return False  # connection after its last message
+        if self._may_resend(exc):
+            return True
+        raise StreamInterruptedError(
+            f"the stream broke after {self._messages} message(s): {exc}",
+            request_id=self._request_id,
+            conversation_id=self._conversation_id,
+        ) from exc
+
+    def _deliver(self, data: str) -> RunAnswer:
+        self._digest.update(data.encode("utf-8", "surrogatepass") + b"\0")
+        secrets = self._revealed_secrets()
+        answer = parse_run_answer(
+            data,
+            request_id=self._request_id,
+            conversation_id=self._conversation_id,
+            secrets=secrets,
+        )
+        self._absorb(answer, len(data))
+        raise_for_error_event(answer, conversation_id=self._conversation_id, secrets=secrets)
+        return answer
+
+    def _failed(self) -> bool:
+        """Reading raised: release the response; return whether close() caused it."""
+        self._release()
+        return self._stopped
+
+    def _collected(self) -> RunAnswer:
+        if not self._finished:  # closed early: what was read is not the whole answer
+            raise StreamInterruptedError(
+                f"the stream was closed after {self._messages} message(s), before its final "
+                "event; accumulated() returns what arrived",
+                request_id=self._request_id,
+                conversation_id=self._conversation_id,
+            )
+        return self.accumulated()
+
+    def _may_resend(self, cause: TransportError | None) -> bool:
+        """Whether to send the run again to read the rest of its stream (and count it).
+
+        Not after a timeout: a server that is slow is still at work (and the total timeout
+        is spent for good), so a second request would only wait behind the first.
+        """
+        if self._reopen is None or self._reopens_left <= 0 or self._stopped or self._skip:
+            return False
+        if isinstance(cause, RequestTimeoutError):
+            return False
+        self._reopens_left -= 1
+        self._cause = cause
+        return True
+
+    def _resend_failed(self, exc: AppClientError) -> StreamInterruptedError:
+        return StreamInterruptedError(
+            f"the stream broke after {self._messages} message(s) ({self._cause or 'cut short'}),"
+            f" and sending the run again failed: {exc}",
+            request_id=self._request_id,
+            conversation_id=self._conversation_id,
+        )
+
+    def _restart(self) -> None:
+        """The run was sent again: read its replay from the start, skipping what was read."""
+        self._decoder = SSEDecoder(max_line_bytes=self._max_line_bytes)
+        self._pending.clear()
+        self._skip = self._messages
+        self._expected = self._digest.digest()
+        self._replayed = hashlib.blake2b(digest_size=16)
+
+    def _check_replayed(self, data: str) -> None:
+        """Skip one replayed message; after the last one, check they were the same."""
+        self._replayed.update(data.encode("utf-8", "surrogatepass") + b"\0")
+        self._skip -= 1
+        if not self._skip and self._replayed.digest() != self._expected:
+            raise self._differs()
+
+    def _differs(self) -> StreamInterruptedError:
+        return StreamInterruptedError(
+            f"the stream broke after {self._messages} message(s), and the run sent again "
+            "answered differently (the server does not replay by Idempotency-Key): what was "
+            "read is all there is",
+            request_id=self._request_id,
+            conversation_id=self._conversation_id,
+        )
+
+    def _end_of_stream(self) -> None:
+        self._release()
+        if not self._finished and not self._stopped:
+            raise StreamInterruptedError(
+                f"the stream ended after {self._messages} message(s) without a final "
+                "success, interrupt or error event",
+                request_id=self._request_id,
+                conversation_id=self._conversation_id,
+            )
+
+    def _absorb(self, answer: RunAnswer, size: int) -> None:
+        self._messages += 1
+        self._last = answer
+        self._event_count += len(answer.events)
+        limit = self._limits.max_stream_events
+        if limit is not None and self._event_count > limit:
+            raise ResponseTooLargeError(
+                f"the stream sent more than {limit:,} events; raise "
+                "Limits.max_stream_events if this run is expected to be that long"
+            )
+        for event in answer.events:
+            if event.tool_calls:
+                self._tool_calls = list(event.tool_calls)
+        if not self._overflowed:
+            self._kept_bytes += size
+            if self._kept_bytes > self._limits.max_collected_bytes:
+                self._overflowed = True
+                self._answer_parts.clear()
+                self._events.clear()
+            else:
+                if answer.answer:
+                    self._answer_parts.append(answer.answer)
+                self._events.extend(answer.events)
+        if answer.request_id:
+            self._request_id = answer.request_id
+        if answer.conversation_id:
+            self._conversation_id = answer.conversation_id
+        if _ends_run(answer):
+            self._finished = True
+
+    # --- results ---------------------------------------------------------------------------
+
+    def accumulated(self) -> RunAnswer:
+        """Return the answer accumulated so far, without reading further.
+
+        Raises:
+            ResponseTooLargeError: The stream outgrew ``Limits.max_collected_bytes``.
+        """
+        self._check_collected()
+        last = self._last
+        return RunAnswer(
+            request_id=last.request_id if last else self._request_id,
+            date=last.date if last else "",
+            answer=self.answer,
+            conversation_id=(last.conversation_id if last else "") or self._conversation_id,
+            message_id=last.message_id if last else "",
+            is_completion=last.is_completion if last else False,
+            events=list(self._events),
+        )
+
+    def _check_collected(self) -> None:
+        if self._overflowed:
+            raise ResponseTooLargeError(
+                f"the stream outgrew {self._limits.max_collected_bytes:,} bytes, so it was "
+                "not kept for collect(): iterate it instead, or raise "
+                "Limits.max_collected_bytes"
+            )
+
+    @property
+    def answer(self) -> str:
+        """The answer text received so far (see :meth:`accumulated` for the limit)."""
+        self._check_collected()
+        return "".join(self._answer_parts)
+
+    @property
+    def events(self) -> list[Event]:
+        """Every event received so far, in order (see :meth:`accumulated` for the limit)."""
+        self._check_collected()
+        return list(self._events)
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """The tool calls received so far: those of the last event that carries any."""
+        return list(self._tool_calls)
+
+    @property
+    def message_id(self) -> str:
+        """The run's message id (constant within a run), once a message has arrived."""
+        return self._last.message_id if self._last else ""
+
+    @property
+    def finished(self) -> bool:
+        """Whether a final event (``success``, ``interrupt``, ``error``...) has arrived."""
+        return self._finished
+
+    @property
+    def closed(self) -> bool:
+        """Whether the underlying response has been released."""
+        return self._closed
+
+    # --- closing ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop reading and release the HTTP response; later iteration ends at once.
+
+        Safe to call from another thread (a "stop" button): a read blocked there wakes up and
+        its iteration ends without an error.
+        """
+        self._stopped = True
+        self._release()
+
+    def _release(self) -> None:
+        self._done = True
+        with self._release_lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._chunks = None
+        self._pending.clear()
+        if self._close_response is not None:
+            self._close_response()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return (
+            f"{type(self).__name__}(conversation_id={self._conversation_id!r}, "
+            f"messages={self._messages}, "
+            f"finished={self._finished}, {state})"
+        )
+
+
+class RunStream(StreamState):
+    """An event stream of a run, read message by message.
+
+    Iterate it (or its ``content``, as code written for the official SDK does) to get one
+    :class:`RunAnswer` per message, whose ``answer`` is that message's text delta; or call
+    :meth:`collect` for the accumulated answer. The HTTP response is closed when the stream is
+    exhausted, fails, or is closed; use ``with`` to close it early::
+
+        with client.run(conversation_id, "hi", stream=True) as stream:
+            for message in stream:
+                print(message.answer, end="", flush=True)
+        print(stream.tool_calls)
+
+    Args:
+        chunks: The body's bytes, in chunks of any size.
+        close: Releases the underlying response (possibly from another thread, so it should
+            wake a blocked read); called once.
+        conversation_id: The conversation the run belongs to (for error messages).
+        request_id: The ``X-Appbuilder-Request-Id`` of the response, if known.
+        max_line_bytes: Longest SSE line accepted.
+        secrets: Values (the token) scrubbed from the messages of run errors.
+        limits: ``max_stream_events`` and ``max_collected_bytes`` apply here (the chunks
+            are expected to be bounded by ``max_stream_bytes`` already); the defaults when
+            omitted.
+        reopen: Sends the run again (same ``Idempotency-Key``) and returns the new body's
+            chunks, for a stream that broke or ended before its final event. The server is
+            expected to replay the same stream: the messages already read are compared (by
+            digest) and skipped, and reading goes on where it stopped.
+        max_reopens: How many times ``reopen`` may be used.
+
+    Raises:
+        StreamInterruptedError: (while iterating) The stream ended or broke before a final event.
+        RunError: (while iterating) The server reported an error event or a top-level error.
+        ResponseDecodeError: (while iterating) A message is not a run answer.
+        ResponseTooLargeError: (while iterating) More events than ``max_stream_events``;
+            (from :meth:`collect`, :meth:`accumulated`, :attr:`answer`, :attr:`events`) the
+            stream outgrew ``max_collected_bytes``, so only iterating it gives everything.
+    """
+
+    def _begin(self, chunks: Any) -> Iterator[bytes]:
+        return iter(chunks)
+
+    # --- iteration -------------------------------------------------------------------------
+
+    def __iter__(self) -> RunStream:
+        return self
+
+    def __next__(self) -> RunAnswer:
+        if self._done:
+            raise StopIteration
+        try:
+            data = self._next_data()
+            if data is None:
+                self._end_of_stream()
+                raise StopIteration
+            return self._deliver(data)
+        except StopIteration:
+            raise
+        except BaseException:
+            if self._failed():  # close() from another thread woke a read blocked on the socket
+                raise StopIteration from None
+            raise
+
+    @property
+    def content(self) -> Iterator[RunAnswer]:
+        """The stream itself, so official-style ``for chunk in message.content`` works."""
+        return self
+
+    def read_message(self) -> RunAnswer | None:
+        """Return the next message, or ``None`` once the stream has ended."""
+        return next(self, None)
+
+    def _next_data(self) -> str | None:
+        while (data := self._take()) is None:
+            if self._chunks is None:
+                return None
+            try:
+                self._feed(next(self._chunks))
+                continue
+            except StopIteration:
+                resend = self._ended()
+            except TransportError as exc:
+                resend = self._broke(exc)
+            self._chunks = None
+            if resend and self._reopen is not None:
+                try:
+                    self._chunks = iter(self._reopen())
+                except AppClientError as exc:
+                    raise self._resend_failed(exc) from exc
+                self._restart()
+        return data
+
+    def collect(self) -> RunAnswer:
+        """Read the rest of the stream and return the accumulated answer.
+
+        Returns:
+            A :class:`RunAnswer` with the answer text of every message joined, every event in
+            order, and the ids and ``is_completion`` of the last message.
+
+        Raises:
+            StreamInterruptedError: The stream ended, broke or was closed before a final event
+                (:meth:`accumulated` still gives what arrived).
+            RunError: The run failed.
+        """
+        for _ in self:
+            pass
+        return self._collected()
+
+    def __enter__(self) -> RunStream:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,4 @@
+"""Local tools.
+
+The registry, dispatch, execution, the automatic round trip, tracing and MCP.
+"""

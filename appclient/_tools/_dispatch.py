@@ -1,0 +1,403 @@
+"""Dispatching tool calls: from what the agent asked to the outputs it gets back.
+
+For each call of a round, in order: read its shape, find the tool, decode and validate the
+arguments (bound parameters may not be given by the agent), ask for approval when the tool
+needs it, then run every approved call in parallel and serialise each result as text.
+
+Anything that goes wrong with one call becomes that call's output, written for the agent
+(see :mod:`appclient._tools._tool_failures`), so one bad call never sinks the round; with
+``raise_errors=True`` the matching :class:`~appclient.ToolError` is raised instead. Values of
+bound parameters are redacted from every text that leaves here, the tool's own exception
+messages included.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .._core._arguments import ArgumentsDecodeError, decode_arguments
+from .._core._call_shapes import CallRequest, read_calls
+from .._core._errors import ToolApprovalDeniedError, ToolArgumentsError, ToolError, redact
+from .._core._models import ToolOutput
+from ._execution import Invocation, Outcome, ToolRunner, run_awaitable
+from ._registered_tool import RegisteredTool
+from ._tool_failures import (
+    approval_declined,
+    call_failed,
+    describe_exception,
+    failure_output,
+    invalid_arguments,
+    invalid_call,
+    timed_out,
+    unknown_tool,
+    unserializable_result,
+)
+from ._tool_results import (
+    ReportedFailure,
+    ResultSerializationError,
+    ToolFile,
+    as_tool_file,
+    needs_approval,
+    unwrap_status,
+)
+
+
+class ToolSource(Protocol):
+    """What dispatching needs of a registry (:class:`~appclient.ToolRegistry` is one).
+
+    Dispatch reads tools through this, so it never imports the registry that calls it.
+    """
+
+    approve: ApprovalCallback | None
+    runner: ToolRunner
+    serialize: Callable[[Any], str]
+
+    def get(self, name: str) -> RegisteredTool | None:
+        """The tool of that name, or ``None``."""
+        ...
+
+    def names(self, *, enabled_only: bool = False) -> list[str]:
+        """The tool names, in registration order."""
+        ...
+
+
+__all__ = ["ApprovalCallback", "ApprovalRequest", "ToolCallRecord", "ToolSource", "iter_dispatch"]
+
+_BOUND_PROBLEM = "is set by the program and cannot be given in a tool call"
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """What an approval callback is asked to approve.
+
+    Attributes:
+        tool_name: The tool the agent wants to run.
+        arguments: The validated arguments the agent gave (bound values are not included).
+        tool_call_id: The id of the call.
+        description: The tool's description, to show the user what it does.
+    """
+
+    tool_name: str
+    arguments: Mapping[str, Any]
+    tool_call_id: str
+    description: str = ""
+
+
+#: ``approve(request) -> bool`` (or an awaitable of bool); only ``True`` approves. Raise
+#: :class:`~appclient.ToolApprovalDeniedError` to refuse with a reason the agent will read.
+ApprovalCallback = Callable[[ApprovalRequest], bool | Awaitable[bool]]
+
+
+@dataclass(frozen=True)
+class ToolCallRecord:
+    """One dispatched tool call: what was asked, what was answered, and how long it took.
+
+    Attributes:
+        id: The tool call id.
+        name: The tool name the agent used.
+        arguments: The arguments the agent gave, decoded (``{}`` when they were undecodable).
+        output: The text sent back as the tool output (an ``Error: ...`` text on failure).
+        is_error: Whether the call failed (unknown tool, invalid arguments, exception,
+            timeout, refusal).
+        error: The failure as a :class:`~appclient.ToolError`, when it failed.
+        duration: Seconds the tool ran (0 when it never ran).
+        file: The file the tool returned (a :class:`~appclient.ToolFile`), if it did; the
+            round trip uploads it and names it in ``output``.
+    """
+
+    id: str
+    name: str
+    arguments: Mapping[str, Any]
+    output: str
+    is_error: bool = False
+    error: ToolError | None = field(default=None, repr=False, compare=False)
+    duration: float = 0.0
+    file: ToolFile | None = field(default=None, repr=False, compare=False)
+
+    def to_output(self) -> ToolOutput:
+        """Return the :class:`~appclient.ToolOutput` to send for this call."""
+        return ToolOutput(tool_call_id=self.id, output=self.output)
+
+
+@dataclass
+class _Ready:
+    request: CallRequest
+    tool: RegisteredTool
+    arguments: dict[str, Any]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+class _SerializationFailedError(Exception):
+    """Wraps a serialisation failure so it is not mistaken for the tool's own exception."""
+
+    def __init__(self, cause: ResultSerializationError) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+def _failure(
+    request: CallRequest, error: ToolError, arguments: Mapping[str, Any], duration: float = 0.0
+) -> ToolCallRecord:
+    return ToolCallRecord(
+        id=request.id,
+        name=request.name,
+        arguments=arguments,
+        output=failure_output(error),
+        is_error=True,
+        error=error,
+        duration=duration,
+    )
+
+
+def _prepare(registry: ToolSource, request: CallRequest) -> _Ready:
+    if request.problem is not None:
+        raise invalid_call(request.problem, tool_name=request.name, tool_call_id=request.id)
+    tool = registry.get(request.name)
+    if tool is None or not tool.enabled:  # a tool switched off is not there for the agent
+        available = registry.names(enabled_only=True)
+        raise unknown_tool(request.name, available, tool_call_id=request.id)
+    if request.arguments_error is not None:
+        raise invalid_arguments(
+            tool.name, [("<arguments>", request.arguments_error)], tool_call_id=request.id
+        )
+    try:
+        arguments = decode_arguments(request.arguments)
+    except ArgumentsDecodeError as exc:
+        problem = [("<arguments>", str(exc))]
+        raise invalid_arguments(tool.name, problem, tool_call_id=request.id) from None
+    problems = [(key, _BOUND_PROBLEM) for key in arguments if key in tool.bound_names]
+    given = {k: v for k, v in arguments.items() if k not in tool.bound_names}
+    try:
+        args, kwargs = tool.spec.validate_arguments(given)
+    except ToolArgumentsError as exc:
+        problems.extend(exc.problems or [("<arguments>", str(exc))])
+    except Exception as exc:  # a parameter type's own validator may raise anything
+        problems.append(("<arguments>", f"validation failed: {describe_exception(exc)}"))
+    if tool.check is not None:
+        problems.extend(tool.check(given))
+    if problems:
+        redacted = [(name, redact(text, tool.secrets)) for name, text in problems]
+        raise invalid_arguments(tool.name, redacted, tool_call_id=request.id)
+    return _Ready(request, tool, arguments, args, kwargs)
+
+
+def _ask_approval(ready: _Ready, approve: ApprovalCallback | None) -> ToolError | None:
+    tool, request = ready.tool, ready.request
+    if approve is None:
+        return approval_declined(
+            tool.name, "no approval callback is configured", tool_call_id=request.id
+        )
+    question = ApprovalRequest(tool.name, dict(ready.arguments), request.id, tool.description)
+    try:
+        answer = approve(question)
+        if inspect.isawaitable(answer):
+            answer = run_awaitable(answer)
+    except ToolApprovalDeniedError as exc:
+        reason = redact(str(exc), tool.secrets)
+        return approval_declined(tool.name, reason, tool_call_id=request.id)
+    except Exception as exc:  # a broken callback must not run the tool, nor sink the round
+        reason = f"the approval check failed: {redact(describe_exception(exc), tool.secrets)}"
+        return approval_declined(tool.name, reason, tool_call_id=request.id)
+    # Only a real yes approves: a truthy answer such as the text "n" (from input()) must not
+    # run a tool that needs approval.
+    if answer is True:
+        return None
+    if answer is False or answer is None:
+        return approval_declined(tool.name, tool_call_id=request.id)
+    shown = _short_repr(answer, tool.secrets)
+    reason = f"the approval callback answered {shown}, not True or False"
+    return approval_declined(tool.name, reason, tool_call_id=request.id)
+
+
+def _short_repr(value: Any, secrets: tuple[str, ...]) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # an unreadable answer is named by its type
+        return f"a {type(value).__qualname__}"
+    text = redact(text, secrets)  # before cutting, so no secret is cut in two
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def _scrub(exc: BaseException, secrets: tuple[str, ...]) -> bool:
+    """Redact secrets in place from the exception and every exception chained to it.
+
+    A traceback prints the whole ``__cause__``/``__context__`` chain, notes and the members
+    of exception groups, so each is cleaned. Returns False when some text still leaks (a
+    custom ``__str__``).
+    """
+    if not secrets:
+        return True
+    pending: list[BaseException | None] = [exc]
+    seen: set[int] = set()
+    while pending:
+        link = pending.pop()
+        if link is None or id(link) in seen:
+            continue
+        seen.add(id(link))
+        link.args = tuple(redact(a, secrets) if isinstance(a, str) else a for a in link.args)
+        notes = getattr(link, "__notes__", None)
+        if isinstance(notes, list):
+            notes[:] = [redact(n, secrets) if isinstance(n, str) else n for n in notes]
+        try:
+            text = str(link)
+        except Exception:  # a text that cannot be read cannot be checked: treat it as leaking
+            return False
+        if redact(text, secrets) != text:
+            return False
+        pending.extend((link.__cause__, link.__context__))
+        members = getattr(link, "exceptions", None)  # an ExceptionGroup (a TaskGroup's)
+        if isinstance(members, tuple):
+            pending.extend(m for m in members if isinstance(m, BaseException))
+    return True
+
+
+def _finished(ready: _Ready, outcome: Outcome) -> ToolCallRecord:
+    tool, request = ready.tool, ready.request
+    if outcome.ok:
+        value = outcome.value
+        file = value if isinstance(value, ToolFile) else None
+        output = file.describe() if file is not None else value
+        return ToolCallRecord(
+            request.id, request.name, ready.arguments, output, duration=outcome.duration, file=file
+        )
+    error: ToolError
+    if outcome.timed_out:
+        error = timed_out(tool.name, tool.timeout or 0.0, tool_call_id=request.id)
+    elif isinstance(outcome.error, ToolApprovalDeniedError):  # asked after needs_approval
+        error = outcome.error
+    elif isinstance(outcome.error, _SerializationFailedError):
+        problem = redact(str(outcome.error.cause), tool.secrets)
+        error = unserializable_result(tool.name, problem, tool_call_id=request.id)
+    else:
+        assert outcome.error is not None  # noqa: S101 - an Outcome that is not ok has one
+        cause = outcome.error
+        # A failure the tool reported in its result reads as its own words.
+        reported = isinstance(cause, ReportedFailure)
+        description = redact(str(cause) if reported else describe_exception(cause), tool.secrets)
+        error = call_failed(tool.name, description, tool_call_id=request.id)
+        if _scrub(cause, tool.secrets):
+            error.__cause__ = cause
+        else:  # a custom __str__ still shows a secret: do not chain it anywhere
+            error.__suppress_context__ = True
+    return _failure(request, error, ready.arguments, outcome.duration)
+
+
+def _approved_rerun(ready: _Ready, approve: ApprovalCallback | None) -> Any:
+    """Ask to approve a call whose tool answered ``needs_approval``; re-run it if approved.
+
+    LazyLLM's convention: a risky tool first answers ``{"status": "needs_approval", ...}``,
+    and runs for real when called again with ``allow_unsafe=True`` after the user agreed.
+    """
+    refusal = _ask_approval(ready, approve)
+    if refusal is not None:
+        raise refusal
+    if "allow_unsafe" not in inspect.signature(ready.tool.func).parameters:
+        raise ReportedFailure(
+            "the tool asked for approval and got it, but it has no allow_unsafe parameter "
+            "to be run again with"
+        )
+    return ready.tool.func(*ready.args, **{**ready.kwargs, "allow_unsafe": True})
+
+
+def _invocation(
+    ready: _Ready, serialize: Callable[[Any], str], approve: ApprovalCallback | None
+) -> Invocation:
+    secrets = ready.tool.secrets
+
+    def finish(value: Any) -> Any:
+        if needs_approval(value):
+            value = _approved_rerun(ready, approve)
+        value = as_tool_file(unwrap_status(value))  # a reported failure raises: call failed
+        if isinstance(value, ToolFile):
+            return value  # described (and uploaded by a round trip) when its record is made
+        try:
+            text = serialize(value)
+        except ResultSerializationError as exc:
+            raise _SerializationFailedError(exc) from None
+        if not isinstance(text, str):  # a custom serializer's slip is this call's problem
+            problem = f"the serializer returned a {type(text).__qualname__}, not text"
+            raise _SerializationFailedError(ResultSerializationError(problem))
+        return redact(text, secrets) if secrets else text
+
+    return Invocation(
+        ready.tool.func, ready.args, ready.kwargs, timeout=ready.tool.timeout, then=finish
+    )
+
+
+def iter_dispatch(
+    registry: ToolSource,
+    calls: Any,
+    *,
+    approve: ApprovalCallback | None = None,
+    raise_errors: bool = False,
+) -> Iterator[ToolCallRecord]:
+    """Dispatch the calls of one round and yield a record per call, in call order.
+
+    Every call is checked first (tool, arguments, approval; a call repeating an earlier
+    call's id is refused); then the approved calls run in parallel and each record is
+    yielded as soon as it and all earlier calls are done.
+
+    Args:
+        registry: Where the tools are looked up.
+        calls: The tool calls, in any shape :func:`appclient._core._call_shapes.read_calls` reads.
+        approve: The approval callback for tools that need one (the registry's when None).
+        raise_errors: Raise the first failure as a :class:`~appclient.ToolError` instead of
+            turning it into an output. Checks happen before anything runs, so an invalid
+            call raises before any tool of the round has run.
+
+    Yields:
+        One :class:`ToolCallRecord` per call.
+
+    Raises:
+        ToolError: Only with ``raise_errors=True``.
+        InvalidRequestError: ``calls`` cannot be read as tool calls at all.
+    """
+    approve = approve if approve is not None else registry.approve
+    slots: list[_Ready | ToolCallRecord] = []
+    seen_ids: set[str] = set()
+    for request in read_calls(calls):
+        try:
+            # An output answers an id, so a repeated id cannot get an output of its own;
+            # running it again would apply the same side effect twice.
+            if request.id in seen_ids:
+                raise invalid_call(
+                    f"the tool_call_id {request.id!r} repeats an earlier call of this round, "
+                    "which is the one that runs",
+                    tool_name=request.name,
+                    tool_call_id=request.id,
+                )
+            seen_ids.add(request.id)
+            ready = _prepare(registry, request)
+        except ToolError as error:
+            if raise_errors:
+                raise
+            slots.append(_failure(request, error, _shown_arguments(request)))
+            continue
+        refusal = _ask_approval(ready, approve) if ready.tool.requires_approval else None
+        if refusal is not None:
+            if raise_errors:
+                raise refusal
+            slots.append(_failure(request, refusal, ready.arguments))
+            continue
+        slots.append(ready)
+
+    runnable = [slot for slot in slots if isinstance(slot, _Ready)]
+    outcomes = registry.runner.iter_outcomes(
+        [_invocation(ready, registry.serialize, approve) for ready in runnable]
+    )
+    for slot in slots:
+        record = slot if isinstance(slot, ToolCallRecord) else _finished(slot, next(outcomes))
+        if raise_errors and record.error is not None:
+            raise record.error
+        yield record
+
+
+def _shown_arguments(request: CallRequest) -> dict[str, Any]:
+    try:
+        return decode_arguments(request.arguments)
+    except ArgumentsDecodeError:
+        return {}

@@ -1,0 +1,254 @@
+"""Running the tool calls of one round: threads, event loops, timeouts, call order.
+
+Each call runs on a daemon worker thread, so that independent calls of a round run in
+parallel, a tool that hangs can be abandoned at its timeout without blocking the program or
+its exit, and the caller may itself be inside a running event loop (a notebook, an async web
+handler). Async tools (coroutine functions, callables returning awaitables, async
+generators and other async iterators) run on a fresh event loop in their worker thread and
+are cancelled at their timeout. Results come back in call order, each as soon as it and
+every earlier call are done.
+
+Nothing here knows about tools or the protocol: an :class:`Invocation` is a callable, its
+arguments, a timeout and a finishing step (the dispatcher serialises results there, so that
+serialisation also runs in parallel and within the timeout).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import queue
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._core._constants import DEFAULT_TOOL_WORKERS, DEFAULT_WORKER_IDLE_SECONDS
+from ._tool_results import collect_async_iterator
+
+__all__ = ["Invocation", "Outcome", "ToolRunner", "run_awaitable"]
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One call to make.
+
+    Attributes:
+        func: The callable (sync, async, or returning an awaitable or a generator).
+        args: Positional arguments.
+        kwargs: Keyword arguments.
+        timeout: Seconds the call (and ``then``) may take; ``None`` waits forever.
+        then: Applied to the final value inside the worker (e.g. serialisation); its
+            exceptions are reported like the call's own.
+    """
+
+    func: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    timeout: float | None = None
+    then: Callable[[Any], Any] | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one invocation ended: a value, an exception, or a timeout.
+
+    Attributes:
+        value: The final value (after ``then``) when the call succeeded.
+        error: The exception the call raised, if it did.
+        timed_out: True when the call ran past its timeout and was abandoned.
+        duration: Seconds from start to end (the timeout itself when it timed out).
+    """
+
+    value: Any = None
+    error: BaseException | None = None
+    timed_out: bool = False
+    duration: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """Whether the call returned normally within its timeout."""
+        return self.error is None and not self.timed_out
+
+
+class _AsyncTimeoutError(Exception):
+    """Raised inside a worker when an awaitable ran past its timeout."""
+
+
+class _WorkerPool:
+    """Daemon threads that grow on demand and exit after some idle time.
+
+    Unlike ``concurrent.futures.ThreadPoolExecutor``, whose threads are joined at interpreter
+    exit, an abandoned (timed-out) tool here never keeps the program from exiting, and a
+    stuck worker never starves new calls: a task that finds no idle worker gets a new one.
+    """
+
+    def __init__(self, *, idle_seconds: float) -> None:
+        self._tasks: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0
+        self._idle_seconds = idle_seconds
+
+    def submit(self, task: Callable[[], None]) -> None:
+        with self._lock:
+            # Reserve an idle worker (or start one) and enqueue under the same lock, so an idle
+            # worker deciding to exit always sees the task its reservation stands for.
+            if self._idle > 0:
+                self._idle -= 1
+            else:
+                threading.Thread(target=self._work, name="appclient-tool", daemon=True).start()
+            self._tasks.put(task)
+
+    def _work(self) -> None:
+        while True:
+            try:
+                task = self._tasks.get(timeout=self._idle_seconds)
+            except queue.Empty:
+                with self._lock:
+                    if not self._tasks.empty():
+                        continue
+                    self._idle -= 1
+                    return
+            task()
+            with self._lock:
+                self._idle += 1
+
+
+_POOL = _WorkerPool(idle_seconds=DEFAULT_WORKER_IDLE_SECONDS)
+
+
+async def _bounded(awaitable: Awaitable[Any], timeout: float | None) -> Any:
+    task = asyncio.ensure_future(awaitable)
+    done, _ = await asyncio.wait({task}, timeout=timeout)
+    if not done:
+        task.cancel()
+        # The tool's own handling of the cancellation is its business; we only report it.
+        with contextlib.suppress(BaseException):
+            await task
+        raise _AsyncTimeoutError
+    return task.result()
+
+
+def _finish_value(value: Any, timeout: float | None) -> Any:
+    if isinstance(value, AsyncIterator):  # an async generator, or an SDK's async stream
+        value = collect_async_iterator(value)
+    if inspect.isawaitable(value):
+        value = asyncio.run(_bounded(value, timeout))
+    return value
+
+
+def _execute(invocation: Invocation, clock: Callable[[], float]) -> Outcome:
+    start = clock()
+    try:
+        value = _finish_value(
+            invocation.func(*invocation.args, **invocation.kwargs), invocation.timeout
+        )
+        if invocation.then is not None:
+            value = invocation.then(value)
+    except _AsyncTimeoutError:
+        return Outcome(timed_out=True, duration=clock() - start)
+    except BaseException as exc:  # a tool's SystemExit must be reported, not end the thread
+        return Outcome(error=exc, duration=clock() - start)
+    return Outcome(value=value, duration=clock() - start)
+
+
+class ToolRunner:
+    """Runs invocations in parallel on daemon threads and yields outcomes in call order.
+
+    Args:
+        max_workers: Invocations of one batch running at the same time.
+        clock: Returns seconds; used for the durations reported in outcomes.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_workers: int = DEFAULT_TOOL_WORKERS,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if max_workers < 1:
+            raise ValueError(f"max_workers must be at least 1, got {max_workers}")
+        self.max_workers = max_workers
+        self._clock = clock
+
+    def run(self, invocations: Sequence[Invocation]) -> list[Outcome]:
+        """Run every invocation and return their outcomes in call order."""
+        return list(self.iter_outcomes(invocations))
+
+    def iter_outcomes(self, invocations: Sequence[Invocation]) -> Iterator[Outcome]:
+        """Start the invocations and yield each outcome in call order, as soon as it is known.
+
+        Args:
+            invocations: The calls of one round.
+
+        Yields:
+            One :class:`Outcome` per invocation, in the order given.
+        """
+        total = len(invocations)
+        outcomes: list[Outcome | None] = [None] * total
+        deadlines: dict[int, float] = {}
+        finished: queue.SimpleQueue[tuple[int, Outcome]] = queue.SimpleQueue()
+        next_start = next_yield = running = 0
+
+        while next_yield < total:
+            while running < self.max_workers and next_start < total:
+                self._start(next_start, invocations[next_start], finished, deadlines)
+                next_start += 1
+                running += 1
+            while next_yield < total and (done := outcomes[next_yield]) is not None:
+                yield done
+                next_yield += 1
+            if next_yield >= total:
+                return
+            pending = [deadlines[i] for i in deadlines if outcomes[i] is None]
+            wait = max(0.0, min(pending) - time.monotonic()) if pending else None
+            try:
+                index, outcome = finished.get(timeout=wait)
+            except queue.Empty:
+                now = time.monotonic()
+                for index, deadline in deadlines.items():
+                    if outcomes[index] is None and deadline <= now:
+                        timeout = invocations[index].timeout or 0.0
+                        outcomes[index] = Outcome(timed_out=True, duration=timeout)
+                        running -= 1
+                continue
+            if outcomes[index] is None:  # a late result of an abandoned call is dropped
+                outcomes[index] = outcome
+                running -= 1
+
+    def _start(
+        self,
+        index: int,
+        invocation: Invocation,
+        finished: queue.SimpleQueue[tuple[int, Outcome]],
+        deadlines: dict[int, float],
+    ) -> None:
+        if invocation.timeout is not None:
+            deadlines[index] = time.monotonic() + invocation.timeout
+        clock = self._clock
+        _POOL.submit(lambda: finished.put((index, _execute(invocation, clock))))
+
+
+def run_awaitable(awaitable: Awaitable[Any]) -> Any:
+    """Wait for an awaitable from synchronous code, even inside a running event loop.
+
+    Used for async callbacks (such as an approval callback) called by synchronous code:
+    with no loop running in this thread a new loop runs it here; otherwise it runs on a new
+    loop in a worker thread while this thread waits.
+
+    Args:
+        awaitable: A coroutine or other awaitable.
+
+    Returns:
+        Its result (its exception is raised here).
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_bounded(awaitable, None))
+    outcome = ToolRunner(max_workers=1).run([Invocation(lambda: awaitable)])[0]
+    if outcome.error is not None:
+        raise outcome.error
+    return outcome.value

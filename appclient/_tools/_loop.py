@@ -1,0 +1,545 @@
+"""The automatic round trip: query, tool calls, tool outputs, again, until the answer.
+
+:class:`RoundTripMixin` gives :class:`~appclient.AppClient` two methods built only on its
+``create_conversation()`` and ``run(...)``:
+
+- :meth:`~RoundTripMixin.run_until_answer` returns a :class:`RoundTripResult` (and passes
+  progress events to ``on_event``);
+- :meth:`~RoundTripMixin.iter_until_answer` yields the progress events, ending with
+  :class:`AnswerDone`.
+
+The round trip is one generator for both clients: it yields the events, and :class:`Do`
+steps (a request, a stream read, the next finished tool call) that its driver makes: called
+here, awaited by :class:`~appclient._tools._async_loop.AsyncRoundTripMixin`.
+
+The protocol rules it keeps (docs/protocol.md section 6): the query, tools, files and
+``tool_choice`` go with the first run only; each later run carries all outputs of one round
+in one request; the loop stops at the answer, raises :class:`~appclient.RunError` on an
+``error`` event, :class:`~appclient.StreamInterruptedError` on a stream that ends without a
+final event, and :class:`~appclient.MaxRoundsExceededError` (holding the partial result)
+when the agent keeps asking for tools past ``max_rounds``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+from collections.abc import Callable, Generator, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+
+from .._core._constants import DEFAULT_MAX_ROUNDS
+from .._core._errors import (
+    AppClientError,
+    InvalidRequestError,
+    MaxRoundsExceededError,
+    RunError,
+    ToolExecutionError,
+)
+from .._core._http_bodies import ToolChoiceLike, unexpected_options
+from .._core._models import Event, RunAnswer, ToolCall
+from ._dispatch import ApprovalCallback, ToolCallRecord
+from ._loop_events import (
+    AnswerDone,
+    LoopEvent,
+    RoundFinished,
+    RoundRecord,
+    RoundTripResult,
+    ServerEvent,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from ._tool_failures import failure_output
+from ._tracing import attached, end_span, record_tool_call, start_span
+
+if TYPE_CHECKING:
+    from typing_extensions import Required, Unpack
+
+    from ._registry import ToolRegistry
+
+__all__ = [
+    "Do",
+    "RoundTripMixin",
+    "RoundTripOptions",
+    "advance",
+    "as_registry",
+    "check_round_trip_options",
+]
+
+
+class _Conversations(Protocol):
+    def create_conversation(self) -> str: ...
+
+    def upload_file(self, conversation_id: str, file_path: str | os.PathLike[str]) -> str: ...
+
+    def run(self, conversation_id: str, query: str = "", **kwargs: Any) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Do:
+    """A step of the round trip that waits on the outside world; its driver makes it.
+
+    The round trip is one generator for both clients: it yields :class:`LoopEvent`s for the
+    caller and ``Do`` steps for its driver, which calls ``func`` (awaiting what it returns,
+    in the async driver) and sends the result back, or throws its exception in.
+
+    Attributes:
+        func: What to call: a client method, a stream's read, the dispatcher's next record.
+        args: Its positional arguments.
+        kwargs: Its keyword arguments.
+        blocking: Plain blocking work (local tools running): the async driver makes it in
+            the round trip's own thread, never on the event loop.
+    """
+
+    func: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    blocking: bool = False
+
+
+Steps = Generator["LoopEvent | Do", Any, None]
+
+
+def advance(steps: Steps, value: Any, error: BaseException | None) -> LoopEvent | Do | None:
+    """The round trip's next item, given its last step's result or error; None at its end."""
+    try:
+        return steps.throw(error) if error is not None else steps.send(value)
+    except StopIteration:
+        return None
+
+
+def _uploaded(
+    client: _Conversations, conversation_id: str, record: ToolCallRecord
+) -> Generator[Do, Any, ToolCallRecord]:
+    """Upload the file a tool returned and name it in the call's output (by its file id).
+
+    A failed upload is the call's failure, told to the agent, so the round goes on.
+    """
+    file = record.file
+    assert file is not None  # noqa: S101 - the caller checked
+    try:
+        if file.path is not None:
+            file_id = yield Do(client.upload_file, (conversation_id, file.path))
+        else:
+            with tempfile.TemporaryDirectory(prefix="appclient-tool-file-") as folder:
+                path = os.path.join(folder, os.path.basename(file.name) or "file")
+                with open(path, "wb") as handle:
+                    handle.write(file.data or b"")
+                file_id = yield Do(client.upload_file, (conversation_id, path))
+    except AppClientError as exc:
+        error = ToolExecutionError(
+            f"tool {record.name!r} returned the file {file.name!r}, which could not be "
+            f"uploaded: {exc}",
+            tool_name=record.name,
+            tool_call_id=record.id,
+        )
+        return replace(record, output=failure_output(error), is_error=True, error=error)
+    return replace(record, output=file.describe(file_id=file_id))
+
+
+def as_registry(tools: ToolRegistry | Iterable[Any] | Callable[..., Any] | None) -> ToolRegistry:
+    """Return ``tools`` as a registry: a registry as is, else a new one holding the items.
+
+    Args:
+        tools: A :class:`ToolRegistry`, or functions, toolkit objects and groups (a list of
+            them, or just one).
+
+    Returns:
+        The registry to dispatch with.
+    """
+    # Imported here so that importing the client does not import the manifest builder.
+    from ._registry import ToolRegistry
+
+    if isinstance(tools, ToolRegistry):
+        return tools
+    return ToolRegistry(tools if tools is not None else ())
+
+
+@dataclass
+class _Progress:
+    """What the loop has gathered so far (becomes the result, or the partial result)."""
+
+    conversation_id: str
+    started: float
+    runs: list[RunAnswer] = field(default_factory=list)
+    rounds: list[RoundRecord] = field(default_factory=list)
+    span: Any = None  # the round trip's tracing span (None without OpenTelemetry)
+
+    def result(
+        self, *, answer: str, now: float, completed: bool = True, pending: Iterable[ToolCall] = ()
+    ) -> RoundTripResult:
+        last = self.runs[-1] if self.runs else None
+        return RoundTripResult(
+            answer=answer,
+            conversation_id=self.conversation_id,
+            message_id=last.message_id if last else "",
+            tool_calls=tuple(call for r in self.rounds for call in r.tool_calls),
+            rounds=tuple(self.rounds),
+            runs=tuple(self.runs),
+            duration=now - self.started,
+            completed=completed,
+            pending_tool_calls=tuple(pending),
+        )
+
+
+def _thought(event: Event) -> str:
+    text = event.outputs.get("text")
+    call = text.get("function_call") if isinstance(text, Mapping) else None
+    thought = call.get("thought") if isinstance(call, Mapping) else None
+    return thought if isinstance(thought, str) else ""
+
+
+def _requested_calls(answer: RunAnswer, conversation_id: str) -> list[ToolCall]:
+    """The calls the run ends with ([] for an answer); raises for error endings."""
+    error = answer.error_event
+    if error is not None:
+        raise RunError(
+            error.event_message or f"the run failed in {error.event_type or 'an event'}",
+            code=str(error.event_code),
+            request_id=answer.request_id,
+            conversation_id=conversation_id,
+        )
+    last = answer.last_event
+    if last is None:
+        return []
+    if last.tool_calls:
+        return list(last.tool_calls)
+    if last.event_status == "interrupt":
+        raise RunError(
+            "the agent interrupted the run without asking for tool calls",
+            request_id=answer.request_id,
+            conversation_id=conversation_id,
+        )
+    return []
+
+
+#: The options sent with the first run of a round trip (besides its tools).
+_FIRST_RUN_OPTIONS = (
+    "tool_choice",
+    "file_ids",
+    "end_user_id",
+    "action",
+    "parameters",
+    "custom_metadata",
+)
+
+
+class RoundTripOptions(TypedDict, total=False):
+    """The arguments of a round trip, in one place for the sync and async clients.
+
+    Attributes:
+        tools: A :class:`ToolRegistry`, or functions, toolkit objects and groups, or one of
+            them (wrapped in a new registry). Sent with the first run only. Required.
+        tool_choice: Force a tool in the first run only (later runs let the agent choose).
+        max_rounds: Rounds of tool calls allowed before
+            :class:`~appclient.MaxRoundsExceededError` is raised (8).
+        approve: Approval callback for tools registered with ``requires_approval``
+            (default: the registry's).
+        raise_errors: Raise a local tool failure instead of reporting it to the agent.
+        file_ids: Files for the first run.
+        end_user_id: The end user on whose behalf the app runs (sent with every run).
+        action: Passed to the first run.
+        parameters: Passed to the first run.
+        custom_metadata: Passed to the first run.
+    """
+
+    tools: Required[ToolRegistry | Iterable[Any] | Callable[..., Any]]
+    tool_choice: ToolChoiceLike | None
+    max_rounds: int
+    approve: ApprovalCallback | None
+    raise_errors: bool
+    file_ids: list[str] | None
+    end_user_id: str | None
+    action: Mapping[str, Any] | None
+    parameters: Mapping[str, Any] | None
+    custom_metadata: Mapping[str, Any] | None
+
+
+def check_round_trip_options(options: Mapping[str, Any], *, where: str) -> None:
+    """Refuse an unknown or missing keyword as Python would for a plain signature.
+
+    Raises:
+        TypeError: An unknown keyword (with a "did you mean"), or no ``tools``.
+    """
+    if error := unexpected_options(options, RoundTripOptions.__annotations__, where=where):
+        raise error
+    if "tools" not in options:
+        raise TypeError(f"{where}() missing 1 required keyword-only argument: 'tools'")
+
+
+class RoundTripMixin:
+    """Adds the automatic tool round trip to :class:`appclient.AppClient`."""
+
+    # What the round trip asks of the client it is mixed into (AppClient has them all), so
+    # the mixin is a client of the protocol by its type, with no cast.
+    # (Any: the async client's are coroutine functions; the driver awaits what they return.)
+    create_conversation: Callable[[], Any]
+    upload_file: Callable[..., Any]
+    run: Callable[..., Any]
+
+    #: Returns seconds; used for the durations in results.
+    _round_trip_clock: Callable[[], float] = staticmethod(time.perf_counter)
+
+    def run_until_answer(
+        self,
+        conversation_id: str | None = None,
+        query: str = "",
+        *,
+        stream: bool = False,
+        on_event: Callable[[LoopEvent], None] | None = None,
+        **options: Unpack[RoundTripOptions],
+    ) -> RoundTripResult:
+        """Ask the agent, run the local tools it calls, send their outputs, until it answers.
+
+        Args:
+            conversation_id: The conversation to use; a new one is created when ``None``.
+            query: The user's message (sent with the first run only).
+            stream: Stream each run (``on_event`` then gets the answer text as it arrives).
+            on_event: Called with every :class:`LoopEvent`, in order.
+            **options: ``tools`` (required), ``tool_choice``, ``max_rounds``, ``approve``,
+                ``raise_errors``, ``file_ids``, ``end_user_id``, ``action``, ``parameters``
+                and ``custom_metadata``, as :class:`RoundTripOptions` describes them.
+
+        Returns:
+            The answer, every tool call with its arguments, output, error flag and duration,
+            and the rounds.
+
+        Raises:
+            InvalidRequestError: ``max_rounds`` is below 1, ``tools`` holds something that is
+                not a tool, or a run's arguments are badly shaped; nothing was sent.
+            RunError: The run failed (an ``error`` event or error body).
+            StreamInterruptedError: A stream ended before its final event.
+            MaxRoundsExceededError: The agent asked for more than ``max_rounds`` rounds; its
+                ``result`` holds what was done.
+            APIStatusError: The server refused a request (subclass per status).
+            TransportError: No answer (connection failure or timeout) after all retries.
+            ToolError: Only with ``raise_errors=True``.
+            AppClientError: Each of the above, once the loop has started, carries
+                ``partial_result``: the calls made so far, with their outputs.
+        """
+        check_round_trip_options(options, where="run_until_answer")
+        events = self.iter_until_answer(conversation_id, query, stream=stream, **options)
+        # Closed on every way out, so a callback that raises does not leave a stream open
+        # for as long as its traceback is kept.
+        with contextlib.closing(events):
+            for event in events:
+                if on_event is not None:
+                    on_event(event)
+                if isinstance(event, AnswerDone):
+                    return event.result
+        raise AssertionError("the round trip ended without AnswerDone")  # pragma: no cover
+
+    def iter_until_answer(
+        self,
+        conversation_id: str | None = None,
+        query: str = "",
+        *,
+        stream: bool = True,
+        **options: Unpack[RoundTripOptions],
+    ) -> Generator[LoopEvent, None, None]:
+        """Like :meth:`run_until_answer`, yielding progress events (streams by default).
+
+        Yields :class:`TextDelta`, :class:`ServerEvent`, :class:`ToolCallStarted`,
+        :class:`ToolCallFinished`, :class:`RoundFinished`, and finally :class:`AnswerDone`
+        with the result. Closing the iterator early closes the open stream.
+        """
+        check_round_trip_options(options, where="iter_until_answer")
+        steps = self._round_trip_steps(conversation_id, query, stream, options)
+        value: Any = None
+        error: BaseException | None = None
+        with contextlib.closing(steps):
+            while (item := advance(steps, value, error)) is not None:
+                value, error = None, None
+                if isinstance(item, Do):
+                    try:
+                        value = item.func(*item.args, **item.kwargs)
+                    except BaseException as exc:  # the round trip's own code handles it
+                        error = exc
+                else:
+                    yield item
+
+    def _round_trip_steps(
+        self,
+        conversation_id: str | None,
+        query: str,
+        stream: bool,
+        options: Mapping[str, Any],
+    ) -> Steps:
+        """The round trip, for either client: events for the caller, ``Do`` steps for its driver.
+
+        :meth:`iter_until_answer` drives it here; the async client awaits its steps.
+        """
+        max_rounds = options.get("max_rounds", DEFAULT_MAX_ROUNDS)
+        if max_rounds < 1:
+            raise InvalidRequestError(f"max_rounds must be at least 1, got {max_rounds}")
+        registry = as_registry(options["tools"])
+        client: _Conversations = self
+        clock = self._round_trip_clock
+        started = clock()
+        if conversation_id is None:
+            conversation_id = yield Do(client.create_conversation)
+        assert conversation_id is not None  # noqa: S101 - for the type checker
+        progress = _Progress(conversation_id=conversation_id, started=started)
+        try:
+            yield from self._round_trip(
+                client,
+                registry,
+                progress,
+                query=query,
+                stream=stream,
+                max_rounds=max_rounds,
+                approve=options.get("approve"),
+                raise_errors=options.get("raise_errors", False),
+                first={
+                    "tools": registry.tools() or None,
+                    **{name: options.get(name) for name in _FIRST_RUN_OPTIONS},
+                },
+            )
+        except AppClientError as error:
+            # Tools may have run already: their outputs go with the error, so the caller
+            # can deliver them again instead of running the tools a second time.
+            if error.partial_result is None:
+                error.partial_result = progress.result(answer="", now=clock(), completed=False)
+            raise
+
+    def _round_trip(
+        self,
+        client: _Conversations,
+        registry: ToolRegistry,
+        progress: _Progress,
+        *,
+        query: str,
+        stream: bool,
+        max_rounds: int,
+        approve: ApprovalCallback | None,
+        raise_errors: bool,
+        first: dict[str, Any],
+    ) -> Steps:
+        clock = self._round_trip_clock
+        conversation_id = progress.conversation_id
+        end_user_id = first["end_user_id"]
+        app_id = str(getattr(client, "app_id", ""))  # for the spans; test doubles have none
+        progress.span = start_span(
+            f"round_trip {app_id}",
+            **{"gen_ai.agent.id": app_id, "gen_ai.conversation.id": conversation_id},
+        )
+        try:
+            answer = yield from self._one_run(client, progress, stream, query=query, **first)
+            while calls := _requested_calls(answer, conversation_id):
+                if len(progress.rounds) >= max_rounds:
+                    partial = progress.result(
+                        answer=answer.answer, now=clock(), completed=False, pending=calls
+                    )
+                    raise MaxRoundsExceededError(
+                        f"the agent still asked for tools after {max_rounds} round(s) "
+                        f"(max_rounds={max_rounds}); the partial result is on .result",
+                        max_rounds=max_rounds,
+                        result=partial,
+                    )
+                outputs = yield from self._one_round(
+                    client,
+                    registry,
+                    progress,
+                    calls,
+                    answer,
+                    approve=approve,
+                    raise_errors=raise_errors,
+                )
+                answer = yield from self._one_run(
+                    client, progress, stream, tool_outputs=outputs, end_user_id=end_user_id
+                )
+        except BaseException as exc:
+            self._end_round_trip_span(progress, exc)
+            raise
+        self._end_round_trip_span(progress, None)
+        yield AnswerDone(progress.result(answer=answer.answer, now=clock()))
+
+    @staticmethod
+    def _end_round_trip_span(progress: _Progress, error: BaseException | None) -> None:
+        end_span(
+            progress.span,
+            error=error if not isinstance(error, GeneratorExit) else None,
+            **{
+                "appclient.rounds": len(progress.rounds),
+                "appclient.tool_calls": sum(len(r.tool_calls) for r in progress.rounds),
+            },
+        )
+
+    # --- steps --------------------------------------------------------------------------
+
+    def _one_round(
+        self,
+        client: _Conversations,
+        registry: ToolRegistry,
+        progress: _Progress,
+        calls: list[ToolCall],
+        answer: RunAnswer,
+        *,
+        approve: ApprovalCallback | None,
+        raise_errors: bool,
+    ) -> Generator[LoopEvent | Do, Any, list[dict[str, str]]]:
+        index = len(progress.rounds) + 1
+        for call in calls:
+            yield ToolCallStarted(index, call.id, call.function.name, call.function.arguments)
+        clock = self._round_trip_clock
+        started = clock()
+        records: list[ToolCallRecord] = []
+        running = registry.iter_dispatch(calls, approve=approve, raise_errors=raise_errors)
+        while (record := (yield Do(next, (running, None), blocking=True))) is not None:
+            if record.file is not None:
+                record = yield from _uploaded(client, progress.conversation_id, record)
+            records.append(record)
+            tool = registry.get(record.name)
+            record_tool_call(progress.span, record, secrets=tool.secrets if tool else ())
+            yield ToolCallFinished(index, record)
+        last = answer.last_event
+        done = RoundRecord(
+            index=index,
+            tool_calls=tuple(records),
+            duration=clock() - started,
+            thought=_thought(last) if last is not None else "",
+        )
+        progress.rounds.append(done)
+        yield RoundFinished(done)
+        # One output per id: the dispatcher refused a repeated id (its record keeps the
+        # error), and a second output for the same id would make the server reject the round.
+        first = {record.id: record for record in reversed(records)}
+        return [record.to_output().model_dump() for record in records if first[record.id] is record]
+
+    def _one_run(
+        self,
+        client: _Conversations,
+        progress: _Progress,
+        stream: bool,
+        *,
+        query: str = "",
+        **options: Any,
+    ) -> Generator[LoopEvent | Do, Any, RunAnswer]:
+        run_number = len(progress.runs) + 1
+        conversation_id = progress.conversation_id
+        with attached(progress.span):
+            result = yield Do(client.run, (conversation_id, query), {"stream": stream, **options})
+        if not stream:
+            answer: RunAnswer = result.content
+            for event in answer.events:
+                yield ServerEvent(event, run_number)
+            if answer.answer:
+                yield TextDelta(answer.answer, run_number)
+            progress.runs.append(answer)
+            return answer
+        try:  # closed however the round trip ends
+            while (message := (yield Do(result.read_message))) is not None:
+                if message.answer:
+                    yield TextDelta(message.answer, run_number)
+                for event in message.events:
+                    yield ServerEvent(event, run_number)
+            # The stream's own accumulation and "run finished" rule: a stream that ended
+            # without a final event has raised StreamInterruptedError above.
+            answer = yield Do(result.collect)
+        finally:
+            result.close()
+        progress.runs.append(answer)
+        return answer

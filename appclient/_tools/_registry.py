@@ -1,0 +1,643 @@
+"""The registry of local tools: what the agent may call, and how to call it.
+
+A :class:`ToolRegistry` collects functions, toolkits (objects whose ``@manifest`` methods are
+tools, named ``Class__method``) and named groups, produces the ``tools`` list for a run, and
+dispatches the agent's tool calls (see :mod:`appclient._tools._dispatch`).
+
+Bound parameters (``registry.add(search, api_key=KEY)``, or a ``functools.partial``) are
+supplied by the program: they are hidden from the tool's schema, refused when the agent tries
+to set them, and their values are redacted from outputs, error texts and reprs.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import copy
+import dataclasses
+import inspect
+import math
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+from .._core._constants import DEFAULT_TOOL_TIMEOUT, DEFAULT_TOOL_WORKERS, TOOLKIT_NAME_SEPARATOR
+from .._core._errors import InvalidRequestError, ManifestError
+from .._core._models import Tool, ToolOutput
+from .._manifest import (
+    Manifest,
+    build_tool_spec,
+    check_tool_name,
+    default_tool_name,
+    get_overrides,
+)
+from ._dispatch import ApprovalCallback, ToolCallRecord, iter_dispatch
+from ._execution import ToolRunner
+from ._mcp import MCPServer, protocol_names, schema_check
+from ._registered_tool import (
+    RegisteredTool,
+    advertised_tool,
+    partial_values,
+    secret_texts,
+    tool_model,
+)
+from ._tool_groups import GroupEntry, ToolGroup, find_group_tool, resolve_group
+from ._tool_results import serialize_result
+
+__all__ = ["RegisteredTool", "ToolRegistry"]
+
+
+def _is_tool_method(value: Any) -> bool:
+    # @manifest marks the function it decorates; a toolkit's tools are its marked methods
+    # (@manifest_parameter alone does not make a method a tool).
+    record = get_overrides(value)
+    return record is not None and record.decorated
+
+
+class ToolRegistry:
+    """Local tools the agent may call, and the dispatcher that runs their calls.
+
+    Example:
+        >>> registry = ToolRegistry()
+        >>> registry.add(get_weather)
+        >>> registry.add(search, api_key=os.environ["SEARCH_KEY"])   # hidden, never echoed
+        >>> registry.add(delete_file, requires_approval=True)
+        >>> msg = client.run(conversation_id, query, tools=registry.tools())
+        >>> outputs = registry.dispatch(msg)                         # list[ToolOutput]
+
+    Args:
+        tools: Functions, toolkit objects, groups or registries to add right away (a list,
+            or just one).
+        timeout: Default seconds a call may take: 60 when omitted (``None`` or ``math.inf``:
+            no limit); ``add`` may override it per tool. A call that takes longer is sent to
+            the agent as a timeout error (the function itself keeps running in its thread).
+        approve: Callback asked before a tool marked ``requires_approval`` runs.
+        max_workers: Calls of one round running at the same time.
+        serialize: Turns a return value into output text (default: str as is, else JSON).
+        clock: Returns seconds; used for the durations in records.
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[Any] | Any = (),
+        *,
+        timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+        approve: ApprovalCallback | None = None,
+        max_workers: int = DEFAULT_TOOL_WORKERS,
+        serialize: Callable[[Any], str] = serialize_result,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.timeout = timeout
+        self.approve = approve
+        self.serialize = serialize
+        self.runner = ToolRunner(max_workers=max_workers, clock=clock)
+        self._tools: dict[str, RegisteredTool] = {}
+        self._servers: list[MCPServer] = []
+        self._lock = threading.Lock()
+        self.extend(tools)
+
+    # --- adding tools -------------------------------------------------------------------
+
+    def add(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout: float | None = None,
+        requires_approval: bool = False,
+        strict: bool = False,
+        allow_extra: bool = False,
+        tool: Mapping[str, Any] | Tool | None = None,
+        enable: bool = True,
+        bind: Mapping[str, Any] | None = None,
+        **bound: Any,
+    ) -> RegisteredTool:
+        """Register a function (or any callable) as a tool.
+
+        Args:
+            func: The callable; its signature and docstring (or ``@manifest`` decorators)
+                describe the tool.
+            name: The tool name (default: the function's name or its ``@manifest`` name).
+            description: The tool description (default: from the docstring).
+            timeout: Seconds a call may take (default: the registry's, 60 s unless set;
+                ``math.inf``: none).
+            requires_approval: Ask the approval callback before each call.
+            strict: Build the schema in strict mode (every property required, nullable).
+            allow_extra: Drop argument keys the function does not know instead of refusing
+                the call.
+            tool: A ready tool dict (raw JSON Schema) to advertise instead of the generated
+                one; the function still validates the arguments.
+            enable: ``False`` registers the tool switched off: not advertised, and a call
+                of it fails as a call of an unknown tool, until :meth:`set_enabled`.
+            bind: Parameter values to supply, for names that clash with these options.
+            **bound: Parameter values to supply (API keys, clients...): hidden from the
+                schema, refused from the agent, redacted from every text.
+
+        Returns:
+            The registered tool.
+
+        Raises:
+            ManifestError: The name is invalid or taken, a bound name is not a parameter, or
+                the callable cannot become a tool.
+        """
+        entry = self._build(
+            func,
+            name=name,
+            description=description,
+            timeout=timeout,
+            requires_approval=requires_approval,
+            strict=strict,
+            allow_extra=allow_extra,
+            tool=tool,
+            bound={**(bind or {}), **bound},
+            enabled=enable,
+        )
+        self._store_all([entry])
+        return entry
+
+    def _build(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout: float | None = None,
+        requires_approval: bool = False,
+        strict: bool = False,
+        allow_extra: bool = False,
+        tool: Mapping[str, Any] | Tool | None = None,
+        bound: Mapping[str, Any],
+        toolkit: object | None = None,
+        method: str | None = None,
+        enabled: bool = True,
+        check: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None,
+    ) -> RegisteredTool:
+        values = dict(bound)
+        tool_name = name
+        if tool is not None:
+            tool = tool_model(tool)  # a clear ManifestError for anything else
+            if tool_name is None:
+                tool_name = tool.function.name if tool.function is not None else None
+        spec = build_tool_spec(
+            func,
+            name=tool_name,
+            description=description,
+            strict=strict,
+            bound=values,
+            allow_extra=allow_extra,
+        )
+        return RegisteredTool(
+            name=check_tool_name(spec.name),
+            spec=spec,
+            func=func,
+            tool=advertised_tool(tool, spec.name) if tool is not None else spec.to_tool(),
+            timeout=self._timeout(timeout),
+            requires_approval=requires_approval,
+            bound=values,
+            secrets=secret_texts([*values.values(), *partial_values(func)]),
+            toolkit=toolkit,
+            method=method,
+            enabled=enabled,
+            check=check,
+        )
+
+    def add_mcp(
+        self, server: MCPServer, *, requires_approval: bool = False
+    ) -> list[RegisteredTool]:
+        """Start an MCP server (if needed) and register its tools; it closes with the registry.
+
+        Each MCP tool is advertised with its own JSON Schema under a protocol name (see
+        :func:`appclient.mcp.protocol_names`; ``server.tool_names`` maps them back) and runs
+        through the dispatcher like a function: its arguments are checked against the schema,
+        its calls time out after ``server.timeout``, and a crash, a hang or an error the tool
+        reports is that call's error output. A server that crashed starts again on its next call.
+
+        Args:
+            server: An :class:`~appclient.mcp.MCPServerStdio` or
+                :class:`~appclient.mcp.MCPServerHTTP`.
+            requires_approval: Ask the approval callback before each call of its tools.
+
+        Returns:
+            The registered tools, in the server's order.
+
+        Raises:
+            MCPConnectionError: The server did not start or list its tools.
+            InvalidRequestError: The ``mcp`` package is not installed.
+        """
+        mcp_tools = server.start()
+        names = protocol_names(
+            [tool.name for tool in mcp_tools], taken=self.names(), prefix=server.prefix
+        )
+        by_name = {tool.name: tool for tool in mcp_tools}
+        entries = []
+        for advertised, mcp_name in names.items():
+            mcp_tool = by_name[mcp_name]
+            schema = dict(mcp_tool.inputSchema or {"type": "object", "properties": {}})
+            function = {
+                "name": advertised,
+                "description": mcp_tool.description or "",
+                "parameters": schema,
+            }
+            entry = self._build(
+                server.caller(mcp_name),
+                name=advertised,
+                tool={"type": "function", "function": function},
+                # No second timer: the server times its calls itself (``server.timeout``) and
+                # ends a hung server before it answers, so the next call finds a fresh one.
+                timeout=math.inf,
+                requires_approval=requires_approval,
+                allow_extra=True,
+                bound={},
+                check=schema_check(schema),
+            )
+            entries.append(entry)
+        self._store_all(entries)
+        server.tool_names.update(names)
+        with self._lock:
+            self._servers.append(server)
+        return entries
+
+    def close(self) -> None:
+        """Stop the MCP servers this registry started (their tools stay registered)."""
+        with self._lock:
+            servers, self._servers = self._servers, []
+        for server in servers:
+            server.close()
+
+    def __enter__(self) -> ToolRegistry:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def add_toolkit(
+        self,
+        toolkit: object,
+        *,
+        prefix: str | None = None,
+        timeout: float | None = None,
+        requires_approval: bool = False,
+        bind: Mapping[str, Any] | None = None,
+        **bound: Any,
+    ) -> list[RegisteredTool]:
+        """Register every ``@manifest`` method of an object as a tool named ``Prefix__method``.
+
+        Args:
+            toolkit: An instance whose methods decorated with ``@manifest`` are the tools.
+            prefix: The name before ``__`` (default: the class name).
+            timeout: Seconds a call may take (default: the registry's, 60 s unless set).
+            requires_approval: Ask the approval callback before each call of any method.
+            bind: Parameter values to supply, for names that clash with these options.
+            **bound: Values supplied to every method that has a parameter of that name.
+
+        Returns:
+            The registered tools, in the class's method order.
+
+        Raises:
+            ManifestError: The object has no ``@manifest`` methods, a name is too long or
+                taken, or a bound name is a parameter of none of the methods.
+        """
+        if isinstance(toolkit, type):
+            raise ManifestError(f"pass an instance of {toolkit.__name__}, not the class itself")
+        owner = prefix if prefix is not None else type(toolkit).__name__
+        methods = [(attr, getattr(toolkit, attr)) for attr in _tool_method_names(type(toolkit))]
+        if not methods:
+            raise ManifestError(
+                f"{type(toolkit).__name__} has no methods decorated with @manifest to use as tools"
+            )
+        values = {**(bind or {}), **bound}
+        used: set[str] = set()
+        entries: list[RegisteredTool] = []
+        for attr, method in methods:
+            params = _parameter_names(method)
+            own = {k: v for k, v in values.items() if k in params}
+            used.update(own)
+            full = check_tool_name(f"{owner}{TOOLKIT_NAME_SEPARATOR}{default_tool_name(method)}")
+            entries.append(
+                self._build(
+                    method,
+                    name=full,
+                    timeout=timeout,
+                    requires_approval=requires_approval,
+                    bound=own,
+                    toolkit=toolkit,
+                    method=attr,
+                )
+            )
+        unused = sorted(set(values) - used)
+        if unused:
+            raise ManifestError(
+                f"cannot bind {', '.join(map(repr, unused))}: no tool method of "
+                f"{type(toolkit).__name__} has such a parameter"
+            )
+        self._store_all(entries)
+        return entries
+
+    def add_group(self, group: ToolGroup | str) -> list[RegisteredTool]:
+        """Register every tool of a group (a :class:`ToolGroup` or the name of one).
+
+        Args:
+            group: The group, or the name given to :func:`appclient.tool_group`.
+
+        Returns:
+            The registered tools, in the group's order.
+        """
+        entries = [self._build_entry(entry) for entry in resolve_group(group)]
+        self._store_all(entries)
+        return entries
+
+    def _build_entry(self, entry: GroupEntry) -> RegisteredTool:
+        return self._build(
+            entry.func,
+            name=entry.name,
+            description=entry.description,
+            timeout=entry.timeout,
+            requires_approval=entry.requires_approval,
+            strict=entry.strict,
+            bound=entry.bind,
+        )
+
+    def extend(self, items: Iterable[Any] | Any) -> None:
+        """Add functions, toolkit objects, groups and other registries (a list, or just one).
+
+        A string names a function registered with :func:`register_tool` (LazyLLM's
+        ``tools=["get_current_weather"]``), looked up in the ``"tool"`` group; an object with
+        a ``run`` method (Lagent's ``BaseAction``) is registered as that method, under the
+        object's class name.
+
+        Raises:
+            InvalidRequestError: An item is a tool dict without a function (a ``Manifest``
+                from ``Manifest.from_function`` has one), a name no group knows, or
+                unsupported.
+        """
+        # A registry or group iterates over its entries, and a function or toolkit object does
+        # not iterate at all: each is one item, not a list of them.
+        lone = isinstance(items, (ToolRegistry, ToolGroup, Mapping, Tool)) or callable(items)
+        if lone or not isinstance(items, Iterable) or isinstance(items, (str, bytes)):
+            items = [items]
+        for item in items:
+            if isinstance(item, ToolRegistry):
+                self._store_all(list(item))
+            elif isinstance(item, MCPServer):
+                self.add_mcp(item)
+            elif isinstance(item, ToolGroup):
+                self.add_group(item)
+            elif isinstance(item, Manifest) and item.func is not None:
+                # Manifest.from_function keeps the function it describes: run that one.
+                self.add(item.func, tool=item)
+            elif isinstance(item, str):
+                self._store_all([self._build_entry(find_group_tool(item))])
+            elif isinstance(item, (Mapping, Tool)):
+                raise InvalidRequestError(
+                    "a tool dict has no function to run; register the function with "
+                    "registry.add(func, tool=that_dict)"
+                )
+            elif not isinstance(item, type) and _has_tool_methods(item):
+                self.add_toolkit(item)
+            elif callable(item) and not isinstance(item, type):
+                self.add(item)
+            elif not isinstance(item, type) and callable(getattr(item, "run", None)):
+                # An action object (Lagent's BaseAction): its run method, under its class name
+                # and described by the class when run itself says nothing.
+                self.add(
+                    item.run,
+                    name=type(item).__name__,
+                    description=None if item.run.__doc__ else inspect.getdoc(type(item)),
+                    enable=getattr(item, "enable", True) is not False,
+                )
+            elif isinstance(item, type):
+                raise InvalidRequestError(
+                    f"{item.__qualname__} is a class: register an instance, "
+                    f"{item.__qualname__}(), to use its @manifest methods as tools"
+                )
+            else:
+                raise InvalidRequestError(
+                    f"cannot register a {type(item).__qualname__} as a tool: it is not callable "
+                    "and has neither a run method nor @manifest methods; pass a function, a "
+                    "toolkit object, an action with run, a ToolGroup or a ToolRegistry"
+                )
+
+    def set_enabled(self, name: str, *, enabled: bool) -> None:
+        """Switch a registered tool on or off (Lagent's ``enable``).
+
+        Raises:
+            KeyError: No tool has that name.
+        """
+        with self._lock:
+            self._tools[name] = dataclasses.replace(self._tools[name], enabled=enabled)
+
+    def remove(self, name: str) -> RegisteredTool:
+        """Unregister a tool and return it.
+
+        Raises:
+            KeyError: No tool has that name.
+        """
+        with self._lock:
+            return self._tools.pop(name)
+
+    # --- reading ------------------------------------------------------------------------
+
+    def tools(self) -> list[dict[str, Any]]:
+        """Return the tools list for ``AppClient.run(tools=...)`` (plain JSON-ready dicts).
+
+        The dicts are copies: changing them does not change the registered tools. Tools
+        switched off (``enable=False``) are left out.
+        """
+        return [copy.deepcopy(entry.tool) for entry in self._snapshot() if entry.enabled]
+
+    def names(self, *, enabled_only: bool = False) -> list[str]:
+        """Return the tool names, in registration order (only those switched on, if asked)."""
+        return [e.name for e in self._snapshot() if e.enabled or not enabled_only]
+
+    def get(self, name: str) -> RegisteredTool | None:
+        """Return the tool of that name, or ``None``."""
+        return self._tools.get(name)
+
+    def toolkit_method(self, name: str) -> tuple[object, str] | None:
+        """Return ``(toolkit object, method name)`` for a toolkit tool name, else ``None``."""
+        entry = self._tools.get(name)
+        if entry is None or entry.toolkit is None or entry.method is None:
+            return None
+        return entry.toolkit, entry.method
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[RegisteredTool]:
+        return iter(self._snapshot())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __repr__(self) -> str:
+        return f"ToolRegistry(tools={self.names()!r})"
+
+    # --- dispatching --------------------------------------------------------------------
+
+    def dispatch(
+        self,
+        tool_calls: Any,
+        *,
+        raise_errors: bool = False,
+        approve: ApprovalCallback | None = None,
+    ) -> list[ToolOutput]:
+        """Run the agent's tool calls and return their outputs, in call order.
+
+        Args:
+            tool_calls: The calls: ``ToolCall`` objects, dicts (AppBuilder, OpenAI or
+                AgentScope shape), a list of them, their JSON text, or a run's message.
+            raise_errors: Raise the first failure as a ``ToolError`` instead of sending it to
+                the agent as the tool's output.
+            approve: Approval callback for this dispatch (default: the registry's).
+
+        Returns:
+            One :class:`~appclient.ToolOutput` per call, ready for ``run(tool_outputs=...)``.
+            An unknown tool, bad arguments, an exception, a timeout or a declined approval
+            becomes that call's output (``"Error: ..."``), naming the problem.
+
+        Raises:
+            InvalidRequestError: ``tool_calls`` cannot be read as tool calls (neither calls,
+                a list of them, their JSON text, nor a run's message).
+            ToolError: With ``raise_errors=True``, the first failing call (a
+                :class:`~appclient.ToolNotFoundError`, :class:`~appclient.ToolArgumentsError`,
+                :class:`~appclient.ToolExecutionError`, :class:`~appclient.ToolTimeoutError`
+                or :class:`~appclient.ToolApprovalDeniedError`).
+        """
+        return [
+            r.to_output()
+            for r in self.iter_dispatch(tool_calls, raise_errors=raise_errors, approve=approve)
+        ]
+
+    def dispatch_records(
+        self,
+        tool_calls: Any,
+        *,
+        raise_errors: bool = False,
+        approve: ApprovalCallback | None = None,
+    ) -> list[ToolCallRecord]:
+        """Like :meth:`dispatch`, returning full records (arguments, errors, durations)."""
+        return list(self.iter_dispatch(tool_calls, raise_errors=raise_errors, approve=approve))
+
+    @property
+    def json_schemas(self) -> dict[str, dict[str, Any]]:
+        """Each tool's wire dict by name (AgentScope's ``ServiceToolkit.json_schemas``)."""
+        return {tool["function"]["name"]: tool for tool in self.tools()}
+
+    def dispatch_report(self, tool_calls: Any) -> str:
+        """Run calls and return a status report per call, as AgentScope's toolkit prints one.
+
+        Args:
+            tool_calls: The calls in any shape :meth:`dispatch` reads, a model's JSON text
+                of ``[{"name": ..., "arguments": {...}}]`` included.
+
+        Returns:
+            ``1. Execute function NAME`` with its ``[ARGUMENTS]``, ``[STATUS]`` (``SUCCESS`` or
+            ``ERROR``) and ``[RESULT]``, for each call in order.
+        """
+        blocks = []
+        for index, record in enumerate(self.dispatch_records(tool_calls), start=1):
+            arguments = "".join(f"\n        {k}: {v}" for k, v in record.arguments.items())
+            blocks.append(
+                f"{index}. Execute function {record.name}\n    [ARGUMENTS]:{arguments}\n"
+                f"    [STATUS]: {'ERROR' if record.is_error else 'SUCCESS'}\n"
+                f"    [RESULT]: {record.output}"
+            )
+        return "\n".join(blocks)
+
+    #: AgentScope's name for :meth:`dispatch_report` (``ServiceToolkit.parse_and_call_func``).
+    parse_and_call_func = dispatch_report
+
+    def __call__(
+        self, name: str, arguments: str | Mapping[str, Any] | tuple[Any, ...] = "{}", /
+    ) -> ToolCallRecord:
+        """Run one tool by name, as Lagent's ``executor("Name", '{"a": 1}')`` does.
+
+        Args:
+            name: The tool's name; a toolkit method may be named ``Toolkit.method``, as
+                Lagent's executor names them.
+            arguments: Its arguments: JSON text (or any text the decoder reads), a dict, or
+                (Lagent's ``TupleParser``) a tuple or its literal text, ``'("x", 2)'``,
+                given to the parameters in order.
+
+        Returns:
+            The call's record: ``output``, ``is_error``, ``error``, ``duration``.
+        """
+        if name not in self._tools and "." in name:  # Lagent's "Toolkit.method"
+            name = name.replace(".", TOOLKIT_NAME_SEPARATOR, 1)
+        function = {"name": name, "arguments": self._positional(name, arguments)}
+        (record,) = self.dispatch_records(
+            [{"id": f"call-{uuid.uuid4().hex[:12]}", "function": function}]
+        )
+        return record
+
+    def _positional(self, name: str, arguments: Any) -> Any:
+        """Tuple arguments (or a tuple's literal text) as a dict, by parameter order."""
+        if isinstance(arguments, str) and arguments.lstrip().startswith("("):
+            with contextlib.suppress(ValueError, SyntaxError, MemoryError, RecursionError):
+                parsed = ast.literal_eval(arguments)
+                arguments = parsed if isinstance(parsed, tuple) else arguments
+        entry = self._tools.get(name)
+        if not isinstance(arguments, tuple) or entry is None:
+            return arguments
+        names = list(entry.spec.schema.get("properties", {}))
+        # Extra values keep a name of their own, so the call is refused naming them.
+        names += [f"argument {i + 1}" for i in range(len(names), len(arguments))]
+        return dict(zip(names, arguments, strict=False))  # fewer values: defaults fill in
+
+    def iter_dispatch(
+        self,
+        tool_calls: Any,
+        *,
+        raise_errors: bool = False,
+        approve: ApprovalCallback | None = None,
+    ) -> Iterator[ToolCallRecord]:
+        """Like :meth:`dispatch_records`, yielding each record as soon as it is ready."""
+        return iter_dispatch(self, tool_calls, approve=approve, raise_errors=raise_errors)
+
+    # --- internals ----------------------------------------------------------------------
+
+    def _timeout(self, timeout: float | None) -> float | None:
+        value = self.timeout if timeout is None else timeout
+        if value is None or value == math.inf:
+            return None
+        if not value > 0:  # written so that NaN, which never expires, is refused too
+            raise InvalidRequestError(f"a tool timeout must be positive seconds, got {value!r}")
+        return float(value)
+
+    def _store_all(self, entries: list[RegisteredTool]) -> None:
+        """Add entries all together, or none of them when a name is taken."""
+        with self._lock:
+            seen = set(self._tools)
+            for entry in entries:
+                if entry.name in seen:
+                    raise ManifestError(f"a tool named {entry.name!r} is already registered")
+                seen.add(entry.name)
+            self._tools.update((entry.name, entry) for entry in entries)
+
+    def _snapshot(self) -> list[RegisteredTool]:
+        with self._lock:
+            return list(self._tools.values())
+
+
+def _parameter_names(func: Callable[..., Any]) -> frozenset[str]:
+    try:
+        return frozenset(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return frozenset()
+
+
+def _tool_method_names(cls: type) -> list[str]:
+    """Public ``@manifest`` methods of a class, base classes first, in definition order."""
+    names: dict[str, None] = {}
+    for klass in reversed(cls.__mro__):
+        for attr in vars(klass):
+            if not attr.startswith("_") and _is_tool_method(inspect.getattr_static(cls, attr)):
+                names[attr] = None
+    return list(names)
+
+
+def _has_tool_methods(obj: object) -> bool:
+    return bool(_tool_method_names(type(obj)))

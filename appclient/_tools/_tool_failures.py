@@ -1,0 +1,196 @@
+"""What went wrong with a tool call, written for the agent that made it.
+
+Each failure is built once, as the matching :class:`~appclient.ToolError` subclass whose
+message names the tool, the field and the problem. The dispatcher either raises it (when
+asked to) or sends :func:`failure_output` of it back as the tool's output, so the agent can
+correct its call instead of the program crashing. Messages never contain a traceback, and
+callers redact bound secrets before text reaches here. Pure logic, no I/O.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+
+from .._core._constants import DID_YOU_MEAN_LIMIT, TOOLKIT_NAME_SEPARATOR
+from .._core._errors import (
+    ToolApprovalDeniedError,
+    ToolArgumentsError,
+    ToolError,
+    ToolExecutionError,
+    ToolNotFoundError,
+    ToolTimeoutError,
+)
+
+__all__ = [
+    "approval_declined",
+    "call_failed",
+    "failure_output",
+    "invalid_arguments",
+    "invalid_call",
+    "suggest_names",
+    "timed_out",
+    "unknown_tool",
+    "unserializable_result",
+]
+
+#: Names an unknown-tool message lists before summarising the rest.
+_LISTED_NAMES = 20
+#: Argument problems a message lists before summarising the rest.
+_LISTED_PROBLEMS = 20
+#: Characters of a name the agent sent that a message quotes (tool names have at most 64).
+_QUOTED_NAME = 64
+_OUTPUT_PREFIX = "Error: "
+
+
+def failure_output(error: ToolError) -> str:
+    """Return the tool-output text that reports ``error`` to the agent."""
+    return f"{_OUTPUT_PREFIX}{error}"
+
+
+def suggest_names(name: str, available: Iterable[str]) -> list[str]:
+    """Return registered names close to ``name`` (case and separator slips first).
+
+    Args:
+        name: The name the agent used.
+        available: The registered tool names.
+
+    Returns:
+        Up to ``DID_YOU_MEAN_LIMIT`` names, best first.
+    """
+    names = list(available)
+    folded = {candidate.lower(): candidate for candidate in names}
+    exact = [
+        folded[key]
+        for key in (name.lower(), name.replace(".", TOOLKIT_NAME_SEPARATOR).lower())
+        if key in folded
+    ]
+    close = difflib.get_close_matches(name, names, n=DID_YOU_MEAN_LIMIT, cutoff=0.6)
+    ordered = dict.fromkeys([*exact, *close])
+    return list(ordered)[:DID_YOU_MEAN_LIMIT]
+
+
+def _quoted(name: str) -> str:
+    """Quote a name the agent sent, shortened: the agent's own text is not echoed in bulk."""
+    if len(name) <= _QUOTED_NAME:
+        return repr(name)
+    return f"{name[:_QUOTED_NAME]!r} (+{len(name) - _QUOTED_NAME} more characters)"
+
+
+def _listing(names: Sequence[str]) -> str:
+    if not names:
+        return "no tools are registered"
+    shown = ", ".join(names[:_LISTED_NAMES])
+    more = len(names) - _LISTED_NAMES
+    return f"available tools: {shown}" + (f" and {more} more" if more > 0 else "")
+
+
+def unknown_tool(name: str, available: Sequence[str], *, tool_call_id: str = "") -> ToolError:
+    """Build the error for a call of a tool that is not registered.
+
+    Args:
+        name: The name the agent used.
+        available: The registered tool names, in registration order.
+        tool_call_id: The id of the call.
+
+    Returns:
+        A :class:`ToolNotFoundError` listing the available names and close matches.
+    """
+    text = f"there is no tool named {_quoted(name)}"
+    suggestions = suggest_names(name, available)
+    if suggestions:
+        text += ". Did you mean " + " or ".join(repr(s) for s in suggestions) + "?"
+    text += f" ({_listing(available)})"
+    return ToolNotFoundError(text, tool_name=name, tool_call_id=tool_call_id)
+
+
+def invalid_call(problem: str, *, tool_name: str = "", tool_call_id: str = "") -> ToolError:
+    """Build the error for a tool call whose shape is wrong (no name, not an object...)."""
+    return ToolArgumentsError(
+        f"invalid tool call: {problem}",
+        tool_name=tool_name,
+        tool_call_id=tool_call_id,
+        problems=[("<call>", problem)],
+    )
+
+
+def invalid_arguments(
+    tool_name: str, problems: Sequence[tuple[str, str]], *, tool_call_id: str = ""
+) -> ToolError:
+    """Build the error for arguments that do not fit the tool's parameters.
+
+    Args:
+        tool_name: The tool called.
+        problems: ``(field, problem)`` pairs; the field ``"<arguments>"`` stands for the
+            arguments as a whole (for example text that is not JSON).
+        tool_call_id: The id of the call.
+
+    Returns:
+        A :class:`ToolArgumentsError` naming each field and its problem (the first few, when
+        there are many; ``problems`` keeps them all).
+    """
+    details = "; ".join(
+        problem if field in ("", "<arguments>") else f"{_quoted(field)}: {problem}"
+        for field, problem in problems[:_LISTED_PROBLEMS]
+    )
+    if len(problems) > _LISTED_PROBLEMS:
+        details += f"; and {len(problems) - _LISTED_PROBLEMS} more problems"
+    text = (
+        f"invalid arguments for tool {tool_name!r}: {details}. "
+        f"Correct the arguments and call {tool_name!r} again."
+    )
+    return ToolArgumentsError(
+        text, tool_name=tool_name, tool_call_id=tool_call_id, problems=problems
+    )
+
+
+def describe_exception(exc: BaseException) -> str:
+    """Return ``Type: message`` for an exception (no traceback), or just the type.
+
+    An exception whose ``__str__`` itself fails is described by its type alone.
+    """
+    kind = type(exc).__name__
+    try:
+        message = str(exc).strip()
+    except Exception:  # a broken __str__ must not turn one failed call into a crash
+        message = ""
+    return f"{kind}: {message}" if message else kind
+
+
+def call_failed(tool_name: str, description: str, *, tool_call_id: str = "") -> ToolError:
+    """Build the error for a tool that raised; ``description`` is the redacted exception."""
+    return ToolExecutionError(
+        f"tool {tool_name!r} failed: {description}", tool_name=tool_name, tool_call_id=tool_call_id
+    )
+
+
+def unserializable_result(tool_name: str, problem: str, *, tool_call_id: str = "") -> ToolError:
+    """Build the error for a result that cannot be written as text or JSON."""
+    return ToolExecutionError(
+        f"tool {tool_name!r} returned a result that cannot be sent: {problem}",
+        tool_name=tool_name,
+        tool_call_id=tool_call_id,
+    )
+
+
+def timed_out(tool_name: str, timeout: float, *, tool_call_id: str = "") -> ToolError:
+    """Build the error for a tool that ran past its timeout.
+
+    A synchronous tool cannot be stopped from outside its thread and keeps running, so the
+    agent is told the outcome is unknown rather than invited to repeat the call at once.
+    """
+    return ToolTimeoutError(
+        f"tool {tool_name!r} did not finish within {timeout:g} seconds, so its result is "
+        "unknown: it may still complete in the background; check before calling it again",
+        tool_name=tool_name,
+        tool_call_id=tool_call_id,
+    )
+
+
+def approval_declined(tool_name: str, reason: str = "", *, tool_call_id: str = "") -> ToolError:
+    """Build the error for a call the user did not approve."""
+    text = f"the user declined to run tool {tool_name!r}"
+    if reason:
+        text += f" ({reason})"
+    text += "; do not call it again unless the user asks for it"
+    return ToolApprovalDeniedError(text, tool_name=tool_name, tool_call_id=tool_call_id)

@@ -1,0 +1,317 @@
+"""Named groups of tools, for projects that register tools where they are defined.
+
+LazyLLM's ``@fc_register("tool")`` lets a module mark its functions as tools at definition
+time and an agent pick them up by group name later. appclient offers the same without a
+hidden global registry of callables being called: a :class:`ToolGroup` only remembers which
+functions belong to it and with which options; a :class:`~appclient.ToolRegistry` turns them
+into tools with ``registry.add_group(group)`` (or the group's name)::
+
+    weather = tool_group("weather")
+
+    @weather.tool
+    def get_current_weather(location: str) -> str: ...
+
+    @register_tool("weather", requires_approval=True)
+    def cancel_trip(trip_id: str) -> str: ...
+
+    registry = ToolRegistry([weather])          # or registry.add_group("weather")
+"""
+
+from __future__ import annotations
+
+import difflib
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar, cast, overload
+
+from .._core._errors import InvalidRequestError, ManifestError
+
+__all__ = [
+    "AddTool",
+    "GroupEntry",
+    "ToolGroup",
+    "find_group_tool",
+    "register_tool",
+    "resolve_group",
+    "tool_group",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class AddTool(Protocol):
+    """The decorator :meth:`ToolGroup.tool` and :func:`register_tool` return."""
+
+    def __call__(self, func: F, name: str | None = None, /) -> F:
+        """Add ``func`` (under ``name``, default its own) and return it unchanged."""
+        ...
+
+
+@dataclass(frozen=True, repr=False)
+class GroupEntry:
+    """A function in a group, with the options it is registered with.
+
+    Attributes mirror :meth:`appclient.ToolRegistry.add`; ``bind`` holds bound values.
+    """
+
+    func: Callable[..., Any]
+    name: str | None = None
+    description: str | None = None
+    timeout: float | None = None
+    requires_approval: bool = False
+    strict: bool = False
+    bind: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """The name the entry is known by in its group (explicit name or function name)."""
+        if self.name:
+            return self.name
+        name = getattr(self.func, "__name__", None)
+        return name if isinstance(name, str) else type(self.func).__name__
+
+    def __repr__(self) -> str:
+        return f"GroupEntry({self.label!r}, requires_approval={self.requires_approval!r})"
+
+
+class ToolGroup:
+    """A named, ordered set of functions to register together.
+
+    Args:
+        name: The group's name (free text; used by :func:`tool_group` lookups).
+    """
+
+    def __init__(self, name: str) -> None:
+        if not name:
+            raise InvalidRequestError("a tool group needs a non-empty name")
+        self.name = name
+        self._entries: dict[str, GroupEntry] = {}
+        self._lock = threading.Lock()
+
+    @overload
+    def tool(self, func: F, /) -> F: ...
+
+    @overload
+    def tool(
+        self,
+        func: None = None,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout: float | None = None,
+        requires_approval: bool = False,
+        strict: bool = False,
+        bind: Mapping[str, Any] | None = None,
+    ) -> AddTool: ...
+
+    def tool(
+        self,
+        func: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout: float | None = None,
+        requires_approval: bool = False,
+        strict: bool = False,
+        bind: Mapping[str, Any] | None = None,
+    ) -> F | AddTool:
+        """Add a function to the group; usable as ``@group.tool`` or ``@group.tool(...)``.
+
+        The function is returned unchanged, so it stays an ordinary function.
+
+        Args:
+            func: The function (when used without parentheses).
+            name: The tool name (default: the function's).
+            description: The tool description (default: from the docstring).
+            timeout: Seconds a call may take (default: the registry's).
+            requires_approval: Ask the approval callback before each call.
+            strict: Build the schema in strict mode.
+            bind: Parameter values the program supplies (hidden from the agent).
+
+        Returns:
+            The function, or a decorator that adds it; the decorator also takes the tool name
+            as a second argument, as LazyLLM's ``fc_register("tool")(func, "name")`` does.
+
+        Raises:
+            ManifestError: The group already has a different function under that name (the
+                same definition run again, as a notebook cell or a reload does, replaces it).
+        """
+
+        def add(function: F, alias: str | None = None, /) -> F:
+            # LazyLLM registers under another name with fc_register("tool")(func, "name").
+            entry = GroupEntry(
+                function,
+                name=alias or name,
+                description=description,
+                timeout=timeout,
+                requires_approval=requires_approval,
+                strict=strict,
+                bind=dict(bind or {}),
+            )
+            with self._lock:
+                taken = self._entries.get(entry.label)
+                # The same definition run again (a notebook cell, a module reload) replaces
+                # its entry; only a different function under a taken name is refused.
+                if taken is not None and _definition(taken.func) != _definition(function):
+                    raise ManifestError(
+                        f"tool group {self.name!r} already has a tool named {entry.label!r}"
+                    )
+                self._entries[entry.label] = entry
+            return function
+
+        return add(func) if func is not None else cast(AddTool, add)
+
+    def remove(self, name: str) -> None:
+        """Take a tool out of the group.
+
+        Raises:
+            KeyError: The group has no tool of that name.
+        """
+        with self._lock:
+            del self._entries[name]
+
+    def entries(self) -> tuple[GroupEntry, ...]:
+        """Return the group's entries, in the order they were added."""
+        with self._lock:
+            return tuple(self._entries.values())
+
+    def names(self) -> list[str]:
+        """Return the names the group's tools are known by."""
+        return [entry.label for entry in self.entries()]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __iter__(self) -> Iterator[GroupEntry]:
+        return iter(self.entries())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"ToolGroup({self.name!r}, tools={self.names()!r})"
+
+
+def _definition(func: Callable[..., Any]) -> object:
+    """Where a function is defined (module and qualified name), else the object itself."""
+    qualname = getattr(func, "__qualname__", None)
+    if not isinstance(qualname, str):  # a callable object: only itself is the same tool
+        return func
+    return getattr(func, "__module__", None), qualname
+
+
+_GROUPS: dict[str, ToolGroup] = {}
+_GROUPS_LOCK = threading.Lock()
+
+
+def tool_group(name: str) -> ToolGroup:
+    """Return the process-wide group of that name, creating it on first use.
+
+    Args:
+        name: The group's name, for example ``"tool"`` (LazyLLM's default group).
+
+    Returns:
+        The same :class:`ToolGroup` object for the same name, from any module.
+    """
+    with _GROUPS_LOCK:
+        group = _GROUPS.get(name)
+        if group is None:
+            group = _GROUPS[name] = ToolGroup(name)
+        return group
+
+
+@overload
+def register_tool(group: F, /) -> F: ...
+
+
+@overload
+def register_tool(
+    group: str = "tool",
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout: float | None = None,
+    requires_approval: bool = False,
+    strict: bool = False,
+    bind: Mapping[str, Any] | None = None,
+) -> AddTool: ...
+
+
+def register_tool(
+    group: str | F = "tool",
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout: float | None = None,
+    requires_approval: bool = False,
+    strict: bool = False,
+    bind: Mapping[str, Any] | None = None,
+) -> F | AddTool:
+    """Decorator adding a function to the named process-wide group (LazyLLM's ``fc_register``).
+
+    Usable as ``@register_tool("group", ...)``, ``@register_tool()`` or bare
+    ``@register_tool`` (the ``"tool"`` group).
+
+    Args:
+        group: The group's name (or, used bare, the function itself).
+        name: The tool name (default: the function's).
+        description: The tool description (default: from the docstring).
+        timeout: Seconds a call may take (default: the registry's).
+        requires_approval: Ask the approval callback before each call.
+        strict: Build the schema in strict mode.
+        bind: Parameter values the program supplies (hidden from the agent).
+
+    Returns:
+        A decorator that returns the function unchanged (used bare: the function itself).
+    """
+    if callable(group):  # bare @register_tool: the "group" is the function being decorated
+        return tool_group("tool").tool(group)
+    return tool_group(group).tool(
+        name=name,
+        description=description,
+        timeout=timeout,
+        requires_approval=requires_approval,
+        strict=strict,
+        bind=bind,
+    )
+
+
+def find_group_tool(name: str, *, group: str = "tool") -> GroupEntry:
+    """Return the entry a process-wide group holds under ``name`` (LazyLLM's tool names).
+
+    Raises:
+        InvalidRequestError: The group has no tool of that name (the message lists the
+            names it has, and the closest one).
+    """
+    with _GROUPS_LOCK:
+        found = _GROUPS.get(group)
+    entries = {entry.label: entry for entry in found.entries()} if found is not None else {}
+    if name in entries:
+        return entries[name]
+    close = difflib.get_close_matches(name, entries, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    known = ", ".join(repr(label) for label in entries) or "none yet"
+    raise InvalidRequestError(
+        f"no tool named {name!r} was registered with register_tool({group!r}) "
+        f"(registered: {known}){hint}; pass the function itself, or register it first"
+    )
+
+
+def resolve_group(group: ToolGroup | str) -> tuple[GroupEntry, ...]:
+    """Return the entries of a group given as an object or as a process-wide name.
+
+    Raises:
+        InvalidRequestError: No group of that name has been created.
+    """
+    if isinstance(group, ToolGroup):
+        return group.entries()
+    with _GROUPS_LOCK:
+        found = _GROUPS.get(group)
+        known = sorted(_GROUPS)
+    if found is None:
+        listing = ", ".join(repr(n) for n in known) or "none yet"
+        raise InvalidRequestError(f"no tool group named {group!r} (groups: {listing})")
+    return found.entries()

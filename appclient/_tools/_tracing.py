@@ -1,0 +1,181 @@
+"""OpenTelemetry spans for runs, round trips and local tool calls (with ``opentelemetry-api``).
+
+Installed (``pip install 'appclient[otel]'``), appclient reports to the global tracer
+provider the application configures (console, OTLP, ...); without a provider the API's
+no-op one costs next to nothing, and without the package nothing is imported at all. The
+spans follow the OpenTelemetry GenAI semantic conventions where they name an attribute:
+
+- ``invoke_agent {app_id}`` (kind CLIENT), one per :meth:`AppClient.run`:
+  ``gen_ai.operation.name``, ``gen_ai.agent.id``, ``gen_ai.conversation.id``, and
+  ``appclient.stream``, ``appclient.request_id``, ``appclient.retries``,
+  ``appclient.run.status`` (``answer``, ``tool_calls``, or ``streaming`` for a stream, whose
+  span ends when its response starts). A failed run has status ERROR and ``error.type``.
+- ``round_trip {app_id}``, one per ``run_until_answer``, parent of its runs and tool calls:
+  ``gen_ai.agent.id``, ``gen_ai.conversation.id``, ``appclient.rounds``,
+  ``appclient.tool_calls``.
+- ``execute_tool {name}``, one per local tool call, timed from the dispatcher's record:
+  ``gen_ai.operation.name``, ``gen_ai.tool.name``, ``gen_ai.tool.call.id``,
+  ``gen_ai.tool.type``; a failed call has status ERROR and ``error.type``.
+
+Arguments and outputs are recorded (``gen_ai.tool.call.arguments``,
+``gen_ai.tool.call.result``) only when ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``
+is ``true``, the conventions' switch, and even then with the tool's bound values redacted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import time
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Final
+
+from .._core._errors import redact
+from .._version import __version__
+
+if TYPE_CHECKING:
+    from ._dispatch import ToolCallRecord
+
+__all__ = [
+    "CAPTURE_CONTENT_ENV",
+    "attached",
+    "end_span",
+    "note",
+    "record_tool_call",
+    "run_span",
+    "start_span",
+]
+
+#: The GenAI conventions' switch for recording message content (here: tool arguments and
+#: outputs) on spans.
+CAPTURE_CONTENT_ENV: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+
+_trace_module: Any = None
+_tracer_object: Any = None
+_looked = False
+
+
+def _trace() -> Any:
+    """Return ``opentelemetry.trace``, or None when it is not installed (imported only then)."""
+    global _trace_module, _tracer_object, _looked
+    if not _looked:
+        _looked = True
+        if importlib.util.find_spec("opentelemetry") is not None:
+            with contextlib.suppress(ImportError):
+                from opentelemetry import trace
+
+                _trace_module = trace
+                # Made once: before the application sets its provider this is a proxy that
+                # reports to the provider set later, so it never goes stale.
+                _tracer_object = trace.get_tracer("appclient", __version__)
+    return _trace_module
+
+
+def _tracer() -> Any:
+    trace = _trace()
+    if trace is None:
+        return None
+    # No provider set yet (the API's proxy), or the API's no-op one: a span would only cost
+    # (about a tenth of the async client's time per streamed run), so none is made.
+    provider = trace.get_tracer_provider()
+    if isinstance(provider, (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
+        return None
+    return _tracer_object
+
+
+def _capture_content() -> bool:
+    return os.environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() in ("true", "1", "yes")
+
+
+@contextlib.contextmanager
+def run_span(*, app_id: str, conversation_id: str, stream: bool) -> Iterator[Any]:
+    """Make the span of one run the current span for the block (``None`` without OTel)."""
+    tracer = _tracer()
+    if tracer is None:
+        yield None
+        return
+    attributes = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.id": app_id,
+        "gen_ai.conversation.id": conversation_id,
+        "appclient.stream": stream,
+        "appclient.retries": 0,  # raised by each retry (the transport notes it)
+    }
+    kind = _trace().SpanKind.CLIENT
+    with tracer.start_as_current_span(
+        f"invoke_agent {app_id}", kind=kind, attributes=attributes
+    ) as span:
+        try:
+            yield span
+        except BaseException as exc:
+            span.set_attribute("error.type", type(exc).__name__)
+            raise
+
+
+def note(**attributes: Any) -> None:
+    """Set attributes on the current span, if tracing (``appclient.<name>``)."""
+    trace = _trace()
+    if trace is None:
+        return
+    span = trace.get_current_span()
+    for name, value in attributes.items():
+        span.set_attribute(f"appclient.{name}", value)
+
+
+def start_span(name: str, **attributes: Any) -> Any:
+    """Start a span that is not made current (ended with :func:`end_span`); None without OTel."""
+    tracer = _tracer()
+    return None if tracer is None else tracer.start_span(name, attributes=attributes)
+
+
+def end_span(span: Any, *, error: BaseException | None = None, **attributes: Any) -> None:
+    """End a span from :func:`start_span`, with attributes and the error that ended it."""
+    if span is None:
+        return
+    for name, value in attributes.items():
+        span.set_attribute(name, value)
+    if error is not None:
+        span.set_attribute("error.type", type(error).__name__)
+        span.set_status(_trace().Status(_trace().StatusCode.ERROR, type(error).__name__))
+    span.end()
+
+
+@contextlib.contextmanager
+def attached(span: Any) -> Iterator[None]:
+    """Make ``span`` the current span for the block (runs started in it become its children)."""
+    if span is None:
+        yield
+        return
+    with _trace().use_span(span, end_on_exit=False):
+        yield
+
+
+def record_tool_call(parent: Any, record: ToolCallRecord, *, secrets: Iterable[str] = ()) -> None:
+    """Record one finished tool call as a child span of ``parent``, timed by its duration."""
+    trace = _trace()
+    if trace is None or parent is None:
+        return
+    end = time.time_ns()
+    span = _tracer_object.start_span(  # the parent's tracer: a provider was set
+        f"execute_tool {record.name}",
+        context=trace.set_span_in_context(parent),
+        start_time=end - int(record.duration * 1e9),
+        attributes={
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": record.name,
+            "gen_ai.tool.call.id": record.id,
+            "gen_ai.tool.type": "function",
+        },
+    )
+    if _capture_content():
+        secrets = tuple(secrets)
+        text = json.dumps(record.arguments, ensure_ascii=False, default=str)
+        span.set_attribute("gen_ai.tool.call.arguments", redact(text, secrets))
+        span.set_attribute("gen_ai.tool.call.result", redact(record.output, secrets))
+    if record.is_error:
+        kind = type(record.error).__name__ if record.error is not None else "ToolError"
+        span.set_attribute("error.type", kind)
+        span.set_status(trace.Status(trace.StatusCode.ERROR, kind))
+    span.end(end_time=end)

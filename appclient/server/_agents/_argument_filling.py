@@ -1,0 +1,483 @@
+"""Fill a tool's arguments from a user's query, guided by the parameters' schema (pure).
+
+Each parameter is read as one kind of value, from its type, name and description: a choice
+(an ``enum``, a ``const``, or options its description quotes such as ``'celsius' 或
+'fahrenheit'``), a date, an e-mail address, an id (a path, a URL, a SKU; or any parameter
+whose example looks like one), an arithmetic expression, a place, a number, a list, or free
+text. The query's values (:func:`._query_text.find_values`) go to the parameters that want
+their kind, each value to one parameter; free text gets what is left of the query once the
+tool's own words and filler words are gone (``查找张三的信息`` read for a tool described as
+``查找公司内指定人员的信息`` leaves ``张三``).
+
+A parameter the query gives no value for is left out when optional; when required it gets
+its schema default or a plain valid value, and is reported as guessed (an id, a path or a
+URL is never worth guessing: it is reported as unsure, and the agent asks for it). Every
+value is finally made valid against its schema (:func:`._schema_fit.value_for_schema`).
+When the query names several places for a tool with one place parameter, the plan holds
+one argument set per place: parallel calls.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from .._settings import RULE_AGENT_MAX_PARALLEL_CALLS
+from ._query_text import (
+    Found,
+    Language,
+    Place,
+    detect_language,
+    english_words,
+    find_values,
+    is_cjk,
+    lookup_place,
+    place_name,
+    shape_of,
+)
+from ._schema_fit import fits_schema, inline_refs, value_for_schema
+
+__all__ = ["ArgumentPlan", "complete_arguments", "parameter_kinds", "plan_arguments"]
+
+#: Kinds of string parameter by name words and description words, first match wins.
+_STRING_KINDS = (
+    ("email", ("email", "mail"), ("邮箱", "e-mail", "email")),
+    ("identifier", ("id", "sku", "path", "file", "filename", "url", "uri", "link"),
+     ("路径", "链接")),
+    ("expression", ("expression", "expr", "formula"), ("表达式", "算式", "expression")),
+    ("place", ("location", "city", "place", "address", "region", "country", "province", "origin",
+               "destination", "departure", "arrival"),
+     ("城市", "地点", "位置", "地区", "市名", "省", "city", "location")),
+    ("date", ("date", "day"), ("日期",)),
+)  # fmt: skip
+#: The order parameters take values in: exact kinds before the free text that takes the rest.
+_ORDER = ("choice", "date", "email", "identifier", "expression", "place", "number", "array",
+          "boolean", "object", "other", "text")  # fmt: skip
+#: As many as there are.
+_EVERY = 1 << 16
+#: Longest schema text whose reading is kept (a bound on the slot cache's memory).
+_MAX_CACHED_SCHEMA = 16 * 1024
+_NEGATIONS = frozenset({"no", "not", "without", "don't", "dont", "never"})
+#: A place's role, from the words before it (to Tokyo) or a parameter's name and description.
+_ROLES = (
+    ("to", re.compile(r"(?:\bto|去|到|飞往|前往)\s*$|destination|arrival|目的")),
+    ("from", re.compile(r"(?:\bfrom|从)\s*$|origin|departure|出发")),
+)
+#: Words of a flag's name that say nothing of what it turns on.
+_FLAG_WORDS = frozenset({"include", "is", "enable", "enabled", "use", "with", "show", "has"})
+#: Ways people write common choices (an enum member matches its own name and these).
+_SYNONYMS = {
+    "celsius": ("celsius", "centigrade", "°c", "℃", "摄氏"),
+    "fahrenheit": ("fahrenheit", "°f", "℉", "华氏"),
+    "en": ("english", "英文", "英语"),
+    "zh": ("chinese", "中文", "汉语"),
+    "asc": ("ascending", "升序", "从低到高", "从小到大"),
+    "desc": ("descending", "降序", "从高到低", "从大到小"),
+}
+_EXAMPLE = re.compile(
+    r"(?:例如|举例|比如|e\.g\.|for example|such as)[：:,\s]*[\"'“]?"
+    r"(.+?)(?:[\"'”,，。;；]|\.(?:\s|$)|$)",
+    re.IGNORECASE,
+)
+#: Filler words that never name what a query is about, trimmed from the ends of a run.
+_FILLER = (
+    "请问|请|帮我|帮忙|麻烦|一下|看看|告诉我|我想|想知道|知道|查一查|查查|查询|查找|搜索|怎么样|怎样|"
+    "怎么|如何|什么|哪天|哪里|多少|是不是|是|的|吗|呢|吧|啊|了|那|这|谁|给我|我|你|现在|今天|明天|天气"
+)
+_FILLER_EDGES = re.compile(f"^(?:{_FILLER})+|(?:{_FILLER})+$")
+_ENGLISH_FILLER = frozenset(
+    re.findall(
+        r"\w+",
+        "what whats s is are was the a an of to in on at for and or please me my you your tell "
+        "show give find look up about can could would do does how who which when there it this "
+        "that i need want know weather",
+    )
+)
+
+
+@dataclass(frozen=True)
+class ArgumentPlan:
+    """The arguments a query gives for one tool.
+
+    Attributes:
+        calls: One argument set per call: several when the query names several places for
+            the tool's one place parameter, otherwise exactly one.
+        from_query: Names of the parameters whose values the query supplied.
+        guessed: Names of required parameters filled without a value from the query.
+        weak: Names in ``from_query`` filled only from what was left of the query (free
+            text), which alone is no reason to call a tool again in a follow-up.
+        unsure: Names in ``guessed`` no guess may fill (an id, a path, a URL): an agent
+            asks for these instead of calling.
+    """
+
+    calls: tuple[dict[str, Any], ...]
+    from_query: frozenset[str]
+    guessed: frozenset[str]
+    weak: frozenset[str] = frozenset()
+    unsure: frozenset[str] = frozenset()
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The first (usually only) argument set."""
+        return dict(self.calls[0])
+
+
+@dataclass(frozen=True)
+class _Slot:
+    name: str
+    schema: Mapping[str, Any]
+    required: bool
+    kind: str
+    options: tuple[Any, ...]
+    example: str | None
+
+
+def _main_schema(schema: Any) -> Mapping[str, Any]:
+    """The non-null branch of a nullable schema (``anyOf`` with null, or a type list)."""
+    if not isinstance(schema, Mapping):
+        return {}
+    for key in ("anyOf", "oneOf"):
+        branches = [b for b in schema.get(key) or () if isinstance(b, Mapping)]
+        real = [b for b in branches if b.get("type") != "null"]
+        if real:
+            return {**schema, **real[0]}
+    return schema
+
+
+def _slot(name: str, schema: Mapping[str, Any], *, required: bool) -> _Slot:
+    main = _main_schema(schema)
+    description = str(main.get("description") or "")
+    types = main.get("type")
+    kind_type = next((t for t in types if t != "null"), None) if isinstance(types, list) else types
+    example = match.group(1).strip() if (match := _EXAMPLE.search(description)) else None
+    options: tuple[Any, ...] = ()
+    if isinstance(main.get("enum"), list):
+        options = tuple(main["enum"])
+    elif "const" in main:
+        options = (main["const"],)
+    elif len(quoted := re.findall(r"[\"'“]([^\"'”]+)[\"'”]", description)) >= 2:
+        options = tuple(quoted)
+    if options:
+        kind = "choice"
+    elif kind_type in ("integer", "number"):
+        kind = "number"
+    elif kind_type in ("array", "boolean", "object"):
+        kind = kind_type
+    elif kind_type not in (None, "string"):
+        kind = "other"
+    else:
+        words = english_words(name)
+        lowered = description.lower()
+        kind = next(
+            (k for k, names, cues in _STRING_KINDS
+             if any(w in names for w in words) or any(c in lowered for c in cues)),
+            "text",
+        )  # fmt: skip
+        if main.get("format") in ("date", "date-time"):
+            kind = "date"
+        elif main.get("format") == "email":
+            kind = "email"
+        elif main.get("format") in ("uri", "url") or (
+            # An example shaped like an id (e.g. ORD-2024-0001) makes the parameter one.
+            example is not None
+            and any(
+                f.kind in ("token", "path", "url")
+                for f in find_values(example, today=dt.date.min)[:1]
+            )
+        ):
+            kind = "identifier"
+    return _Slot(name, schema, required, kind, options, example)
+
+
+def _slots(parameters: Any) -> tuple[_Slot, ...]:
+    # Every decision reads each tool's slots again; the schema's text is the key.
+    try:
+        key = json.dumps(parameters)
+    except (TypeError, ValueError):
+        return ()
+    return _read_slots(key) if len(key) <= _MAX_CACHED_SCHEMA else _read_slots.__wrapped__(key)
+
+
+@lru_cache(maxsize=256)
+def _read_slots(key: str) -> tuple[_Slot, ...]:
+    parameters = inline_refs(json.loads(key))
+    if not isinstance(parameters, Mapping) or not isinstance(parameters.get("properties"), Mapping):
+        return ()
+    required = parameters.get("required")
+    needed = set(required) if isinstance(required, list) else set()
+    return tuple(
+        _slot(name, schema if isinstance(schema, Mapping) else {}, required=name in needed)
+        for name, schema in parameters["properties"].items()
+        if isinstance(name, str)
+    )
+
+
+def parameter_kinds(parameters: Any) -> frozenset[str]:
+    """The kinds of value a tool's parameters want (``place``, ``date``, ``choice``, ...)."""
+    return frozenset(slot.kind for slot in _slots(parameters))
+
+
+def _surfaces(option: Any) -> tuple[str, ...]:
+    """How a query may write ``option``: itself, its synonyms, its place names."""
+    text = str(option).lower()
+    words = [
+        word
+        for key, synonyms in _SYNONYMS.items()
+        if text == key or text.startswith(f"{key}-") or any(w in text for w in synonyms)
+        for word in synonyms
+    ]
+    place = lookup_place(str(option))
+    names = (
+        (place.zh.lower(), place.en.lower(), *(a.lower() for a in place.aliases)) if place else ()
+    )
+    return (text, *words, *names)
+
+
+def _choices(options: tuple[Any, ...], text: str) -> list[tuple[int, int, Any]]:
+    """Every option ``text`` names, as ``(start, end, option)`` in the order written."""
+    lowered = text.lower()
+    found = []
+    for option in options:
+        for surface in filter(None, _surfaces(option)):
+            # An English surface is a whole word: the "c" of "cat" is no celsius.
+            pattern = rf"(?<![a-z]){re.escape(surface)}(?![a-z])" if surface.isascii() else None
+            match = re.search(pattern or re.escape(surface), lowered)
+            if match:
+                found.append((match.start(), match.end(), option))
+                break
+    return sorted(found, key=lambda hit: hit[0])
+
+
+def _role(text: str) -> str | None:
+    """``"to"`` or ``"from"`` when ``text`` (a parameter's name, or words before a place) says."""
+    return next((role for role, pattern in _ROLES if pattern.search(text)), None)
+
+
+def _example_language(slot: _Slot) -> Language | None:
+    # Examples in one script ask for names in it (举例：北京 wants 东京, not Tokyo); examples
+    # in both (e.g. 北京 or Tokyo) leave names as the user wrote them.
+    examples = " ".join(m.group(1) for m in _EXAMPLE.finditer(str(slot.schema.get("description"))))
+    if not examples or (re.search("[A-Za-z]", examples) and detect_language(examples) == "zh"):
+        return None
+    return detect_language(examples)
+
+
+def _free_text(text: str, tool_text: str) -> str:
+    """The longest run of ``text`` left once the tool's words and filler words are gone."""
+    tool_pairs = {tool_text[i : i + 2] for i in range(len(tool_text) - 1)}
+    framing = set(english_words(tool_text)) | _ENGLISH_FILLER
+    kept = list(text)
+    for i in range(len(text) - 1):
+        if is_cjk(text[i]) and text[i : i + 2] in tool_pairs:
+            kept[i] = kept[i + 1] = " "
+    runs = re.split(
+        r"[\s,，。.!！?？:：;；、\"'“”()（）]{2,}|[,，。!！?？:：;；、\"“”()（）]", "".join(kept)
+    )
+    return max((_trimmed(run, framing) for run in runs), key=len, default="")
+
+
+def _trimmed(run: str, framing: set[str]) -> str:
+    """``run`` without filler at its ends: 量子计算的最新进展 keeps its 的, 请问张三 loses 请问."""
+    while True:
+        words = _FILLER_EDGES.sub("", run).strip().split(" ")
+        while words and set(english_words(words[0]) or [""]) <= framing:
+            words.pop(0)
+        while words and set(english_words(words[-1]) or [""]) <= framing:
+            words.pop()
+        trimmed = " ".join(words).strip()
+        if trimmed == run:
+            return run
+        run = trimmed
+
+
+def _fitted(slot: _Slot, preferred: Any, today: dt.date) -> Any:
+    value = (
+        value_for_schema(slot.schema, today=today)
+        if preferred is None
+        else value_for_schema(slot.schema, preferred=preferred, today=today)
+    )
+    if not fits_schema(value, slot.schema) and slot.example is not None:
+        fitting = value_for_schema(slot.schema, preferred=slot.example, today=today)
+        if fits_schema(fitting, slot.schema):
+            return fitting
+    return value
+
+
+class _Reading:
+    """The query's values for one tool, each handed to one parameter at most."""
+
+    def __init__(self, query: str, today: dt.date) -> None:
+        self.query = query
+        self.today = today
+        self.unused = find_values(query, today=today)
+        self.used: list[tuple[int, int]] = []
+
+    def choose(self, options: tuple[Any, ...], *, most: int = 1) -> list[tuple[int, int, Any]]:
+        hits = _choices(options, self.rest())
+        hits = hits[:most]
+        self.used += [(start, end) for start, end, _ in hits]
+        return hits
+
+    def take(
+        self, *kinds: str, shape: str | None = None, most: int = 1, role: str | None = None
+    ) -> list[Found]:
+        found = [f for f in self.unused if f.kind in kinds]
+        if role is not None:
+            # A from-place never fills a to-parameter, nor the other way round.
+            found = [
+                f for f in found if _role(self.query[max(0, f.start - 6) : f.start]) in (None, role)
+            ]
+            found.sort(key=lambda f: _role(self.query[max(0, f.start - 6) : f.start]) != role)
+        if shape is not None:
+            found = [f for f in found if shape_of(str(f.value)) == shape] or found
+        found = found[:most]
+        for item in found:
+            self.unused.remove(item)
+            self.used.append((item.start, item.end))
+        return found
+
+    def rest(self) -> str:
+        text = list(self.query)
+        for start, end in self.used:
+            text[start:end] = " " * (end - start)
+        return "".join(text)
+
+
+def _evidence(slot: _Slot, reading: _Reading, *, max_calls: int) -> list[Any]:
+    """The values the query gives ``slot``: usually one, one per place for a place."""
+    kind = slot.kind
+    if kind == "choice":
+        return [option for *_, option in reading.choose(slot.options)]
+    if kind == "date":
+        clock = "T00:00:00" if _main_schema(slot.schema).get("format") == "date-time" else ""
+        return [f.value.isoformat() + clock for f in reading.take("date")]
+    if kind in ("email", "expression", "number"):
+        return [f.value for f in reading.take(kind)]
+    if kind == "text":
+        return [f.value for f in reading.take("quoted")]
+    if kind == "identifier":
+        shape = shape_of(slot.example) if slot.example else None
+        found = reading.take("url", "path", "token", "quoted", "number", shape=shape)
+        return [str(f.value) for f in found]
+    if kind == "place":
+        language = _example_language(slot)
+        return [
+            place_name(f.value, language, written=reading.query[f.start : f.end])
+            for f in reading.take(
+                "place",
+                most=max_calls,
+                role=_role(f"{slot.name} {slot.schema.get('description', '')}"),
+            )
+        ]
+    if kind == "boolean":
+        # A flag the query names (include_forecast: "include the forecast") is asked for.
+        words = [w for w in english_words(slot.name) if w not in _FLAG_WORDS]
+        query = english_words(reading.query)
+        if not words or not all(w in query for w in words):
+            return []
+        return [not any(w in _NEGATIONS for w in query[: query.index(words[0])])]
+    if kind == "object":
+        nested = plan_arguments(slot.schema, reading.rest(), today=reading.today, max_calls=1)
+        return [nested.arguments] if nested.from_query else []
+    if kind == "array":
+        items = _main_schema(slot.schema.get("items"))
+        if isinstance(items.get("enum"), list):
+            values = [option for *_, option in reading.choose(tuple(items["enum"]), most=_EVERY)]
+        elif items.get("type") in ("integer", "number"):
+            values = [f.value for f in reading.take("number", most=_EVERY)]
+        else:
+            values = [
+                place_name(f.value, None, written=reading.query[f.start : f.end])
+                if isinstance(f.value, Place)
+                else f.value
+                for f in reading.take("place", "quoted", most=_EVERY)
+            ]
+        return [values] if values else []
+    return []
+
+
+def plan_arguments(
+    parameters: Any,
+    query: str,
+    *,
+    today: dt.date | None = None,
+    tool_text: str = "",
+    max_calls: int = RULE_AGENT_MAX_PARALLEL_CALLS,
+) -> ArgumentPlan:
+    """Fill the arguments of one tool from ``query`` (see the module docs).
+
+    Args:
+        parameters: The tool's JSON Schema ``parameters`` object.
+        query: The user's query (or the part of it meant for this tool).
+        today: The date relative words count from; defaults to today.
+        tool_text: The tool's name and description: their words are not the subject of the
+            query, which is how free text finds the subject.
+        max_calls: Most argument sets (parallel calls) to return.
+
+    Returns:
+        The plan: one or more complete argument sets, and which values came from the query.
+    """
+    day = today or dt.date.today()
+    slots = _slots(parameters)
+    reading = _Reading(query, day)
+    values: dict[str, Any] = {}
+    fan_out: list[Any] = []
+    weak: set[str] = set()
+    places = [s for s in slots if s.kind == "place"]
+    for slot in sorted(slots, key=lambda s: _ORDER.index(s.kind)):
+        found = _evidence(slot, reading, max_calls=max(1, max_calls) if len(places) == 1 else 1)
+        if (
+            not found
+            and (slot.kind == "place" or (slot.kind == "text" and slot.required))
+            and len([s for s in slots if s.kind in ("text", "place") and s.name not in values]) == 1
+        ):
+            # The one free-text parameter takes what is left: 查找张三的信息 gives 张三.
+            found = [rest] if (rest := _free_text(reading.rest(), tool_text)) else []
+            weak.update(slot.name for _ in found)
+        if found:
+            values[slot.name] = _fitted(slot, found[0], day)
+            if slot.kind == "place" and len(found) > 1:
+                fan_out = [(slot, value) for value in found]
+    guessed = {s.name for s in slots if s.required and s.name not in values}
+    from_query = frozenset(values)
+    for slot in slots:
+        if slot.name in guessed:
+            # The schema's default, else its first option (a unit is celsius unless asked).
+            default = slot.schema.get("default", slot.options[0] if slot.options else None)
+            values[slot.name] = _fitted(slot, default, day)
+    ordered = {s.name: copy.deepcopy(values[s.name]) for s in slots if s.name in values}
+    calls = [ordered]
+    if fan_out:
+        calls = [{**ordered, slot.name: _fitted(slot, value, day)} for slot, value in fan_out]
+    unsure = {s.name for s in slots if s.kind == "identifier" and s.name in guessed}
+    return ArgumentPlan(
+        tuple(calls), from_query, frozenset(guessed), frozenset(weak), frozenset(unsure)
+    )
+
+
+def complete_arguments(
+    parameters: Any,
+    query: str,
+    given: Mapping[str, Any],
+    *,
+    today: dt.date | None = None,
+    tool_text: str = "",
+) -> dict[str, Any]:
+    """Return ``given`` with its one missing required argument filled from ``query``.
+
+    This is the ToolChoice rule (docs/protocol.md section 7): when exactly one required input
+    is missing, the query fills it; otherwise ``given`` is returned as is (a copy).
+    """
+    required = parameters.get("required") if isinstance(parameters, Mapping) else None
+    missing = [n for n in required or [] if isinstance(n, str) and n not in given]
+    result = dict(given)
+    if len(missing) == 1:
+        plan = plan_arguments(parameters, query, today=today, tool_text=tool_text, max_calls=1)
+        result[missing[0]] = plan.arguments[missing[0]]
+    return result

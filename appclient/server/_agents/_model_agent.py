@@ -1,0 +1,489 @@
+"""``ModelAgent``: the reference server plans with a real model behind an OpenAI-compatible API.
+
+Point it at vLLM, Ollama, LM Studio, ``swift deploy`` or a hosted API (the base URL an
+``openai`` client takes, e.g. ``http://127.0.0.1:8000/v1``). Each decision asks the model
+what to do next, offering the client's local tools and the server's cloud components:
+
+- ``tool_format="native"``: OpenAI ``tools`` / ``tool_calls``; results go back as ``tool``
+  messages.
+- a text format (``react_en``, ``hermes``, ... see :mod:`appclient.formats`): the tools go into
+  the system prompt, the calls are parsed out of the model's text, results go back as the
+  format's observation.
+
+The conversation is rebuilt from the :class:`AgentInput` every time (earlier turns, the
+query, this turn's calls and results), so the agent keeps no state of its own and a
+conversation stored with ``--db`` goes on with the model after a restart. Strategies
+(after LazyLLM's agents):
+
+- ``fc``: one model call per decision; the model's calls are made as it makes them.
+- ``react``: the same loop over a ReAct text format (``react_en`` unless another is given).
+- ``plan_and_solve``: the model first writes a plan (kept as the turn's memo), then carries
+  it out step by step with tools, then answers.
+- ``rewoo``: a planner writes ``#E1 = tool[input]`` evidence steps that may use earlier
+  evidence (``#E1``); the steps' calls are made (local ones as interrupts), then a solver
+  answers from the evidence. Two model calls per turn, whatever the number of tools.
+
+A reply the agent cannot use (an unknown tool, arguments that are not an object) is sent back
+to the model as an error observation, up to ``repair_attempts`` times; a model that is
+unreachable, answers an error status, times out, or keeps failing ends the run with an error
+event naming the problem (:class:`AgentFailure`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from ..._core._answer_stream import AnswerFilter
+from ..._core._call_shapes import ToolCallAccumulator
+from ..._core._errors import InvalidRequestError
+from ..._core._formats import (
+    FORMAT_NAMES,
+    ParsedReply,
+    ToolFormat,
+    checked_calls,
+    get_format,
+)
+from .._runs._run_engine import AgentFailure, Emit
+from ._agent_api import AgentInput, Decision, PlannedCall, ToolResult
+
+__all__ = ["STRATEGIES", "TOOL_FORMATS", "ModelAgent", "ModelReplyText"]
+
+#: ``tool_format`` values: the model's own tool calling, or a text format.
+TOOL_FORMATS: Final = ("native", *FORMAT_NAMES)
+#: ``strategy`` values, as LazyLLM names its agents.
+STRATEGIES: Final = ("fc", "plan_and_solve", "react", "rewoo")
+_SYSTEM = (
+    "You are a helpful assistant. Use the tools when they help; when you can answer, answer "
+    "the user directly and briefly, quoting what the tools returned."
+)
+
+
+@dataclass(frozen=True)
+class ModelReplyText:
+    """One model answer: its text, native calls (``(id, name, arguments text)``), usage."""
+
+    text: str
+    native_calls: tuple[tuple[str, str, str], ...] = ()
+    usage: dict[str, int] | None = None
+
+
+def _openai() -> Any:
+    try:
+        import openai  # an optional extra, imported only when a model is used
+    except ImportError:
+        raise InvalidRequestError(
+            "planning with a model needs the openai package: pip install 'appclient[model]'"
+        ) from None
+    return openai
+
+
+class ModelAgent:
+    """Plans runs with a chat model behind an OpenAI-compatible endpoint.
+
+    Args:
+        base_url: The endpoint's base URL, as an ``openai`` client takes it
+            (``http://127.0.0.1:8000/v1``).
+        model: The model name to ask for.
+        tool_format: ``"native"`` (OpenAI tool calling) or a text format's name.
+        strategy: ``"fc"``, ``"react"``, ``"plan_and_solve"`` or ``"rewoo"``.
+        api_key: The key; ``$OPENAI_API_KEY`` (or ``api_key_env``) when ``None``; local
+            servers need none. Never logged or shown.
+        api_key_env: The environment variable read for the key.
+        max_tool_results: Tool results one turn may gather before the agent stops the run
+            (a model that keeps calling tools).
+        repair_attempts: How often an unusable reply is sent back to the model to correct.
+        timeout: Seconds the model may stay silent (connecting, or between two pieces).
+        reply_seconds: Seconds one whole reply may take; a model that never stops is cut.
+        max_retries: Retries of a failed model call (the ``openai`` client's own policy).
+        max_reply_chars: The longest reply accepted; a longer one ends the run with an error.
+        client: An ``openai.OpenAI`` client to use instead of making one (tests).
+
+    Raises:
+        InvalidRequestError: An unknown format or strategy, or the ``openai`` package is
+            missing (the message names the extra to install).
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        tool_format: str = "native",
+        strategy: str = "fc",
+        api_key: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        max_tool_results: int = 24,
+        repair_attempts: int = 2,
+        timeout: float = 60.0,
+        reply_seconds: float = 300.0,
+        max_retries: int = 2,
+        max_reply_chars: int = 200_000,
+        client: Any = None,
+    ) -> None:
+        if tool_format not in TOOL_FORMATS:
+            raise InvalidRequestError(
+                f"unknown tool format {tool_format!r}; use one of: {', '.join(TOOL_FORMATS)}"
+            )
+        if strategy not in STRATEGIES:
+            raise InvalidRequestError(
+                f"unknown strategy {strategy!r}; use one of: {', '.join(STRATEGIES)}"
+            )
+        if strategy == "react" and tool_format == "native":
+            tool_format = "react_en"  # ReAct is a text format by definition
+        self.model = model
+        self.tool_format = tool_format
+        self.strategy = strategy
+        self.max_tool_results = max_tool_results
+        self.repair_attempts = repair_attempts
+        self.max_reply_chars = max_reply_chars
+        self.reply_seconds = reply_seconds
+        self._format: ToolFormat | None = (
+            None if tool_format == "native" else get_format(tool_format)
+        )
+        if client is None:
+            openai = _openai()
+            key = api_key if api_key is not None else os.environ.get(api_key_env)
+            client = openai.OpenAI(
+                base_url=base_url,
+                api_key=key or "not-needed",  # local servers need none; the client wants one
+                timeout=timeout,
+                max_retries=max_retries,
+            )
+        self._client = client
+
+    def __repr__(self) -> str:  # never the key
+        return (
+            f"ModelAgent(model={self.model!r}, tool_format={self.tool_format!r}, "
+            f"strategy={self.strategy!r})"
+        )
+
+    # --- the Agent protocol --------------------------------------------------------------
+
+    #: The engine passes ``emit`` to :meth:`decide` on streamed runs: answers go out live.
+    streams_text = True
+
+    def decide(self, agent_input: AgentInput, *, emit: Emit | None = None) -> Decision:
+        """Ask the model for the next step (see the module docs).
+
+        Args:
+            agent_input: The run so far.
+            emit: Receives the answer text as the model writes it (streamed runs).
+
+        Raises:
+            AgentFailure: The model failed, or its replies stayed unusable.
+        """
+        if len(agent_input.results) >= self.max_tool_results:
+            raise AgentFailure(
+                f"the model kept calling tools: {len(agent_input.results)} results in this turn "
+                f"(at most {self.max_tool_results}); stopped"
+            )
+        if self.strategy == "rewoo":
+            return _rewoo(self, agent_input, emit)
+        if self.strategy == "plan_and_solve" and not agent_input.memo:
+            return _plan(self, agent_input, emit)
+        return _next_step(self, agent_input, emit)
+
+    # --- pieces the strategies use --------------------------------------------------------
+
+    def tool_functions(self, agent_input: AgentInput) -> list[dict[str, Any]]:
+        """The local tools and cloud components offered, as function dicts."""
+        functions = [
+            tool.function.model_dump(mode="json", exclude_none=True)
+            for tool in agent_input.tools
+            if tool.function is not None
+        ]
+        names = {f.get("name") for f in functions}
+        functions += [
+            {"name": c.name, "description": c.description, "parameters": c.parameters}
+            for c in agent_input.components
+            if c.name not in names
+        ]
+        return functions
+
+    def messages(
+        self, agent_input: AgentInput, *, system_extra: str = "", with_results: bool = True
+    ) -> list[dict[str, Any]]:
+        """The conversation so far, in the chosen format."""
+        functions = self.tool_functions(agent_input)
+        system = _SYSTEM
+        if self._format is not None and functions:
+            system = self._format.render([{"type": "function", "function": f} for f in functions])
+        if system_extra:
+            system = f"{system}\n\n{system_extra}"
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        for turn in agent_input.history:
+            messages.append({"role": "user", "content": turn.query})
+            messages.append({"role": "assistant", "content": turn.answer})
+        query = agent_input.query
+        if agent_input.file_names:
+            query = f"{query}\n\n(Files attached: {', '.join(agent_input.file_names)})"
+        messages.append({"role": "user", "content": query})
+        if with_results:
+            messages += self.result_messages(agent_input.results)
+        return messages
+
+    def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
+        """This turn's calls and results, as the model would have seen them."""
+        messages: list[dict[str, Any]] = []
+        for result in results:
+            if self._format is None:
+                call = {
+                    "id": result.call_id,
+                    "type": "function",
+                    "function": {
+                        "name": result.name,
+                        "arguments": json.dumps(result.arguments, ensure_ascii=False),
+                    },
+                }
+                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+                messages.append(
+                    {"role": "tool", "tool_call_id": result.call_id, "content": result.output}
+                )
+            else:
+                text = self._format.write_calls([(result.name, dict(result.arguments))])
+                messages.append({"role": "assistant", "content": text})
+                observation = self._format.observation([(result.name, result.output)])
+                messages.append({"role": "user", "content": observation})
+        return messages
+
+    def ask(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        functions: Sequence[dict[str, Any]] = (),
+        emit: Emit | None = None,
+        plain_text: bool = False,
+    ) -> ModelReplyText:
+        """One model call; native tools offered when the format is native.
+
+        Args:
+            messages: The conversation.
+            functions: The tools to offer natively.
+            emit: Gets the reply's answer text as it streams in (what the format's answer
+                part is, as far as it can be told while streaming).
+            plain_text: The whole reply is an answer (a solver), whatever the format.
+
+        Raises:
+            AgentFailure: The endpoint failed, timed out, or answered nothing usable.
+        """
+        answer = AnswerFilter(None if plain_text else self.tool_format, emit)
+        options: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            # Streamed, so that a reply that never ends is cut at max_reply_chars or the
+            # deadline instead of being read into memory for ever.
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if self._format is None and functions:
+            options["tools"] = [{"type": "function", "function": f} for f in functions]
+        elif self._format is not None and self._format.stop_words:
+            options["stop"] = list(self._format.stop_words)
+        deadline = time.monotonic() + self.reply_seconds
+        parts: list[str] = []
+        size = 0
+        calls = ToolCallAccumulator(max_argument_chars=self.max_reply_chars)
+        usage: dict[str, int] | None = None
+        try:
+            stream = self._client.chat.completions.create(**options)
+            try:
+                for chunk in stream:
+                    calls.add(chunk)
+                    for choice in getattr(chunk, "choices", None) or ():
+                        text = getattr(choice.delta, "content", None) or ""
+                        parts.append(text)
+                        size += len(text)
+                        if getattr(choice.delta, "tool_calls", None):
+                            answer.stop()  # the reply calls tools: it is no answer
+                        answer.feed(text)
+                    if getattr(chunk, "usage", None) is not None:
+                        usage = _usage(chunk.usage)
+                    if size > self.max_reply_chars:
+                        raise AgentFailure(
+                            f"the model's reply passed {self.max_reply_chars:,} characters; stopped"
+                        )
+                    if time.monotonic() > deadline:
+                        raise AgentFailure(
+                            f"the model's reply took longer than {self.reply_seconds:g} s; stopped"
+                        )
+            finally:
+                close = getattr(stream, "close", None)
+                if callable(close):
+                    close()
+        except AgentFailure:
+            raise
+        except Exception as exc:  # every openai error, and a broken connection under it
+            raise AgentFailure(f"the model {self.model!r} failed: {_describe(exc)}") from exc
+        native = tuple(calls.raw_calls)
+        return ModelReplyText("".join(parts), native, usage)
+
+    def read(self, reply: ModelReplyText, functions: Sequence[dict[str, Any]]) -> ParsedReply:
+        """Read a model reply into calls or an answer (the format's parser, or native)."""
+        tools = [{"type": "function", "function": f} for f in functions]
+        if self._format is not None:
+            return self._format.parse(reply.text, tools=tools)
+        calls = [(name, arguments) for _, name, arguments in reply.native_calls]
+        return checked_calls(calls, tools, answer=reply.text)
+
+    def planned(self, reply: ParsedReply, agent_input: AgentInput) -> list[PlannedCall]:
+        """The parsed calls as the engine takes them (cloud components marked)."""
+        local = {tool.function.name for tool in agent_input.tools if tool.function is not None}
+        cloud = {c.name for c in agent_input.components}
+        return [
+            PlannedCall(
+                call.function.name,
+                dict(call.function.arguments),
+                cloud=call.function.name in cloud and call.function.name not in local,
+            )
+            for call in reply.tool_calls
+        ]
+
+    def error_messages(self, reply: ModelReplyText, parsed: ParsedReply) -> list[dict[str, Any]]:
+        """The messages that tell the model what was wrong with its reply."""
+        problems = "\n".join(parsed.errors) or "The reply held neither a tool call nor an answer."
+        text = f"Your reply could not be used: {problems} Please correct it."
+        if self._format is not None:
+            return [
+                {"role": "assistant", "content": reply.text},
+                {"role": "user", "content": self._format.observation([("error", text)])},
+            ]
+        return [
+            {"role": "assistant", "content": reply.text or ""},
+            {"role": "user", "content": text},
+        ]
+
+
+def _usage(usage: Any) -> dict[str, int]:
+    return {
+        name: int(getattr(usage, name, 0) or 0)
+        for name in ("prompt_tokens", "completion_tokens", "total_tokens")
+    }
+
+
+def _describe(exc: BaseException) -> str:
+    status = getattr(exc, "status_code", None)
+    kind = type(exc).__name__
+    message = str(exc).splitlines()[0][:300] if str(exc) else kind
+    return f"HTTP {status}: {message}" if status else f"{kind}: {message}"
+
+
+# --- strategies ------------------------------------------------------------------------------
+
+
+def _next_step(
+    agent: ModelAgent, agent_input: AgentInput, emit: Emit | None = None, *, extra: str = ""
+) -> Decision:
+    """One step of fc, react and plan_and_solve's solving, with repairs."""
+    functions = agent.tool_functions(agent_input)
+    plan = f"Follow this plan:\n{agent_input.memo}" if agent_input.memo else ""
+    messages = agent.messages(agent_input, system_extra="\n\n".join(p for p in (plan, extra) if p))
+    for attempt in range(agent.repair_attempts + 1):
+        reply = agent.ask(messages, functions=functions, emit=emit)
+        parsed = agent.read(reply, functions)
+        if parsed.tool_calls:
+            return Decision(
+                calls=tuple(agent.planned(parsed, agent_input)),
+                thought=parsed.thought,
+                usage=reply.usage,
+            )
+        if not parsed.errors and (parsed.answer or "").strip():
+            return Decision.reply(parsed.answer or "", usage=reply.usage)
+        if attempt == agent.repair_attempts:
+            problems = "; ".join(parsed.errors) or "an empty reply"
+            raise AgentFailure(
+                f"the model's reply could not be used after {attempt + 1} tries: {problems}"
+            )
+        messages += agent.error_messages(reply, parsed)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+_PLAN_PROMPT = (
+    "Before answering, write a short numbered plan: the steps (and the tools) that answer the "
+    "user's question. Write only the plan; do not call tools or answer yet."
+)
+
+
+def _plan(agent: ModelAgent, agent_input: AgentInput, emit: Emit | None) -> Decision:
+    """plan_and_solve's first decision of a turn: ask for the plan, keep it, take step one."""
+    functions = agent.tool_functions(agent_input)
+    listing = "\n".join(f"- {f['name']}: {f.get('description', '')}" for f in functions)
+    messages = [
+        {"role": "system", "content": f"{_SYSTEM}\n\nTools:\n{listing}\n\n{_PLAN_PROMPT}"},
+        {"role": "user", "content": agent_input.query},
+    ]
+    plan = agent.ask(messages).text.strip() or "1. Answer the question."
+    step = _next_step(agent, replace(agent_input, memo=plan), emit)
+    return replace(step, memo=plan)
+
+
+_EVIDENCE = re.compile(r"#E(\d+)\s*=\s*([A-Za-z0-9_-]+)\s*\[(.*)\]\s*$", re.MULTILINE)
+_REWOO_PROMPT = (
+    "Make a plan that gathers evidence with the tools, then stop. Write each step as a line\n"
+    "Plan: <what this step finds out>\n#E<n> = <tool name>[<tool input>]\n"
+    "The input is a JSON object of arguments, or plain text for a tool with one argument; it "
+    "may use an earlier step's evidence by writing #E<k>. Do not answer the question."
+)
+
+
+def _rewoo(agent: ModelAgent, agent_input: AgentInput, emit: Emit | None) -> Decision:
+    """ReWOO: plan once (memo), run the ready steps, then solve from the evidence."""
+    functions = agent.tool_functions(agent_input)
+    if not agent_input.memo:
+        listing = "\n".join(
+            f"- {f['name']}: {f.get('description', '')} "
+            f"parameters: {json.dumps(f.get('parameters', {}), ensure_ascii=False)}"
+            for f in functions
+        )
+        messages = [
+            {"role": "system", "content": f"Tools:\n{listing}\n\n{_REWOO_PROMPT}"},
+            {"role": "user", "content": agent_input.query},
+        ]
+        plan = agent.ask(messages).text.strip()
+        if not _EVIDENCE.search(plan):
+            raise AgentFailure(f"the model's ReWOO plan has no #E steps: {plan[:200]!r}")
+        agent_input = replace(agent_input, memo=plan)
+    steps = [(int(n), tool, text.strip()) for n, tool, text in _EVIDENCE.findall(agent_input.memo)]
+    done = zip(steps, agent_input.results, strict=False)  # results come in step order
+    evidence = {number: result.output for (number, _, _), result in done}
+    ready = []
+    for _, tool, text in steps[len(agent_input.results) :]:
+        needed = [int(k) for k in re.findall(r"#E(\d+)", text)]
+        if any(k not in evidence for k in needed):
+            break  # later steps wait for this round's evidence
+        for k in needed:
+            text = text.replace(f"#E{k}", evidence[k])
+        ready.append((tool, _step_arguments(tool, text, functions)))
+    if ready:
+        parsed = checked_calls(ready, [{"type": "function", "function": f} for f in functions])
+        if parsed.errors:
+            raise AgentFailure(f"the model's ReWOO plan cannot be run: {'; '.join(parsed.errors)}")
+        return Decision(calls=tuple(agent.planned(parsed, agent_input)), memo=agent_input.memo)
+    found = "\n".join(f"#E{n} ({tool}): {evidence.get(n, '')}" for n, tool, _ in steps)
+    messages = [
+        {"role": "system", "content": _SYSTEM},
+        {
+            "role": "user",
+            "content": f"Question: {agent_input.query}\n\nPlan and evidence:\n"
+            f"{agent_input.memo}\n\n{found}\n\nAnswer the question from the evidence.",
+        },
+    ]
+    reply = agent.ask(messages, emit=emit, plain_text=True)
+    if not reply.text.strip():
+        raise AgentFailure("the model's ReWOO solver answered nothing")
+    return Decision.reply(reply.text, usage=reply.usage)
+
+
+def _step_arguments(tool: str, text: str, functions: Sequence[dict[str, Any]]) -> Any:
+    """A step's input: a JSON object or key=value list as is, else the tool's one argument."""
+    if text.startswith("{") or "=" in text:
+        return text
+    function = next((f for f in functions if f.get("name") == tool), {})
+    parameters = function.get("parameters") or {}
+    names = list(parameters.get("required") or parameters.get("properties") or [])
+    return {names[0]: text.strip("\"'")} if len(names) >= 1 else text

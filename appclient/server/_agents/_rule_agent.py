@@ -1,0 +1,363 @@
+"""The reference server's default agent: plans tool calls with rules, no model (pure).
+
+Each :meth:`RuleAgent.decide` looks at the whole turn again and answers with the next step:
+
+1. The first decision of a turn honours a forcing ``tool_choice``
+   (:func:`._tool_choice.resolve_tool_choice`).
+2. Otherwise each clause of the query goes to the tool that shares the most words with it
+   (its name, description and parameters; :func:`._query_text.terms`), or that wants a value
+   the clause states (a place for a place parameter, arithmetic for an expression). A
+   client tool wins a clause over a cloud component unless the component matches at least
+   twice as well: the user's own tools come first. The first tool asked for that has not
+   run in this turn is called, its arguments filled from the query
+   (:mod:`._argument_filling`), once per place when the query names several: parallel
+   calls. So ``北京天气怎么样？再算一下 3*7`` calls the weather tool, then the calculator.
+3. When every tool asked for has run, it answers from the results, in the query's
+   language, quoting every output.
+4. A tool whose required values the query lacks is not called on a guess (a cloud
+   component, or an id, a path or a URL for a client tool): the agent asks for them. With
+   no matching tool it answers plainly: a greeting, or a reply that echoes the query and
+   lists the tools.
+
+A follow-up such as ``那上海呢？`` reuses the tool of the latest turn that named one when
+the new query gives a value for it. Decisions depend only on their input; the one thing kept
+between calls is a bounded memo of recent plans (a turn's query is planned once, not again
+after every tool result), guarded by a lock, so the agent is safe to share between threads.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from .._runs._tool_choice import Candidate, candidates_from, resolve_tool_choice
+from .._settings import (
+    RULE_AGENT_ECHO_CHARS,
+    RULE_AGENT_FOLLOW_UP_TURNS,
+    RULE_AGENT_MAX_CLAUSES,
+    RULE_AGENT_MAX_QUERY_CHARS,
+    RULE_AGENT_PLAN_MEMO_SIZE,
+)
+from ._agent_api import AgentInput, ComponentInfo, Decision, PlannedCall, ToolResult, Turn
+from ._argument_filling import ArgumentPlan, parameter_kinds, plan_arguments
+from ._components import default_components
+from ._query_text import detect_language, find_values, split_clauses, terms, weight
+
+__all__ = ["RuleAgent"]
+
+_GREETINGS = frozenset(
+    {"你好", "您好", "嗨", "哈喽", "在吗", "hi", "hello", "hey", "good morning", "good evening"}
+)
+#: What a clause's value adds to a tool that wants that kind of value.
+_VALUE_BONUS = {"expression": 3.0}
+
+
+class _Described(Protocol):
+    """Anything that describes a cloud component (a :class:`CloudComponent`, for example)."""
+
+    @property
+    def info(self) -> ComponentInfo:
+        """The component's name, description and parameters."""
+        ...
+
+
+@dataclass(frozen=True)
+class Intent:
+    """A tool the query asks for, and its arguments read from the query."""
+
+    candidate: Candidate
+    plan: ArgumentPlan
+
+
+def _tool_terms(candidate: Candidate) -> frozenset[str]:
+    properties = candidate.parameters.get("properties")
+    described = " ".join(
+        f"{k} {v.get('description', '')}" if isinstance(v, Mapping) else str(k)
+        for k, v in (properties.items() if isinstance(properties, Mapping) else ())
+    )
+    return terms(f"{candidate.tool_text} {described}")
+
+
+def _score(clause: str, candidate: Candidate, kinds_stated: set[str]) -> float:
+    shared = terms(clause) & _tool_terms(candidate)
+    wanted = kinds_stated & parameter_kinds(candidate.parameters)
+    bonus = sum(v for kind, v in _VALUE_BONUS.items() if kind in wanted)
+    return sum(weight(term) for term in shared) + bonus
+
+
+def _best(clause: str, candidates: Sequence[Candidate], today: dt.date) -> Candidate | None:
+    stated = {found.kind for found in find_values(clause, today=today)}
+    scored = [(_score(clause, c, stated), c) for c in candidates]
+    client = max(((s, c) for s, c in scored if not c.cloud), default=None, key=lambda p: p[0])
+    cloud = max(((s, c) for s, c in scored if c.cloud), default=None, key=lambda p: p[0])
+    if cloud is not None and cloud[0] >= 1 and (client is None or cloud[0] >= 2 * client[0]):
+        return cloud[1]
+    return client[1] if client is not None and client[0] >= 1 else None
+
+
+def _intents(query: str, candidates: Sequence[Candidate], today: dt.date) -> list[Intent]:
+    """The tools ``query`` asks for, in order, each reading the clauses meant for it."""
+    clauses: dict[str, list[tuple[int, str]]] = {}
+    chosen: dict[str, Candidate] = {}
+    for start, clause in split_clauses(query, limit=RULE_AGENT_MAX_CLAUSES):
+        best = _best(clause, candidates, today)
+        if best is not None:
+            chosen.setdefault(best.name, best)
+            clauses.setdefault(best.name, []).append((start, clause))
+    intents = []
+    for name, candidate in chosen.items():
+        # Clauses meant for other tools are blanked, so no value feeds two tools.
+        view = list(query)
+        for other, parts in clauses.items():
+            for start, clause in parts if other != name else ():
+                view[start : start + len(clause)] = " " * len(clause)
+        plan = plan_arguments(
+            candidate.parameters, "".join(view), today=today, tool_text=candidate.tool_text
+        )
+        intents.append(Intent(candidate, plan))
+    return intents
+
+
+class RuleAgent:
+    """Plans runs by matching the query against tools; the reference server's default agent.
+
+    Args:
+        components: The cloud components this agent may call when a run's
+            :class:`AgentInput` lists none; the built-in ones (``WeatherQuery``,
+            ``Calculator``) when ``None``. The server passes the components it runs, and
+            the engine runs them.
+        today: Returns today's date, for words such as 明天 and "tomorrow" (inject a fixed
+            date in tests).
+    """
+
+    def __init__(
+        self,
+        components: Iterable[_Described] | None = None,
+        *,
+        today: Callable[[], dt.date] = dt.date.today,
+    ) -> None:
+        chosen = tuple(components) if components is not None else default_components()
+        self.components: tuple[_Described, ...] = chosen
+        self._infos = tuple(component.info for component in chosen)
+        self._today = today
+        # Recent plans: a turn's later decisions (after each tool result) ask the same query
+        # of the same tools, and planning is the costly part of a decision.
+        self._plans: OrderedDict[tuple[Any, ...], list[Intent]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        names = ", ".join(info.name for info in self._infos)
+        return f"RuleAgent(components=[{names}])"
+
+    def decide(self, agent_input: AgentInput) -> Decision:
+        """Return the next step of the turn (see the module docs).
+
+        Raises:
+            UnknownToolChoiceError: ``tool_choice`` forces a name that is neither a client
+                tool nor a component (the server checks this first and answers 400).
+        """
+        today = self._today()
+        # Plans read a bounded prefix, so a huge query cannot make a decision slow.
+        query = agent_input.query[:RULE_AGENT_MAX_QUERY_CHARS]
+        components = agent_input.components or self._infos
+        results = agent_input.results
+        if not results:
+            forced = resolve_tool_choice(
+                agent_input.tool_choice,
+                tools=agent_input.tools,
+                components=components,
+                query=query,
+                today=today,
+            )
+            if forced is not None:
+                return Decision.call(forced, thought=_thought([forced], query, forced=True))
+        candidates = candidates_from(agent_input.tools, components)
+        intents = self._intents(query, candidates, today)
+        if not intents and not results and agent_input.history:
+            intents = self._follow_up_chain(query, agent_input.history, candidates, today)
+        called = {result.name for result in results}
+        for intent in intents:
+            if intent.candidate.name in called or _lacks_values(intent):
+                continue
+            calls = _calls(intent)
+            return Decision.call(*calls, thought=_thought(calls, query))
+        if results:
+            return Decision.reply(_answer_from_results(query, results))
+        unmet = next((i for i in intents if _lacks_values(i)), None)
+        if unmet is not None:
+            return Decision.reply(_ask_for_values(query, unmet))
+        return Decision.reply(_plain_answer(query, candidates, agent_input.file_names))
+
+    def _intents(self, query: str, candidates: Sequence[Candidate], today: dt.date) -> list[Intent]:
+        """:func:`_intents`, remembered for the last few queries (bounded)."""
+        key = (query, today, *((c.name, c.description, json.dumps(c.parameters, default=str),
+                                c.cloud) for c in candidates))  # fmt: skip
+        with self._lock:
+            if (plan := self._plans.get(key)) is not None:
+                self._plans.move_to_end(key)
+                return plan
+        plan = _intents(query, candidates, today)
+        with self._lock:
+            self._plans[key] = plan
+            while len(self._plans) > RULE_AGENT_PLAN_MEMO_SIZE:
+                self._plans.popitem(last=False)
+        return plan
+
+    def _follow_up_chain(
+        self, query: str, history: Sequence[Turn], candidates: Sequence[Candidate], today: dt.date
+    ) -> list[Intent]:
+        """The tool of the latest turn that named one, with every later follow-up's values.
+
+        So 北京天气 → 那上海呢 → 那明天呢 asks about Shanghai tomorrow: the last turn that
+        matched a tool by itself sets the tool, and the follow-ups after it update its values.
+        """
+        # Earlier queries are read as the current one is: a bounded prefix, so a huge query
+        # sent once cannot make every later decision slow.
+        recent = [
+            turn.query[:RULE_AGENT_MAX_QUERY_CHARS]
+            for turn in history[-RULE_AGENT_FOLLOW_UP_TURNS:]
+        ]
+        for start in range(len(recent) - 1, -1, -1):
+            earlier = self._intents(recent[start], candidates, today)
+            if earlier:
+                intent = earlier[0]
+                for later in recent[start + 1 :]:
+                    intent = _follow_up(later, intent, today) or intent
+                asked = _follow_up(query, intent, today)
+                return [asked] if asked is not None else []
+        return []
+
+
+def _lacks_values(intent: Intent) -> bool:
+    # A cloud component is never called on a guess; a local tool is, except for an id, a
+    # path or a URL, which only the user can give.
+    plan = intent.plan
+    return bool(plan.unsure) or (intent.candidate.cloud and bool(plan.guessed))
+
+
+def _calls(intent: Intent) -> list[PlannedCall]:
+    calls: list[PlannedCall] = []
+    for arguments in intent.plan.calls:
+        # A copy: plans are remembered, and whoever gets a call may change its arguments.
+        arguments = copy.deepcopy(arguments)
+        call = PlannedCall(intent.candidate.name, arguments, cloud=intent.candidate.cloud)
+        if call not in calls:
+            calls.append(call)
+    return calls
+
+
+def _follow_up(query: str, base: Intent, today: dt.date) -> Intent | None:
+    """Ask ``base``'s tool again with the values ``query`` gives (``那上海呢？``), or None."""
+    candidate = base.candidate
+    now = plan_arguments(candidate.parameters, query, today=today, tool_text=candidate.tool_text)
+    if not now.from_query - now.weak:
+        # Only a leftover span (谢谢, 好的) is no reason to call the tool again.
+        return None
+    before = base.plan.arguments
+    calls = tuple(
+        {**before, **{k: v for k, v in call.items() if k in now.from_query}} for call in now.calls
+    )
+    guessed = now.guessed & base.plan.guessed
+    return Intent(candidate, replace(now, calls=calls, guessed=frozenset(guessed)))
+
+
+def _brief(arguments: dict[str, Any]) -> str:
+    values = [str(v) for v in arguments.values() if isinstance(v, (str, int, float))]
+    return ", ".join(values)
+
+
+def _thought(calls: Sequence[PlannedCall], query: str, *, forced: bool = False) -> str:
+    names = sorted({call.name for call in calls})
+    cloud = all(call.cloud for call in calls)
+    zh = detect_language(query) == "zh" or not query
+    joined = "、".join(names) if zh else ", ".join(names)
+    if forced:
+        return f"按 tool_choice 调用 {joined}" if zh else f"tool_choice forces {joined}"
+    if zh:
+        kind = "云端组件" if cloud else "本地工具"
+        return f"需要调用{kind} {joined}"
+    kind = "cloud component" if cloud else "local tool"
+    return f"I need to call the {kind} {joined}"
+
+
+def _answer_from_results(query: str, results: Sequence[ToolResult]) -> str:
+    zh = detect_language(query) == "zh" or not query
+    if len(results) == 1:
+        result = results[0]
+        if zh:
+            source = "云端组件" if result.cloud else "工具"
+            return f"根据{source} {result.name} 的结果：{result.output}"
+        return f"According to {result.name}: {result.output}"
+    lines = []
+    for result in results:
+        detail = _brief(result.arguments)
+        if zh:
+            lines.append(f"- {result.name}（{detail}）：{result.output}")
+        else:
+            lines.append(f"- {result.name} ({detail}): {result.output}")
+    header = "根据查询结果：" if zh else "Here is what the tools returned:"
+    return "\n".join([header, *lines])
+
+
+def _ask_for_values(query: str, intent: Intent) -> str:
+    candidate = intent.candidate
+    properties = candidate.parameters.get("properties")
+    details = []
+    plan = intent.plan
+    for name in sorted(plan.guessed if intent.candidate.cloud else plan.unsure):
+        schema = properties.get(name) if isinstance(properties, dict) else None
+        text = schema.get("description") if isinstance(schema, dict) else None
+        details.append(f"{name}（{text}）" if isinstance(text, str) and text else name)
+    if detect_language(query) == "zh":
+        return f"要用 {candidate.name} 回答，还需要知道：{'、'.join(details)}。请补充后再问我。"
+    needed = ", ".join(details)
+    return f"To answer with {candidate.name} I need: {needed}. Please tell me and ask again."
+
+
+def _echo(query: str) -> str:
+    text = re.sub(r"\s+", " ", query).strip()
+    if len(text) > RULE_AGENT_ECHO_CHARS:
+        text = text[: RULE_AGENT_ECHO_CHARS - 1] + "…"
+    return text
+
+
+def _plain_answer(query: str, candidates: Sequence[Candidate], file_names: Sequence[str]) -> str:
+    zh = detect_language(query) == "zh"
+    names = [c.name for c in candidates]
+    listed = ("、" if zh else ", ").join(names)
+    normalized = re.sub(r"[\s!！,，.。?？~～]+", " ", query).strip().lower()
+    if not normalized:
+        reply = "请问有什么可以帮你？" if zh else "How can I help you?"
+    elif normalized in _GREETINGS:
+        if zh:
+            reply = "你好！我是 appclient 的参考智能体。"
+            reply += f"我可以调用这些工具：{listed}。" if names else "目前没有可用的工具。"
+        else:
+            reply = "Hello! I am appclient's reference agent. "
+            reply += f"I can use these tools: {listed}." if names else "No tools are available."
+    elif zh:
+        reply = f"收到：“{_echo(query)}”。"
+        reply += (
+            f"没有找到适合这个问题的工具（可用：{listed}），请换个说法，或说明要查询的内容。"
+            if names
+            else "目前没有可用的工具，我只能原样回复。"
+        )
+    else:
+        reply = f"You said: “{_echo(query)}”. "
+        reply += (
+            f"None of the available tools ({listed}) fits this request; "
+            "try rephrasing it or say what to look up."
+            if names
+            else "No tools are available, so I can only echo it."
+        )
+    if file_names:
+        files = ("、" if zh else ", ").join(file_names)
+        reply += f"已收到文件：{files}。" if zh else f" Files received: {files}."
+    return reply

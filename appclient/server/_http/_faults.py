@@ -1,0 +1,228 @@
+"""Fault injection for tests: failing, holding, delaying requests and cutting streams.
+
+A :class:`FaultInjector` is shared by a running server and the test that drives it. Faults
+queue up in the order they are asked for and each applies to the next request(s) as a
+whole, before the request is looked at, so an injected failure never changes any state
+(a retry of it is safe). Holding and delaying wait on an event with a timeout instead of
+sleeping: :meth:`FaultInjector.release` (and stopping the server) wakes every held request
+at once, so tests never sit out a real sleep.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import deque
+from dataclasses import dataclass
+from typing import Literal
+
+from .._settings import DEFAULT_HANG_SECONDS
+from ._responses import HTTPProblem
+
+__all__ = ["FaultInjector"]
+
+_CODES = {
+    408: "RequestTimeout",
+    429: "TooManyRequests",
+    500: "InternalError",
+    502: "BadGateway",
+    503: "ServiceUnavailable",
+    504: "GatewayTimeout",
+}
+
+
+@dataclass
+class _RequestFault:
+    kind: Literal["fail", "hang", "delay"]
+    remaining: int
+    status: int = 503
+    retry_after: float | None = None
+    seconds: float = 0.0
+
+
+def _retry_after_text(seconds: float) -> str:
+    return str(int(seconds)) if float(seconds).is_integer() else f"{seconds:g}"
+
+
+class FaultInjector:
+    """Makes the next requests of a server fail, hang, slow down, or stop streaming early.
+
+    Example:
+        >>> faults = FaultInjector()
+        >>> faults.fail_next(2, status=503, retry_after=1)
+        >>> faults.pending
+        2
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        # Notified whenever a fault is applied, so a test can wait for a held request
+        # instead of polling for it.
+        self._applied = threading.Condition(self._lock)
+        self._request_faults: deque[_RequestFault] = deque()
+        self._stream_cuts: deque[int] = deque()
+        self._wake = threading.Event()
+        self._injected = 0
+
+    def __repr__(self) -> str:
+        return f"FaultInjector(pending={self.pending}, injected={self.injected})"
+
+    @property
+    def pending(self) -> int:
+        """Requests that will still be failed, held or delayed."""
+        with self._lock:
+            return sum(fault.remaining for fault in self._request_faults)
+
+    @property
+    def injected(self) -> int:
+        """Faults applied so far (failed, held, delayed requests and cut streams)."""
+        with self._lock:
+            return self._injected
+
+    def wait_injected(self, count: int, *, timeout: float) -> bool:
+        """Block until at least ``count`` faults have been applied (a test's sync point).
+
+        Args:
+            count: The number of applied faults to wait for (see :attr:`injected`).
+            timeout: The longest wait, in seconds.
+
+        Returns:
+            True once ``count`` faults were applied, False when ``timeout`` ran out first.
+        """
+        with self._applied:
+            return self._applied.wait_for(lambda: self._injected >= count, timeout=timeout)
+
+    def _queue(self, fault: _RequestFault) -> None:
+        if fault.remaining < 1:
+            raise ValueError("count must be at least 1")
+        with self._lock:
+            self._request_faults.append(fault)
+
+    def fail_next(
+        self, count: int = 1, *, status: int = 503, retry_after: float | None = None
+    ) -> None:
+        """Answer the next ``count`` requests with ``status`` and a JSON error body.
+
+        Args:
+            count: How many requests fail.
+            status: The HTTP status, 400-599.
+            retry_after: Seconds to put in a ``Retry-After`` header (none when ``None``).
+
+        Raises:
+            ValueError: ``count`` is below 1, ``status`` is not 400-599, or ``retry_after``
+                is negative.
+        """
+        if not 400 <= status <= 599:
+            raise ValueError("status must be an HTTP error status (400-599)")
+        if retry_after is not None and retry_after < 0:
+            raise ValueError("retry_after must not be negative")
+        self._queue(_RequestFault("fail", count, status=status, retry_after=retry_after))
+
+    def hang_next(self, count: int = 1, *, timeout: float = DEFAULT_HANG_SECONDS) -> None:
+        """Hold the next ``count`` requests unanswered, so the client's timeout fires.
+
+        A held request is not processed. It is answered with a 503 when :meth:`release` is
+        called, the server stops, or ``timeout`` seconds pass, whichever comes first.
+
+        Args:
+            count: How many requests are held.
+            timeout: Seconds after which a held request is answered with the 503 anyway;
+                ``math.inf`` holds it until :meth:`release` or the server stops.
+
+        Raises:
+            ValueError: ``count`` is below 1, or ``timeout`` is negative or NaN.
+        """
+        if not timeout >= 0:
+            raise ValueError("timeout must not be negative")
+        self._queue(_RequestFault("hang", count, status=503, seconds=timeout))
+
+    def delay_next(self, count: int = 1, *, seconds: float) -> None:
+        """Hold each of the next ``count`` requests ``seconds`` (or until released), then serve.
+
+        Args:
+            count: How many requests are delayed.
+            seconds: How long each is held before it is processed normally; ``math.inf``
+                holds it until :meth:`release` or the server stops.
+
+        Raises:
+            ValueError: ``count`` is below 1 or ``seconds`` is negative or NaN.
+        """
+        if not seconds >= 0:
+            raise ValueError("seconds must not be negative")
+        self._queue(_RequestFault("delay", count, seconds=seconds))
+
+    def cut_stream_after(self, messages: int, *, count: int = 1) -> None:
+        """Close the next ``count`` streamed responses after ``messages`` SSE messages.
+
+        The run itself completes and is saved; only its delivery stops early, as when a
+        connection breaks. Non-stream responses are not affected.
+
+        Args:
+            messages: SSE messages delivered before the connection is closed (0: none).
+            count: How many streamed responses are cut.
+
+        Raises:
+            ValueError: ``messages`` is negative or ``count`` is below 1.
+        """
+        if messages < 0 or count < 1:
+            raise ValueError("messages must be >= 0 and count >= 1")
+        with self._lock:
+            self._stream_cuts.extend([messages] * count)
+
+    def release(self) -> None:
+        """Wake every held or delayed request now."""
+        with self._lock:
+            wake, self._wake = self._wake, threading.Event()
+        wake.set()
+
+    def reset(self) -> None:
+        """Drop every queued fault, wake held requests and count :attr:`injected` from 0.
+
+        Call it between tests that share one server (a module- or session-scoped fixture),
+        so a test's :meth:`wait_injected` counts only its own faults.
+        """
+        with self._lock:
+            self._request_faults.clear()
+            self._stream_cuts.clear()
+            self._injected = 0
+        self.release()
+
+    def before_request(self) -> HTTPProblem | None:
+        """Apply the next request fault, if any (called by the server for each request).
+
+        Returns:
+            The error to answer with instead of serving the request, or ``None`` to serve
+            it (possibly after a delay).
+        """
+        with self._lock:
+            if not self._request_faults:
+                return None
+            fault = self._request_faults[0]
+            fault.remaining -= 1
+            if fault.remaining == 0:
+                self._request_faults.popleft()
+            self._injected += 1
+            self._applied.notify_all()
+            wake = self._wake
+        # Event.wait overflows on an infinite timeout; None is its "until set".
+        hold = None if math.isinf(fault.seconds) else fault.seconds
+        if fault.kind == "delay":
+            wake.wait(hold)
+            return None
+        if fault.kind == "hang":
+            wake.wait(hold)
+            return HTTPProblem(503, "ServiceUnavailable", "injected fault: the request was held")
+        headers = {}
+        if fault.retry_after is not None:
+            headers["Retry-After"] = _retry_after_text(fault.retry_after)
+        code = _CODES.get(fault.status, "InjectedFault")
+        return HTTPProblem(fault.status, code, "injected fault", headers=headers)
+
+    def stream_limit(self) -> int | None:
+        """Return how many messages the next stream may send, consuming one cut (or None)."""
+        with self._lock:
+            if not self._stream_cuts:
+                return None
+            self._injected += 1
+            self._applied.notify_all()
+            return self._stream_cuts.popleft()

@@ -1,0 +1,659 @@
+"""A small threaded HTTP/1.1 server for WSGI apps, from the standard library only.
+
+Built for the round trip's latency: keep-alive connections (one thread each), Nagle's
+algorithm off, and each non-stream response written with ONE send (status line, headers
+and body together), so no response waits on a delayed ACK. Streams go out one SSE message
+per send, flushed immediately, and the connection closes after the last message, as the
+protocol asks. A body comes with a ``Content-Length`` (digits only), or alone with
+``Transfer-Encoding: chunked`` (the official Go SDK sends its bodies so; RFC 9112 section 7.1),
+which is decoded here, within a size limit, before the app sees it with a ``Content-Length``.
+Both together are refused with 411 and the connection closed, since a proxy in front may
+frame the body by the other one; any other coding is answered 501. Errors the parser finds
+itself (a bad request line, headers too long) are answered in the same JSON shape as the
+app's errors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import io
+import logging
+import re
+import socket
+import socketserver
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from ..._core._constants import HEADER_REQUEST_ID
+from .._settings import DEFAULT_KEEPALIVE_TIMEOUT, DEFAULT_MAX_CONNECTIONS
+from ._request_heads import HeadReader, PrefixedReader
+from ._responses import encode_json, new_id
+
+#: Seconds a request may take to arrive (line, headers, body) before its client is dropped.
+DEFAULT_REQUEST_READ_TIMEOUT = 30.0
+
+__all__ = ["WSGIHTTPServer"]
+
+_log = logging.getLogger("appclient.server.http")
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+#: Unread request bytes drained (instead of closing the connection) after a response.
+_DRAIN_LIMIT = 64 * 1024 * 1024
+_DRAIN_CHUNK = 64 * 1024
+
+
+class _BodyReader:
+    """``wsgi.input``: the request body, never reading past ``Content-Length``."""
+
+    def __init__(self, stream: io.BufferedIOBase, length: int, on_done: Callable[[], None]) -> None:
+        self._stream = stream
+        self.remaining = length
+        self.broken = False
+        self._on_done = on_done
+        if not length:
+            on_done()
+
+    def read(self, size: int = -1) -> bytes:
+        if size < 0 or size > self.remaining:
+            size = self.remaining
+        try:
+            data = self._stream.read(size) if size else b""
+        except OSError:
+            # The client stopped sending (timeout, reset): the connection cannot go on.
+            self.broken = True
+            raise
+        self._took(len(data))
+        return data
+
+    def _took(self, count: int) -> None:
+        self.remaining -= count
+        if not self.remaining:
+            self._on_done()  # the whole request has arrived: its read deadline ends
+
+    def readline(self, size: int = -1) -> bytes:
+        if size < 0 or size > self.remaining:
+            size = self.remaining
+        try:
+            data = self._stream.readline(size) if size else b""
+        except OSError:
+            self.broken = True
+            raise
+        self._took(len(data))
+        return data
+
+    def __iter__(self) -> Any:
+        return iter(self.readline, b"")
+
+
+_MAX_HEADERS = 100
+_MAX_LINE = 65536
+#: Seconds a new client waits, when every connection is serving, for one to finish (a
+#: connection that has just sent its answer is marked done a moment later) before its 503.
+_ROOM_GRACE = 0.05
+#: Connections that may wait for their request head, per thread the server may run: they
+#: cost a buffer each, not a thread.
+_HEADS_PER_THREAD = 4
+#: A request head still incomplete at this size is handed on, to be answered 431 or 414.
+_MAX_HEAD_BYTES = 4 * _MAX_LINE
+_DIGITS = re.compile(r"[0-9]+")
+#: Longest chunk-size line (hex size and extensions) and most trailer lines accepted.
+_MAX_CHUNK_LINE = 4096
+_MAX_TRAILERS = 100
+
+
+class ChunkedBodyError(ValueError):
+    """A chunked request body that cannot be read; ``status`` is the answer to give."""
+
+    def __init__(self, message: str, *, status: HTTPStatus = HTTPStatus.BAD_REQUEST) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def read_chunked(stream: io.BufferedIOBase, *, limit: int) -> bytes:
+    """Read and decode a ``Transfer-Encoding: chunked`` body (RFC 9112 section 7.1).
+
+    Chunk extensions and trailer fields are read and ignored.
+
+    Raises:
+        ChunkedBodyError: Bad framing (400), a body over ``limit`` bytes (413), or a client
+            that stopped sending (408).
+    """
+    parts: list[bytes] = []
+    total = 0
+    try:
+        while True:
+            line = stream.readline(_MAX_CHUNK_LINE + 1)
+            if len(line) > _MAX_CHUNK_LINE or not line.endswith(b"\n"):
+                raise ChunkedBodyError("chunked body: a chunk-size line is cut or too long")
+            size_text = line.split(b";", 1)[0].strip()
+            if not size_text or any(c not in b"0123456789abcdefABCDEF" for c in size_text):
+                raise ChunkedBodyError(f"chunked body: {size_text[:20]!r} is not a hex size")
+            size = int(size_text, 16)
+            if size == 0:
+                break
+            total += size
+            if total > limit:
+                raise ChunkedBodyError(
+                    f"chunked body: over the limit of {limit} bytes",
+                    status=HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                )
+            data = stream.read(size)
+            if len(data) < size or stream.read(2) != b"\r\n":
+                raise ChunkedBodyError("chunked body: a chunk is cut short or not ended by CRLF")
+            parts.append(data)
+        for _ in range(_MAX_TRAILERS):
+            if stream.readline(_MAX_LINE + 1) in (b"\r\n", b"\n", b""):
+                return b"".join(parts)
+        raise ChunkedBodyError("chunked body: too many trailer lines")
+    except OSError:  # a timeout or a reset while the body was still coming
+        raise ChunkedBodyError(
+            "chunked body: the client stopped sending", status=HTTPStatus.REQUEST_TIMEOUT
+        ) from None
+
+
+class _Headers:
+    """Request headers, kept as the WSGI environ keys they become (``HTTP_USER_AGENT``).
+
+    Repeated headers are joined with commas. Keeping them in environ form means building
+    the environ later is one dict update, not a second pass over the headers.
+    """
+
+    def __init__(self) -> None:
+        self.environ: dict[str, str] = {}
+        self.count = 0
+
+    def add(self, name: str, value: str) -> None:
+        key = "HTTP_" + name.upper().replace("-", "_")
+        known = self.environ.get(key)
+        self.environ[key] = value if known is None else f"{known},{value}"
+        self.count += 1
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.environ.get("HTTP_" + name.upper().replace("-", "_"), default)
+
+
+_date_cache: tuple[int, str] = (0, "")
+
+
+def _http_date() -> str:
+    global _date_cache  # a one-entry cache; a race only recomputes it
+    now = int(time.time())
+    if _date_cache[0] != now:
+        _date_cache = (now, email.utils.formatdate(now, usegmt=True))
+    return _date_cache[1]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    server_version = "appclient-reference"
+    sys_version = ""
+    server: WSGIHTTPServer
+
+    def setup(self) -> None:
+        # The idle keep-alive limit: a silent client frees its thread after this long.
+        self.connection = self.request
+        self.connection.settimeout(self.server.keepalive_timeout)
+        super().setup()
+        # What the head reader took of the first request is read before the socket.
+        self.rfile = PrefixedReader(self.server.take_head(self.connection), self.rfile)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        _log.debug("%s " + format, self.address_string(), *args)
+
+    def handle_one_request(self) -> None:
+        # The whole request (line, headers, body) must arrive within the read timeout from
+        # here: a client dripping a byte now and then is dropped instead of holding a thread
+        # and a connection slot for ever (slowloris).
+        self.server.reading(self.connection)
+        if isinstance(self.rfile, PrefixedReader):  # its prefix read: no wrapper per read
+            self.rfile = self.rfile.unwrapped()
+        try:
+            self.raw_requestline = self.rfile.readline(65537)
+            if len(self.raw_requestline) > 65536:
+                self.requestline = self.request_version = self.command = ""
+                self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG)
+                return
+            if not self.raw_requestline:
+                self.close_connection = True
+                return
+            if not self._parse_request():
+                return
+            self._serve()
+        except OSError:  # a timeout, a reset, or a socket that timed out earlier
+            self.close_connection = True
+
+    def _parse_request(self) -> bool:
+        # http.server's parse_request reads headers with the email parser (~40 us a
+        # request); this reads the same HTTP/1.x grammar directly, with the same limits.
+        self.close_connection = True
+        self.command = self.request_version = ""
+        self.requestline = self.raw_requestline.decode("latin-1").rstrip("\r\n")
+        parts = self.requestline.split()
+        if len(parts) != 3 or not parts[2].startswith("HTTP/"):
+            self.send_error(HTTPStatus.BAD_REQUEST, f"bad request line {self.requestline[:80]!r}")
+            return False
+        self.command, self.path, self.request_version = parts
+        if self.request_version not in ("HTTP/1.1", "HTTP/1.0"):
+            self.send_error(HTTPStatus.HTTP_VERSION_NOT_SUPPORTED, "use HTTP/1.1")
+            return False
+        headers = _Headers()
+        while True:
+            line = self.rfile.readline(_MAX_LINE + 1)
+            if line in (b"\r\n", b"\n", b""):
+                break
+            if len(line) > _MAX_LINE or headers.count >= _MAX_HEADERS:
+                self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE)
+                return False
+            name, separator, value = line.decode("latin-1").partition(":")
+            if not separator or not name or name != name.strip():
+                self.send_error(HTTPStatus.BAD_REQUEST, "malformed header line")
+                return False
+            headers.add(name, value.strip())
+        self.headers = headers  # type: ignore[assignment] # read only via get() and environ
+        connection = (headers.get("Connection") or "").lower()
+        if self.request_version == "HTTP/1.1":
+            self.close_connection = "close" in connection
+        else:
+            self.close_connection = "keep-alive" not in connection
+        if (headers.get("Expect") or "").lower() == "100-continue":
+            self._send(b"HTTP/1.1 100 Continue\r\n\r\n")
+        return True
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Answer an HTTP-level error in the protocol's JSON error shape, then close."""
+        status = HTTPStatus(code)
+        request_id = new_id()
+        body = encode_json(
+            {
+                "request_id": request_id,
+                "code": status.phrase.replace(" ", ""),
+                "message": message or status.description,
+            }
+        )
+        self.close_connection = True
+        headers = [
+            ("Content-Type", "application/json; charset=utf-8"),
+            (HEADER_REQUEST_ID, request_id),
+            ("Content-Length", str(len(body))),
+        ]
+        self._send(self._head(f"{code} {status.phrase}", headers) + body)
+
+    def _head(self, status: str, headers: list[tuple[str, str]]) -> bytes:
+        lines = [f"{self.protocol_version} {status}\r\n"]
+        lines.extend(f"{name}: {value}\r\n" for name, value in headers)
+        # No Server header: every header costs the client parsing time on each response.
+        lines.append(f"Date: {_http_date()}\r\n")
+        if self.close_connection:
+            lines.append("Connection: close\r\n")
+        lines.append("\r\n")
+        return "".join(lines).encode("latin-1")
+
+    def _send(self, data: bytes) -> None:
+        try:
+            self.wfile.write(data)
+        except OSError:
+            self.close_connection = True
+            raise ConnectionError("the client went away") from None
+
+    def _environ(self, body: _BodyReader) -> dict[str, Any]:
+        target = self.path
+        if "://" in target.split("?", 1)[0]:
+            parts = urlsplit(target)
+            target = parts.path + (f"?{parts.query}" if parts.query else "")
+        path, _, query = target.partition("?")
+        environ: dict[str, Any] = {
+            "REQUEST_METHOD": self.command,
+            "SCRIPT_NAME": "",
+            "PATH_INFO": unquote(path, "latin-1"),
+            "QUERY_STRING": query,
+            "SERVER_NAME": self.server.server_name,
+            "SERVER_PORT": str(self.server.server_port),
+            "SERVER_PROTOCOL": self.request_version,
+            "REMOTE_ADDR": self.client_address[0],
+            "wsgi.version": (1, 0),
+            "wsgi.url_scheme": "http",
+            "wsgi.input": body,
+            "wsgi.errors": sys.stderr,
+            "wsgi.multithread": True,
+            "wsgi.multiprocess": False,
+            "wsgi.run_once": False,
+        }
+        environ.update(self.headers.environ)  # type: ignore[attr-defined] # our _Headers
+        # CGI names these two without the HTTP_ prefix.
+        environ["CONTENT_TYPE"] = environ.pop("HTTP_CONTENT_TYPE", "")
+        environ["CONTENT_LENGTH"] = environ.pop("HTTP_CONTENT_LENGTH", "")
+        return environ
+
+    def _serve(self) -> None:
+        length_text = self.headers.get("Content-Length")
+        coding = self.headers.get("Transfer-Encoding")
+        body: io.BufferedIOBase = self.rfile
+        if coding is not None:
+            if length_text is not None:
+                # A proxy in front may frame the body by the other header, so serving it
+                # would let a second request hide in the body.
+                self.send_error(
+                    HTTPStatus.LENGTH_REQUIRED, "send a Content-Length or chunks, not both"
+                )
+                return
+            if coding.strip().lower() != "chunked":
+                self.send_error(
+                    HTTPStatus.NOT_IMPLEMENTED, f"Transfer-Encoding {coding!r} is not supported"
+                )
+                return
+            try:
+                decoded = read_chunked(self.rfile, limit=_DRAIN_LIMIT)
+            except ChunkedBodyError as exc:
+                self.send_error(exc.status, str(exc))
+                return
+            length_text = str(len(decoded))
+            # The app sees an ordinary body of known length, as a proxy would pass it on.
+            self.headers.environ.pop("HTTP_TRANSFER_ENCODING", None)  # type: ignore[attr-defined]
+            self.headers.environ["HTTP_CONTENT_LENGTH"] = length_text  # type: ignore[attr-defined]
+            body = io.BytesIO(decoded)
+        if length_text is None:
+            length_text = "0"
+        if not _DIGITS.fullmatch(length_text.strip()):  # int() would take "+31" or "3_1"
+            self.send_error(HTTPStatus.BAD_REQUEST, "Content-Length is not a number")
+            return
+        length = int(length_text)
+        server = self.server
+        if not server.begin_request(self.connection):
+            # The server is stopping: drop the connection unanswered (a client may retry).
+            self.close_connection = True
+            return
+        try:
+            self._run_app(body, length)
+        finally:
+            server.end_request(self.connection)
+
+    def _run_app(self, stream: io.BufferedIOBase, length: int) -> None:
+        connection = self.connection
+        body = _BodyReader(stream, length, lambda: self.server.read_done(connection))
+        captured: list[Any] = []
+
+        def start_response(
+            status: str, headers: list[tuple[str, str]], exc_info: Any = None
+        ) -> Any:
+            captured[:] = [status, headers]
+            return self._send
+
+        result = self.server.app(self._environ(body), start_response)
+        if body.broken:
+            self.close_connection = True
+        try:
+            self._write(result, captured)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        self._finish_body(body)
+
+    def _write(self, result: Iterable[bytes], captured: list[Any]) -> None:
+        status, headers = captured
+        streaming = not any(name.lower() == "content-length" for name, _ in headers)
+        if streaming:
+            # No length to frame the body: the end of the stream is the end of the connection.
+            self.close_connection = True
+        head = self._head(status, headers)
+        if self.command == "HEAD":
+            self._send(head)
+            return
+        if not streaming:
+            self._send(head + b"".join(result))
+            return
+        pending = head
+        for chunk in result:
+            if chunk:
+                self._send(pending + chunk)
+                pending = b""
+        if pending:
+            self._send(pending)
+
+    def _finish_body(self, body: _BodyReader) -> None:
+        if not body.remaining or body.broken:
+            return
+        if body.remaining > _DRAIN_LIMIT:
+            self.close_connection = True
+            return
+        # Read what the client still sends, so it sees our answer instead of a reset.
+        while body.remaining and body.read(_DRAIN_CHUNK):
+            pass
+        if body.remaining:
+            self.close_connection = True
+
+
+class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
+    """Serves a WSGI app over HTTP/1.1, one thread per connection with a request in.
+
+    Args:
+        address: ``(host, port)``; port 0 picks a free port (see ``server_port``); an IPv6
+            literal host (``"::1"``) binds an IPv6 socket.
+        app: The WSGI application.
+        keepalive_timeout: Seconds an idle connection stays open.
+        max_connections: Connections served at once, each on a thread. A new connection
+            gets its thread once its request head is in (until then it waits in the head
+            reader, up to four per thread, the longest-waiting making room for a new one).
+            At the limit, it takes the place of the connection that has been waiting for a
+            request longest; when every connection is serving a request, it is answered 503
+            and closed.
+        request_read_timeout: Seconds a request may take to arrive (its line, headers and
+            body), counted from when the server starts waiting for it: a client slower than
+            that is dropped (counted in ``slow_clients_dropped``).
+    """
+
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        app: WSGIApp,
+        *,
+        keepalive_timeout: float = DEFAULT_KEEPALIVE_TIMEOUT,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        request_read_timeout: float = DEFAULT_REQUEST_READ_TIMEOUT,
+    ) -> None:
+        self.app = app
+        self.keepalive_timeout = keepalive_timeout
+        self.max_connections = max_connections
+        self.request_read_timeout = request_read_timeout
+        #: Connections dropped for sending a request too slowly, or to make room.
+        self.slow_clients_dropped = 0
+        # connection -> the monotonic time its request must have arrived by
+        self._reading: dict[socket.socket, float] = {}
+        self._connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
+        self._busy: set[socket.socket] = set()
+        self._idle = threading.Condition(self._connections_lock)
+        self._draining = False
+        if ":" in address[0]:
+            # An IPv6 literal ("::1", "::"); the class default is IPv4 only.
+            self.address_family = socket.AF_INET6
+        self._heads_read: dict[socket.socket, bytes] = {}
+        self._in_head: set[socket.socket] = set()  # connections whose head is still coming
+        self._heads = HeadReader(
+            on_head=self._head_arrived, on_gone=self.shutdown_request, max_bytes=_MAX_HEAD_BYTES
+        )
+        try:
+            super().__init__(address, _Handler)
+        except BaseException:
+            self._heads.close()
+            raise
+
+    def server_bind(self) -> None:
+        """Bind without the reverse DNS lookup ``HTTPServer`` does (it can take seconds)."""
+        socketserver.TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name = str(host)
+        self.server_port = int(port)
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        """Accept a connection and remember it, so :meth:`close_connections` can end it."""
+        connection, address = super().get_request()
+        with self._connections_lock:
+            self._connections.add(connection)
+        return connection, address
+
+    def reading(self, connection: socket.socket) -> None:
+        """Start the read deadline of the connection's next request."""
+        with self._connections_lock:
+            self._reading[connection] = time.monotonic() + self.request_read_timeout
+
+    def read_done(self, connection: socket.socket) -> None:
+        """The request has arrived: end its read deadline."""
+        with self._connections_lock:
+            self._reading.pop(connection, None)
+
+    def service_actions(self) -> None:
+        """Drop the connections whose request has not arrived in time (every poll)."""
+        now = time.monotonic()
+        with self._connections_lock:
+            late = [conn for conn, deadline in self._reading.items() if deadline <= now]
+        for connection in late:
+            self._drop(connection, late=True)  # also a busy one whose body still drips
+
+    def _drop(self, connection: socket.socket, *, late: bool = False) -> None:
+        with self._connections_lock:
+            self._reading.pop(connection, None)
+            if connection not in self._connections or (connection in self._busy and not late):
+                return  # gone already, or (making room) its request is being served now
+            self._connections.discard(connection)  # its slot is free at once
+            self.slow_clients_dropped += 1
+        with contextlib.suppress(OSError):  # wakes the handler's read, which then ends
+            connection.shutdown(socket.SHUT_RDWR)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Watch a new connection until its request head is in (no thread until then)."""
+        with self._connections_lock:
+            oldest = None
+            if len(self._in_head) >= self.max_connections * _HEADS_PER_THREAD:
+                # The one whose head is the latest (nearest deadline) makes room.
+                oldest = min(self._in_head, key=lambda c: self._reading.get(c, 0.0))
+            self._in_head.add(request)
+        if oldest is not None:
+            self._drop(oldest)
+        self.reading(request)  # its head is due within the read timeout, too
+        self._heads.add(request, client_address)
+
+    def _head_arrived(self, connection: socket.socket, address: Any, head: bytes) -> None:
+        """Serve a connection whose head is in on a thread, or refuse it (503) when full."""
+        with self._connections_lock:
+            self._in_head.discard(connection)
+            self._heads_read[connection] = head
+            full = len(self._connections) - len(self._in_head) > self.max_connections
+            oldest = None
+            if full:
+                # Only connections still waiting for a request (idle, or dripping its body)
+                # give way; one whose request the app is serving is never cut for room. The
+                # one waiting longest first: its read deadline is the nearest (none yet:
+                # between two requests, so as idle as can be).
+                waiting = self._waiting_for_requests(connection)
+                if not waiting:  # one just answered may not be marked done yet: a moment
+                    self._idle.wait_for(
+                        lambda: bool(self._waiting_for_requests(connection)), timeout=_ROOM_GRACE
+                    )
+                    waiting = self._waiting_for_requests(connection)
+                if waiting:
+                    oldest = min(waiting, key=lambda c: self._reading.get(c, 0.0))
+        if oldest is not None:  # make room: the slowest reader goes, a live client is served
+            self._drop(oldest)
+            full = False
+        if not full:
+            socketserver.ThreadingMixIn.process_request(self, connection, address)
+            return
+        _log.warning("refused a connection: %d are open", self.max_connections)
+        request_id = new_id()
+        body = encode_json(
+            {
+                "request_id": request_id,
+                "code": "ServiceUnavailable",
+                "message": "too many open connections; retry later",
+            }
+        )
+        head_line = (
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
+            f"{HEADER_REQUEST_ID}: {request_id}\r\nRetry-After: 1\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        )
+        with contextlib.suppress(OSError):
+            connection.settimeout(1.0)
+            connection.sendall(head_line.encode("latin-1") + body)
+        self.shutdown_request(connection)
+
+    def shutdown_request(self, request: Any) -> None:
+        """Forget and close a finished connection."""
+        with self._connections_lock:
+            self._connections.discard(request)
+            self._reading.pop(request, None)
+            self._heads_read.pop(request, None)
+            self._in_head.discard(request)
+        super().shutdown_request(request)
+
+    def take_head(self, connection: socket.socket) -> bytes:
+        """Return (once) what the head reader read of the connection's first request."""
+        with self._connections_lock:
+            return self._heads_read.pop(connection, b"")
+
+    def server_close(self) -> None:
+        """Stop the head reader, then close the listening socket."""
+        self._heads.close()
+        super().server_close()
+
+    def begin_request(self, connection: socket.socket) -> bool:
+        """Mark a connection busy with a request; False once :meth:`drain` has begun."""
+        with self._connections_lock:
+            if self._draining:
+                return False
+            self._busy.add(connection)
+            return True
+
+    def end_request(self, connection: socket.socket) -> None:
+        """Mark a connection's request finished (waking whoever waits for room or a drain)."""
+        with self._connections_lock:
+            self._busy.discard(connection)
+            self._idle.notify_all()
+
+    def _waiting_for_requests(self, new: socket.socket) -> list[socket.socket]:
+        # The caller holds the lock: served connections now between requests (or dripping
+        # a body), which may make room for ``new``.
+        return [
+            c
+            for c in self._connections
+            if c not in self._busy and c not in self._in_head and c is not new
+        ]
+
+    def drain(self, timeout: float) -> bool:
+        """Refuse new requests, end idle connections, and wait for requests in flight.
+
+        Args:
+            timeout: The longest wait, in seconds.
+
+        Returns:
+            True when no request is in flight any more, False when ``timeout`` ran out.
+        """
+        with self._connections_lock:
+            self._draining = True
+            idle = [connection for connection in self._connections if connection not in self._busy]
+            for connection in idle:
+                with contextlib.suppress(OSError):
+                    connection.shutdown(socket.SHUT_RDWR)
+            return self._idle.wait_for(lambda: not self._busy, timeout=timeout)
+
+    def close_connections(self) -> None:
+        """End every open connection (idle keep-alive ones included)."""
+        with self._connections_lock:
+            connections = list(self._connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)

@@ -1,0 +1,180 @@
+"""The run inspector: a read-only page at ``/`` showing a token's conversations and runs.
+
+The page (``inspector/``: plain HTML, CSS and JavaScript shipped in the package, no build
+step, nothing fetched from elsewhere) asks for a token, keeps it in the browser's session
+storage and sends it as the ``Authorization`` header to the JSON endpoints under
+``/inspector/api/``, never in a URL. Those have the protocol's tenancy: a token sees its own
+conversations only (another's is a 404, as in the protocol). Everything shown is put on the
+page as text, so a tool output holding ``<script>`` is shown, not run; the page's content
+security policy allows no script but its own besides.
+
+Nothing here is on the protocol's path: the app routes here only for paths it does not
+serve, and the run records it shows are kept by ``_run_log`` as runs commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import resources
+from typing import Any, Final
+
+from .._state._run_log import MAX_TEXT_CHARS, RunRecord, run_view
+from .._state._state import ConversationState
+from ._endpoints import Endpoints
+from ._responses import HTTPProblem, Response, json_response
+
+__all__ = ["INSPECTOR_PREFIX", "Inspector"]
+
+INSPECTOR_PREFIX: Final = "/inspector/"
+_API = "/inspector/api/conversations"
+#: Conversations the list shows, newest first.
+_LIST_LIMIT: Final = 200
+_STATIC = {
+    "/": ("index.html", "text/html"),
+    "/inspector/app.js": ("app.js", "text/javascript"),
+    "/inspector/style.css": ("style.css", "text/css"),
+}
+_PAGE_HEADERS = (
+    (
+        "Content-Security-Policy",
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+        "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    ),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    ("Cache-Control", "no-store"),
+)
+
+
+def serves(path: str) -> bool:
+    """Whether ``path`` is the inspector's."""
+    return path == "/" or path.startswith(INSPECTOR_PREFIX)
+
+
+class Inspector:
+    """Answers the inspector's page and JSON endpoints.
+
+    Args:
+        endpoints: The protocol's endpoints (their store, and the runs in progress).
+        authenticate: Returns the owner fingerprint of an ``Authorization`` header, or None.
+    """
+
+    def __init__(
+        self, *, endpoints: Endpoints, authenticate: Callable[[str | None], str | None]
+    ) -> None:
+        self._endpoints = endpoints
+        self._authenticate = authenticate
+        folder = resources.files("appclient.server") / "inspector"
+        self._files = {
+            path: (folder.joinpath(name).read_bytes(), kind)
+            for path, (name, kind) in _STATIC.items()
+        }
+
+    def handle(self, environ: dict[str, Any], *, request_id: str) -> Response:
+        """Serve one inspector request.
+
+        Raises:
+            HTTPProblem: 404 for an unknown path or conversation, 405 for a method other
+                than GET, 401 without a valid token (JSON endpoints only).
+        """
+        path = environ.get("PATH_INFO") or "/"
+        static = self._files.get(path)
+        if static is None and not path.startswith(_API):
+            raise HTTPProblem(404, "NotFound", f"no endpoint at {path[:200]}")
+        if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
+            raise HTTPProblem(405, "MethodNotAllowed", f"{path}: use GET", headers={"Allow": "GET"})
+        if static is not None:
+            body, kind = static
+            return Response(
+                status=200,
+                request_id=request_id,
+                body=body,
+                content_type=kind,
+                headers=_PAGE_HEADERS,
+            )
+        owner = self._authenticate(environ.get("HTTP_AUTHORIZATION"))
+        if owner is None:
+            raise HTTPProblem(
+                401, "Unauthorized", "Authorization: a valid 'Bearer <token>' header is required"
+            )
+        rest = path[len(_API) :].strip("/")
+        payload = self._conversation(owner, rest) if rest else self._list(owner)
+        answer = json_response({"request_id": request_id, **payload}, request_id=request_id)
+        return Response(
+            status=200,
+            request_id=request_id,
+            body=answer.body,
+            content_type=answer.content_type,
+            headers=(("Cache-Control", "no-store"),),
+        )
+
+    def _list(self, owner: str) -> dict[str, Any]:
+        store = self._endpoints.store
+        running = self._endpoints.running
+        return {
+            "conversations": [
+                {
+                    "conversation_id": state.conversation_id,
+                    "app_id": state.app_id,
+                    "created_at": state.created_at,
+                    "runs": len(state.runs),
+                    "last_query": _last_query(state),
+                    "waiting_for_outputs": state.open_turn is not None,
+                    "running": state.conversation_id in running,
+                }
+                for state in store.list_conversations(owner, limit=_LIST_LIMIT)
+            ]
+        }
+
+    def _conversation(self, owner: str, conversation_id: str) -> dict[str, Any]:
+        store = self._endpoints.store
+        state = store.get_conversation(conversation_id)
+        if state is None or state.owner != owner:
+            raise HTTPProblem(
+                404, "ConversationNotFound", f"conversation_id: {conversation_id[:80]!r} not found"
+            )
+        return {
+            "conversation_id": state.conversation_id,
+            "app_id": state.app_id,
+            "created_at": state.created_at,
+            "tools": [_tool_summary(tool) for tool in state.tools],
+            "runs": [run_view(run) for run in state.runs],
+            "waiting_for": _pending(state),
+            "running": self._endpoints.running.get(conversation_id),
+            "files": [
+                {"file_id": f.file_id, "name": f.name, "size": f.size, "url": f.url}
+                for f in store.files(conversation_id)
+            ],
+            "feedback": [
+                {
+                    "message_id": f.message_id,
+                    "type": f.type,
+                    "flag": list(f.flag),
+                    "reason": f.reason,
+                }
+                for f in store.feedback(conversation_id)
+            ],
+        }
+
+
+def _tool_summary(tool: dict[str, Any]) -> dict[str, str]:
+    function = tool.get("function") or {}
+    return {
+        "name": str(function.get("name", "")),
+        "description": str(function.get("description", ""))[:300],
+    }
+
+
+def _pending(state: ConversationState) -> list[dict[str, Any]]:
+    turn = state.open_turn
+    if turn is None:
+        return []
+    return [{"id": c.call_id, "name": c.name, "arguments": c.arguments} for c in turn.pending]
+
+
+def _last_query(state: ConversationState) -> str:
+    for run in reversed(state.runs):
+        query = run.query if isinstance(run, RunRecord) else str(run.get("query", ""))
+        if query:
+            return query[:MAX_TEXT_CHARS]
+    return ""

@@ -1,0 +1,193 @@
+"""What an endpoint answers: a finished HTTP response, and the error that becomes one.
+
+Endpoints return a :class:`Response` (or raise :class:`HTTPProblem`); the WSGI layer turns
+either into headers and bytes. Bodies are encoded here, once, as the protocol wants them:
+compact one-line JSON, non-ASCII kept, and U+2028/U+2029 escaped so that no reader that
+splits lines on them (JavaScript, Python's ``str.splitlines``) sees a broken line.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .._runs._json_template import json_text
+
+__all__ = [
+    "HTTPProblem",
+    "Response",
+    "bad_parameter",
+    "encode_json",
+    "encode_text",
+    "error_response",
+    "json_response",
+    "new_id",
+    "serial_id",
+    "sse_response",
+    "text_response",
+]
+
+JSON_CONTENT_TYPE = "application/json"
+SSE_CONTENT_TYPE = "text/event-stream"
+
+
+def new_id() -> str:
+    """Return a fresh random identifier in uuid4 form, as the hosted service uses.
+
+    Built from :func:`os.urandom` directly: several ids are made per request, and
+    ``uuid.uuid4()`` costs a few microseconds each for the same 122 random bits.
+    """
+    digits = os.urandom(16).hex()
+    variant = "89ab"[int(digits[16], 16) & 3]
+    return f"{digits[:8]}-{digits[8:12]}-4{digits[13:16]}-{variant}{digits[17:20]}-{digits[20:32]}"
+
+
+def encode_text(text: str) -> bytes:
+    """Return JSON text as UTF-8 bytes.
+
+    Text that cannot be UTF-8 (a lone surrogate coming from an agent or component) is
+    written with ASCII escapes instead, which is still valid JSON for the same value.
+    """
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(json.loads(text), separators=(",", ":")).encode("ascii")
+
+
+def encode_json(value: Any) -> bytes:
+    """Return ``value`` as compact one-line JSON in UTF-8 (see :func:`json_text`)."""
+    return encode_text(json_text(value))
+
+
+_serial = itertools.count(1)
+_serial_prefix = ""
+
+
+def _choose_serial_prefix() -> None:
+    global _serial_prefix
+    _serial_prefix = new_id()[:24]
+
+
+_choose_serial_prefix()
+if hasattr(os, "register_at_fork"):
+    # Forked workers (gunicorn --preload) share one store: each needs its own prefix, or
+    # two workers would hand out the same message ids and run leases.
+    os.register_at_fork(after_in_child=_choose_serial_prefix)
+
+
+def serial_id() -> str:
+    """Return a process-unique id in uuid form, cheaper than :func:`new_id`.
+
+    For ids that only need to be distinct, not unguessable (request, message, event and
+    call ids, leases): a random prefix chosen per process, again after a fork, and a
+    counter (``next`` on it is atomic in CPython).
+    """
+    return f"{_serial_prefix}{next(_serial) & 0xFFFFFFFFFFFF:012x}"
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    r"""A finished response, ready to be written.
+
+    Attributes:
+        status: The HTTP status (200 only on success).
+        request_id: Sent as ``X-Appbuilder-Request-Id``; equal to the body's ``request_id``.
+        body: The whole body of a non-stream response.
+        chunks: The SSE messages of a stream response (``None`` for non-stream), each one
+            ``data: <json>\n\n`` and written (flushed) on its own; an iterator when they are
+            still being produced (a live run).
+        content_type: The ``Content-Type`` header.
+        headers: Extra headers, such as ``Retry-After`` or ``Allow``.
+    """
+
+    status: int
+    request_id: str
+    body: bytes = b""
+    chunks: tuple[bytes, ...] | Iterator[bytes] | None = None
+    content_type: str = JSON_CONTENT_TYPE
+    headers: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def is_stream(self) -> bool:
+        """Whether this is an SSE response."""
+        return self.chunks is not None
+
+
+class HTTPProblem(Exception):  # noqa: N818 - a problem report (RFC 9457 wording), not a bug
+    """A request that cannot be served; becomes a one-line JSON error response.
+
+    Attributes:
+        status: The HTTP status, 4xx or 5xx.
+        code: The protocol's error code, for example ``"InvalidParameter"``.
+        message: What was wrong, naming the field; never contains a secret.
+        headers: Extra headers for the response.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = dict(headers or {})
+
+
+def bad_parameter(field: str, problem: str) -> HTTPProblem:
+    """Return the 400 ``InvalidParameter`` problem for one field.
+
+    Args:
+        field: The field's path in the body, for example ``tools[0].function.name``.
+        problem: What is wrong with it.
+    """
+    return HTTPProblem(400, "InvalidParameter", f"{field}: {problem}")
+
+
+def json_response(payload: dict[str, Any], *, request_id: str, status: int = 200) -> Response:
+    """Return a one-line JSON response whose body carries ``request_id`` first.
+
+    Args:
+        payload: The body's other fields.
+        request_id: The request id, put in the body and the header.
+        status: The HTTP status.
+    """
+    body = encode_json({"request_id": request_id, **payload})
+    return Response(status=status, request_id=request_id, body=body)
+
+
+def text_response(text: str, *, request_id: str) -> Response:
+    """Return a 200 response whose body is ``text``, JSON that already holds ``request_id``."""
+    return Response(status=200, request_id=request_id, body=encode_text(text))
+
+
+def error_response(problem: HTTPProblem, *, request_id: str) -> Response:
+    """Return the JSON error response ``{"request_id", "code", "message"}`` for a problem."""
+    body = encode_json({"request_id": request_id, "code": problem.code, "message": problem.message})
+    return Response(
+        status=problem.status,
+        request_id=request_id,
+        body=body,
+        headers=tuple(problem.headers.items()),
+    )
+
+
+def sse_response(messages: Iterable[str], *, request_id: str) -> Response:
+    r"""Return an SSE response: each message exactly ``data: <compact json>\n\n``.
+
+    Args:
+        messages: The run's messages as one-line JSON texts, in order: a list, or an
+            iterator still producing them (then they are encoded as they come).
+        request_id: The request id of the run.
+    """
+    framed = (b"data: " + encode_text(message) + b"\n\n" for message in messages)
+    chunks = framed if isinstance(messages, Iterator) else tuple(framed)
+    return Response(status=200, request_id=request_id, chunks=chunks, content_type=SSE_CONTENT_TYPE)

@@ -1,0 +1,113 @@
+"""Uploaded files on disk: one data directory, server-chosen names, a size limit.
+
+A file is written under the name of its random file id, never under the client's file name,
+so no name a client sends can reach outside the directory. Writes go to a temporary name
+first and are renamed into place, so a crash never leaves half a file under a real id. When
+no directory is given, a private temporary one is made and removed on :meth:`close` (or,
+failing that, when the storage is collected or the process exits).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import weakref
+from pathlib import Path
+
+from .._settings import DEFAULT_MAX_UPLOAD_BYTES
+from ._responses import HTTPProblem
+
+__all__ = ["UploadStorage", "display_name"]
+
+_MAX_NAME_CHARS = 255
+
+
+def display_name(filename: str) -> str:
+    """Return the last path segment of a client's file name, trimmed to a sane length.
+
+    Args:
+        filename: The name as sent (it may contain directories, either slash style).
+    """
+    name = filename.replace("\\", "/").rsplit("/", 1)[-1].strip()
+    name = "".join(char for char in name if char.isprintable())
+    return name[:_MAX_NAME_CHARS] or "file"
+
+
+def _remove_directory(directory: str, creator_pid: int) -> None:
+    # A worker forked from the creator (gunicorn --preload) shares the directory: only the
+    # process that made it removes it.
+    if os.getpid() == creator_pid:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+class UploadStorage:
+    """Stores uploaded bytes in a directory.
+
+    Args:
+        directory: Where files go; ``None`` makes a temporary directory removed on close.
+        max_bytes: The largest file accepted; bigger uploads are refused with HTTP 413.
+    """
+
+    def __init__(
+        self, directory: str | Path | None = None, *, max_bytes: int = DEFAULT_MAX_UPLOAD_BYTES
+    ) -> None:
+        self._owned = directory is None
+        self.directory = (
+            Path(tempfile.mkdtemp(prefix="appclient-uploads-"))
+            if directory is None
+            else Path(directory)
+        )
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.max_bytes = max_bytes
+        # A temporary directory goes on close(), or when the storage is collected or the
+        # process exits without close() (a WSGI server never closes the app it serves).
+        self._remove_temporary = (
+            weakref.finalize(self, _remove_directory, str(self.directory), os.getpid())
+            if self._owned
+            else None
+        )
+
+    def __repr__(self) -> str:
+        return f"UploadStorage({str(self.directory)!r}, max_bytes={self.max_bytes})"
+
+    def check_size(self, size: int) -> None:
+        """Raise the 413 problem when ``size`` bytes are over the limit."""
+        if size > self.max_bytes:
+            raise HTTPProblem(
+                413,
+                "PayloadTooLarge",
+                f"file: {size} bytes is over the upload limit of {self.max_bytes} bytes",
+            )
+
+    def save(self, file_id: str, data: bytes) -> str:
+        """Write ``data`` as the file of ``file_id`` and return its stored name.
+
+        Raises:
+            HTTPProblem: 413 when the data is over the limit.
+        """
+        self.check_size(len(data))
+        stored_as = f"{file_id}.bin"
+        target = self.directory / stored_as
+        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".upload-")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        return stored_as
+
+    def remove(self, stored_as: str) -> None:
+        """Delete a stored file (gone already is fine)."""
+        self.path(stored_as).unlink(missing_ok=True)
+
+    def path(self, stored_as: str) -> Path:
+        """Return the path of a stored file."""
+        return self.directory / stored_as
+
+    def close(self) -> None:
+        """Remove the directory if this storage created it."""
+        if self._remove_temporary is not None:
+            self._remove_temporary()

@@ -1,0 +1,276 @@
+"""Request bodies in, validated values out; anything wrong is a 400 naming the field (pure).
+
+Bodies are parsed as JSON (never compared as bytes: Python and Java escape differently),
+refusing what would later break a response: ``NaN``/``Infinity``, numbers too large for a
+float, lone UTF-16 surrogates, nesting too deep. Fields are checked with the wire models;
+tools are normalised from the official Manifest shape to JSON Schema, their names checked
+against the tool-name rule and for duplicates.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from collections import OrderedDict
+from typing import Any, Final, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ..._core._constants import tool_name_problem
+from ..._core._models import Tool
+from ..._manifest import normalize_tool
+from .._settings import DEFAULT_MAX_TOOLS
+from ._responses import HTTPProblem, bad_parameter
+
+__all__ = ["field_path", "parse_json_object", "validate_model", "validate_tools"]
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_CACHE_SIZE = 512
+#: The tools of a run, as characters of JSON (a conversation keeps them for its later runs).
+MAX_TOOLS_CHARS: Final = 1024 * 1024
+#: Larger tools are checked on every run instead of kept (the cache stays under ~8 MiB).
+_MAX_CACHED_TOOL_CHARS: Final = 16 * 1024
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed in JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:40]} is out of range")
+    return value
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    # A walk with its own stack: JSON nested thousands deep must not hit the recursion
+    # limit (a RecursionError here was a 500 for a body with an escape in it).
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if _LONE_SURROGATE.search(item) is not None:
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+
+#: Deepest nesting a request body may have: far beyond any tool schema or argument, and far
+#: below what the recursive code after parsing (pydantic, copies, the SQLite store) survives.
+MAX_JSON_DEPTH = 64
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
+    return False
+
+
+def parse_json_object(body: bytes) -> dict[str, Any]:
+    """Parse a request body that must be one JSON object.
+
+    Raises:
+        HTTPProblem: 400 ``InvalidJSON`` (not JSON) or ``InvalidParameter`` (not an object).
+    """
+    try:
+        # Like json.loads (which also accepts UTF-16/32 bodies), with one shared decoder.
+        # "{" and then no NUL is UTF-8 (UTF-16/32 have a NUL in the first two bytes, or a
+        # BOM): that skips the detection for every well-formed request.
+        utf8 = body[:1] == b"{" and body[1:2] != b"\x00"
+        encoding = "utf-8" if utf8 else json.detect_encoding(body)
+        value = _DECODER.decode(body.decode(encoding, "strict"))
+    except RecursionError:
+        raise HTTPProblem(400, "InvalidJSON", "body: JSON nested too deeply") from None
+    except ValueError as exc:  # includes JSONDecodeError and UnicodeDecodeError
+        raise HTTPProblem(400, "InvalidJSON", f"body: not valid JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise bad_parameter("body", f"expected a JSON object, got {type(value).__name__}")
+    # Fewer brackets than the limit cannot nest deeper than it: the count (in C) spares
+    # ordinary bodies the walk.
+    if body.count(b"{") + body.count(b"[") > MAX_JSON_DEPTH and _deeper_than(value, MAX_JSON_DEPTH):
+        raise HTTPProblem(
+            400, "InvalidJSON", f"body: JSON nested deeper than {MAX_JSON_DEPTH} levels"
+        )
+    # The byte test skips the walk for most bodies; it only sees escapes in UTF-8 bytes.
+    escaped = not utf8 or b"\\ud" in body or b"\\uD" in body
+    if escaped and _has_lone_surrogate(value):
+        raise HTTPProblem(400, "InvalidJSON", "body: a string holds a lone UTF-16 surrogate")
+    return value
+
+
+def field_path(location: tuple[int | str, ...], *, prefix: str = "") -> str:
+    """Return a field's path as ``tools[0].function.name`` from a pydantic error location."""
+    text = prefix
+    for part in location:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text = f"{text}.{part}" if text else str(part)
+    return text or "body"
+
+
+def validate_model(model: type[ModelT], data: Any, *, prefix: str = "") -> ModelT:
+    """Validate ``data`` with a wire model; the first problem becomes a 400 naming its field.
+
+    Args:
+        model: The pydantic model.
+        data: The decoded JSON.
+        prefix: The path of ``data`` inside the body, for nested values.
+    """
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False, include_input=False)[0]
+        location = tuple(part for part in error["loc"] if not isinstance(part, str) or part)
+        raise bad_parameter(field_path(location, prefix=prefix), error["msg"]) from None
+    except RecursionError:
+        raise bad_parameter(prefix or "body", "nested too deeply") from None
+
+
+# The same tools arrive with every run of a conversation, and normalising one parses its
+# docstring: recent results are kept, keyed by the raw tool's repr (a different key order
+# only costs a miss). A value is the checked wire dict, or None for a non-function tool.
+_checked_tools: OrderedDict[str, dict[str, Any] | None] = OrderedDict()
+_checked_lock = threading.Lock()
+
+
+def _remember(key: str, tool: dict[str, Any] | None) -> None:
+    if len(key) > _MAX_CACHED_TOOL_CHARS:  # a huge tool would pin its size 512 times over
+        return
+    with _checked_lock:
+        _checked_tools[key] = tool
+        while len(_checked_tools) > _CACHE_SIZE:
+            _checked_tools.popitem(last=False)
+
+
+def _check_raw_parameters(raw: dict[str, Any], field: str) -> None:
+    # Normalising would quietly repair these; a client sending them has a bug to hear about.
+    function = raw.get("function")
+    parameters = function.get("parameters") if isinstance(function, dict) else None
+    if parameters is None:
+        return
+    if not isinstance(parameters, dict):
+        raise bad_parameter(f"{field}.function.parameters", "expected a JSON Schema object")
+    required = parameters.get("required")
+    if required is not None and (
+        not isinstance(required, list) or not all(isinstance(r, str) for r in required)
+    ):
+        raise bad_parameter(
+            f"{field}.function.parameters.required", "expected a list of property names"
+        )
+    properties = parameters.get("properties")
+    if properties is None:
+        return
+    if not isinstance(properties, dict):
+        raise bad_parameter(f"{field}.function.parameters.properties", "expected an object")
+    for name, schema in properties.items():
+        if not isinstance(schema, dict):
+            raise bad_parameter(
+                f"{field}.function.parameters.properties.{name}", "expected a JSON Schema object"
+            )
+
+
+def _check_parameters(parameters: dict[str, Any], field: str) -> None:
+    # Properties were checked raw (normalising keeps them a dict of schema objects); the
+    # type, and "required": null next to no properties, pass normalising unchanged.
+    if parameters.get("type") != "object":
+        raise bad_parameter(f"{field}.type", "the parameters schema must be of type 'object'")
+    required = parameters.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        raise bad_parameter(f"{field}.required", "expected a list of property names")
+
+
+def _check_tool(raw: dict[str, Any], field: str) -> dict[str, Any] | None:
+    """Return one tool normalised and checked (``None`` for a non-function tool)."""
+    _check_raw_parameters(raw, field)
+    try:
+        normalized = normalize_tool(raw)
+    except RecursionError:
+        raise bad_parameter(field, "nested too deeply") from None
+    tool = validate_model(Tool, normalized, prefix=field)
+    if tool.type != "function" or tool.function is None:
+        return None
+    name = tool.function.name
+    problem = tool_name_problem(name)
+    if problem is not None:
+        raise bad_parameter(f"{field}.function.name", problem)
+    _check_parameters(tool.function.parameters, f"{field}.function.parameters")
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": tool.function.description,
+            "parameters": tool.function.parameters,
+        },
+    }
+
+
+def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
+    """Validate and normalise the ``tools`` of a run request.
+
+    Args:
+        raw_tools: The ``tools`` value as decoded from JSON (``None`` or a list).
+
+    Returns:
+        The function tools as ``{"type": "function", "function": {name, description,
+        parameters}}`` dicts with JSON Schema parameters. Tools of other types (the hosted
+        service's ``code_interpreter`` and the like) are accepted and left out.
+
+    Raises:
+        HTTPProblem: 400 naming the first bad field (shape, name rule, duplicate name).
+    """
+    if raw_tools is None:
+        return ()
+    if not isinstance(raw_tools, list):
+        raise bad_parameter("tools", "expected a list of tools")
+    if len(raw_tools) > DEFAULT_MAX_TOOLS:
+        raise bad_parameter("tools", f"at most {DEFAULT_MAX_TOOLS} tools per run")
+    tools: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    size = 0
+    for index, raw in enumerate(raw_tools):
+        field = f"tools[{index}]"
+        if not isinstance(raw, dict):
+            raise bad_parameter(field, "expected a tool object")
+        try:
+            key = repr(raw)
+        except RecursionError:
+            raise bad_parameter(field, "nested too deeply") from None
+        size += len(key)  # close to the JSON's size, and computed anyway
+        if size > MAX_TOOLS_CHARS:
+            raise bad_parameter(
+                "tools",
+                f"at most {MAX_TOOLS_CHARS:,} characters of tools per run (a conversation "
+                "keeps them); describe each tool briefly",
+            )
+        with _checked_lock:
+            known = key in _checked_tools
+            cached = _checked_tools.get(key)
+        if not known:
+            cached = _check_tool(raw, field)
+            _remember(key, cached)
+        if cached is None:
+            continue
+        name = cached["function"]["name"]
+        if name in seen:
+            raise bad_parameter(f"{field}.function.name", f"{name!r} is declared twice")
+        seen.add(name)
+        tools.append(cached)
+    return tuple(tools)

@@ -1,0 +1,469 @@
+"""Wire events and run messages, built from a :class:`RunOutcome` (docs/protocol.md sections 4-6).
+
+Pure functions from what a run did to the JSON text the protocol sends, written through
+templates whose constant parts are encoded once (a run's answer is on every request's hot
+path). The same outcome renders as one non-stream body or as a list of SSE messages:
+
+- a run that ends with local calls: ``function_call``/``done`` events (cloud components
+  first, each followed by its result event), one per local call, then the ``Interrupt``
+  event, last, carrying ``tool_calls``. In a stream that is ONE message, because the
+  official Go and Java examples read ``tool_calls`` of the last event of every message;
+- a run that ends with an answer: a ``preparing`` status, the cloud component events, the
+  answer (in a stream several ``running`` text deltas, each message carrying its delta as
+  ``answer``, then an empty ``done`` text event; non-stream one ``done`` event with the
+  whole text), and a final ``success`` status on a message with ``is_completion: true``;
+- a run that fails: the events so far and an ``error`` event with a non-zero code.
+
+No field the protocol promises is ever ``null``; ``usage`` and ``tool_calls`` are left out
+where there is nothing to say, as the recorded hosted responses do.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, NamedTuple
+
+from .._http._responses import serial_id
+from .._settings import DEFAULT_ANSWER_DELTA_CHARS, MAX_ANSWER_DELTAS
+from .._state._state import PendingCall
+from ._json_template import Hole, JsonTemplate, json_text, string_text
+from ._run_engine import CloudStep, RunFailure, RunOutcome
+
+__all__ = [
+    "USAGE_MODEL_NAME",
+    "live_message",
+    "render_body",
+    "render_stream",
+    "split_answer",
+    "utc_date",
+]
+
+#: The ``usage.name`` the reference agent reports (its figures are character counts).
+USAGE_MODEL_NAME = "appclient-reference-agent"
+
+_AGENT_EVENT_TYPE = "ChatAgent"
+_AGENT_NAME_TEXT = string_text(_AGENT_EVENT_TYPE)
+
+
+_last_date: tuple[int, str] = (-1, "")
+
+
+def utc_date(now: float | None = None) -> str:
+    """Return the protocol's ``date`` text, e.g. ``2024-09-23T08:05:00Z``."""
+    global _last_date  # a one-entry cache (every run asks); a race only recomputes it
+    second = int(time.time() if now is None else now)
+    cached = _last_date
+    if cached[0] != second:
+        cached = _last_date = (second, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second)))
+    return cached[1]
+
+
+def split_answer(text: str, *, max_chars: int = DEFAULT_ANSWER_DELTA_CHARS) -> list[str]:
+    """Split an answer into the deltas of a stream: several, of nearly equal size.
+
+    Args:
+        text: The whole answer.
+        max_chars: The largest delta, unless that would make more than
+            ``MAX_ANSWER_DELTAS`` deltas; a text of two or more characters always gives at
+            least two deltas, so clients see a real stream.
+
+    Returns:
+        The deltas; joined they give ``text`` back. Empty for an empty text.
+    """
+    if not text:
+        return []
+    count = math.ceil(len(text) / max(max_chars, 1))
+    count = max(min(count, MAX_ANSWER_DELTAS), 2 if len(text) > 1 else 1)
+    size = math.ceil(len(text) / count)
+    return [text[start : start + size] for start in range(0, len(text), size)]
+
+
+def _event_shape(
+    event_type: str | Hole,
+    status: str | Hole,
+    content_type: str,
+    outputs: dict[str, Any],
+    *,
+    code: int | Hole = 0,
+    message: str | Hole = "",
+    **extra: Any,
+) -> JsonTemplate:
+    """Return the template of one event; its ``event_id`` is always a hole."""
+    return JsonTemplate(
+        {
+            "event_code": code,
+            "event_message": message,
+            "event_type": event_type,
+            "event_id": Hole("event_id"),
+            "event_status": status,
+            "content_type": content_type,
+            "outputs": outputs,
+            **extra,
+        }
+    )
+
+
+# The reference agent has no tokenizer: its usage figures count characters.
+_USAGE = {
+    "prompt_tokens": Hole("prompt_tokens"),
+    "completion_tokens": Hole("completion_tokens"),
+    "total_tokens": Hole("total_tokens"),
+    "name": USAGE_MODEL_NAME,
+}
+_FUNCTION_CALL_EVENT = _event_shape(
+    "function_call",
+    "done",
+    "function_call",
+    {
+        "text": {
+            "arguments": Hole("arguments"),
+            "component_code": Hole("name"),
+            "component_name": Hole("name"),
+        }
+    },
+)
+_COMPONENT_RESULT_EVENT = _event_shape(Hole("name"), "done", "text", {"text": Hole("text")})
+_INTERRUPT_EVENT = _event_shape(
+    "Interrupt",
+    "interrupt",
+    "contexts",
+    {
+        "text": {
+            "function_call": {
+                "thought": Hole("thought"),
+                "name": Hole("name"),
+                "arguments": Hole("arguments"),
+                "usage": {**_USAGE, "type": "plan"},
+                "tool_call_id": Hole("call_id"),
+            },
+            "used_tool": [],
+        }
+    },
+    tool_calls=Hole("tool_calls"),
+)
+_TOOL_CALL = JsonTemplate(
+    {
+        "id": Hole("call_id"),
+        "type": "function",
+        "function": {"name": Hole("name"), "arguments": Hole("arguments")},
+    }
+)
+_STATUS_EVENT = _event_shape(_AGENT_EVENT_TYPE, Hole("status"), "status", {})
+_COMPONENT_STATUS_EVENT = _event_shape(Hole("name"), Hole("status"), "status", {})
+_ERROR_EVENT = _event_shape(
+    _AGENT_EVENT_TYPE, "error", "status", {}, code=Hole("code"), message=Hole("message")
+)
+_TEXT_EVENT = _event_shape(_AGENT_EVENT_TYPE, Hole("status"), "text", {"text": Hole("text")})
+_TEXT_EVENT_WITH_USAGE = _event_shape(
+    _AGENT_EVENT_TYPE, Hole("status"), "text", {"text": Hole("text")}, usage=_USAGE
+)
+_MESSAGE = JsonTemplate(
+    {
+        "request_id": Hole("request_id"),
+        "date": Hole("date"),
+        "answer": Hole("answer"),
+        "conversation_id": Hole("conversation_id"),
+        "message_id": Hole("message_id"),
+        "is_completion": Hole("is_completion"),
+        "content": Hole("content"),
+    }
+)
+
+
+def _event_id() -> str:
+    return string_text(serial_id())
+
+
+def _usage(prompt: str, completion: str, reported: dict[str, int] | None = None) -> dict[str, str]:
+    """Return the usage holes' texts: the model's reported figures, else character counts."""
+    if reported:
+        return {
+            key: str(int(reported.get(key, 0)))
+            for key in ("prompt_tokens", "completion_tokens", "total_tokens")
+        }
+    return {
+        "prompt_tokens": str(len(prompt)),
+        "completion_tokens": str(len(completion)),
+        "total_tokens": str(len(prompt) + len(completion)),
+    }
+
+
+class _CallTexts(NamedTuple):
+    """One call's values as JSON texts, encoded once for every event that repeats them."""
+
+    call_id: str
+    name: str
+    arguments: str
+
+
+def _call_texts(call: PendingCall) -> _CallTexts:
+    return _CallTexts(string_text(call.call_id), string_text(call.name), json_text(call.arguments))
+
+
+def _function_call_event(name: str, arguments: str) -> str:
+    return _FUNCTION_CALL_EVENT.fill(event_id=_event_id(), name=name, arguments=arguments)
+
+
+def _cloud_events(step: CloudStep) -> list[str]:
+    name = string_text(step.name)
+    return [
+        _function_call_event(name, json_text(step.arguments)),
+        _COMPONENT_RESULT_EVENT.fill(
+            event_id=_event_id(), name=name, text=string_text(step.output)
+        ),
+    ]
+
+
+def _interrupt_event(outcome: RunOutcome, calls: list[_CallTexts]) -> str:
+    tool_calls = ",".join(
+        _TOOL_CALL.fill(call_id=call.call_id, name=call.name, arguments=call.arguments)
+        for call in calls
+    )
+    first = calls[0]
+    return _INTERRUPT_EVENT.fill(
+        event_id=_event_id(),
+        thought=string_text(outcome.thought),
+        name=first.name,
+        arguments=first.arguments,
+        call_id=first.call_id,
+        tool_calls=f"[{tool_calls}]",
+        **_usage(outcome.query, outcome.thought, outcome.usage),
+    )
+
+
+def _error_event(failure: RunFailure) -> str:
+    return _ERROR_EVENT.fill(
+        event_id=_event_id(), code=str(int(failure.code)), message=string_text(failure.message)
+    )
+
+
+def _status_event(status: str) -> str:
+    return _STATUS_EVENT.fill(event_id=_event_id(), status=string_text(status))
+
+
+def _text_event(status: str, text: str, *, usage: dict[str, str] | None = None) -> str:
+    if usage is None:
+        return _TEXT_EVENT.fill(
+            event_id=_event_id(), status=string_text(status), text=string_text(text)
+        )
+    return _TEXT_EVENT_WITH_USAGE.fill(
+        event_id=_event_id(), status=string_text(status), text=string_text(text), **usage
+    )
+
+
+def _hosted_cloud_messages(outcome: RunOutcome) -> list[list[str]]:
+    """A streamed answer's cloud steps as the hosted service streams them: one event a message.
+
+    For each component: its function_call, its own ``preparing``, its result and its
+    ``success``; then the agent's own function_call (the ``origin_query``) and ``preparing``
+    (the hosted recording, docs/protocol.md section 10).
+    """
+    messages: list[list[str]] = []
+    for step in outcome.cloud_steps:
+        name = string_text(step.name)
+        messages.extend(
+            [
+                [_function_call_event(name, json_text(step.arguments))],
+                [
+                    _COMPONENT_STATUS_EVENT.fill(
+                        event_id=_event_id(), name=name, status='"preparing"'
+                    )
+                ],
+                [
+                    _COMPONENT_RESULT_EVENT.fill(
+                        event_id=_event_id(), name=name, text=string_text(step.output)
+                    )
+                ],
+                [_COMPONENT_STATUS_EVENT.fill(event_id=_event_id(), name=name, status='"success"')],
+            ]
+        )
+    origin = json_text({"origin_query": outcome.query})
+    messages.append([_function_call_event(_AGENT_NAME_TEXT, origin)])
+    messages.append([_status_event("preparing")])
+    return messages
+
+
+def _cloud_part(outcome: RunOutcome) -> list[str]:
+    return [event for step in outcome.cloud_steps for event in _cloud_events(step)]
+
+
+def _tool_round(outcome: RunOutcome) -> list[str]:
+    calls = [_call_texts(call) for call in outcome.calls]
+    events = _cloud_part(outcome)
+    events.extend(_function_call_event(call.name, call.arguments) for call in calls)
+    events.append(_interrupt_event(outcome, calls))
+    return events
+
+
+def _message(
+    outcome: RunOutcome,
+    events: list[str],
+    *,
+    answer: str,
+    is_completion: bool,
+    request_id: str,
+    date: str,
+) -> str:
+    return _fill_message(
+        outcome.state.conversation_id,
+        outcome.message_id,
+        events,
+        answer=answer,
+        is_completion=is_completion,
+        request_id=request_id,
+        date=date,
+    )
+
+
+def _fill_message(
+    conversation_id: str,
+    message_id: str,
+    events: list[str],
+    *,
+    answer: str,
+    is_completion: bool,
+    request_id: str,
+    date: str,
+) -> str:
+    return _MESSAGE.fill(
+        request_id=string_text(request_id),
+        date=string_text(date),
+        answer=string_text(answer),
+        conversation_id=string_text(conversation_id),
+        message_id=string_text(message_id),
+        is_completion="true" if is_completion else "false",
+        content=f"[{','.join(events)}]",
+    )
+
+
+def live_message(
+    text: str,
+    *,
+    first: bool,
+    conversation_id: str,
+    message_id: str,
+    request_id: str,
+    date: str,
+) -> str:
+    """One SSE message sent while the agent is still at work: an answer delta (``running``).
+
+    The ``first`` one opens the run with its ``preparing`` status too: nothing is sent live
+    before the first delta, so a run that ends in a tool round stays one message.
+    """
+    events = [_status_event("preparing")] if first else []
+    return _fill_message(
+        conversation_id,
+        message_id,
+        [*events, _text_event("running", text)],
+        answer=text,
+        is_completion=False,
+        request_id=request_id,
+        date=date,
+    )
+
+
+def live_failure(
+    failure: RunFailure, *, conversation_id: str, message_id: str, request_id: str, date: str
+) -> str:
+    """The last message of a live run that failed after it started: one ``error`` event."""
+    return _fill_message(
+        conversation_id,
+        message_id,
+        [_error_event(failure)],
+        answer="",
+        is_completion=True,
+        request_id=request_id,
+        date=date,
+    )
+
+
+def render_body(outcome: RunOutcome, *, request_id: str, date: str) -> str:
+    """Return the non-stream body of a run as JSON text: every event, the whole answer.
+
+    Args:
+        outcome: What the run did.
+        request_id: The request id (also sent as the header).
+        date: The response date (see :func:`utc_date`).
+    """
+    ending = outcome.ending
+    if ending == "interrupt":
+        events = _tool_round(outcome)
+    elif ending == "error":
+        assert outcome.failure is not None  # noqa: S101 - guaranteed by ending == "error"
+        events = [*_cloud_part(outcome), _error_event(outcome.failure)]
+    else:
+        usage = _usage(outcome.query, outcome.answer, outcome.usage)
+        events = [
+            _status_event("preparing"),
+            *_cloud_part(outcome),
+            _text_event("done", outcome.answer, usage=usage),
+            _status_event("success"),
+        ]
+    return _message(
+        outcome,
+        events,
+        answer=outcome.answer if ending == "answer" else "",
+        is_completion=ending != "interrupt",
+        request_id=request_id,
+        date=date,
+    )
+
+
+def render_stream(
+    outcome: RunOutcome,
+    *,
+    request_id: str,
+    date: str,
+    max_delta_chars: int = DEFAULT_ANSWER_DELTA_CHARS,
+    sent: str | None = None,
+) -> list[str]:
+    """Return the SSE messages of a run as JSON texts, in order; the last is the completion.
+
+    Args:
+        outcome: What the run did.
+        request_id: The request id (repeated in every message).
+        date: The response date.
+        max_delta_chars: The largest answer delta.
+        sent: The answer text already streamed live (:func:`live_message`, whose first
+            message opened the run); only the rest of the answer follows. ``None`` or ``""``:
+            nothing was sent live.
+    """
+    ending = outcome.ending
+    if ending == "interrupt":
+        groups: list[tuple[list[str], str]] = [(_tool_round(outcome), "")]
+    elif ending == "error":
+        assert outcome.failure is not None  # noqa: S101 - guaranteed by ending == "error"
+        groups = [([*_cloud_part(outcome), _error_event(outcome.failure)], "")]
+    else:
+        hosted = bool(outcome.cloud_steps) and not sent
+        if hosted:
+            groups = [(events, "") for events in _hosted_cloud_messages(outcome)]
+        else:
+            opening = [] if sent else [_status_event("preparing")]
+            groups = (
+                [([*opening, *_cloud_part(outcome)], "")] if opening or outcome.cloud_steps else []
+            )
+        rest = outcome.answer
+        if sent:  # the deltas sent live end where the answer's rest begins
+            rest = rest[len(sent) :] if rest.startswith(sent) else ""
+        for delta in split_answer(rest, max_chars=max_delta_chars):
+            groups.append(([_text_event("running", delta)], delta))
+        usage = _usage(outcome.query, outcome.answer, outcome.usage)
+        groups.append(([_text_event("done", "", usage=usage)], ""))
+        groups.append(([_status_event("success")], ""))
+        if hosted:
+            groups.append(([], ""))  # the hosted service ends such a stream with an empty message
+    last = len(groups) - 1
+    return [
+        _message(
+            outcome,
+            events,
+            answer=answer,
+            # An interrupt is no completion, plain or streamed (the two used to differ).
+            is_completion=index == last and ending != "interrupt",
+            request_id=request_id,
+            date=date,
+        )
+        for index, (events, answer) in enumerate(groups)
+    ]

@@ -1,0 +1,513 @@
+"""The run engine: asks the agent step by step and decides how a run ends (pure, no I/O).
+
+One run either starts a turn (a query) or continues one (tool outputs). The engine asks the
+agent for a :class:`Decision`, runs the cloud components it asks for right here (and asks
+again), and stops at the first of:
+
+- local tool calls: the run ends with an interrupt; the calls wait in the conversation;
+- an answer: the turn is finished and goes into the history;
+- a failure inside the run (a component raised, too many steps): the run ends with an
+  ``error`` event and the turn is dropped.
+
+It returns a :class:`RunOutcome` (the new conversation state plus what happened); the
+events module turns that into wire events. The engine never writes to a store: the caller
+commits the new state only when the whole run succeeded, so a failed run changes nothing.
+
+Choices the protocol leaves open, made here:
+
+- Tool outputs may cover only part of a round: they are applied, and the run answers with
+  an interrupt that repeats the calls still pending (same ids), so every run still ends
+  with an interrupt and no output is lost or applied twice.
+- An output for a call that is not pending (unknown, or already answered) is a 400
+  ``InvalidParameter`` naming the field and the id; nothing of that request is applied.
+- A new query while calls are pending drops the pending turn and starts a new one; a
+  query sent together with tool outputs is ignored (the outputs continue their turn).
+- ``tool_choice`` of type ``function`` replaces the agent's first decision of a turn (an
+  unknown name is a 400 whatever the agent). A forced client tool ends the run with an
+  interrupt calling it; a forced cloud component runs in the run and its result is the
+  answer, as the hosted service does with "component results as the reply" switched on.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol, TypeAlias
+
+from ..._core._models import Tool, ToolChoice, ToolOutput
+from .._agents._agent_api import (
+    MAX_MEMO_CHARS,
+    Agent,
+    AgentInput,
+    ComponentInfo,
+    Decision,
+    PlannedCall,
+    ToolResult,
+    Turn,
+)
+from .._http._responses import bad_parameter, serial_id
+from .._settings import (
+    DEFAULT_MAX_AGENT_STEPS,
+    DEFAULT_MAX_HISTORY_CHARS,
+    DEFAULT_MAX_HISTORY_TURNS,
+)
+from .._state._state import ConversationState, OpenTurn, PendingCall, TurnRecord
+from ._tool_choice import UnknownToolChoiceError, forced_tool_name, resolve_tool_choice
+
+__all__ = [
+    "EVENT_CODE_AGENT_FAILED",
+    "EVENT_CODE_COMPONENT_FAILED",
+    "EVENT_CODE_STEP_LIMIT",
+    "AgentFailure",
+    "CloudStep",
+    "Component",
+    "RunEngine",
+    "RunFailure",
+    "RunOutcome",
+]
+
+_log = logging.getLogger("appclient.server")
+
+#: Takes the answer text an agent streams (and ``""`` once, when the run starts).
+Emit: TypeAlias = Callable[[str], None]
+
+_TOOL_MODEL_CACHE_SIZE = 512
+_TOOL_MODEL_CACHE_CHARS = 16 * 1024
+
+#: ``event_code`` of the error event when a cloud component raised.
+EVENT_CODE_COMPONENT_FAILED = 5001
+#: ``event_code`` of the error event when the agent kept calling components past the limit.
+EVENT_CODE_STEP_LIMIT = 5002
+#: ``event_code`` of the error event when the agent failed: it raised, or asked for a tool
+#: nobody declared. An error event, not a 500: sending the run again would only ask the agent
+#: again (a scripted agent its next step, a model a second time).
+EVENT_CODE_AGENT_FAILED = 5003
+
+
+class Component(Protocol):
+    """A cloud component as the engine uses it (``server/_components.py`` provides them)."""
+
+    @property
+    def info(self) -> ComponentInfo:
+        """The component's name, description and JSON Schema parameters."""
+        ...
+
+    def run(self, arguments: dict[str, Any]) -> str:
+        """Run the component and return its result as text."""
+        ...
+
+
+class AgentFailure(Exception):  # noqa: N818 - reads better at the raise site than AgentError
+    """The agent raised or returned a decision the engine cannot carry out.
+
+    Nothing of the run is saved; the server answers HTTP 500 naming the problem.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class CloudStep:
+    """A cloud component call made inside the run, with its result."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    output: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunFailure:
+    """Why a run ended with an ``error`` event."""
+
+    code: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutcome:
+    """Everything one run did, and the conversation state to save afterwards.
+
+    Attributes:
+        state: The conversation's new state.
+        message_id: The run's message id.
+        query: The query of the turn (for usage figures).
+        cloud_steps: Cloud component calls made in this run, in order.
+        calls: Local calls the run ends with (non-empty for an interrupt).
+        thought: The agent's reason for ``calls``.
+        answer: The final answer (when the run ends with an answer).
+        failure: Why the run failed (when it ends with an error event).
+        usage: The model's token usage over the run's decisions, when the agent reported
+            it (a model agent); ``None`` means count characters.
+    """
+
+    state: ConversationState
+    message_id: str
+    query: str
+    cloud_steps: tuple[CloudStep, ...] = ()
+    calls: tuple[PendingCall, ...] = ()
+    thought: str = ""
+    answer: str = ""
+    failure: RunFailure | None = None
+    usage: dict[str, int] | None = None
+
+    @property
+    def ending(self) -> Literal["interrupt", "answer", "error"]:
+        """How the run ends: ``interrupt``, ``answer`` or ``error``."""
+        if self.failure is not None:
+            return "error"
+        return "interrupt" if self.calls else "answer"
+
+
+def _default_thought(calls: Sequence[PendingCall]) -> str:
+    names = "、".join(dict.fromkeys(call.name for call in calls))
+    return f"需要调用本地工具 {names}"
+
+
+def _turns_to_keep(history: Sequence[TurnRecord], latest: TurnRecord, max_turns: int) -> int:
+    """How many turns, ``latest`` included, the history keeps: older ones while they fit.
+
+    Each run reads and writes the whole history, so a few huge queries or outputs must not
+    make every later run of the conversation slow; the latest turn is always kept.
+    """
+    budget = DEFAULT_MAX_HISTORY_CHARS - latest.chars
+    recent = history[-(max_turns - 1) :] if max_turns > 1 else ()
+    if sum(turn.chars for turn in recent) <= budget:  # the usual case: nothing to cut by size
+        return len(recent) + 1
+    kept = 1
+    for turn in reversed(recent):
+        budget -= turn.chars
+        if budget < 0:
+            break
+        kept += 1
+    return kept
+
+
+def _tool_name(tool: dict[str, Any]) -> str:
+    name: str = tool["function"]["name"]
+    return name
+
+
+class RunEngine:
+    """Plans runs with an agent and cloud components.
+
+    Args:
+        agent: Decides each step; must be thread-safe.
+        components: The cloud components the server runs itself.
+        max_steps: Agent decisions allowed in one run before it ends with an error.
+        max_history: Finished turns kept per conversation.
+    """
+
+    def __init__(
+        self,
+        *,
+        agent: Agent,
+        components: Sequence[Component] = (),
+        max_steps: int = DEFAULT_MAX_AGENT_STEPS,
+        max_history: int = DEFAULT_MAX_HISTORY_TURNS,
+    ) -> None:
+        self.agent = agent
+        self.components = {component.info.name: component for component in components}
+        self._infos = tuple(component.info for component in components)
+        self._max_steps = max_steps
+        self._max_history = max_history
+        self._models: OrderedDict[int, tuple[dict[str, Any], Tool]] = OrderedDict()
+        self._models_lock = threading.Lock()
+
+    def _tool_model(self, tool: dict[str, Any]) -> Tool:
+        # Tool dicts are shared, read-only values (validation caches them), so their models
+        # are cached by identity; the entry keeps the dict alive, so its id stays unique.
+        # Reading needs no lock: one dict lookup is atomic, and the identity check below
+        # catches an entry replaced meanwhile.
+        key = id(tool)
+        entry = self._models.get(key)
+        if entry is not None and entry[0] is tool:
+            return entry[1]
+        model = Tool.model_validate(tool)
+        if len(str(tool)) > _TOOL_MODEL_CACHE_CHARS:  # kept 512 times over, it would pin GBs
+            return model
+        with self._models_lock:
+            self._models[key] = (tool, model)
+            while len(self._models) > _TOOL_MODEL_CACHE_SIZE:
+                self._models.popitem(last=False)
+        return model
+
+    def start_turn(
+        self,
+        state: ConversationState,
+        *,
+        query: str,
+        tool_choice: ToolChoice | None = None,
+        file_names: tuple[str, ...] = (),
+        end_user_id: str | None = None,
+        message_id: str | None = None,
+        emit: Emit | None = None,
+    ) -> RunOutcome:
+        """Run a new turn for ``query`` (dropping any turn still waiting for outputs).
+
+        ``message_id`` names the run's message (a fresh id when ``None``); ``emit`` receives
+        ``""`` once the request is known to be valid and the agent is asked, then the answer
+        text an agent that streams (``streams_text``) produces, as it comes.
+
+        Raises:
+            HTTPProblem: 400 when ``tool_choice`` names no tool or component.
+            AgentFailure: The agent raised or asked for something impossible.
+        """
+        forced = self._forced_call(state, tool_choice, query)
+        turn = OpenTurn(query=query, file_names=file_names, end_user_id=end_user_id)
+        choice = None if forced is not None else tool_choice
+        return self._drive(
+            state.evolve(open_turn=None),
+            turn,
+            forced=forced,
+            choice=choice,
+            message_id=message_id,
+            emit=emit,
+        )
+
+    def continue_turn(
+        self,
+        state: ConversationState,
+        *,
+        outputs: Sequence[ToolOutput],
+        message_id: str | None = None,
+        emit: Emit | None = None,
+    ) -> RunOutcome:
+        """Apply tool outputs to the pending round and run on from there.
+
+        ``message_id`` and ``emit`` as for :meth:`start_turn`.
+
+        Raises:
+            HTTPProblem: 400 naming the first ``tool_call_id`` that is not pending.
+            AgentFailure: The agent raised or asked for something impossible.
+        """
+        turn = state.open_turn
+        if not outputs:
+            raise bad_parameter("tool_outputs", "must list at least one output")
+        pending = {call.call_id: call for call in turn.pending} if turn else {}
+        answered: dict[str, str] = {}
+        for index, output in enumerate(outputs):
+            field = f"tool_outputs[{index}].tool_call_id"
+            if output.tool_call_id in answered:
+                raise bad_parameter(field, f"tool_call_id {output.tool_call_id!r} is repeated")
+            if output.tool_call_id not in pending:
+                waiting = sorted(pending) or "none"
+                raise bad_parameter(
+                    field,
+                    f"unknown tool_call_id {output.tool_call_id!r}; pending: {waiting}",
+                )
+            answered[output.tool_call_id] = output.output
+        if turn is None:  # unreachable: every output above matched a pending call
+            raise bad_parameter("tool_outputs", "no tool call is pending")
+        results = turn.results + tuple(
+            ToolResult(call.call_id, call.name, call.arguments, answered[call.call_id])
+            for call in turn.pending
+            if call.call_id in answered
+        )
+        remaining = tuple(call for call in turn.pending if call.call_id not in answered)
+        turn = replace(turn, results=results, pending=remaining)
+        if remaining:
+            if emit is not None:
+                emit("")
+            return RunOutcome(
+                state=state.evolve(open_turn=turn),
+                message_id=message_id or serial_id(),
+                query=turn.query,
+                calls=remaining,
+                thought=turn.thought,
+            )
+        return self._drive(state, turn, forced=None, choice=None, message_id=message_id, emit=emit)
+
+    def _forced_call(
+        self, state: ConversationState, tool_choice: ToolChoice | None, query: str
+    ) -> PlannedCall | None:
+        if forced_tool_name(tool_choice) is None:
+            return None
+        try:
+            # A client tool wins over a component of the same name; one missing required
+            # input is read from the query the way the rule agent reads queries.
+            return resolve_tool_choice(
+                tool_choice,
+                tools=[self._tool_model(tool) for tool in state.tools],
+                components=self._infos,
+                query=query,
+            )
+        except UnknownToolChoiceError as exc:
+            raise bad_parameter(
+                "tool_choice.function.name",
+                f"{exc.name!r} is neither a tool of this conversation nor a cloud component "
+                f"(known: {sorted(exc.available)})",
+            ) from None
+
+    @staticmethod
+    def _memo(decision: Decision, memo: str) -> str:
+        if not decision.memo:
+            return memo
+        if len(decision.memo) > MAX_MEMO_CHARS:
+            raise AgentFailure(
+                f"agent left a memo of {len(decision.memo):,} characters "
+                f"(at most {MAX_MEMO_CHARS:,})"
+            )
+        return decision.memo
+
+    def _decide(self, agent_input: AgentInput, emit: Emit | None = None) -> Decision:
+        try:
+            if emit is not None and getattr(self.agent, "streams_text", False):
+                decision = self.agent.decide(agent_input, emit=emit)  # type: ignore[call-arg]
+            else:
+                decision = self.agent.decide(agent_input)
+        except Exception as exc:
+            raise AgentFailure(f"agent {type(self.agent).__name__} failed: {exc}") from exc
+        if not isinstance(decision, Decision):
+            raise AgentFailure(
+                f"agent {type(self.agent).__name__} returned {type(decision).__name__}, "
+                "not a Decision"
+            )
+        return decision
+
+    def _split(
+        self, calls: Sequence[PlannedCall], local_names: set[str]
+    ) -> tuple[list[PlannedCall], list[PlannedCall]]:
+        cloud: list[PlannedCall] = []
+        local: list[PlannedCall] = []
+        for call in calls:
+            if not isinstance(call, PlannedCall) or not isinstance(call.arguments, dict):
+                raise AgentFailure(f"agent returned a malformed call: {call!r}")
+            in_cloud = call.name in self.components
+            in_local = call.name in local_names
+            if (call.cloud and in_cloud) or (in_cloud and not in_local):
+                cloud.append(call)
+            elif in_local:
+                local.append(call)
+            else:
+                raise AgentFailure(
+                    f"agent called {call.name!r}, which is neither a tool of this "
+                    "conversation nor a cloud component"
+                )
+        return cloud, local
+
+    def _drive(
+        self,
+        state: ConversationState,
+        turn: OpenTurn,
+        *,
+        forced: PlannedCall | None,
+        choice: ToolChoice | None,
+        message_id: str | None = None,
+        emit: Emit | None = None,
+    ) -> RunOutcome:
+        message_id = message_id or serial_id()
+        if emit is not None:
+            emit("")  # the request was valid: from here on, every outcome is a 200
+        tools = tuple(self._tool_model(tool) for tool in state.tools)
+        local_names = {_tool_name(tool) for tool in state.tools}
+        history: tuple[Turn, ...] = state.history
+        steps: list[CloudStep] = []
+        results = list(turn.results)
+        memo = turn.memo
+        usage: dict[str, int] | None = None
+        for step in range(self._max_steps):
+            try:
+                if step == 0 and forced is not None:
+                    decision = Decision.call(forced)
+                elif step == 1 and forced is not None and forced.cloud:
+                    # As the hosted service does for a forced component: its result is the reply.
+                    decision = Decision.reply(steps[-1].output)
+                else:
+                    decision = self._decide(
+                        AgentInput(
+                            query=turn.query,
+                            tools=tools,
+                            components=self._infos,
+                            results=tuple(results),
+                            tool_choice=choice if step == 0 else None,
+                            history=history,
+                            file_names=turn.file_names,
+                            end_user_id=turn.end_user_id,
+                            memo=memo,
+                        ),
+                        emit,
+                    )
+                    memo = self._memo(decision, memo)
+                    usage = _added(usage, decision.usage)
+                cloud, local = self._split(decision.calls, local_names)
+            except AgentFailure as exc:
+                _log.error("run %s: %s", message_id, exc, exc_info=exc.__cause__)
+                reason = RunFailure(EVENT_CODE_AGENT_FAILED, str(exc))
+                return self._failed(state, turn, message_id, steps, reason)
+            if not decision.calls:
+                answer = decision.answer if isinstance(decision.answer, str) else ""
+                record = TurnRecord(turn.query, answer, message_id, tuple(results))
+                return RunOutcome(
+                    state=state.with_turn_finished(
+                        record, keep=_turns_to_keep(state.history, record, self._max_history)
+                    ),
+                    message_id=message_id,
+                    query=turn.query,
+                    cloud_steps=tuple(steps),
+                    answer=answer,
+                    usage=usage,
+                )
+            for call in cloud:
+                call_id = serial_id()
+                try:
+                    output = str(self.components[call.name].run(dict(call.arguments)))
+                except Exception as exc:
+                    _log.warning("cloud component %s failed", call.name, exc_info=True)
+                    failure = RunFailure(
+                        EVENT_CODE_COMPONENT_FAILED, f"component {call.name} failed: {exc}"
+                    )
+                    return self._failed(state, turn, message_id, steps, failure)
+                steps.append(CloudStep(call_id, call.name, dict(call.arguments), output))
+                results.append(
+                    ToolResult(call_id, call.name, dict(call.arguments), output, cloud=True)
+                )
+            if local:
+                pending = tuple(
+                    PendingCall(serial_id(), call.name, dict(call.arguments)) for call in local
+                )
+                thought = decision.thought or _default_thought(pending)
+                waiting = replace(
+                    turn, results=tuple(results), pending=pending, thought=thought, memo=memo
+                )
+                return RunOutcome(
+                    state=state.evolve(open_turn=waiting),
+                    message_id=message_id,
+                    query=turn.query,
+                    cloud_steps=tuple(steps),
+                    calls=pending,
+                    thought=thought,
+                    usage=usage,
+                )
+        failure = RunFailure(
+            EVENT_CODE_STEP_LIMIT,
+            f"the agent made {self._max_steps} decisions in one run without an answer "
+            "or a local tool call",
+        )
+        return self._failed(state, turn, message_id, steps, failure)
+
+    @staticmethod
+    def _failed(
+        state: ConversationState,
+        turn: OpenTurn,
+        message_id: str,
+        steps: list[CloudStep],
+        failure: RunFailure,
+    ) -> RunOutcome:
+        return RunOutcome(
+            state=state.evolve(open_turn=None),
+            message_id=message_id,
+            query=turn.query,
+            cloud_steps=tuple(steps),
+            failure=failure,
+        )
+
+
+def _added(total: dict[str, int] | None, more: dict[str, int] | None) -> dict[str, int] | None:
+    """Token usage of two model calls together (``None`` when neither reported any)."""
+    if not more:
+        return total
+    if total is None:
+        return dict(more)
+    return {key: total.get(key, 0) + more.get(key, 0) for key in {*total, *more}}

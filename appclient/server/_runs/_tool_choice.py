@@ -1,0 +1,133 @@
+"""The tools a run may call, and the one its ``tool_choice`` forces (pure; protocol section 7).
+
+A run may call the conversation's client tools and the server's cloud components; a client
+tool hides a component of the same name (:func:`candidates_from`).
+
+``{"type": "function", "function": {"name": ..., "input": {...}}}`` forces one tool with
+``input`` as its arguments: a client tool of the conversation (answered with an interrupt)
+or a cloud component (run by the server). When exactly one required input is missing, the
+query fills it, read the way the rule agent reads queries (``北京今天的天气`` gives
+``city="北京"``, not the whole sentence). ``auto``, a missing ``function`` or an empty name
+(as the Go SDK sends) force nothing.
+
+The server calls :func:`resolve_tool_choice` before asking any agent, so an unknown name
+becomes an HTTP 400 whichever agent runs; :class:`UnknownToolChoiceError` carries the name
+and the names that would have been accepted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..._core._models import Tool, ToolChoice
+from .._agents._agent_api import ComponentInfo, PlannedCall
+from .._agents._argument_filling import complete_arguments
+
+__all__ = [
+    "Candidate",
+    "UnknownToolChoiceError",
+    "candidates_from",
+    "forced_tool_name",
+    "resolve_tool_choice",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class Candidate:
+    """A tool a run may call: a client tool (``cloud=False``) or a cloud component."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    cloud: bool
+
+    @property
+    def tool_text(self) -> str:
+        """The tool's own words: its name and description."""
+        return f"{self.name} {self.description}"
+
+
+def candidates_from(
+    tools: Sequence[Tool | dict[str, Any]], components: Sequence[ComponentInfo]
+) -> list[Candidate]:
+    """The client tools (models or wire dicts), then the components no client tool hides."""
+    models = [tool if isinstance(tool, Tool) else Tool.model_validate(tool) for tool in tools]
+    found = [
+        Candidate(t.function.name, t.function.description or "", t.function.parameters, False)
+        for t in models
+        if t.function is not None
+    ]
+    local = {c.name for c in found}
+    return found + [
+        Candidate(c.name, c.description, c.parameters, True)
+        for c in components
+        if c.name not in local
+    ]
+
+
+class UnknownToolChoiceError(ValueError):
+    """``tool_choice`` names neither a tool of the conversation nor a cloud component.
+
+    Attributes:
+        name: The name that was asked for.
+        available: The names that exist (client tools, then components).
+    """
+
+    def __init__(self, name: str, available: Sequence[str]) -> None:
+        self.name = name
+        self.available = tuple(available)
+        known = ", ".join(self.available) or "none"
+        super().__init__(
+            f"tool_choice.function.name {name!r} is neither a tool of this conversation nor "
+            f"a cloud component (available: {known})"
+        )
+
+
+def forced_tool_name(tool_choice: ToolChoice | None) -> str | None:
+    """Return the name ``tool_choice`` forces, or ``None`` when it forces nothing."""
+    if tool_choice is None or tool_choice.type != "function" or tool_choice.function is None:
+        return None
+    return tool_choice.function.name or None
+
+
+def resolve_tool_choice(
+    tool_choice: ToolChoice | None,
+    *,
+    tools: Sequence[Tool | dict[str, Any]],
+    components: Sequence[ComponentInfo],
+    query: str = "",
+    today: dt.date | None = None,
+) -> PlannedCall | None:
+    """Return the call ``tool_choice`` forces, or ``None`` when it forces nothing.
+
+    A client tool wins over a cloud component of the same name.
+
+    Args:
+        tool_choice: The run's ToolChoice.
+        tools: The conversation's client tools (models or wire dicts, JSON Schema
+            parameters).
+        components: The cloud components the server runs.
+        query: The run's query, to fill the one missing required input.
+        today: The date relative words in the query count from.
+
+    Returns:
+        The forced call: ``cloud=False`` for a client tool, ``True`` for a component.
+
+    Raises:
+        UnknownToolChoiceError: The name is neither a client tool nor a component.
+    """
+    name = forced_tool_name(tool_choice)
+    if name is None or tool_choice is None or tool_choice.function is None:
+        return None
+    candidates = candidates_from(tools, components)
+    candidate = next((c for c in candidates if c.name == name), None)
+    if candidate is None:
+        raise UnknownToolChoiceError(name, [c.name for c in candidates])
+    given = dict(tool_choice.function.input or {})
+    arguments = complete_arguments(
+        candidate.parameters, query, given, today=today, tool_text=candidate.tool_text
+    )
+    return PlannedCall(name=name, arguments=arguments, cloud=candidate.cloud)

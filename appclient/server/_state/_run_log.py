@@ -1,0 +1,177 @@
+"""What each run of a conversation did, kept for the run inspector (pure, no I/O).
+
+A conversation's state keeps its latest :data:`MAX_RUNS_KEPT` runs as :class:`RunRecord`
+values: what came in (the query, or the tool outputs), the cloud component steps, the
+local tool calls the run ended with, the answer or the error, the model's usage, and when
+and how long. A record only refers to what the run made (texts the conversation's history
+holds anyway), so keeping it costs the protocol's path next to nothing; :func:`run_view`
+turns it into the inspector's JSON (texts clipped to :data:`MAX_TEXT_CHARS`) when someone
+looks, and is also what the SQLite store saves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+from ..._core._models import ToolOutput
+
+__all__ = ["MAX_RUNS_KEPT", "MAX_TEXT_CHARS", "RunRecord", "record_run", "run_view"]
+
+#: Runs a conversation keeps for the inspector; older ones are dropped first.
+MAX_RUNS_KEPT: Final = 20
+#: The longest text the inspector shows of a run (a query, an output, an answer).
+MAX_TEXT_CHARS: Final = 2000
+_RECORD_BYTES: Final = 512  # a record's own memory, besides the texts it refers to
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """One run, as the inspector shows it (see :func:`run_view`).
+
+    One object per run, referring to what the run made (its steps and calls are the tuples
+    the conversation's state holds anyway): a conversation kept in memory costs the garbage
+    collector little more with it.
+    """
+
+    message_id: str
+    request_id: str
+    started: float
+    seconds: float
+    stream: bool
+    query: str
+    outputs: tuple[str, ...]  # tool call id, output, tool call id, output, ...
+    cloud_steps: tuple[Any, ...]
+    calls: tuple[Any, ...]
+    thought: str
+    answer: str
+    failure: Any
+    usage: dict[str, int] | None
+    ending: str
+    #: Roughly the characters it keeps alive (for the memory store's accounting).
+    chars: int
+
+
+class RunResult(Protocol):
+    """What a record is made of: the run engine's ``RunOutcome``, as far as it is read here.
+
+    The engine imports the state, which keeps these records: naming only what is read keeps
+    this module free of the engine.
+    """
+
+    @property
+    def message_id(self) -> str: ...
+    @property
+    def answer(self) -> str: ...
+    @property
+    def thought(self) -> str: ...
+    @property
+    def cloud_steps(self) -> tuple[Any, ...]: ...
+    @property
+    def calls(self) -> tuple[Any, ...]: ...
+    @property
+    def failure(self) -> Any: ...
+    @property
+    def usage(self) -> dict[str, int] | None: ...
+    @property
+    def ending(self) -> str: ...
+
+
+def record_run(
+    outcome: RunResult,
+    *,
+    request_id: str,
+    query: str,
+    outputs: Sequence[ToolOutput],
+    stream: bool,
+    started: float,
+    seconds: float,
+) -> RunRecord:
+    """Return the record of one run (cheap: it refers to what the run made).
+
+    Args:
+        outcome: What the run did (its ``state`` is not kept).
+        request_id: The request's id.
+        query: The query the run was asked ("" for a tool-outputs run).
+        outputs: The tool outputs the run was sent.
+        stream: Whether the client asked for a stream.
+        started: When the run started, in seconds since the epoch.
+        seconds: How long the run took.
+    """
+    flat = tuple(text for output in outputs for text in (output.tool_call_id, output.output))
+    chars = _RECORD_BYTES + len(query) + len(outcome.answer) + len(outcome.thought)
+    if flat:
+        chars += sum(map(len, flat))
+    if outcome.cloud_steps:
+        chars += sum(len(step.output) for step in outcome.cloud_steps)
+    return RunRecord(
+        outcome.message_id,
+        request_id,
+        started,
+        seconds,
+        stream,
+        query,
+        flat,
+        outcome.cloud_steps,
+        outcome.calls,
+        outcome.thought,
+        outcome.answer,
+        outcome.failure,
+        outcome.usage,
+        outcome.ending,
+        chars,
+    )
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_TEXT_CHARS:
+        return text
+    return text[:MAX_TEXT_CHARS] + f"… ({len(text) - MAX_TEXT_CHARS:,} more characters)"
+
+
+def _arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: _clip(v) if isinstance(v, str) else v for key, v in arguments.items()}
+
+
+def run_view(run: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
+    """Return a run as the inspector's JSON (texts clipped); a view passes through as is."""
+    if not isinstance(run, RunRecord):
+        return dict(run)  # loaded from the SQLite store, which saves views
+    ran = run
+    events: list[dict[str, Any]] = [
+        {
+            "kind": "component",
+            "name": step.name,
+            "call_id": step.call_id,
+            "arguments": _arguments(step.arguments),
+            "output": _clip(step.output),
+        }
+        for step in ran.cloud_steps
+    ]
+    if ran.calls:
+        calls = [
+            {"id": call.call_id, "name": call.name, "arguments": _arguments(call.arguments)}
+            for call in ran.calls
+        ]
+        events.append({"kind": "tool_calls", "thought": _clip(ran.thought), "calls": calls})
+    elif ran.failure is not None:
+        failure = ran.failure
+        events.append({"kind": "error", "code": failure.code, "message": _clip(failure.message)})
+    else:
+        events.append({"kind": "answer", "text": _clip(ran.answer)})
+    return {
+        "message_id": run.message_id,
+        "request_id": run.request_id,
+        "started": run.started,
+        "seconds": run.seconds,
+        "stream": run.stream,
+        "query": _clip(run.query),
+        "outputs": [
+            {"tool_call_id": run.outputs[i], "output": _clip(run.outputs[i + 1])}
+            for i in range(0, len(run.outputs), 2)
+        ],
+        "events": events,
+        "ending": ran.ending,
+        "usage": ran.usage,
+    }

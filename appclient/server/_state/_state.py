@@ -1,0 +1,242 @@
+"""What the reference server remembers, as plain immutable values (pure, no I/O).
+
+A conversation is one :class:`ConversationState`: who owns it, its local tools, the turn
+that waits for tool outputs (with its pending calls), and the finished turns. The run engine
+reads a state and returns a new one; stores save and load states whole, so memory and
+SQLite stores behave the same. Records for uploads, feedback and idempotency replays live
+beside it. Every record converts to and from JSON-ready dicts for the SQLite store.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from .._agents._agent_api import ToolResult, Turn
+from ._run_log import RunRecord, run_view
+
+__all__ = [
+    "ConversationState",
+    "FeedbackRecord",
+    "FileRecord",
+    "OpenTurn",
+    "PendingCall",
+    "StoredResponse",
+    "TurnRecord",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PendingCall:
+    """A local tool call sent to the program and not answered yet."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTurn:
+    """A turn that stopped at an interrupt and waits for tool outputs.
+
+    Attributes:
+        query: The user's query that started the turn.
+        results: Calls finished so far in this turn (cloud results and local outputs).
+        pending: Local calls still waiting for their outputs.
+        thought: The agent's reason for the pending calls (repeated if re-asked).
+        file_names: Names of the files attached to the turn.
+        end_user_id: The end user the turn runs for.
+        memo: The agent's note for its next decision in this turn (a plan, evidence).
+    """
+
+    query: str
+    results: tuple[ToolResult, ...] = ()
+    pending: tuple[PendingCall, ...] = ()
+    thought: str = ""
+    file_names: tuple[str, ...] = ()
+    end_user_id: str | None = None
+    memo: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord(Turn):
+    """A finished turn: the query, the answer, the run that answered and the calls made.
+
+    It is a :class:`Turn`, so the history goes to the agent as it is stored.
+    """
+
+    message_id: str = ""
+    results: tuple[ToolResult, ...] = ()
+    #: Characters of query, answer and outputs: what the history's size limit counts
+    #: (computed once here, as every later run of the conversation weighs its history).
+    chars: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        outputs = sum(len(result.output) for result in self.results)
+        object.__setattr__(self, "chars", len(self.query) + len(self.answer) + outputs)
+
+
+class _Keep:
+    """Marks "leave this part as it is" where ``None`` is a real value."""
+
+
+_KEEP = _Keep()
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationState:
+    """Everything the server keeps about one conversation.
+
+    Attributes:
+        conversation_id: The conversation's id.
+        owner: A fingerprint of the token that created it (never the token itself).
+        app_id: The app it belongs to.
+        created_at: Creation time, seconds since the epoch.
+        tools: The conversation's local tools, normalised to JSON Schema.
+        open_turn: The turn waiting for tool outputs, if any.
+        history: Finished turns, oldest first.
+        runs: The latest runs' records, oldest first (:class:`RunRecord`, or their JSON
+            view once loaded from the SQLite store; for the run inspector).
+    """
+
+    conversation_id: str
+    owner: str
+    app_id: str
+    created_at: float
+    tools: tuple[dict[str, Any], ...] = ()
+    open_turn: OpenTurn | None = None
+    history: tuple[TurnRecord, ...] = field(default=())
+    runs: tuple[RunRecord | dict[str, Any], ...] = ()
+
+    def evolve(
+        self,
+        *,
+        tools: tuple[dict[str, Any], ...] | None = None,
+        open_turn: OpenTurn | _Keep | None = _KEEP,
+        history: tuple[TurnRecord, ...] | None = None,
+        runs: tuple[RunRecord | dict[str, Any], ...] | None = None,
+    ) -> ConversationState:
+        """Return a copy with the given parts replaced (faster than ``dataclasses.replace``)."""
+        return ConversationState(
+            self.conversation_id,
+            self.owner,
+            self.app_id,
+            self.created_at,
+            self.tools if tools is None else tools,
+            self.open_turn if isinstance(open_turn, _Keep) else open_turn,
+            self.history if history is None else history,
+            self.runs if runs is None else runs,
+        )
+
+    def with_turn_finished(self, record: TurnRecord, *, keep: int) -> ConversationState:
+        """Return a copy with ``record`` appended to the history (at most ``keep`` turns)."""
+        history = (*self.history, record)
+        if len(history) > keep:
+            history = history[-keep:]
+        return self.evolve(open_turn=None, history=history)
+
+    def to_json(self) -> str:
+        """Return the state as JSON text (for the SQLite store)."""
+        data = asdict(replace(self, runs=()))
+        data["runs"] = [run_view(run) for run in self.runs]
+        for turn in data["history"]:
+            del turn["chars"]  # derived from the turn; recomputed when it is loaded
+        # ASCII escapes: agent text could hold a lone surrogate, which SQLite refuses.
+        return json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> ConversationState:
+        """Rebuild a state saved with :meth:`to_json`."""
+        data = json.loads(text)
+        open_turn = data.get("open_turn")
+        return cls(
+            conversation_id=data["conversation_id"],
+            owner=data["owner"],
+            app_id=data["app_id"],
+            created_at=float(data["created_at"]),
+            tools=tuple(data.get("tools") or ()),
+            open_turn=_open_turn(open_turn) if open_turn else None,
+            history=tuple(
+                TurnRecord(
+                    query=item["query"],
+                    answer=item["answer"],
+                    message_id=item["message_id"],
+                    results=_results(item.get("results")),
+                )
+                for item in data.get("history") or ()
+            ),
+            runs=tuple(data.get("runs") or ()),
+        )
+
+
+def _results(items: list[dict[str, Any]] | None) -> tuple[ToolResult, ...]:
+    return tuple(ToolResult(**item) for item in items or ())
+
+
+def _open_turn(data: dict[str, Any]) -> OpenTurn:
+    return OpenTurn(
+        query=data["query"],
+        results=_results(data.get("results")),
+        pending=tuple(PendingCall(**item) for item in data.get("pending") or ()),
+        thought=data.get("thought", ""),
+        file_names=tuple(data.get("file_names") or ()),
+        end_user_id=data.get("end_user_id"),
+        memo=data.get("memo", ""),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """An uploaded file (or a remembered ``file_url``) of a conversation.
+
+    Attributes:
+        file_id: The id returned to the client.
+        conversation_id: The conversation it belongs to.
+        owner: The owner fingerprint of that conversation.
+        name: The client's file name (or the URL's last segment).
+        size: Stored bytes (0 for a URL).
+        stored_as: The file's name inside the server's data directory ("" for a URL).
+        url: The ``file_url`` given instead of a file ("" for an upload).
+        created_at: Upload time, seconds since the epoch.
+    """
+
+    file_id: str
+    conversation_id: str
+    owner: str
+    name: str
+    size: int
+    stored_as: str
+    url: str
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackRecord:
+    """One feedback call against a message of a conversation."""
+
+    conversation_id: str
+    message_id: str
+    type: str
+    flag: tuple[str, ...]
+    reason: str | None
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class StoredResponse:
+    """A successful response kept for ``Idempotency-Key`` replays.
+
+    Attributes:
+        status: The HTTP status (always 200: only successes are kept).
+        request_id: The request id of the first answer (replays repeat it).
+        content_type: The ``Content-Type`` of the first answer.
+        body: The whole body; for a stream, the concatenated SSE messages.
+        stream: Whether the body is an SSE stream.
+    """
+
+    status: int
+    request_id: str
+    content_type: str
+    body: bytes
+    stream: bool
