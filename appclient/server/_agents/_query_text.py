@@ -13,6 +13,7 @@ small table of concepts joins the two languages, so ``天气`` finds a tool desc
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -30,6 +31,7 @@ __all__ = [
     "place_name",
     "shape_of",
     "split_clauses",
+    "states_arithmetic",
     "terms",
     "weight",
 ]
@@ -178,23 +180,26 @@ _PLACE_TABLE = """
 
 
 @lru_cache(maxsize=1)
-def _place_index() -> tuple[dict[str, Place], re.Pattern[str], re.Pattern[str]]:
+def _place_index() -> tuple[dict[str, Place], re.Pattern[str], frozenset[str], dict[str, int]]:
     by_spelling: dict[str, Place] = {}
+    upper_only: set[str] = set()
     for row in _PLACE_TABLE.replace("\n", "; ").split("; "):
         if row.strip():
             zh, en, *aliases = row.strip().split("|")
             place = Place(zh, en, tuple(aliases))
             for spelling in (zh, en, *aliases):
                 by_spelling.setdefault(spelling.casefold(), place)
-    spellings = sorted(
-        (s for p in set(by_spelling.values()) for s in (p.zh, p.en, *p.aliases)), key=len
-    )[::-1]
-    short = [s for s in spellings if len(s) <= 3 and s.isupper()]
-    other = [re.escape(s) for s in spellings if s not in short]
-    # Longest first, so 北京市 wins over 北京 and New York City over New York.
-    anywhere = re.compile(rf"(?<![A-Za-z])(?:{'|'.join(other)})(?![A-Za-z])", re.IGNORECASE)
-    upper = re.compile(rf"\b(?:{'|'.join(short)})\b")
-    return by_spelling, anywhere, upper
+                if len(spelling) <= 3 and spelling.isupper():
+                    upper_only.add(spelling.casefold())
+    # Longest first, so 北京市 wins over 北京.
+    chinese = sorted((s for s in by_spelling if not s.isascii()), key=len, reverse=True)
+    # An English name's first word -> the most words a name starting with it has.
+    starts: dict[str, int] = {}
+    for spelling in filter(str.isascii, by_spelling):
+        first, *rest = spelling.split(" ")
+        starts[first] = max(starts.get(first, 0), 1 + len(rest))
+    pattern = re.compile("|".join(map(re.escape, chinese)))
+    return by_spelling, pattern, frozenset(upper_only), starts
 
 
 def lookup_place(name: str) -> Place | None:
@@ -202,10 +207,30 @@ def lookup_place(name: str) -> Place | None:
     return _place_index()[0].get(" ".join(name.split()).casefold())
 
 
+# English words; "Xi'an" is one word, the "'s" of "Tokyo's" is not part of it.
+_NAME_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]{2,})?")
+
+
 def _place_mentions(text: str) -> list[tuple[int, int, Place]]:
-    by_spelling, anywhere, upper = _place_index()
-    found = [(m.start(), m.end(), by_spelling[m.group().casefold()])
-             for pattern in (anywhere, upper) for m in pattern.finditer(text)]  # fmt: skip
+    by_spelling, chinese, upper_only, starts = _place_index()
+    found = [(m.start(), m.end(), by_spelling[m.group()]) for m in chinese.finditer(text)]
+    words = list(_NAME_WORD.finditer(text))
+    i = 0
+    while i < len(words):
+        # Longest name first: New York City before New York.
+        for size in range(min(starts.get(words[i].group().casefold(), 0), len(words) - i), 0, -1):
+            group = words[i : i + size]
+            key = " ".join(w.group() for w in group).casefold()
+            place = by_spelling.get(key)
+            if (
+                place is not None
+                and all(text[a.end() : b.start()] == " " for a, b in itertools.pairwise(group))
+                and (key not in upper_only or group[0].group().isupper())
+            ):
+                found.append((group[0].start(), group[-1].end(), place))
+                i += size - 1
+                break
+        i += 1
     return sorted(found, key=lambda item: item[0])
 
 
@@ -276,6 +301,11 @@ def _expression(text: str) -> str:
     for word, symbol in _OPERATORS.items():
         text = text.replace(word, symbol)
     return text.strip()
+
+
+def states_arithmetic(text: str) -> bool:
+    """Whether ``text`` holds arithmetic (``3*7``, ``(3+4)*2``, ``3乘以4``)."""
+    return _EXPRESSION.search(text) is not None
 
 
 def find_values(text: str, *, today: dt.date) -> list[Found]:

@@ -48,15 +48,15 @@ from .._settings import (
 from ._agent_api import AgentInput, ComponentInfo, Decision, PlannedCall, ToolResult, Turn
 from ._argument_filling import ArgumentPlan, parameter_kinds, plan_arguments
 from ._components import default_components
-from ._query_text import detect_language, find_values, split_clauses, terms, weight
+from ._query_text import detect_language, split_clauses, states_arithmetic, terms, weight
 
 __all__ = ["RuleAgent"]
 
 _GREETINGS = frozenset(
     {"你好", "您好", "嗨", "哈喽", "在吗", "hi", "hello", "hey", "good morning", "good evening"}
 )
-#: What a clause's value adds to a tool that wants that kind of value.
-_VALUE_BONUS = {"expression": 3.0}
+#: What arithmetic in a clause adds to the score of a tool that takes an expression.
+_EXPRESSION_BONUS = 3.0
 
 
 class _Described(Protocol):
@@ -76,25 +76,27 @@ class Intent:
     plan: ArgumentPlan
 
 
-def _tool_terms(candidate: Candidate) -> frozenset[str]:
+def _profile(candidate: Candidate) -> tuple[frozenset[str], bool]:
+    """A tool's terms (name, description, parameters) and whether it wants arithmetic."""
     properties = candidate.parameters.get("properties")
     described = " ".join(
         f"{k} {v.get('description', '')}" if isinstance(v, Mapping) else str(k)
         for k, v in (properties.items() if isinstance(properties, Mapping) else ())
     )
-    return terms(f"{candidate.tool_text} {described}")
+    wants = "expression" in parameter_kinds(candidate.parameters)
+    return terms(f"{candidate.tool_text} {described}"), wants
 
 
-def _score(clause: str, candidate: Candidate, kinds_stated: set[str]) -> float:
-    shared = terms(clause) & _tool_terms(candidate)
-    wanted = kinds_stated & parameter_kinds(candidate.parameters)
-    bonus = sum(v for kind, v in _VALUE_BONUS.items() if kind in wanted)
-    return sum(weight(term) for term in shared) + bonus
-
-
-def _best(clause: str, candidates: Sequence[Candidate], today: dt.date) -> Candidate | None:
-    stated = {found.kind for found in find_values(clause, today=today)}
-    scored = [(_score(clause, c, stated), c) for c in candidates]
+def _best(
+    clause: str, candidates: Sequence[tuple[Candidate, tuple[frozenset[str], bool]]]
+) -> Candidate | None:
+    said = terms(clause)
+    # Arithmetic in the clause points to a tool that takes an expression: 1+1 is a sum.
+    bonus = _EXPRESSION_BONUS if states_arithmetic(clause) else 0.0
+    scored = [
+        (sum(weight(term) for term in said & tool_terms) + (bonus if wants else 0.0), c)
+        for c, (tool_terms, wants) in candidates
+    ]
     client = max(((s, c) for s, c in scored if not c.cloud), default=None, key=lambda p: p[0])
     cloud = max(((s, c) for s, c in scored if c.cloud), default=None, key=lambda p: p[0])
     if cloud is not None and cloud[0] >= 1 and (client is None or cloud[0] >= 2 * client[0]):
@@ -106,8 +108,9 @@ def _intents(query: str, candidates: Sequence[Candidate], today: dt.date) -> lis
     """The tools ``query`` asks for, in order, each reading the clauses meant for it."""
     clauses: dict[str, list[tuple[int, str]]] = {}
     chosen: dict[str, Candidate] = {}
+    profiles = [(candidate, _profile(candidate)) for candidate in candidates]
     for start, clause in split_clauses(query, limit=RULE_AGENT_MAX_CLAUSES):
-        best = _best(clause, candidates, today)
+        best = _best(clause, profiles)
         if best is not None:
             chosen.setdefault(best.name, best)
             clauses.setdefault(best.name, []).append((start, clause))
