@@ -1,4 +1,4 @@
-"""Every exception appclient raises: the whole tree under :class:`AppClientError`.
+"""Every exception appclient raises: the whole tree under ``AppClientError``.
 
 The common ones are also importable from ``appclient`` itself; the rest live here::
 
