@@ -1,49 +1,32 @@
 """appclient: use a hosted AI agent app together with functions that run on your machine.
 
-The public API lives here; every name in ``__all__`` is supported and documented. Modules
-whose names start with an underscore are private and may change without notice.
+The public API lives here; every name in ``__all__`` is supported and documented. The rest
+of it is in public submodules: ``appclient.errors`` (every exception), ``appclient.types``
+(every wire model, streams, results and records), ``appclient.formats``, ``appclient.mcp``,
+``appclient.server`` and ``appclient.testing``. Modules whose names start with an
+underscore are private and may change without notice.
 """
 
 import logging
+import typing
 
+from . import _moved
 from ._clients._async_client import AsyncAppClient
-from ._clients._async_stream import AsyncRunStream
 from ._clients._client import AppClient
-from ._clients._stream import RunStream
 from ._core._errors import (
     APIStatusError,
     AppClientError,
     AuthenticationError,
-    BadRequestError,
-    ConflictError,
-    ConnectError,
-    ConnectTimeoutError,
-    DeadlineExceededError,
     InvalidRequestError,
     ManifestError,
     MaxRoundsExceededError,
-    NotFoundError,
-    PayloadTooLargeError,
-    PermissionDeniedError,
     RateLimitError,
-    RequestTimeoutError,
-    ResponseDecodeError,
-    ResponseTooLargeError,
     RunError,
-    ServerError,
-    StreamInterruptedError,
-    ToolApprovalDeniedError,
-    ToolArgumentsError,
     ToolError,
-    ToolExecutionError,
-    ToolNotFoundError,
-    ToolTimeoutError,
     TransportError,
-    UnprocessableEntityError,
 )
 from ._core._limits import Limits, Timeout
 from ._core._models import (
-    Event,
     Function,
     FunctionCall,
     Message,
@@ -53,12 +36,9 @@ from ._core._models import (
     ToolChoice,
     ToolChoiceFunction,
     ToolOutput,
-    Usage,
 )
 from ._manifest import (
     Manifest,
-    ParameterSpec,
-    ToolSpec,
     build_tool_spec,
     load_tools,
     manifest,
@@ -66,21 +46,19 @@ from ._manifest import (
     manifest_return,
     save_tools,
 )
-from ._tools._dispatch import ApprovalCallback, ApprovalRequest, ToolCallRecord
+from ._tools._dispatch import ApprovalCallback, ApprovalRequest
 from ._tools._loop_events import (
     AnswerDone,
     EventPrinter,
     LoopEvent,
     RoundFinished,
-    RoundRecord,
-    RoundTripResult,
     ServerEvent,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
 )
-from ._tools._registry import RegisteredTool, ToolRegistry
-from ._tools._tool_groups import ToolGroup, register_tool, tool_group
+from ._tools._registry import ToolRegistry
+from ._tools._tool_groups import register_tool, tool_group
 from ._tools._tool_results import ToolFile
 from ._version import __version__
 
@@ -95,14 +73,7 @@ __all__ = [
     "ApprovalCallback",
     "ApprovalRequest",
     "AsyncAppClient",
-    "AsyncRunStream",
     "AuthenticationError",
-    "BadRequestError",
-    "ConflictError",
-    "ConnectError",
-    "ConnectTimeoutError",
-    "DeadlineExceededError",
-    "Event",
     "EventPrinter",
     "Function",
     "FunctionCall",
@@ -113,47 +84,24 @@ __all__ = [
     "ManifestError",
     "MaxRoundsExceededError",
     "Message",
-    "NotFoundError",
-    "ParameterSpec",
-    "PayloadTooLargeError",
-    "PermissionDeniedError",
     "RateLimitError",
-    "RegisteredTool",
-    "RequestTimeoutError",
-    "ResponseDecodeError",
-    "ResponseTooLargeError",
     "RoundFinished",
-    "RoundRecord",
-    "RoundTripResult",
     "RunAnswer",
     "RunError",
-    "RunStream",
-    "ServerError",
     "ServerEvent",
-    "StreamInterruptedError",
     "TextDelta",
     "Timeout",
     "Tool",
-    "ToolApprovalDeniedError",
-    "ToolArgumentsError",
     "ToolCall",
     "ToolCallFinished",
-    "ToolCallRecord",
     "ToolCallStarted",
     "ToolChoice",
     "ToolChoiceFunction",
     "ToolError",
-    "ToolExecutionError",
     "ToolFile",
-    "ToolGroup",
-    "ToolNotFoundError",
     "ToolOutput",
     "ToolRegistry",
-    "ToolSpec",
-    "ToolTimeoutError",
     "TransportError",
-    "UnprocessableEntityError",
-    "Usage",
     "__version__",
     "build_tool_spec",
     "load_tools",
@@ -164,3 +112,52 @@ __all__ = [
     "save_tools",
     "tool_group",
 ]
+
+#: Names this module no longer exports -> the module that does. They still import from
+#: here, with a DeprecationWarning naming the new path, for one release.
+_MOVED = {
+    **dict.fromkeys(
+        [
+            "BadRequestError",
+            "ConflictError",
+            "ConnectError",
+            "ConnectTimeoutError",
+            "DeadlineExceededError",
+            "NotFoundError",
+            "PayloadTooLargeError",
+            "PermissionDeniedError",
+            "RequestTimeoutError",
+            "ResponseDecodeError",
+            "ResponseTooLargeError",
+            "ServerError",
+            "StreamInterruptedError",
+            "ToolApprovalDeniedError",
+            "ToolArgumentsError",
+            "ToolExecutionError",
+            "ToolNotFoundError",
+            "ToolTimeoutError",
+            "UnprocessableEntityError",
+        ],
+        "appclient.errors",
+    ),
+    **dict.fromkeys(
+        [
+            "AsyncRunStream",
+            "Event",
+            "ParameterSpec",
+            "RegisteredTool",
+            "RoundRecord",
+            "RoundTripResult",
+            "RunStream",
+            "ToolCallRecord",
+            "ToolGroup",
+            "ToolSpec",
+            "Usage",
+        ],
+        "appclient.types",
+    ),
+}
+
+
+def __getattr__(name: str) -> typing.Any:
+    return _moved.moved_attribute(__name__, name, _MOVED)

@@ -2,7 +2,8 @@
 
 For appclient's own tests and for yours::
 
-    from appclient.testing import PlannedCall, ReferenceServer, ScriptedAgent
+    from appclient.server import PlannedCall
+    from appclient.testing import ReferenceServer, ScriptedAgent
 
     agent = ScriptedAgent([PlannedCall("get_weather", {"city": "Paris"}), "It is sunny."])
     with ReferenceServer(agent) as server:
@@ -15,9 +16,13 @@ One server may serve a whole module (a ``scope="module"`` fixture); start each t
 leaks into it. Servers are independent: several may run at once (each on its own free
 port, with its own temporary upload directory, removed when it stops), so tests may run
 in parallel as long as each drives its own server, or its own conversations of a shared
-one with an agent that does not depend on the order of requests. A ``CloudComponent``
-subclass given as ``components=[...]`` is what ``PlannedCall(name, args, cloud=True)``
-runs.
+one with an agent that does not depend on the order of requests. An
+``appclient.server.CloudComponent`` subclass given as ``components=[...]`` is what
+``PlannedCall(name, args, cloud=True)`` runs.
+
+The agent API a scripted agent speaks (``Agent``, ``Decision``, ``PlannedCall``, ...) and
+the server itself for deployment (``create_app``, the stores) live in ``appclient.server``;
+this module has only the helpers for tests.
 
 To test a model-planned server offline, ``ScriptedModel`` is an OpenAI-compatible chat model
 on a local port answering from a script (``ReferenceServer(model_url=model.url, ...)``).
@@ -26,37 +31,42 @@ The official AppBuilder SDKs work against it too: set ``GATEWAY_URL_V2=server.ur
 ``APPBUILDER_TOKEN=server.token``, and use ``server.app_id`` as the app id.
 """
 
-from .server._agents._agent_api import (
-    Agent,
-    AgentInput,
-    ComponentInfo,
-    Decision,
-    PlannedCall,
-    ToolResult,
-    Turn,
-)
-from .server._agents._components import CloudComponent
+import typing
+
+from . import _moved
 from .server._agents._scripted_agent import ScriptedAgent, ScriptExhaustedError, ScriptStep
 from .server._agents._scripted_model import ModelError, ModelReply, ModelStep, ScriptedModel
 from .server._http._faults import FaultInjector
 from .server._http._reference_server import ReferenceServer
 
 __all__ = [
-    "Agent",
-    "AgentInput",
-    "CloudComponent",
-    "ComponentInfo",
-    "Decision",
     "FaultInjector",
     "ModelError",
     "ModelReply",
     "ModelStep",
-    "PlannedCall",
     "ReferenceServer",
     "ScriptExhaustedError",
     "ScriptStep",
     "ScriptedAgent",
     "ScriptedModel",
-    "ToolResult",
-    "Turn",
 ]
+
+#: The agent API this module also exported -> its one home now. They still import from
+#: here, with a DeprecationWarning naming the new path, for one release.
+_MOVED = dict.fromkeys(
+    [
+        "Agent",
+        "AgentInput",
+        "CloudComponent",
+        "ComponentInfo",
+        "Decision",
+        "PlannedCall",
+        "ToolResult",
+        "Turn",
+    ],
+    "appclient.server",
+)
+
+
+def __getattr__(name: str) -> typing.Any:
+    return _moved.moved_attribute(__name__, name, _MOVED)

@@ -16,7 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from appclient._core._constants import ENV_APP_ID, ENV_BASE_URL, ENV_TOKEN
-from appclient.testing import Agent, ReferenceServer
+from appclient.server import Agent
+from appclient.testing import ReferenceServer
 
 
 @dataclass(frozen=True)

@@ -15,14 +15,13 @@ import requests
 from appclient import (
     AppClient,
     AsyncAppClient,
-    AsyncRunStream,
     AuthenticationError,
     InvalidRequestError,
-    NotFoundError,
-    RoundTripResult,
     ToolRegistry,
 )
+from appclient.errors import NotFoundError
 from appclient.testing import ReferenceServer
+from appclient.types import AsyncRunStream, RoundTripResult
 from tests.async_support import (
     FINAL,
     FIRST,

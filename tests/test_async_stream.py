@@ -8,12 +8,9 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from appclient import (
-    AsyncAppClient,
-    AsyncRunStream,
-    TransportError,
-)
+from appclient import AsyncAppClient, TransportError
 from appclient.testing import ReferenceServer
+from appclient.types import AsyncRunStream
 from tests.async_support import (
     FINAL,
     FIRST,

@@ -10,15 +10,9 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from appclient import (
-    AsyncAppClient,
-    AsyncRunStream,
-    ConnectError,
-    InvalidRequestError,
-    RunError,
-    ServerError,
-    StreamInterruptedError,
-)
+from appclient import AsyncAppClient, InvalidRequestError, RunError
+from appclient.errors import ConnectError, ServerError, StreamInterruptedError
+from appclient.types import AsyncRunStream
 from tests.async_support import FINAL, FIRST, run_scenario
 from tests.client_fake_gateway import FakeGateway, Reply
 

@@ -18,13 +18,13 @@ from appclient import (
     AppClient,
     InvalidRequestError,
     Message,
-    ResponseDecodeError,
-    RunStream,
     Timeout,
     Tool,
     ToolRegistry,
 )
 from appclient._version import __version__
+from appclient.errors import ResponseDecodeError
+from appclient.types import RunStream
 
 BASE = "http://127.0.0.1:8931"
 TOKEN = "tok-client-test-4711"

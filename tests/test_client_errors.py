@@ -17,16 +17,18 @@ from appclient import (
     AppClient,
     AppClientError,
     AuthenticationError,
+    RateLimitError,
+    RunError,
+)
+from appclient.errors import (
     BadRequestError,
     ConflictError,
     ConnectError,
     NotFoundError,
     PayloadTooLargeError,
     PermissionDeniedError,
-    RateLimitError,
     RequestTimeoutError,
     ResponseDecodeError,
-    RunError,
     ServerError,
     UnprocessableEntityError,
 )

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import responses
 
-from appclient import AppClient, StreamInterruptedError
+from appclient import AppClient
+from appclient.errors import StreamInterruptedError
 from tests.conftest import RESPONSE_FIXTURES
 
 BASE = "http://127.0.0.1:8935"

@@ -13,18 +13,9 @@ from typing import Any
 import pytest
 import requests
 
-from appclient import (
-    AppClient,
-    AsyncAppClient,
-    DeadlineExceededError,
-    InvalidRequestError,
-    Limits,
-    ResponseTooLargeError,
-    RunStream,
-    StreamInterruptedError,
-    Timeout,
-)
-from appclient._clients import _http
+from appclient import AppClient, AsyncAppClient, InvalidRequestError, Limits, Timeout, _http
+from appclient.errors import DeadlineExceededError, ResponseTooLargeError, StreamInterruptedError
+from appclient.types import RunStream
 from tests.client_fake_gateway import FakeGateway, Reply, sse_bytes
 
 MIB = 1024 * 1024

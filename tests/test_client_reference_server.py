@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from appclient import (
-    AppClient,
-    AuthenticationError,
+from appclient import AppClient, AuthenticationError
+from appclient.errors import (
     BadRequestError,
     NotFoundError,
     RequestTimeoutError,

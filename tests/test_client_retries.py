@@ -11,18 +11,16 @@ import pytest
 import requests
 import responses
 
-from appclient import (
-    AppClient,
-    AuthenticationError,
+from appclient import AppClient, AuthenticationError, RateLimitError
+from appclient._core._constants import DEFAULT_BACKOFF_INITIAL, DEFAULT_BACKOFF_MAX
+from appclient.errors import (
     BadRequestError,
     ConnectError,
     NotFoundError,
-    RateLimitError,
     RequestTimeoutError,
     ServerError,
     StreamInterruptedError,
 )
-from appclient._core._constants import DEFAULT_BACKOFF_INITIAL, DEFAULT_BACKOFF_MAX
 from tests.client_fake_gateway import FakeGateway, Reply
 
 BASE = "http://127.0.0.1:8933"

@@ -6,13 +6,8 @@ import threading
 
 import pytest
 
-from appclient import (
-    AppClient,
-    AuthenticationError,
-    RunError,
-    ServerError,
-    StreamInterruptedError,
-)
+from appclient import AppClient, AuthenticationError, RunError
+from appclient.errors import ServerError, StreamInterruptedError
 from tests.client_fake_gateway import FakeGateway, Reply
 
 TOKEN = "tok-stream-test-1618"

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from appclient import AppClient, RunError, ToolCallRecord
+from appclient import AppClient, RunError
 from appclient._demo import _Printer, _Style, _use_color, add_arguments, get_current_weather
 from appclient._tools._loop_events import (
     AnswerDone,
@@ -21,6 +21,7 @@ from appclient._tools._loop_events import (
     ToolCallStarted,
 )
 from appclient.cli import main
+from appclient.types import ToolCallRecord
 from tests.conftest import REPO_ROOT, child_environment
 
 

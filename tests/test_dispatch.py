@@ -18,18 +18,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, field_validator
 
-from appclient import (
+from appclient import ToolCall, ToolError, ToolOutput, ToolRegistry
+from appclient._tools._dispatch import ApprovalRequest
+from appclient.errors import (
     ToolApprovalDeniedError,
     ToolArgumentsError,
-    ToolCall,
-    ToolError,
     ToolExecutionError,
     ToolNotFoundError,
-    ToolOutput,
-    ToolRegistry,
     ToolTimeoutError,
 )
-from appclient._tools._dispatch import ApprovalRequest
 
 SECRET = "sk-live-0123456789"
 

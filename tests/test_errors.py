@@ -7,22 +7,23 @@ import pickle
 import pytest
 
 import appclient
+import appclient.errors
 from appclient._core._errors import redact, redact_mapping, status_error_class
 
 
 @pytest.mark.parametrize(
     ("status", "cls"),
     [
-        (400, appclient.BadRequestError),
+        (400, appclient.errors.BadRequestError),
         (401, appclient.AuthenticationError),
-        (403, appclient.PermissionDeniedError),
-        (404, appclient.NotFoundError),
-        (409, appclient.ConflictError),
-        (413, appclient.PayloadTooLargeError),
-        (422, appclient.UnprocessableEntityError),
+        (403, appclient.errors.PermissionDeniedError),
+        (404, appclient.errors.NotFoundError),
+        (409, appclient.errors.ConflictError),
+        (413, appclient.errors.PayloadTooLargeError),
+        (422, appclient.errors.UnprocessableEntityError),
         (429, appclient.RateLimitError),
-        (500, appclient.ServerError),
-        (503, appclient.ServerError),
+        (500, appclient.errors.ServerError),
+        (503, appclient.errors.ServerError),
         (418, appclient.APIStatusError),
     ],
 )
@@ -33,7 +34,7 @@ def test_status_maps_to_its_class(status: int, cls: type) -> None:
 
 def test_status_error_message_names_everything_useful() -> None:
     """The message carries status, code, message and request id."""
-    error = appclient.BadRequestError(
+    error = appclient.errors.BadRequestError(
         status_code=400, code="InvalidParameter", message="query", request_id="r-1"
     )
     assert str(error) == "HTTP 400: InvalidParameter: query (request_id=r-1)"
@@ -66,12 +67,12 @@ def test_caller_mistakes_are_value_errors() -> None:
     """Invalid input errors can be caught as ValueError."""
     assert issubclass(appclient.InvalidRequestError, ValueError)
     assert issubclass(appclient.ManifestError, ValueError)
-    assert issubclass(appclient.ToolArgumentsError, ValueError)
+    assert issubclass(appclient.errors.ToolArgumentsError, ValueError)
 
 
 def test_stream_interruption_is_a_run_error() -> None:
     """An interrupted stream can be handled as a failed run."""
-    assert issubclass(appclient.StreamInterruptedError, appclient.RunError)
+    assert issubclass(appclient.errors.StreamInterruptedError, appclient.RunError)
 
 
 def test_run_error_message() -> None:
@@ -83,9 +84,9 @@ def test_run_error_message() -> None:
 @pytest.mark.parametrize(
     "error",
     [
-        appclient.ServerError(status_code=503, code="Busy", message="later", request_id="r"),
+        appclient.errors.ServerError(status_code=503, code="Busy", message="later", request_id="r"),
         appclient.RunError("quota", code="7", request_id="r", conversation_id="c"),
-        appclient.ToolArgumentsError("bad", tool_name="f", problems=[("x", "missing")]),
+        appclient.errors.ToolArgumentsError("bad", tool_name="f", problems=[("x", "missing")]),
         appclient.MaxRoundsExceededError("too many", max_rounds=3),
     ],
     ids=lambda error: type(error).__name__,

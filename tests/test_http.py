@@ -15,12 +15,8 @@ from requests.structures import CaseInsensitiveDict
 from appclient import (
     APIStatusError,
     AuthenticationError,
-    ConnectError,
-    ConnectTimeoutError,
     InvalidRequestError,
     RateLimitError,
-    RequestTimeoutError,
-    ServerError,
     TransportError,
 )
 from appclient._clients._http import (
@@ -32,6 +28,7 @@ from appclient._clients._http import (
 )
 from appclient._core._errors import Secret
 from appclient._version import __version__
+from appclient.errors import ConnectError, ConnectTimeoutError, RequestTimeoutError, ServerError
 
 TIMEOUT = (2.0, 30.0)
 

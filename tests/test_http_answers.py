@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from appclient import ResponseDecodeError, RunError
+from appclient import RunError
 from appclient._core._http_answers import (
     decode_json,
     error_body_fields,
@@ -17,6 +17,7 @@ from appclient._core._http_answers import (
     required_text,
     top_level_error,
 )
+from appclient.errors import ResponseDecodeError
 
 
 def test_decode_json_error_names_the_body() -> None:

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 import responses
 
-from appclient import AuthenticationError, InvalidRequestError, ServerError
+from appclient import AuthenticationError, InvalidRequestError
 from appclient._clients._http_transport import Transport, parse_base_url
 from appclient._core._limits import Limits, Timeout, parse_timeout
+from appclient.errors import ServerError
 
 BASE = "http://127.0.0.1:8936"
 TOKEN = "tok-transport-test-3141"

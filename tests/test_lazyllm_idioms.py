@@ -10,14 +10,15 @@ from appclient import (
     AppClient,
     ApprovalRequest,
     InvalidRequestError,
-    ToolApprovalDeniedError,
-    ToolCallRecord,
     ToolRegistry,
     register_tool,
     tool_group,
 )
 from appclient._tools._dispatch import ApprovalCallback
-from appclient.testing import PlannedCall, ReferenceServer, ScriptedAgent
+from appclient.errors import ToolApprovalDeniedError
+from appclient.server import PlannedCall
+from appclient.testing import ReferenceServer, ScriptedAgent
+from appclient.types import ToolCallRecord
 
 
 def lazy_weather(location: str) -> str:

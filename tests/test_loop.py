@@ -17,22 +17,19 @@ from appclient import (
     MaxRoundsExceededError,
     Message,
     RoundFinished,
-    RoundTripResult,
     RunAnswer,
     RunError,
-    RunStream,
-    ServerError,
     ServerEvent,
-    StreamInterruptedError,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
-    ToolGroup,
-    ToolNotFoundError,
     ToolRegistry,
 )
 from appclient._tools._loop import RoundTripMixin, as_registry
-from appclient.testing import Agent, PlannedCall, ReferenceServer, ScriptedAgent
+from appclient.errors import ServerError, StreamInterruptedError, ToolNotFoundError
+from appclient.server import Agent, PlannedCall
+from appclient.testing import ReferenceServer, ScriptedAgent
+from appclient.types import RoundTripResult, RunStream, ToolGroup
 
 
 def get_current_weather(location: str, unit: str = "celsius") -> str:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import io
 
-from appclient import AnswerDone, EventPrinter, RoundTripResult, TextDelta, ToolCallStarted
+from appclient import AnswerDone, EventPrinter, TextDelta, ToolCallStarted
 from appclient._tools._dispatch import ToolCallRecord
 from appclient._tools._loop_events import ToolCallFinished
+from appclient.types import RoundTripResult
 
 
 def _record(output: str, *, is_error: bool = False) -> ToolCallRecord:

@@ -17,7 +17,8 @@ mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
 from appclient import AppClient, AsyncAppClient, ToolRegistry  # noqa: E402
 from appclient.mcp import MCPServerHTTP, MCPServerStdio, protocol_names  # noqa: E402
-from appclient.testing import PlannedCall, ReferenceServer, ScriptedAgent  # noqa: E402
+from appclient.server import PlannedCall  # noqa: E402
+from appclient.testing import ReferenceServer, ScriptedAgent  # noqa: E402
 
 SERVERS = str(Path(__file__).parent / "mcp" / "servers.py")
 

@@ -7,17 +7,9 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from appclient import (
-    Event,
-    FunctionCall,
-    Message,
-    RunAnswer,
-    Tool,
-    ToolCall,
-    ToolChoice,
-    ToolOutput,
-)
+from appclient import FunctionCall, Message, RunAnswer, Tool, ToolCall, ToolChoice, ToolOutput
 from appclient._core._models import ErrorBody, RunRequest
+from appclient.types import Event
 from tests.conftest import RESPONSE_FIXTURES
 
 JSON_RESPONSES = sorted(RESPONSE_FIXTURES.glob("run_*.json"))

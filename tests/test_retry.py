@@ -10,18 +10,16 @@ from email.utils import format_datetime
 import pytest
 import tenacity
 
-from appclient import (
-    APIStatusError,
+from appclient import APIStatusError, RunError, TransportError
+from appclient._core._constants import DEFAULT_RETRY_AFTER_CAP
+from appclient._core._errors import status_error_class
+from appclient._core._retry import RetryPolicy, backoff_delay, parse_http_date, parse_retry_after
+from appclient.errors import (
     ConnectError,
     ConnectTimeoutError,
     RequestTimeoutError,
     ResponseDecodeError,
-    RunError,
-    TransportError,
 )
-from appclient._core._constants import DEFAULT_RETRY_AFTER_CAP
-from appclient._core._errors import status_error_class
-from appclient._core._retry import RetryPolicy, backoff_delay, parse_http_date, parse_retry_after
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc).timestamp()
 

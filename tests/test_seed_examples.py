@@ -18,7 +18,8 @@ from appclient import AppClient, ToolRegistry, tool_group
 from appclient import ToolRegistry as ServiceToolkit
 from appclient import manifest as tool_api
 from appclient import register_tool as fc_register
-from appclient.testing import PlannedCall, ReferenceServer, ScriptedAgent
+from appclient.server import PlannedCall
+from appclient.testing import ReferenceServer, ScriptedAgent
 
 # --- Lagent: "将函数转换为工具" (functions as tools) --------------------------------------
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from appclient import ResponseDecodeError
 from appclient._core._sse import SSEDecoder, decode_sse
+from appclient.errors import ResponseDecodeError
 from tests.conftest import RESPONSE_FIXTURES
 
 SSE_FIXTURES = sorted(RESPONSE_FIXTURES.glob("*.sse"))

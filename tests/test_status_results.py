@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from appclient import ToolExecutionError, ToolRegistry
+from appclient import ToolRegistry
 from appclient._tools._tool_results import ReportedFailure, unwrap_status
+from appclient.errors import ToolExecutionError
 
 
 class ServiceExecStatus(IntEnum):

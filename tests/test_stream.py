@@ -9,14 +9,9 @@ from typing import Any
 
 import pytest
 
-from appclient import (
-    ResponseDecodeError,
-    RunAnswer,
-    RunError,
-    RunStream,
-    StreamInterruptedError,
-    TransportError,
-)
+from appclient import RunAnswer, RunError, TransportError
+from appclient.errors import ResponseDecodeError, StreamInterruptedError
+from appclient.types import RunStream
 from tests.conftest import RESPONSE_FIXTURES
 
 SSE_FIXTURES = sorted(RESPONSE_FIXTURES.glob("*.sse"))

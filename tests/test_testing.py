@@ -10,14 +10,8 @@ import pytest
 import requests
 
 import appclient.testing as testing
-from appclient.testing import (
-    Decision,
-    FaultInjector,
-    PlannedCall,
-    ReferenceServer,
-    ScriptedAgent,
-    ScriptExhaustedError,
-)
+from appclient.server import CloudComponent, ComponentInfo, Decision, PlannedCall
+from appclient.testing import FaultInjector, ReferenceServer, ScriptedAgent, ScriptExhaustedError
 
 TOOL = {
     "type": "function",
@@ -53,9 +47,11 @@ def _conversation(server: ReferenceServer) -> str:
 
 
 def test_facade_exports_the_testing_tools() -> None:
-    """The module offers the server, the scripted agent, faults and the decision types."""
-    for name in ("ReferenceServer", "ScriptedAgent", "FaultInjector", "Decision", "PlannedCall"):
+    """The module offers the server, scripted agents and models, and faults; not the agent API."""
+    for name in ("ReferenceServer", "ScriptedAgent", "ScriptedModel", "FaultInjector"):
         assert name in testing.__all__
+    for name in ("Agent", "Decision", "PlannedCall", "CloudComponent"):
+        assert name not in testing.__all__
 
 
 def test_scripted_agent_drives_a_deterministic_round_trip(server: ReferenceServer) -> None:
@@ -149,8 +145,8 @@ def test_released_hang_on_stop_does_not_block_shutdown() -> None:
 def test_a_users_cloud_component_runs_a_cloud_step() -> None:
     """A CloudComponent from appclient.testing runs a cloud=True step; its result is seen."""
 
-    class Stock(testing.CloudComponent):
-        info = testing.ComponentInfo("stock", "A share price", {"type": "object"})
+    class Stock(CloudComponent):
+        info = ComponentInfo("stock", "A share price", {"type": "object"})
 
         def execute(self, arguments: dict) -> str:
             return f"{arguments['symbol']}: 42"
@@ -178,7 +174,8 @@ def test_servers_run_side_by_side_and_remove_their_upload_folders() -> None:
 def test_a_planned_call_of_an_unknown_tool_raises_instead_of_answering() -> None:
     """A script calling a tool the run does not have fails the run, naming the tool."""
     from appclient import AppClient, RunError
-    from appclient.testing import PlannedCall, ReferenceServer, ScriptedAgent
+    from appclient.server import PlannedCall
+    from appclient.testing import ReferenceServer, ScriptedAgent
 
     def lookup_order(order_id: str) -> str:
         """Look up an order.

@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from appclient import (
-    ToolApprovalDeniedError,
-    ToolArgumentsError,
-    ToolError,
-    ToolExecutionError,
-    ToolNotFoundError,
-    ToolTimeoutError,
-)
+from appclient import ToolError
 from appclient._tools._tool_failures import (
     approval_declined,
     call_failed,
@@ -23,6 +16,13 @@ from appclient._tools._tool_failures import (
     timed_out,
     unknown_tool,
     unserializable_result,
+)
+from appclient.errors import (
+    ToolApprovalDeniedError,
+    ToolArgumentsError,
+    ToolExecutionError,
+    ToolNotFoundError,
+    ToolTimeoutError,
 )
 
 NAMES = ["get_weather", "get_forecast", "Weather__alerts", "calculator"]

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from appclient import AppClient, ToolFile, ToolRegistry
-from appclient.testing import PlannedCall, ReferenceServer, ScriptedAgent
+from appclient.server import PlannedCall
+from appclient.testing import ReferenceServer, ScriptedAgent
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
 

@@ -21,7 +21,8 @@ pytest.importorskip("opentelemetry.sdk", reason="the otel extra's SDK drives the
 ROUND_TRIP = """
 import json, sys
 from appclient import AppClient, ToolRegistry
-from appclient.testing import PlannedCall, ReferenceServer, ScriptedAgent
+from appclient.server import PlannedCall
+from appclient.testing import ReferenceServer, ScriptedAgent
 
 def unlock(door: str, pin: int) -> str:
     '''Unlock a door.

@@ -28,7 +28,7 @@ class AsyncRunStream(StreamState):
     Returned by :meth:`AsyncAppClient.run(..., stream=True) <appclient.AsyncAppClient.run>`.
     Each message is a :class:`~appclient.RunAnswer` whose ``answer`` is that message's text
     delta; the results so far (:attr:`answer`, :attr:`events`, :attr:`tool_calls`,
-    :meth:`accumulated`) are those of :class:`~appclient.RunStream`::
+    :meth:`accumulated`) are those of :class:`~appclient.types.RunStream`::
 
         async with await client.run(conversation_id, "hi", stream=True) as stream:
             async for message in stream:
@@ -47,9 +47,9 @@ class AsyncRunStream(StreamState):
         request_id: The ``X-Appbuilder-Request-Id`` of the response, if known.
         max_line_bytes: Longest SSE line accepted.
         secrets: Values scrubbed from the messages of run errors.
-        limits: As for :class:`~appclient.RunStream`.
+        limits: As for :class:`~appclient.types.RunStream`.
         reopen: Sends the run again (same ``Idempotency-Key``) and returns the new body's
-            chunks (see :class:`~appclient.RunStream`).
+            chunks (see :class:`~appclient.types.RunStream`).
         max_reopens: How many times ``reopen`` may be used.
 
     Raises:

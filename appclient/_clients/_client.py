@@ -4,7 +4,7 @@ The client checks its arguments and builds the bodies (:mod:`appclient._core._ht
 every request through its :class:`~appclient._clients._http_transport.Transport` (headers, timeouts,
 retries, HTTP errors; a fresh ``X-Appbuilder-Request-Id`` per attempt and one
 ``Idempotency-Key`` per call), reads the answers (:mod:`appclient._core._http_answers`), and hands
-streamed runs to :class:`~appclient.RunStream`. :class:`ClientBase` holds what the async
+streamed runs to :class:`~appclient.types.RunStream`. :class:`ClientBase` holds what the async
 client shares with it: the settings, and every request's body and answer, built and read
 once for both; each client's methods only send.
 """

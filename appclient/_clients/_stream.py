@@ -5,11 +5,11 @@ the running totals (answer text, events, tool calls) so a caller can either watc
 or ask for the final result with :meth:`RunStream.collect`. It knows nothing about sockets: the
 client hands it an iterator of byte chunks and a function that closes the HTTP response, which
 makes every behaviour testable with plain lists of bytes. Its rules live in
-:class:`StreamState`, which :class:`~appclient.AsyncRunStream` reads with ``await`` too.
+:class:`StreamState`, which :class:`~appclient.types.AsyncRunStream` reads with ``await`` too.
 
 A stream must end with a final event (``success``, ``interrupt`` or ``error``, tool calls on
 the last event, or ``is_completion``). If the bytes stop before that, or the connection breaks,
-iteration raises :class:`~appclient.StreamInterruptedError` rather than let a cut-off answer
+iteration raises :class:`~appclient.errors.StreamInterruptedError` rather than let a cut-off answer
 pass for a complete one. An ``error`` event raises :class:`~appclient.RunError`.
 """
 
@@ -57,7 +57,7 @@ def _ends_run(answer: RunAnswer) -> bool:
 class StreamState:
     """What a streamed run has read so far, and every rule about it (pure, no I/O).
 
-    The readers (:class:`RunStream`, :class:`~appclient.AsyncRunStream`) only fetch chunks
+    The readers (:class:`RunStream`, :class:`~appclient.types.AsyncRunStream`) only fetch chunks
     and send the run again when told to; decoding, replay checks, limits, accumulation and
     the "run finished" rule live here, once.
     """

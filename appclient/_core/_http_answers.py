@@ -4,8 +4,8 @@ Successful bodies are decoded into the wire models. The two ways a run fails ins
 HTTP 200, a top-level ``code``/``message`` or an ``error`` event, become
 :class:`~appclient.RunError` instead of an empty answer (which is what the official Python
 client shows); a body that is not the protocol's JSON becomes
-:class:`~appclient.ResponseDecodeError` naming the request id. Error bodies of 4xx/5xx answers
-are read into ``(code, message, request_id, body)`` for the status errors.
+:class:`~appclient.errors.ResponseDecodeError` naming the request id. Error bodies of
+4xx/5xx answers are read into ``(code, message, request_id, body)`` for the status errors.
 """
 
 from __future__ import annotations

@@ -103,10 +103,10 @@ class Limits:
         max_stream_bytes: A streamed run's body in all: 1 GiB; ``None`` for no limit.
         max_stream_events: Events of one streamed run in all: 1,000,000; ``None`` for none.
         max_collected_bytes: How much of a stream is kept for
-            :meth:`~appclient.RunStream.collect` (the answer text and events, measured as
+            :meth:`~appclient.types.RunStream.collect` (the answer text and events, measured as
             they arrived on the wire): 16 MiB. Past it the stream keeps nothing more, so a
             stream that is only iterated holds constant memory however long it runs; its
-            ``collect()`` then raises :class:`~appclient.ResponseTooLargeError`.
+            ``collect()`` then raises :class:`~appclient.errors.ResponseTooLargeError`.
     """
 
     max_body_bytes: int = 64 * _MIB

@@ -5,7 +5,7 @@
   408, 429 and 5xx. Never a call whose total timeout has passed, and never a
   400, 401, 403, 404, 409, 413 or 422: sending the same request again cannot fix those.
   These rules cover a request up to its response headers; a stream cut after that is sent
-  again by :class:`~appclient.RunStream` itself, with the same key, to read the server's
+  again by :class:`~appclient.types.RunStream` itself, with the same key, to read the server's
   replay.
 - **How long**: exponential backoff with full jitter, ``uniform(0, min(max, initial * 2**n))``
   (so that many clients failing together do not come back together), unless the server said

@@ -16,7 +16,7 @@ At the end of the stream, a message whose last ``data:`` line was complete but t
 closing blank line is still delivered (a lenient reading of servers that close right after the
 last line); an unterminated line is dropped, because a connection that broke mid-line carries
 no trustworthy text. A line (or a message) longer than ``max_line_bytes`` raises
-:class:`~appclient.ResponseDecodeError` instead of growing memory without bound.
+:class:`~appclient.errors.ResponseDecodeError` instead of growing memory without bound.
 """
 
 from __future__ import annotations

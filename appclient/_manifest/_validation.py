@@ -16,7 +16,7 @@ integer and a value outside an enum is refused. On top of pydantic:
   positional, parameters the agent left out are left out (so the function's own defaults
   apply), and bound values are included.
 
-Every problem is collected before raising one :class:`~appclient.ToolArgumentsError` that
+Every problem is collected before raising one :class:`~appclient.errors.ToolArgumentsError` that
 names the tool, each field and what is wrong with it.
 """
 

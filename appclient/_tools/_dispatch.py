@@ -87,7 +87,7 @@ class ApprovalRequest:
 
 
 #: ``approve(request) -> bool`` (or an awaitable of bool); only ``True`` approves. Raise
-#: :class:`~appclient.ToolApprovalDeniedError` to refuse with a reason the agent will read.
+#: :class:`~appclient.errors.ToolApprovalDeniedError` to refuse with a reason the agent will read.
 ApprovalCallback = Callable[[ApprovalRequest], bool | Awaitable[bool]]
 
 

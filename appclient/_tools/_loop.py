@@ -15,7 +15,7 @@ here, awaited by :class:`~appclient._tools._async_loop.AsyncRoundTripMixin`.
 The protocol rules it keeps (docs/protocol.md section 6): the query, tools, files and
 ``tool_choice`` go with the first run only; each later run carries all outputs of one round
 in one request; the loop stops at the answer, raises :class:`~appclient.RunError` on an
-``error`` event, :class:`~appclient.StreamInterruptedError` on a stream that ends without a
+``error`` event, :class:`~appclient.errors.StreamInterruptedError` on a stream that ends without a
 final event, and :class:`~appclient.MaxRoundsExceededError` (holding the partial result)
 when the agent keeps asking for tools past ``max_rounds``.
 """

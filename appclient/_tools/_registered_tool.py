@@ -117,7 +117,7 @@ class RegisteredTool:
 
     Attributes:
         name: The tool name the agent uses.
-        spec: The manifest's :class:`~appclient.ToolSpec` (schema and validation).
+        spec: The manifest's :class:`~appclient.types.ToolSpec` (schema and validation).
         func: The callable that runs (the spec's validation adds the bound values).
         tool: The tool dict sent in ``run(tools=...)``.
         timeout: Seconds a call may take, or ``None`` for no limit.

@@ -502,9 +502,11 @@ class ToolRegistry:
             InvalidRequestError: ``tool_calls`` cannot be read as tool calls (neither calls,
                 a list of them, their JSON text, nor a run's message).
             ToolError: With ``raise_errors=True``, the first failing call (a
-                :class:`~appclient.ToolNotFoundError`, :class:`~appclient.ToolArgumentsError`,
-                :class:`~appclient.ToolExecutionError`, :class:`~appclient.ToolTimeoutError`
-                or :class:`~appclient.ToolApprovalDeniedError`).
+                :class:`~appclient.errors.ToolNotFoundError`,
+                :class:`~appclient.errors.ToolArgumentsError`,
+                :class:`~appclient.errors.ToolExecutionError`,
+                :class:`~appclient.errors.ToolTimeoutError` or
+                :class:`~appclient.errors.ToolApprovalDeniedError`).
         """
         return [
             r.to_output()

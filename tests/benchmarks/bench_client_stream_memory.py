@@ -30,7 +30,8 @@ MESSAGE = (
 
 CLIENT = """
 import resource, sys
-from appclient import AppClient, Limits, ResponseTooLargeError
+from appclient import AppClient, Limits
+from appclient.errors import ResponseTooLargeError
 limit = int(sys.argv[2])
 client = AppClient("app", token="bench-token", base_url=sys.argv[1], max_retries=0,
                    timeout=(10, 60, None), limits=Limits(max_stream_bytes=limit))

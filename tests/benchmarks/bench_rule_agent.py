@@ -28,9 +28,10 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from appclient._core._models import Tool
-from appclient.server import RuleAgent, ScriptedAgent
+from appclient.server import RuleAgent
 from appclient.server._agents._agent_api import AgentInput, ComponentInfo, ToolResult
 from appclient.server._agents._components import default_components
+from appclient.testing import ScriptedAgent
 from tests.seed import SEED_WEATHER_TOOL
 
 SEED_TOOL = SEED_WEATHER_TOOL

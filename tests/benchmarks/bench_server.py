@@ -171,7 +171,7 @@ class _FixedAgent:
 
 
 def _serve_reference(agent_name: str) -> int:
-    from appclient.server import ReferenceServer
+    from appclient.testing import ReferenceServer
 
     agent = _FixedAgent() if agent_name == "fixed" else None
     # terminate() is SIGTERM: exit through the with-block, so the server removes its

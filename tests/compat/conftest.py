@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from appclient.server import ReferenceServer
+from appclient.testing import ReferenceServer
 
 
 @pytest.fixture

@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from appclient.server import ReferenceServer
 from appclient.server._agents._agent_api import PlannedCall
-from appclient.testing import ScriptedAgent
+from appclient.testing import ReferenceServer, ScriptedAgent
 
 if os.environ.get("CI"):
     import appbuilder  # CI installs the compat extra: a missing SDK must fail, not skip

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from appclient.testing import PlannedCall, ReferenceServer, ScriptedAgent
+from appclient.server import PlannedCall
+from appclient.testing import ReferenceServer, ScriptedAgent
 
 PYTHON = os.environ.get("APPCLIENT_OFFICIAL_MCP_PYTHON", "")
 SCRIPT = Path(__file__).parent / "official_mcp" / "run_official_client.py"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from appclient.server import ReferenceServer
+from appclient.testing import ReferenceServer
 
 if os.environ.get("CI"):
     import appbuilder  # CI installs the compat extra: a missing SDK must fail, not skip

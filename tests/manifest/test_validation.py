@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pydantic import Field
 
-from appclient import ToolArgumentsError
 from appclient._manifest import build_tool_spec
+from appclient.errors import ToolArgumentsError
 
 from .samples import Address, Movie, Point, Unit
 

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from appclient import AppClient, ToolOutput
-from appclient.testing import PlannedCall, ReferenceServer, ScriptedAgent
+from appclient.server import PlannedCall
+from appclient.testing import ReferenceServer, ScriptedAgent
 from tests.server.helpers import WEATHER_TOOL
 
 CALC = "Calculator"

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from appclient.server import ReferenceServer, SQLiteStore
+from appclient.server import SQLiteStore
 from appclient.server._state._state import StoredResponse
+from appclient.testing import ReferenceServer
 from tests.server.helpers import WEATHER_TOOL, WeatherAgent
 
 RUNS = "/v2/app/conversation/runs"

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from appclient.server import FaultInjector
+from appclient.testing import FaultInjector
 
 
 def test_requests_pass_when_nothing_is_queued() -> None:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from appclient.server import ScriptedAgent
+from appclient.server import PlannedCall
 from appclient.server._http._wsgi import ReferenceApp
 from appclient.server._state._run_log import MAX_RUNS_KEPT, MAX_TEXT_CHARS
-from appclient.testing import PlannedCall
+from appclient.testing import ScriptedAgent
 from tests.server.helpers import (
     OTHER_TOKEN,
     WEATHER_TOOL,

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from appclient.server import ReferenceServer
+from appclient.testing import ReferenceServer
 from tests.conftest import REQUEST_FIXTURES
 from tests.server.helpers import WEATHER_TOOL
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 import requests
 
-from appclient.server import MemoryStore, ReferenceServer
+from appclient.server import MemoryStore
 from appclient.server._agents._agent_api import AgentInput, Decision
 from appclient.server._settings import DEFAULT_APP_ID
+from appclient.testing import ReferenceServer
 from tests.server.helpers import WeatherAgent
 
 

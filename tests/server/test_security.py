@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from appclient.server import ReferenceServer
+from appclient.testing import ReferenceServer
 from tests.server.helpers import WEATHER_TOOL, WeatherAgent
 
 RUNS = "/v2/app/conversation/runs"
