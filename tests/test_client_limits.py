@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 import requests
 
-from appclient import AppClient, AsyncAppClient, InvalidRequestError, Limits, Timeout, _http
+from appclient import AppClient, AsyncAppClient, InvalidRequestError, Limits, Timeout
+from appclient._clients import _http
 from appclient.errors import DeadlineExceededError, ResponseTooLargeError, StreamInterruptedError
 from appclient.types import RunStream
 from tests.client_fake_gateway import FakeGateway, Reply, sse_bytes
