@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 
 import pytest
 
@@ -124,3 +125,20 @@ def test_redact_mapping_is_case_insensitive() -> None:
         "Authorization": "***",
         "A": 1,
     }
+
+
+def test_the_drawn_error_tree_is_the_class_tree() -> None:
+    """appclient.errors draws every exception once, each under its real base class."""
+    drawn: dict[str, str] = {}
+    parents = ["AppClientError"]
+    for line in (appclient.errors.__doc__ or "").splitlines():
+        match = re.match(r"^\s*((?:│   |    )*)[├└]── (\w+)", line)
+        if match:
+            depth = len(match.group(1)) // 4 + 1
+            parents[depth:] = [match.group(2)]
+            drawn[match.group(2)] = parents[depth - 1]
+    exported = {name for name in appclient.errors.__all__ if name != "AppClientError"}
+    assert set(drawn) == exported
+    for name, parent in drawn.items():
+        cls = getattr(appclient.errors, name)
+        assert parent in {base.__name__ for base in cls.__mro__[1:]}, (name, parent)

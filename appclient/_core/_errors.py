@@ -3,35 +3,7 @@
 Everything appclient raises on purpose derives from :class:`AppClientError`, so
 ``except appclient.AppClientError`` catches all of it. Errors that describe bad input given
 by the caller also derive from :class:`ValueError`, so code that already guards against
-``ValueError`` keeps working::
-
-    AppClientError
-    ├── InvalidRequestError (ValueError)    bad arguments, caught before anything is sent
-    │   └── ManifestError                   a callable cannot become a tool (name, decorators)
-    ├── TransportError                      the HTTP exchange itself failed
-    │   ├── ConnectError                    no connection (refused, DNS, TLS)
-    │   └── RequestTimeoutError             connect or read timeout
-    │       └── ConnectTimeoutError         no connection in time (also a ConnectError)
-    ├── APIStatusError                      the server answered 4xx/5xx
-    │   ├── BadRequestError                 400
-    │   ├── AuthenticationError             401
-    │   ├── PermissionDeniedError           403
-    │   ├── NotFoundError                   404
-    │   ├── ConflictError                   409
-    │   ├── PayloadTooLargeError            413
-    │   ├── UnprocessableEntityError        422
-    │   ├── RateLimitError                  429
-    │   └── ServerError                     5xx
-    ├── ResponseDecodeError                 a 200 body that is not the protocol's JSON
-    ├── RunError                            HTTP 200 with a top-level error, or an error event
-    │   └── StreamInterruptedError          a stream closed before its final event
-    ├── ToolError                           dispatching a local tool call failed (raise mode)
-    │   ├── ToolNotFoundError               no tool of that name is registered
-    │   ├── ToolArgumentsError (ValueError) the arguments do not fit the tool's schema
-    │   ├── ToolExecutionError              the tool raised; the cause is chained
-    │   ├── ToolTimeoutError                the tool ran past its timeout
-    │   └── ToolApprovalDeniedError         the approval callback refused the call
-    └── MaxRoundsExceededError              the automatic loop hit its max_rounds guard
+``ValueError`` keeps working. The tree is drawn once, in :mod:`appclient.errors`.
 
 No exception carries a token: messages are built from status, code, message and request id
 only, and :func:`redact` scrubs known secrets from any text that must be shown.
