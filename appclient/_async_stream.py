@@ -8,14 +8,10 @@ hands it an async iterator of byte chunks and a function that closes the respons
 
 from __future__ import annotations
 
-from collections.abc import (
-    AsyncGenerator,
-    AsyncIterator,
-)
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable
 from types import TracebackType
-from typing import Any
 
-from ._errors import AppClientError, TransportError
+from ._errors import AppClientError
 from ._models import RunAnswer
 from ._stream import StreamState
 
@@ -60,8 +56,8 @@ class AsyncRunStream(StreamState):
 
     _reading = False  # a task is inside __anext__
 
-    def _begin(self, chunks: Any) -> AsyncIterator[bytes]:
-        return aiter(chunks)
+    def _begin(self, chunks: AsyncIterable[bytes]) -> Callable[[], Awaitable[bytes]]:
+        return aiter(chunks).__anext__
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -75,7 +71,13 @@ class AsyncRunStream(StreamState):
             raise StopAsyncIteration
         self._reading = True
         try:
-            data = await self._next_data()
+            while (data := self._take()) is None and self._io is not None:
+                try:
+                    got = await self._io()  # the one I/O step: see StreamState._took
+                except (StopAsyncIteration, AppClientError) as exc:
+                    self._took(exc)  # in here, so what it raises has the failure as context
+                else:
+                    self._took(got)
             if data is None:
                 self._end_of_stream()
                 raise StopAsyncIteration
@@ -88,26 +90,6 @@ class AsyncRunStream(StreamState):
             raise
         finally:
             self._reading = False
-
-    async def _next_data(self) -> str | None:
-        while (data := self._take()) is None:
-            if self._chunks is None:
-                return None
-            try:
-                self._feed(await anext(self._chunks))
-                continue
-            except StopAsyncIteration:
-                resend = self._ended()
-            except TransportError as exc:
-                resend = self._broke(exc)
-            self._chunks = None
-            if resend and self._reopen is not None:
-                try:
-                    self._chunks = aiter(await self._reopen())
-                except AppClientError as exc:
-                    raise self._resend_failed(exc) from exc
-                self._restart()
-        return data
 
     async def _iterate(self) -> AsyncGenerator[RunAnswer, None]:
         # A generator, so that leaving ``async for`` early closes the stream: the loop's
@@ -147,13 +129,7 @@ class AsyncRunStream(StreamState):
             RunError: The run failed.
         """
         while await self.read_message() is not None:
-            # What is already decoded is taken here, without a coroutine per message.
-            while not self._done and not self._reading and (data := self._take()) is not None:
-                try:
-                    self._deliver(data)
-                except BaseException:
-                    self._failed()
-                    raise
+            pass
         return self._collected()
 
     # --- closing ---------------------------------------------------------------------------
