@@ -110,7 +110,9 @@ class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
                 f"sleep must be a coroutine function such as asyncio.sleep, got {sleep!r}"
             )
         transport = _async_transport()
-        if session is not None and not isinstance(session, transport.session_type()):
+        import aiohttp  # present: the transport imported it
+
+        if session is not None and not isinstance(session, aiohttp.ClientSession):
             raise InvalidRequestError(
                 "session must be an aiohttp.ClientSession (the async client sends with "
                 f"aiohttp), got {type(session).__name__}"
