@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from ._arguments import ArgumentsDecodeError, decode_arguments, find_json_object
 from ._errors import InvalidRequestError
-from ._http_bodies import ToolsLike, tools_to_wire
+from ._manifest._coerce import ToolsLike, tools_to_wire
 from ._models import FunctionCall, ToolCall
 from ._tool_failures import suggest_names
 
