@@ -15,7 +15,6 @@ import asyncio
 import inspect
 import os
 from collections.abc import Awaitable, Callable
-from types import TracebackType
 from typing import TYPE_CHECKING, BinaryIO, Literal, overload
 
 from ._async_loop import AsyncRoundTripMixin
@@ -247,12 +246,7 @@ class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
     async def __aenter__(self) -> AsyncAppClient:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
 

@@ -9,7 +9,6 @@ hands it an async iterator of byte chunks and a function that closes the respons
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable
-from types import TracebackType
 
 from ._errors import AppClientError
 from ._models import RunAnswer
@@ -78,18 +77,16 @@ class AsyncRunStream(StreamState):
                     self._took(exc)  # in here, so what it raises has the failure as context
                 else:
                     self._took(got)
-            if data is None:
-                self._end_of_stream()
-                raise StopAsyncIteration
-            return self._deliver(data)
-        except StopAsyncIteration:
-            raise
+            answer = self._deliver(data)
         except BaseException:  # a cancelled task's read included: the response is released
             if self._failed():  # close() ended the read
                 raise StopAsyncIteration from None
             raise
         finally:
             self._reading = False
+        if answer is None:
+            raise StopAsyncIteration
+        return answer
 
     async def _iterate(self) -> AsyncGenerator[RunAnswer, None]:
         # A generator, so that leaving ``async for`` early closes the stream: the loop's
@@ -141,10 +138,5 @@ class AsyncRunStream(StreamState):
     async def __aenter__(self) -> AsyncRunStream:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         self.close()

@@ -19,7 +19,6 @@ import hashlib
 import threading
 from collections import deque
 from collections.abc import AsyncIterable, Callable, Iterable, Iterator
-from types import TracebackType
 from typing import Any, TypeVar
 
 from ._constants import MAX_SSE_LINE_BYTES
@@ -220,7 +219,16 @@ class StreamState:
             conversation_id=self._conversation_id,
         ) from exc
 
-    def _deliver(self, data: str) -> RunAnswer:
+    def _deliver(self, data: str | None) -> RunAnswer | None:
+        """The answer of the next message's ``data``; None: the stream ended (at its end).
+
+        Raises:
+            StreamInterruptedError: The stream ended before its final event.
+            RunError: The message is an error event (or a top-level error).
+        """
+        if data is None:
+            self._end_of_stream()
+            return None
         self._digest.update(data.encode("utf-8", "surrogatepass") + b"\0")
         secrets = self._revealed_secrets()
         answer = parse_run_answer(
@@ -483,16 +491,14 @@ class RunStream(StreamState):
                     self._took(exc)  # in here, so what it raises has the failure as context
                 else:
                     self._took(got)
-            if data is None:
-                self._end_of_stream()
-                raise StopIteration
-            return self._deliver(data)
-        except StopIteration:
-            raise
+            answer = self._deliver(data)
         except BaseException:
             if self._failed():  # close() from another thread woke a read blocked on the socket
                 raise StopIteration from None
             raise
+        if answer is None:
+            raise StopIteration
+        return answer
 
     @property
     def content(self) -> Iterator[RunAnswer]:
@@ -522,10 +528,5 @@ class RunStream(StreamState):
     def __enter__(self) -> RunStream:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
