@@ -290,7 +290,7 @@ def test_a_copied_manifest_is_a_plain_tool_dict_again() -> None:
 
 def test_extend_refuses_other_objects() -> None:
     """A non-callable object is refused with its type named."""
-    with pytest.raises(InvalidRequestError, match="int"):
+    with pytest.raises(InvalidRequestError, match=r"tools\[0\] must be .* got int"):
         ToolRegistry([42])
 
 
@@ -371,7 +371,7 @@ def test_an_object_without_tool_methods_says_what_is_missing() -> None:
         def today(self) -> str:
             return "sunny"
 
-    with pytest.raises(InvalidRequestError, match=r"Plain as a tool: .* nor @manifest methods"):
+    with pytest.raises(InvalidRequestError, match=r"tools\[0\] must be .*@manifest.*got Plain"):
         ToolRegistry([Plain()])
 
 

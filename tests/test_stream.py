@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -210,6 +212,19 @@ def test_exhaustion_closes_the_response_once() -> None:
     stream.close()
     assert closer.calls == 1
     assert stream.closed
+
+
+def test_a_read_stream_is_freed_without_the_cycle_collector() -> None:
+    """Its end (a StopIteration) is not kept in a cycle, so the stream goes when dropped."""
+    stream = _stream(list(ANSWER))
+    stream.collect()
+    gone = weakref.ref(stream)
+    gc.disable()  # what a cycle would keep, only the collector could free
+    try:
+        del stream
+        assert gone() is None
+    finally:
+        gc.enable()
 
 
 def test_close_stops_iteration_early() -> None:

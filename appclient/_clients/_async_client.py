@@ -15,7 +15,6 @@ import asyncio
 import inspect
 import os
 from collections.abc import Awaitable, Callable
-from types import TracebackType
 from typing import TYPE_CHECKING, BinaryIO, Literal, overload
 
 from .._core._constants import (
@@ -110,7 +109,9 @@ class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
                 f"sleep must be a coroutine function such as asyncio.sleep, got {sleep!r}"
             )
         transport = _async_transport()
-        if session is not None and not isinstance(session, transport.session_type()):
+        import aiohttp  # present: the transport imported it
+
+        if session is not None and not isinstance(session, aiohttp.ClientSession):
             raise InvalidRequestError(
                 "session must be an aiohttp.ClientSession (the async client sends with "
                 f"aiohttp), got {type(session).__name__}"
@@ -245,12 +246,7 @@ class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
     async def __aenter__(self) -> AsyncAppClient:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
 

@@ -8,14 +8,9 @@ hands it an async iterator of byte chunks and a function that closes the respons
 
 from __future__ import annotations
 
-from collections.abc import (
-    AsyncGenerator,
-    AsyncIterator,
-)
-from types import TracebackType
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable
 
-from .._core._errors import AppClientError, TransportError
+from .._core._errors import AppClientError
 from .._core._models import RunAnswer
 from ._stream import StreamState
 
@@ -60,8 +55,8 @@ class AsyncRunStream(StreamState):
 
     _reading = False  # a task is inside __anext__
 
-    def _begin(self, chunks: Any) -> AsyncIterator[bytes]:
-        return aiter(chunks)
+    def _begin(self, chunks: AsyncIterable[bytes]) -> Callable[[], Awaitable[bytes]]:
+        return aiter(chunks).__anext__
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -75,39 +70,23 @@ class AsyncRunStream(StreamState):
             raise StopAsyncIteration
         self._reading = True
         try:
-            data = await self._next_data()
-            if data is None:
-                self._end_of_stream()
-                raise StopAsyncIteration
-            return self._deliver(data)
-        except StopAsyncIteration:
-            raise
+            while (data := self._take()) is None and self._io is not None:
+                try:
+                    got = await self._io()  # the one I/O step: see StreamState._took
+                except (StopAsyncIteration, AppClientError) as exc:
+                    self._took(exc)  # in here, so what it raises has the failure as context
+                else:
+                    self._took(got)
+            answer = self._deliver(data)
         except BaseException:  # a cancelled task's read included: the response is released
             if self._failed():  # close() ended the read
                 raise StopAsyncIteration from None
             raise
         finally:
             self._reading = False
-
-    async def _next_data(self) -> str | None:
-        while (data := self._take()) is None:
-            if self._chunks is None:
-                return None
-            try:
-                self._feed(await anext(self._chunks))
-                continue
-            except StopAsyncIteration:
-                resend = self._ended()
-            except TransportError as exc:
-                resend = self._broke(exc)
-            self._chunks = None
-            if resend and self._reopen is not None:
-                try:
-                    self._chunks = aiter(await self._reopen())
-                except AppClientError as exc:
-                    raise self._resend_failed(exc) from exc
-                self._restart()
-        return data
+        if answer is None:
+            raise StopAsyncIteration
+        return answer
 
     async def _iterate(self) -> AsyncGenerator[RunAnswer, None]:
         # A generator, so that leaving ``async for`` early closes the stream: the loop's
@@ -147,13 +126,7 @@ class AsyncRunStream(StreamState):
             RunError: The run failed.
         """
         while await self.read_message() is not None:
-            # What is already decoded is taken here, without a coroutine per message.
-            while not self._done and not self._reading and (data := self._take()) is not None:
-                try:
-                    self._deliver(data)
-                except BaseException:
-                    self._failed()
-                    raise
+            pass
         return self._collected()
 
     # --- closing ---------------------------------------------------------------------------
@@ -165,10 +138,5 @@ class AsyncRunStream(StreamState):
     async def __aenter__(self) -> AsyncRunStream:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         self.close()

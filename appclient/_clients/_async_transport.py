@@ -98,11 +98,6 @@ class AsyncTransport(TransportBase):
     def _new_session(self) -> None:
         return None  # made on first use, on the loop that uses it
 
-    @staticmethod
-    def session_type() -> type[aiohttp.ClientSession]:
-        """The session class this transport sends with."""
-        return aiohttp.ClientSession
-
     async def aclose(self) -> None:
         """Close the session if this transport made it."""
         if self._owns_session and self._session is not None:

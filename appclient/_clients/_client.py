@@ -15,7 +15,6 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, overload
 
 import requests
@@ -469,12 +468,7 @@ class AppClient(ClientBase, RoundTripMixin):
     def __enter__(self) -> AppClient:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 

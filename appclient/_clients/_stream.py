@@ -19,7 +19,6 @@ import hashlib
 import threading
 from collections import deque
 from collections.abc import AsyncIterable, Callable, Iterable, Iterator
-from types import TracebackType
 from typing import Any, TypeVar
 
 from .._core._constants import MAX_SSE_LINE_BYTES
@@ -75,8 +74,9 @@ class StreamState:
         reopen: Callable[[], Any] | None = None,
         max_reopens: int = 0,
     ) -> None:
-        # The reader's (sync or async) chunk iterator; None once it is done.
-        self._chunks: Any = self._begin(chunks) if chunks is not None else None
+        # The reader's one I/O step (sync or async): the next chunk, or the run sent again
+        # (``reopen``); None once reading is over.
+        self._io: Callable[[], Any] | None = self._begin(chunks) if chunks is not None else None
         self._reopen = reopen
         self._reopens_left = max_reopens if reopen is not None else 0
         self._cause: TransportError | None = None
@@ -112,8 +112,8 @@ class StreamState:
         self._release_lock = threading.Lock()
         self._stopped = False  # close() was called (not the end or a failure of the stream)
 
-    def _begin(self, chunks: Any) -> Any:
-        """The reader's iterator over ``chunks`` (``iter`` or ``aiter``)."""
+    def _begin(self, chunks: Any) -> Callable[[], Any]:
+        """The reader's step that fetches the next of ``chunks`` (``__next__``/``__anext__``)."""
         raise NotImplementedError
 
     @classmethod
@@ -148,8 +148,37 @@ class StreamState:
 
     # --- reading: the readers call these -----------------------------------------------------
 
-    def _feed(self, chunk: bytes) -> None:
-        self._pending.extend(self._decoder.feed(chunk))
+    def _took(self, got: object) -> None:
+        """Act on what the reader's I/O step (:attr:`_io`) gave, and set the next step.
+
+        ``got`` is a chunk, the chunks of the run sent again, the chunks' end (a
+        ``Stop(Async)Iteration``) or the :class:`AppClientError` the step raised.
+
+        Raises:
+            StreamInterruptedError: The stream broke or ended before its final event and
+                cannot be (or could not be) sent again.
+            AppClientError: The chunks failed otherwise (over a limit): raised as it is.
+        """
+        if isinstance(got, bytes):  # the common case first: it runs once per chunk
+            self._pending.extend(self._decoder.feed(got))
+            return
+        if self._io is None:  # close() (from another thread) ended the reading meanwhile
+            return
+        resent, self._io = self._io is self._reopen, None
+        if resent:
+            if isinstance(got, AppClientError):
+                raise self._resend_failed(got) from got
+            self._io = self._begin(got)
+            self._restart()
+            return
+        if isinstance(got, TransportError):
+            resend = self._broke(got)
+        elif isinstance(got, AppClientError):
+            raise got
+        else:
+            resend = self._ended()
+        if resend:
+            self._io = self._reopen
 
     def _take(self) -> str | None:
         """The next message's data to deliver, skipping a replay's repeats; None: read more."""
@@ -190,7 +219,16 @@ class StreamState:
             conversation_id=self._conversation_id,
         ) from exc
 
-    def _deliver(self, data: str) -> RunAnswer:
+    def _deliver(self, data: str | None) -> RunAnswer | None:
+        """The answer of the next message's ``data``; None: the stream ended (at its end).
+
+        Raises:
+            StreamInterruptedError: The stream ended before its final event.
+            RunError: The message is an error event (or a top-level error).
+        """
+        if data is None:
+            self._end_of_stream()
+            return None
         self._digest.update(data.encode("utf-8", "surrogatepass") + b"\0")
         secrets = self._revealed_secrets()
         answer = parse_run_answer(
@@ -381,7 +419,7 @@ class StreamState:
             if self._closed:
                 return
             self._closed = True
-        self._chunks = None
+        self._io = None
         self._pending.clear()
         if self._close_response is not None:
             self._close_response()
@@ -434,8 +472,8 @@ class RunStream(StreamState):
             stream outgrew ``max_collected_bytes``, so only iterating it gives everything.
     """
 
-    def _begin(self, chunks: Any) -> Iterator[bytes]:
-        return iter(chunks)
+    def _begin(self, chunks: Iterable[bytes]) -> Callable[[], bytes]:
+        return iter(chunks).__next__
 
     # --- iteration -------------------------------------------------------------------------
 
@@ -446,17 +484,21 @@ class RunStream(StreamState):
         if self._done:
             raise StopIteration
         try:
-            data = self._next_data()
-            if data is None:
-                self._end_of_stream()
-                raise StopIteration
-            return self._deliver(data)
-        except StopIteration:
-            raise
+            while (data := self._take()) is None and self._io is not None:
+                try:
+                    got = self._io()  # the one I/O step: see StreamState._took
+                except (StopIteration, AppClientError) as exc:
+                    self._took(exc)  # in here, so what it raises has the failure as context
+                else:
+                    self._took(got)
+            answer = self._deliver(data)
         except BaseException:
             if self._failed():  # close() from another thread woke a read blocked on the socket
                 raise StopIteration from None
             raise
+        if answer is None:
+            raise StopIteration
+        return answer
 
     @property
     def content(self) -> Iterator[RunAnswer]:
@@ -466,26 +508,6 @@ class RunStream(StreamState):
     def read_message(self) -> RunAnswer | None:
         """Return the next message, or ``None`` once the stream has ended."""
         return next(self, None)
-
-    def _next_data(self) -> str | None:
-        while (data := self._take()) is None:
-            if self._chunks is None:
-                return None
-            try:
-                self._feed(next(self._chunks))
-                continue
-            except StopIteration:
-                resend = self._ended()
-            except TransportError as exc:
-                resend = self._broke(exc)
-            self._chunks = None
-            if resend and self._reopen is not None:
-                try:
-                    self._chunks = iter(self._reopen())
-                except AppClientError as exc:
-                    raise self._resend_failed(exc) from exc
-                self._restart()
-        return data
 
     def collect(self) -> RunAnswer:
         """Read the rest of the stream and return the accumulated answer.
@@ -506,10 +528,5 @@ class RunStream(StreamState):
     def __enter__(self) -> RunStream:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()

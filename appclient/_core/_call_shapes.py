@@ -19,20 +19,17 @@ id get ``call_<position>``. Pure logic, no I/O beyond reading the rest of a stre
 
 from __future__ import annotations
 
-import inspect
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._arguments import unwrap_fence
+from .._manifest._coerce import call_items, field
 from ._errors import InvalidRequestError
-from ._models import RunAnswer, ToolCall
+from ._models import ToolCall
 
 __all__ = ["CallRequest", "ToolCallAccumulator", "read_calls"]
 
 _ARGUMENT_KEYS = ("arguments", "parameters")
-_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -65,19 +62,12 @@ def _from_tool_call(call: ToolCall) -> CallRequest:
     )
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
 def _from_mapping(data: Mapping[str, Any], position: int) -> CallRequest:
-    call_id = _text(data.get("id")) or f"call_{position}"
+    given_id = data.get("id")
+    call_id = given_id if isinstance(given_id, str) and given_id else f"call_{position}"
     function = data.get("function")
     if function is not None:
-        if isinstance(function, Mapping):
-            name, arguments = function.get("name"), function.get("arguments")
-        else:
-            name = getattr(function, "name", None)
-            arguments = getattr(function, "arguments", None)
+        name, arguments = field(function, "name"), field(function, "arguments")
     elif "name" in data:
         name = data.get("name")
         arguments = next((data[key] for key in _ARGUMENT_KEYS if key in data), None)
@@ -97,66 +87,7 @@ def _from_object(call: Any, position: int) -> CallRequest | None:
     function = getattr(call, "function", None)
     if function is None or not hasattr(function, "name"):
         return None
-    data = {"id": getattr(call, "id", None), "function": function}
-    return _from_mapping(data, position)
-
-
-def _parse_text(text: str) -> Any:
-    try:
-        return json.loads(unwrap_fence(text.strip()))
-    except ValueError as exc:
-        raise InvalidRequestError(
-            f"tool calls given as text must be JSON (a call or a list of calls): {exc}"
-        ) from None
-    except RecursionError:  # the parser gives up on deep nesting: bad input, not a crash
-        raise InvalidRequestError("tool calls given as text are nested too deeply") from None
-
-
-def _items(calls: Any) -> list[Any]:
-    if calls is None:
-        return []
-    if isinstance(calls, (bytes, bytearray)):
-        calls = bytes(calls).decode("utf-8", errors="replace")
-    if isinstance(calls, str):
-        calls = _parse_text(calls)
-    choices = (
-        calls.get("choices") if isinstance(calls, Mapping) else getattr(calls, "choices", None)
-    )
-    if isinstance(choices, Sequence) and not isinstance(choices, str):
-        # A chat.completion (dict or openai SDK object): the first choice's message.
-        first = choices[0] if choices else None
-        message = (
-            first.get("message") if isinstance(first, Mapping) else getattr(first, "message", None)
-        )
-        return _items(message)
-    if isinstance(calls, (ToolCall, Mapping)):
-        if isinstance(calls, Mapping) and "tool_calls" in calls and "function" not in calls:
-            return _items(calls.get("tool_calls"))
-        return [calls]
-    if isinstance(calls, RunAnswer):
-        return list(calls.tool_calls)
-    collect = getattr(calls, "collect", None)
-    if callable(collect) and not inspect.iscoroutinefunction(collect):
-        # A RunStream (read by duck type: the server reads calls here too, and must not
-        # import the client). Its calls come with its last event: read the rest first (this
-        # also raises for a stream that breaks), or a stream handed over unread gives none.
-        return list(collect().tool_calls)
-    content = getattr(calls, "content", None)
-    if isinstance(content, RunAnswer):  # a non-stream Message
-        return list(content.tool_calls)
-    if isinstance(calls, Sequence):
-        return list(calls)
-    if getattr(calls, "function", None) is not None:
-        return [calls]
-    tool_calls = getattr(calls, "tool_calls", _MISSING)
-    if tool_calls is None:
-        return []  # a message object without calls, like {"tool_calls": null}
-    if isinstance(tool_calls, Sequence) and not isinstance(tool_calls, str):
-        return list(tool_calls)  # a stream, an OpenAI message object, ...
-    raise InvalidRequestError(
-        f"cannot read tool calls from a {type(calls).__qualname__}; pass ToolCall objects, "
-        "dicts, a list of them, their JSON text, or a run's message"
-    )
+    return _from_mapping({"id": getattr(call, "id", None), "function": function}, position)
 
 
 def read_calls(calls: Any) -> list[CallRequest]:
@@ -175,7 +106,7 @@ def read_calls(calls: Any) -> list[CallRequest]:
             unsupported type).
     """
     requests: list[CallRequest] = []
-    for position, item in enumerate(_items(calls)):
+    for position, item in enumerate(call_items(calls)):
         if isinstance(item, ToolCall):
             requests.append(_from_tool_call(item))
         elif isinstance(item, Mapping):
@@ -191,10 +122,6 @@ def read_calls(calls: Any) -> list[CallRequest]:
                 )
             )
     return requests
-
-
-def _field(value: Any, name: str) -> Any:
-    return value.get(name) if isinstance(value, Mapping) else getattr(value, name, None)
 
 
 class ToolCallAccumulator:
@@ -225,23 +152,23 @@ class ToolCallAccumulator:
         Raises:
             InvalidRequestError: A call's arguments grew past ``max_argument_chars``.
         """
-        choices = _field(chunk, "choices")
+        choices = field(chunk, "choices")
         if isinstance(choices, Sequence) and not isinstance(choices, str):
             for choice in choices:
-                self.add(_field(choice, "delta"))
+                self.add(field(choice, "delta"))
             return
-        deltas = _field(chunk, "tool_calls")
+        deltas = field(chunk, "tool_calls")
         if not isinstance(deltas, Sequence) or isinstance(deltas, str):
             return
         for position, delta in enumerate(deltas):
-            index = _field(delta, "index")
+            index = field(delta, "index")
             index = index if isinstance(index, int) else position
             call = self._calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
-            function = _field(delta, "function")
+            function = field(delta, "function")
             for key, part in (
-                ("id", _field(delta, "id")),
-                ("name", _field(function, "name")),
-                ("arguments", _field(function, "arguments")),
+                ("id", field(delta, "id")),
+                ("name", field(function, "name")),
+                ("arguments", field(function, "arguments")),
             ):
                 if isinstance(part, str) and part:
                     # Ids and names come whole in one delta (some servers repeat them).

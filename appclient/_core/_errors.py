@@ -56,6 +56,17 @@ class ManifestError(InvalidRequestError):
     """A callable, decorator or tool definition cannot become a valid tool."""
 
 
+def wrong_kind(
+    where: str,
+    expected: str,
+    value: object,
+    *,
+    error: type[InvalidRequestError] = InvalidRequestError,
+) -> InvalidRequestError:
+    """The one wording of a refusal: ``<where> must be <expected>, got <type>``."""
+    return error(f"{where} must be {expected}, got {type(value).__name__}")
+
+
 class TransportError(AppClientError):
     """The HTTP exchange failed before a response arrived.
 

@@ -29,10 +29,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from .._manifest._coerce import ToolsLike, tools_to_wire
 from .._tools._tool_failures import suggest_names
 from ._arguments import ArgumentsDecodeError, decode_arguments, find_json_object
 from ._errors import InvalidRequestError
-from ._http_bodies import ToolsLike, tools_to_wire
 from ._models import FunctionCall, ToolCall
 
 __all__ = [

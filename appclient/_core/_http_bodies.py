@@ -10,39 +10,31 @@ official Manifest shape reaches the server unchanged. Response bodies are read b
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, TypeAlias, TypedDict, get_args
 
 from pydantic import BaseModel, ValidationError
 
-from .._manifest import Manifest
+from .._manifest._coerce import ToolsLike, listed, tool_name, tools_to_wire
 from .._tools._tool_failures import suggest_names
-from ._constants import tool_name_problem
-from ._errors import InvalidRequestError
-from ._models import FeedbackType, Tool, ToolChoice, ToolOutput
+from ._errors import InvalidRequestError, wrong_kind
+from ._models import FeedbackType, ToolChoice, ToolOutput
 
 __all__ = [
     "FEEDBACK_TYPES",
     "RunOptions",
     "ToolChoiceLike",
     "ToolOutputLike",
-    "ToolsLike",
     "encode_json",
     "feedback_body",
     "require_text",
     "run_body",
     "tool_choice_to_wire",
     "tool_outputs_to_wire",
-    "tools_to_wire",
     "unexpected_options",
 ]
 
-#: Any single tool: a dict, a :class:`Tool`, another pydantic model of that shape, an MCP tool
-#: (``name``, ``description``, ``inputSchema``), a plain function (described by
-#: ``appclient.Manifest``), or an object with ``to_tool()``/``to_tools()``.
-ToolsLike: TypeAlias = Any
 ToolOutputLike: TypeAlias = "ToolOutput | Mapping[str, Any] | BaseModel"
 #: ``"auto"``, a tool's name (forces it), a dict or a :class:`ToolChoice`.
 ToolChoiceLike: TypeAlias = "str | ToolChoice | Mapping[str, Any] | BaseModel"
@@ -99,13 +91,17 @@ def unexpected_options(
 #: The feedback kinds, read from the wire model so the two cannot drift apart.
 FEEDBACK_TYPES: Final[tuple[str, ...]] = get_args(FeedbackType)
 # Built once: json.dumps builds a new encoder on every call that passes options.
+_TEXT: Final = (
+    "text (send str(value), or json.dumps(value) for structured data; a dict or list is sent "
+    "as JSON for you)"
+)
 _ENCODER: Final = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 
 def require_text(value: object, *, name: str) -> str:
     """Return ``value`` if it is a non-blank string, else raise naming the argument."""
     if not isinstance(value, str):
-        raise InvalidRequestError(f"{name} must be a string, got {type(value).__name__}")
+        raise wrong_kind(name, "a string", value)
     if not value.strip():
         raise InvalidRequestError(f"{name} must not be empty")
     return value
@@ -117,20 +113,18 @@ def _optional_mapping(value: object, *, name: str) -> dict[str, Any] | None:
     if isinstance(value, BaseModel):  # e.g. the official SDK's data_class.CustomMetadata
         return value.model_dump(mode="json", exclude_none=True)
     if not isinstance(value, Mapping):
-        raise InvalidRequestError(f"{name} must be a dict or None, got {type(value).__name__}")
+        raise wrong_kind(name, "a dict or None", value)
     return dict(value)
 
 
 def _optional_mapping_list(value: object, *, name: str) -> list[dict[str, Any]] | None:
     if value is None:
         return None
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        raise InvalidRequestError(f"{name} must be a list of dicts, got {type(value).__name__}")
     items = []
-    for index, item in enumerate(value):
-        mapping = _optional_mapping(item, name=f"{name}[{index}]")
+    for where, item in listed(value, where=name, what="dicts"):
+        mapping = _optional_mapping(item, name=where)
         if mapping is None:
-            raise InvalidRequestError(f"{name}[{index}] must be a dict, got None")
+            raise wrong_kind(where, "a dict", item)
         items.append(mapping)
     return items
 
@@ -138,120 +132,11 @@ def _optional_mapping_list(value: object, *, name: str) -> list[dict[str, Any]] 
 def _string_list(value: object, *, name: str) -> list[str]:
     if value is None:
         return []
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise InvalidRequestError(f"{name} must be a list of strings, got {type(value).__name__}")
-    items = list(value)
-    for index, item in enumerate(items):
+    items = listed(value, where=name, what="strings")
+    for where, item in items:
         if not isinstance(item, str) or not item:
-            raise InvalidRequestError(f"{name}[{index}] must be a non-empty string, got {item!r}")
-    return items
-
-
-def _tool_from_function(func: Callable[..., Any]) -> dict[str, Any]:
-    tool: dict[str, Any] = Manifest.from_function(func)
-    return tool
-
-
-def _checked_tool(tool: Mapping[str, Any], where: str) -> dict[str, Any]:
-    kind = tool.get("type", "function")
-    if not isinstance(kind, str) or not kind:
-        raise InvalidRequestError(f"{where}: 'type' must be a non-empty string, got {kind!r}")
-    if kind != "function":
-        return dict(tool)
-    function = tool.get("function")
-    if not isinstance(function, Mapping):
-        raise InvalidRequestError(f"{where}: a tool of type 'function' needs a 'function' object")
-    name = function.get("name")
-    problem = tool_name_problem(name)
-    if problem is not None:
-        raise InvalidRequestError(f"{where}: {problem}")
-    description = function.get("description")
-    if description is not None and not isinstance(description, str):
-        raise InvalidRequestError(f"{where} ({name}): 'description' must be a string")
-    parameters = function.get("parameters")
-    if parameters is not None and not isinstance(parameters, Mapping):
-        raise InvalidRequestError(f"{where} ({name}): 'parameters' must be a JSON Schema object")
-    return tool if "type" in tool and isinstance(tool, dict) else {"type": kind, **tool}
-
-
-def _from_mcp_tool(item: Any) -> dict[str, Any]:
-    # The official client turns an MCP tool (its data_class.MCPTool, the MCP SDK's Tool from
-    # list_tools(), or the same as a dict) into a function tool whose parameters are the
-    # input schema.
-    read = item.get if isinstance(item, Mapping) else functools.partial(getattr, item)
-    function: dict[str, Any] = {"name": read("name", None)}
-    description = read("description", None)
-    if description is not None:
-        function["description"] = description
-    function["parameters"] = read("inputSchema", None)
-    return {"type": "function", "function": function}
-
-
-def _tool_items(item: Any, where: str, out: list[dict[str, Any]]) -> None:
-    if isinstance(item, Tool):
-        out.append(item.model_dump(mode="json", by_alias=True, exclude_none=True))
-    elif isinstance(item, Mapping) and "inputSchema" in item and "function" not in item:
-        out.append(_checked_tool(_from_mcp_tool(item), where))
-    elif isinstance(item, Mapping):
-        out.append(_checked_tool(item, where))
-    elif hasattr(item, "inputSchema") and not hasattr(item, "function"):
-        out.append(_checked_tool(_from_mcp_tool(item), where))
-    elif isinstance(item, BaseModel):  # e.g. the official SDK's data_class.Tool
-        out.append(_checked_tool(item.model_dump(mode="json", exclude_none=True), where))
-    elif callable(getattr(item, "to_tools", None)):
-        for index, tool in enumerate(item.to_tools()):
-            _tool_items(tool, f"{where}.to_tools()[{index}]", out)
-    elif callable(getattr(item, "to_tool", None)):
-        _tool_items(item.to_tool(), f"{where}.to_tool()", out)
-    elif callable(getattr(item, "tools", None)):  # a ToolRegistry
-        _tool_items(list(item.tools()), f"{where}.tools()", out)
-    elif isinstance(item, (list, tuple)):
-        for index, tool in enumerate(item):
-            _tool_items(tool, f"{where}[{index}]", out)
-    elif callable(item):
-        _tool_items(_tool_from_function(item), where, out)
-    else:
-        raise InvalidRequestError(
-            f"{where}: expected a tool dict, a Tool, a function or a tool registry, "
-            f"got {type(item).__name__}"
-        )
-
-
-def tools_to_wire(tools: ToolsLike) -> list[dict[str, Any]]:
-    """Turn the ``tools`` argument into wire tool dicts, checking names are valid and unique.
-
-    Args:
-        tools: ``None``, a list of tool-likes (dicts, :class:`Tool` models, MCP tools,
-            functions, objects with ``to_tool()``/``to_tools()``, nested lists), or a registry
-            with ``tools()``.
-
-    Returns:
-        The tools to send (``[]`` for ``None``); dicts are sent as given.
-
-    Raises:
-        InvalidRequestError: A tool has the wrong shape, an invalid or repeated name.
-    """
-    if tools is None:
-        return []
-    out: list[dict[str, Any]] = []
-    if callable(getattr(tools, "to_tools", None)) or callable(getattr(tools, "tools", None)):
-        _tool_items(tools, "tools", out)  # a toolkit or a ToolRegistry
-    elif isinstance(tools, (str, bytes, Mapping, BaseModel)) or not isinstance(tools, Iterable):
-        raise InvalidRequestError(
-            f"tools must be a list of tools, got a single {type(tools).__name__}; wrap it in a list"
-        )
-    else:  # a list, tuple or any other iterable of tool-likes
-        for index, item in enumerate(tools):
-            _tool_items(item, f"tools[{index}]", out)
-    seen: set[str] = set()
-    for tool in out:
-        function = tool.get("function")
-        name = function.get("name") if isinstance(function, Mapping) else None
-        if isinstance(name, str):
-            if name in seen:
-                raise InvalidRequestError(f"tool name {name!r} is used twice in one run")
-            seen.add(name)
-    return out
+            raise InvalidRequestError(f"{where} must be a non-empty string, got {item!r}")
+    return [item for _, item in items]
 
 
 def _validated(model: type[BaseModel], value: Any, where: str) -> dict[str, Any]:
@@ -276,26 +161,16 @@ def tool_outputs_to_wire(outputs: Iterable[ToolOutputLike] | None) -> list[dict[
     """
     if outputs is None:
         return None
-    if isinstance(outputs, (str, bytes, Mapping, BaseModel)) or not isinstance(outputs, Iterable):
-        raise InvalidRequestError(
-            f"tool_outputs must be a list of tool outputs, got {type(outputs).__name__}"
-        )
     wire = []
-    for index, item in enumerate(outputs):
+    for where, item in listed(outputs, where="tool_outputs", what="tool outputs"):
         if not isinstance(item, (Mapping, BaseModel)):
-            raise InvalidRequestError(
-                f"tool_outputs[{index}] must be a dict or ToolOutput, got {type(item).__name__}"
-            )
+            raise wrong_kind(where, "a dict or ToolOutput", item)
         given = item.get("output", "") if isinstance(item, Mapping) else ""
         if not isinstance(given, (str, dict, list)):  # what ToolOutput accepts
-            raise InvalidRequestError(
-                f"tool_outputs[{index}].output must be text, got {type(given).__name__}: send "
-                "str(value), or json.dumps(value) for structured data (a dict or list is sent "
-                "as JSON for you)"
-            )
-        output = _validated(ToolOutput, item, f"tool_outputs[{index}]")
+            raise wrong_kind(f"{where}.output", _TEXT, given)
+        output = _validated(ToolOutput, item, where)
         if not output["tool_call_id"]:
-            raise InvalidRequestError(f"tool_outputs[{index}].tool_call_id must not be empty")
+            raise InvalidRequestError(f"{where}.tool_call_id must not be empty")
         wire.append(output)
     return wire
 
@@ -328,10 +203,7 @@ def tool_choice_to_wire(
             )
         choice = {"type": "function", "function": {"name": choice}}
     if not isinstance(choice, (Mapping, BaseModel)):
-        raise InvalidRequestError(
-            f"tool_choice must be 'auto', a tool name, a dict or a ToolChoice, got "
-            f"{type(choice).__name__}"
-        )
+        raise wrong_kind("tool_choice", "'auto', a tool name, a dict or a ToolChoice", choice)
     return _validated(ToolChoice, choice, "tool_choice")
 
 
@@ -361,12 +233,13 @@ def run_body(
     """
     require_text(conversation_id, name="conversation_id")
     if not isinstance(query, str):
-        raise InvalidRequestError(f"query must be a string, got {type(query).__name__}")
+        raise wrong_kind("query", "a string", query)
     if not isinstance(stream, bool):
         raise InvalidRequestError(f"stream must be True or False, got {stream!r}")
     outputs = tool_outputs_to_wire(tool_outputs)
     wire_tools = tools_to_wire(tools)
-    choice = tool_choice_to_wire(tool_choice, tool_names=[_name_of(t) for t in wire_tools])
+    names = [name for tool in wire_tools if (name := tool_name(tool))]
+    choice = tool_choice_to_wire(tool_choice, tool_names=names)
     # A forced tool carries its own input, so it needs no query (the seed's ToolChoice call).
     forced = choice is not None and choice.get("type") == "function"
     if not query.strip() and not outputs and not forced:
@@ -390,12 +263,6 @@ def run_body(
         "parameters": _optional_mapping(parameters, name="parameters"),
         "custom_metadata": _optional_mapping(custom_metadata, name="custom_metadata"),
     }
-
-
-def _name_of(tool: Mapping[str, Any]) -> str:
-    function = tool.get("function")
-    name = function.get("name") if isinstance(function, Mapping) else None
-    return name if isinstance(name, str) else ""
 
 
 def feedback_body(
@@ -427,7 +294,7 @@ def feedback_body(
         body["flag"] = _string_list(flag, name="flag")
     if reason is not None:
         if not isinstance(reason, str):
-            raise InvalidRequestError(f"reason must be a string, got {reason.__class__.__name__}")
+            raise wrong_kind("reason", "a string", reason)
         body["reason"] = reason
     return body
 

@@ -23,9 +23,10 @@ from types import ModuleType
 from typing import Any
 
 from .._core._errors import AppClientError, ManifestError
+from ._coerce import check_unique_names
 from ._decorators import get_overrides
 from ._spec import build_tool_spec
-from ._tool_files import check_unique_names, save_tools
+from ._tool_files import save_tools
 
 __all__ = ["add_arguments", "resolve_reference", "run"]
 

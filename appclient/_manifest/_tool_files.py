@@ -16,48 +16,20 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from .._core._constants import tool_name_problem
 from .._core._errors import ManifestError
 from .._core._models import Tool
-from ._manifest import Manifest
+from ._coerce import ToolLike, check_unique_names, is_one, tool_name, tools_to_wire
 from ._official_shape import normalize_tool
-from ._spec import ToolSpec, check_tool_name
 
-__all__ = ["ToolLike", "check_unique_names", "load_tools", "save_tools", "to_tool_dict"]
-
-#: What the functions here accept as "a tool".
-ToolLike = Mapping[str, Any] | Tool | ToolSpec | Callable[..., Any]
+__all__ = ["load_tools", "save_tools"]
 
 _JSON_INDENT = 4
-
-
-def to_tool_dict(tool: ToolLike) -> dict[str, Any]:
-    """Return a tool as a plain wire dict.
-
-    Args:
-        tool: A dict, a :class:`~appclient.Tool`, a :class:`ToolSpec` or a callable (built
-            with ``Manifest.from_function``).
-
-    Returns:
-        A new ``{"type": "function", "function": {...}}`` dict.
-
-    Raises:
-        ManifestError: The tool is of no supported kind.
-    """
-    if isinstance(tool, ToolSpec):
-        return tool.to_tool()
-    if isinstance(tool, Tool):
-        return tool.model_dump(mode="json", by_alias=True, exclude_none=True)
-    if isinstance(tool, Mapping):
-        return json.loads(json.dumps(dict(tool), ensure_ascii=False))  # type: ignore[no-any-return]
-    if callable(tool):
-        return dict(Manifest.from_function(tool))
-    raise ManifestError(f"cannot turn {type(tool).__name__} into a tool")
 
 
 def _checked(tool: Any, *, origin: str) -> dict[str, Any]:
@@ -68,31 +40,10 @@ def _checked(tool: Any, *, origin: str) -> dict[str, Any]:
         Tool.model_validate(normalized)
     except ValidationError as exc:
         raise ManifestError(f"{origin}: not a valid tool: {exc}") from exc
-    function = normalized.get("function")
-    if isinstance(function, dict):
-        try:
-            check_tool_name(function.get("name"))  # type: ignore[arg-type]  # checked inside
-        except ManifestError as exc:
-            raise ManifestError(f"{origin}: {exc}") from exc
+    problem = tool_name_problem(tool_name(normalized))
+    if isinstance(normalized.get("function"), dict) and problem is not None:
+        raise ManifestError(f"{origin}: {problem}")
     return normalized
-
-
-def _tool_name(tool: Mapping[str, Any]) -> str | None:
-    function = tool.get("function")
-    name = function.get("name") if isinstance(function, Mapping) else None
-    return name if isinstance(name, str) else None
-
-
-def check_unique_names(tools: Iterable[tuple[str, dict[str, Any]]]) -> None:
-    """Raise :class:`ManifestError` naming both origins when two tools share a name."""
-    seen: dict[str, str] = {}
-    for origin, tool in tools:
-        name = _tool_name(tool)
-        if name is None:
-            continue
-        if name in seen:
-            raise ManifestError(f"tool name {name!r} appears twice: in {seen[name]} and {origin}")
-        seen[name] = origin
 
 
 def _is_json_name(path: Path) -> bool:
@@ -156,11 +107,12 @@ def _write_json(path: Path, data: Any) -> None:
         raise
 
 
-def save_tools(tools: ToolLike | Iterable[ToolLike], path: str | os.PathLike[str]) -> list[Path]:
+def save_tools(tools: ToolLike, path: str | os.PathLike[str]) -> list[Path]:
     """Write tools as JSON: one file, or one ``<name>.json`` per tool into a folder.
 
     Args:
-        tools: One tool (dict, ``Tool``, ``ToolSpec`` or callable) or a list of them.
+        tools: One tool or a list of them, in any shape a run's ``tools`` takes (a registry
+            gives every tool it holds).
         path: A ``.json`` file, or a folder (an existing folder, or a path ending with a
             separator, or one without the ``.json`` suffix). A single tool written to a file
             is written as an object, exactly what the Java example reads; a list as a list.
@@ -171,21 +123,18 @@ def save_tools(tools: ToolLike | Iterable[ToolLike], path: str | os.PathLike[str
     Raises:
         ManifestError: A tool is invalid or two tools share a name.
     """
-    single = isinstance(tools, (Mapping, Tool, ToolSpec)) or callable(tools)
-    items: list[ToolLike] = [tools] if single else list(tools)  # type: ignore[list-item, arg-type]
-    checked = [
-        (f"tool #{index}", _checked(to_tool_dict(item), origin=f"tool #{index}"))
-        for index, item in enumerate(items)
-    ]
-    check_unique_names(checked)
+    one = is_one(tools)
+    wire = tools_to_wire([tools] if one else tools)  # type: ignore[arg-type]  # a list if not one
+    checked = [_checked(tool, origin=f"tools[{index}]") for index, tool in enumerate(wire)]
     target = Path(path)
     as_folder = target.is_dir() or str(path).endswith(("/", os.sep)) or not _is_json_name(target)
     if not as_folder:
-        _write_json(target, checked[0][1] if single else [tool for _, tool in checked])
+        # One tool is written as an object; one registry of several tools, as a list.
+        _write_json(target, checked[0] if one and len(checked) == 1 else checked)
         return [target]
     written = []
-    for _, tool in checked:
-        file = target / f"{_tool_name(tool) or 'tool'}.json"
+    for tool in checked:
+        file = target / f"{tool_name(tool) or 'tool'}.json"
         _write_json(file, tool)
         written.append(file)
     return written

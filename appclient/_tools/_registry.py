@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .._core._constants import DEFAULT_TOOL_TIMEOUT, DEFAULT_TOOL_WORKERS, TOOLKIT_NAME_SEPARATOR
-from .._core._errors import InvalidRequestError, ManifestError
+from .._core._errors import InvalidRequestError, ManifestError, wrong_kind
 from .._core._models import Tool, ToolOutput
 from .._manifest import (
     Manifest,
@@ -33,6 +33,7 @@ from .._manifest import (
     default_tool_name,
     get_overrides,
 )
+from .._manifest._coerce import is_one, listed
 from ._dispatch import ApprovalCallback, ToolCallRecord, iter_dispatch
 from ._execution import ToolRunner
 from ._mcp import MCPServer, protocol_names, schema_check
@@ -371,14 +372,12 @@ class ToolRegistry:
         Raises:
             InvalidRequestError: An item is a tool dict without a function (a ``Manifest``
                 from ``Manifest.from_function`` has one), a name no group knows, or
-                unsupported.
+                unsupported (the error says which: ``tools[2]``).
         """
-        # A registry or group iterates over its entries, and a function or toolkit object does
-        # not iterate at all: each is one item, not a list of them.
-        lone = isinstance(items, (ToolRegistry, ToolGroup, Mapping, Tool)) or callable(items)
-        if lone or not isinstance(items, Iterable) or isinstance(items, (str, bytes)):
+        # A group iterates over its entries, yet is one item (a registry is, being callable).
+        if is_one(items) or isinstance(items, ToolGroup):
             items = [items]
-        for item in items:
+        for where, item in listed(items, where="tools", what="tools"):
             if isinstance(item, ToolRegistry):
                 self._store_all(list(item))
             elif isinstance(item, MCPServer):
@@ -392,7 +391,7 @@ class ToolRegistry:
                 self._store_all([self._build_entry(find_group_tool(item))])
             elif isinstance(item, (Mapping, Tool)):
                 raise InvalidRequestError(
-                    "a tool dict has no function to run; register the function with "
+                    f"{where}: a tool dict has no function to run; register the function with "
                     "registry.add(func, tool=that_dict)"
                 )
             elif not isinstance(item, type) and _has_tool_methods(item):
@@ -410,14 +409,15 @@ class ToolRegistry:
                 )
             elif isinstance(item, type):
                 raise InvalidRequestError(
-                    f"{item.__qualname__} is a class: register an instance, "
+                    f"{where}: {item.__qualname__} is a class: register an instance, "
                     f"{item.__qualname__}(), to use its @manifest methods as tools"
                 )
             else:
-                raise InvalidRequestError(
-                    f"cannot register a {type(item).__qualname__} as a tool: it is not callable "
-                    "and has neither a run method nor @manifest methods; pass a function, a "
-                    "toolkit object, an action with run, a ToolGroup or a ToolRegistry"
+                raise wrong_kind(
+                    where,
+                    "a function, a toolkit object (with @manifest methods), an action (with a "
+                    "run method), a ToolGroup or a ToolRegistry",
+                    item,
                 )
 
     def set_enabled(self, name: str, *, enabled: bool) -> None:

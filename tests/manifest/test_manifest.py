@@ -9,8 +9,8 @@ import pickle
 import pytest
 
 from appclient import Tool, manifest, manifest_parameter
-from appclient._core._http_bodies import tools_to_wire
 from appclient._manifest import Manifest
+from appclient._manifest._coerce import tools_to_wire
 from appclient._manifest._official_shape import normalize_tool
 from tests.conftest import load_request_fixture
 
