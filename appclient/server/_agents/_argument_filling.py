@@ -136,6 +136,10 @@ class _Slot:
     kind: str
     options: tuple[Any, ...]
     example: str | None
+    #: The script its examples ask place names in (None: as the user wrote them).
+    language: Language | None
+    #: "to" or "from" when the parameter is one end of a trip.
+    role: str | None
 
 
 def _main_schema(schema: Any) -> Mapping[str, Any]:
@@ -192,7 +196,8 @@ def _slot(name: str, schema: Mapping[str, Any], *, required: bool) -> _Slot:
             )
         ):
             kind = "identifier"
-    return _Slot(name, schema, required, kind, options, example)
+    role = _role(f"{name} {description}")
+    return _Slot(name, schema, required, kind, options, example, _example_language(main), role)
 
 
 def _slots(parameters: Any) -> tuple[_Slot, ...]:
@@ -259,10 +264,10 @@ def _role(text: str) -> str | None:
     return next((role for role, pattern in _ROLES if pattern.search(text)), None)
 
 
-def _example_language(slot: _Slot) -> Language | None:
+def _example_language(schema: Mapping[str, Any]) -> Language | None:
     # Examples in one script ask for names in it (举例：北京 wants 东京, not Tokyo); examples
     # in both (e.g. 北京 or Tokyo) leave names as the user wrote them.
-    examples = " ".join(m.group(1) for m in _EXAMPLE.finditer(str(slot.schema.get("description"))))
+    examples = " ".join(m.group(1) for m in _EXAMPLE.finditer(str(schema.get("description"))))
     if not examples or (re.search("[A-Za-z]", examples) and detect_language(examples) == "zh"):
         return None
     return detect_language(examples)
@@ -329,11 +334,11 @@ class _Reading:
     ) -> list[Found]:
         found = [f for f in self.unused if f.kind in kinds]
         if role is not None:
-            # A from-place never fills a to-parameter, nor the other way round.
-            found = [
-                f for f in found if _role(self.query[max(0, f.start - 6) : f.start]) in (None, role)
-            ]
-            found.sort(key=lambda f: _role(self.query[max(0, f.start - 6) : f.start]) != role)
+            # A from-place never fills a to-parameter, nor the other way round; a place of
+            # the parameter's own role comes first.
+            roles = {id(f): _role(self.query[max(0, f.start - 6) : f.start]) for f in found}
+            found = [f for f in found if roles[id(f)] in (None, role)]
+            found.sort(key=lambda f: roles[id(f)] != role)
         if shape is not None:
             found = [f for f in found if shape_of(str(f.value)) == shape] or found
         found = found[:most]
@@ -366,13 +371,12 @@ def _evidence(slot: _Slot, reading: _Reading, *, max_calls: int) -> list[Any]:
         found = reading.take("url", "path", "token", "quoted", "number", shape=shape)
         return [str(f.value) for f in found]
     if kind == "place":
-        language = _example_language(slot)
         return [
-            place_name(f.value, language, written=reading.query[f.start : f.end])
+            place_name(f.value, slot.language, written=reading.query[f.start : f.end])
             for f in reading.take(
                 "place",
                 most=max_calls,
-                role=_role(f"{slot.name} {slot.schema.get('description', '')}"),
+                role=slot.role,
             )
         ]
     if kind == "boolean":

@@ -12,6 +12,7 @@ small table of concepts joins the two languages, so ``天气`` finds a tool desc
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import itertools
 import re
@@ -317,11 +318,17 @@ def find_values(text: str, *, today: dt.date) -> list[Found]:
     ``place`` (a :class:`Place`), ``number``.
     """
     found: list[Found] = []
-    taken: list[tuple[int, int]] = []
+    # The spans taken so far, sorted and disjoint (so their ends are sorted too): a new span
+    # is checked against its two neighbours only, so a query of thousands of numbers stays
+    # linear-ish instead of comparing every pair.
+    starts: list[int] = []
+    ends: list[int] = []
 
     def add(kind: str, value: Any, start: int, end: int) -> None:
-        if all(end <= a or start >= b for a, b in taken):
-            taken.append((start, end))
+        at = bisect.bisect_left(starts, start)
+        if (at == 0 or ends[at - 1] <= start) and (at == len(starts) or end <= starts[at]):
+            starts.insert(at, start)
+            ends.insert(at, end)
             found.append(Found(kind, value, start, end))
 
     for match in _QUOTED.finditer(text):
