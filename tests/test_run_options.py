@@ -1,4 +1,4 @@
-"""One definition of the run and round-trip options, shared by the sync and async clients."""
+"""One definition of the client settings, run and round-trip options, shared by both clients."""
 
 from __future__ import annotations
 
@@ -57,3 +57,13 @@ def test_the_async_round_trip_checks_the_same_options(async_client: AsyncAppClie
     options: dict[str, Any] = {"tools": [_weather], "aprove": None}
     with pytest.raises(TypeError, match="did you mean 'approve'"):
         run_scenario(lambda: async_client.run_until_answer("c1", "hi", **options))
+
+
+@pytest.mark.parametrize("client_type", [AppClient, AsyncAppClient])
+def test_a_misspelt_client_setting_is_a_type_error_with_a_hint(client_type: type[Any]) -> None:
+    """Both clients take their settings from one definition, and refuse the same typo."""
+    options: dict[str, Any] = {"timout": 3}
+    with pytest.raises(
+        TypeError, match=rf"{client_type.__name__}\(\) got an unexpected .* 'timout'; did you mean"
+    ):
+        client_type("app", token="tok-options", **options)

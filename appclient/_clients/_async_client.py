@@ -13,25 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import os
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, BinaryIO, Literal, overload
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .._core._constants import (
-    DEFAULT_MAX_RETRIES,
-    PATH_CONVERSATION,
-    PATH_FEEDBACK,
     PATH_FILE_UPLOAD,
     PATH_RUNS,
 )
 from .._core._errors import InvalidRequestError
-from .._core._http_bodies import RunOptions, encode_json
-from .._core._limits import Limits, Timeout
-from .._core._models import FeedbackType, Message
+from .._core._models import Message
 from .._tools._async_loop import AsyncRoundTripMixin
-from .._tools._tracing import note, run_span
+from .._tools._tracing import run_span
 from ._async_stream import AsyncRunStream
-from ._client import ClientBase, upload_name
+from ._client import ClientBase, ClientOptions, Upload, _Reply, upload_name
 
 if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never evaluated
     import aiohttp
@@ -57,7 +51,14 @@ def _async_transport() -> type[AsyncTransport]:
     return AsyncTransport
 
 
-class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
+class AsyncAppClient(
+    ClientBase[
+        Coroutine[Any, Any, Message],
+        Coroutine[Any, Any, AsyncRunStream],
+        Coroutine[Any, Any, str],
+    ],
+    AsyncRoundTripMixin,
+):
     """The asyncio counterpart of :class:`~appclient.AppClient`, for async frameworks.
 
     Every method is a coroutine with the arguments, checks, results and errors of the
@@ -95,13 +96,9 @@ class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
         self,
         app_id: str | None = None,
         *,
-        token: str | None = None,
-        base_url: str | None = None,
-        timeout: float | tuple[float, ...] | Timeout | None = None,
-        limits: Limits | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
         session: aiohttp.ClientSession | None = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
+        **options: Unpack[ClientOptions],
     ) -> None:
         if sleep is not None and not inspect.iscoroutinefunction(sleep):
             # A plain function (time.sleep) would block the event loop for the whole wait.
@@ -116,86 +113,31 @@ class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
                 "session must be an aiohttp.ClientSession (the async client sends with "
                 f"aiohttp), got {type(session).__name__}"
             )
-        self._transport = self._start(
-            transport,
-            app_id=app_id,
-            token=token,
-            base_url=base_url,
-            timeout=timeout,
-            limits=limits,
-            max_retries=max_retries,
-            session=session,
-            sleep=sleep if sleep is not None else asyncio.sleep,
-        )
+        self._transport = self._start(transport, app_id, session, sleep or asyncio.sleep, options)
 
     # --- the protocol ------------------------------------------------------------------------
 
-    async def create_conversation(self) -> str:
-        """Start a conversation: :meth:`AppClient.create_conversation`, awaited."""
-        payload = encode_json({"app_id": self.app_id})
-        return self._conversation_id(await self._transport.send(PATH_CONVERSATION, payload))
+    async def _exchange(
+        self, path: str, body: Callable[[], bytes], read: Callable[[_Reply], str]
+    ) -> str:
+        return read(await self._transport.send(path, body()))
 
-    @overload
-    async def run(
-        self,
-        conversation_id: str,
-        query: str = "",
-        *,
-        stream: Literal[False] = False,
-        **options: Unpack[RunOptions],
-    ) -> Message: ...
-
-    @overload
-    async def run(
-        self,
-        conversation_id: str,
-        query: str = "",
-        *,
-        stream: Literal[True],
-        **options: Unpack[RunOptions],
-    ) -> AsyncRunStream: ...
-
-    @overload
-    async def run(
-        self, conversation_id: str, query: str = "", *, stream: bool, **options: Unpack[RunOptions]
-    ) -> Message | AsyncRunStream: ...
-
-    async def run(
-        self,
-        conversation_id: str,
-        query: str = "",
-        *,
-        stream: bool = False,
-        **options: Unpack[RunOptions],
+    async def _send_run(
+        self, conversation_id: str, query: str, stream: bool, options: Mapping[str, Any]
     ) -> Message | AsyncRunStream:
-        """Send a query or tool outputs: :meth:`AppClient.run <appclient.AppClient.run>`, awaited.
-
-        The same arguments, checks and errors; ``stream=True`` returns an
-        :class:`AsyncRunStream` once the response headers have arrived.
-        """
         payload = self._run_body(conversation_id, query, stream, options)
         with run_span(app_id=self.app_id, conversation_id=conversation_id, stream=stream):
             if stream:
-                answers = await self._transport.send_stream(
-                    PATH_RUNS, payload, conversation_id=conversation_id
+                return self._streaming(
+                    await self._transport.send_stream(
+                        PATH_RUNS, payload, conversation_id=conversation_id
+                    )
                 )
-                note(request_id=answers.request_id, **{"run.status": "streaming"})
-                return answers
             reply = await self._transport.send(PATH_RUNS, payload)
             return self._run_message(reply, conversation_id)
 
-    async def upload_file(
-        self,
-        conversation_id: str,
-        file_path: str | os.PathLike[str] | None = None,
-        *,
-        file_url: str | None = None,
-    ) -> str:
-        """Upload a file or register a URL: :meth:`AppClient.upload_file`, awaited.
-
-        aiohttp reads the file in its executor; each attempt sends it from its first byte.
-        """
-        form, source = self._upload_source(conversation_id, file_path, file_url)
+    async def _upload(self, upload: Callable[[], Upload]) -> str:
+        form, source = upload()
         if isinstance(source, str):
             reply = await self._transport.send(PATH_FILE_UPLOAD, lambda: _form(form, source))
             return self._file_id(reply)
@@ -217,25 +159,6 @@ class AsyncAppClient(ClientBase, AsyncRoundTripMixin):
         finally:
             for handle in handles:  # one whose attempt failed before sending is still open
                 handle.close()
-
-    async def upload_local_file(
-        self, conversation_id: str, local_file_path: str | os.PathLike[str]
-    ) -> str:
-        """Upload a local file: :meth:`AppClient.upload_local_file`, awaited."""
-        return await self.upload_file(conversation_id, local_file_path)
-
-    async def feedback(
-        self,
-        conversation_id: str,
-        message_id: str,
-        type: FeedbackType,  # the protocol and the official client name it "type"
-        *,
-        flag: list[str] | None = None,
-        reason: str | None = None,
-    ) -> str:
-        """Rate an answer: :meth:`AppClient.feedback`, awaited."""
-        body = self._feedback_body(conversation_id, message_id, type, flag, reason)
-        return self._feedback_id(await self._transport.send(PATH_FEEDBACK, body))
 
     # --- lifecycle ---------------------------------------------------------------------------
 

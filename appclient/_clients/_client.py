@@ -15,7 +15,17 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, overload
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Generic,
+    Literal,
+    Protocol,
+    TypeAlias,
+    TypedDict,
+    TypeVar,
+    overload,
+)
 
 import requests
 
@@ -50,7 +60,7 @@ from .._core._models import FeedbackType, Message
 from .._tools._loop import RoundTripMixin
 from .._tools._tracing import note, run_span
 from ._http_transport import Transport, TransportBase, parse_base_url
-from ._stream import RunStream
+from ._stream import RunStream, StreamState
 
 if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never evaluated
     from typing_extensions import Unpack
@@ -58,13 +68,40 @@ if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never
 __all__ = ["AppClient"]
 
 _T = TypeVar("_T")
+#: An upload's form fields, and its source: a URL, or a readable file's path.
+Upload: TypeAlias = tuple[dict[str, str], str | Path]
 
 
-class ClientBase:
+class ClientOptions(TypedDict, total=False):
+    """The settings both clients take by keyword (each client's docstring says what they mean).
+
+    Attributes:
+        token: The secret key; ``$APPBUILDER_TOKEN`` when omitted.
+        base_url: The gateway; ``$GATEWAY_URL_V2`` when omitted, else the hosted service.
+        timeout: A :class:`~appclient.Timeout`, seconds, or a pair or triple of seconds.
+        limits: How much an answer may bring (:class:`~appclient.Limits`).
+        max_retries: Retries after the first attempt.
+    """
+
+    token: str | None
+    base_url: str | None
+    timeout: float | tuple[float, ...] | Timeout | None
+    limits: Limits | None
+    max_retries: int
+
+
+_S = TypeVar("_S", bound=StreamState)
+#: What ``run`` gives: a Message or a stream (AppClient), or coroutines of them (AsyncAppClient).
+_Answer = TypeVar("_Answer")
+_Stream = TypeVar("_Stream")
+_Text = TypeVar("_Text")  # a str (an id), or a coroutine of one
+
+
+class ClientBase(Generic[_Answer, _Stream, _Text]):
     """What :class:`AppClient` and :class:`~appclient.AsyncAppClient` share.
 
-    The app, the settings, and every request's body and answer (pure); each client only
-    sends.
+    The app, the settings, ``run``'s signature, and every request's body and answer (pure);
+    each client only sends.
     """
 
     app_id: str
@@ -73,36 +110,37 @@ class ClientBase:
     def _start(
         self,
         transport: Callable[..., _T],
-        *,
         app_id: str | None,
-        token: str | None,
-        base_url: str | None,
-        timeout: float | tuple[float, ...] | Timeout | None,
-        limits: Limits | None,
-        max_retries: int,
         session: Any,
         sleep: Callable[[float], Any],
+        options: ClientOptions,
     ) -> _T:
         """Check the client's arguments (or read the environment); return its transport.
 
         Raises:
             InvalidRequestError: The app id, token, base URL, timeout or max_retries is
                 missing or invalid.
+            TypeError: An unknown keyword argument.
         """
+        if error := unexpected_options(
+            options, ClientOptions.__annotations__, where=type(self).__name__
+        ):
+            raise error
         if app_id is None:
             app_id = os.environ.get(ENV_APP_ID)
             if not app_id:
                 raise InvalidRequestError(f"no app id: pass app_id=... or set ${ENV_APP_ID}")
         self.app_id = require_text(app_id, name="app_id")
+        token = options.get("token")
         token = token if token is not None else os.environ.get(ENV_TOKEN)
         if not token:
             raise InvalidRequestError(f"no token: pass token=... or set ${ENV_TOKEN}")
         return transport(
             token=token,
-            base_url=parse_base_url(base_url),
-            timeout=parse_timeout(timeout),
-            limits=parse_limits(limits),
-            max_retries=max_retries,
+            base_url=parse_base_url(options.get("base_url")),
+            timeout=parse_timeout(options.get("timeout")),
+            limits=parse_limits(options.get("limits")),
+            max_retries=options.get("max_retries", DEFAULT_MAX_RETRIES),
             session=session,
             sleep=sleep,
         )
@@ -128,6 +166,190 @@ class ClientBase:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(app_id={self.app_id!r}, base_url={self.base_url!r})"
+
+    def create_conversation(self) -> _Text:
+        """Start a conversation with the app (a coroutine on :class:`~appclient.AsyncAppClient`).
+
+        Returns:
+            The new conversation id.
+
+        Raises:
+            APIStatusError: The server refused (subclass per status).
+            TransportError: No answer (connection failure or timeout) after all retries.
+            ResponseDecodeError: The answer holds no conversation id.
+        """
+        return self._exchange(
+            PATH_CONVERSATION, lambda: encode_json({"app_id": self.app_id}), self._conversation_id
+        )
+
+    @overload
+    def run(
+        self,
+        conversation_id: str,
+        query: str = "",
+        *,
+        stream: Literal[False] = False,
+        **options: Unpack[RunOptions],
+    ) -> _Answer: ...
+
+    @overload
+    def run(
+        self,
+        conversation_id: str,
+        query: str = "",
+        *,
+        stream: Literal[True],
+        **options: Unpack[RunOptions],
+    ) -> _Stream: ...
+
+    @overload
+    def run(
+        self, conversation_id: str, query: str = "", *, stream: bool, **options: Unpack[RunOptions]
+    ) -> _Answer | _Stream: ...
+
+    def run(
+        self,
+        conversation_id: str,
+        query: str = "",
+        *,
+        stream: bool = False,
+        **options: Unpack[RunOptions],
+    ) -> _Answer | _Stream:
+        """Send a query (with local tools) or the outputs of earlier tool calls.
+
+        On :class:`~appclient.AsyncAppClient` a coroutine with the same arguments, checks and
+        errors; ``stream=True`` gives an :class:`AsyncRunStream` once the headers have arrived.
+
+        Args:
+            conversation_id: From :meth:`create_conversation`.
+            query: The user's message; may be empty when ``tool_outputs`` are sent.
+            stream: Return a :class:`RunStream` of answer deltas instead of a :class:`Message`.
+            **options: ``file_ids``, ``tools``, ``tool_outputs``, ``tool_choice``,
+                ``end_user_id``, ``action``, ``parameters``, ``custom_metadata`` and
+                ``mcp_authorization``, as :class:`~appclient._core._http_bodies.RunOptions`
+                describes them.
+
+        Returns:
+            A :class:`Message` whose ``content`` is the :class:`RunAnswer` (tool calls in
+            ``content.events[-1].tool_calls``), or a :class:`RunStream` when ``stream=True``.
+
+        Raises:
+            InvalidRequestError: Empty conversation id, neither query nor tool outputs, or a
+                badly shaped argument; nothing was sent.
+            RunError: The server reported a failure inside an HTTP 200 answer.
+            APIStatusError: The server refused (subclass per status).
+            TransportError: No answer (connection failure or timeout) after all retries.
+            ResponseDecodeError: The answer is not the protocol's JSON.
+        """
+        sent: _Answer | _Stream = self._send_run(conversation_id, query, stream, options)
+        return sent
+
+    def upload_file(
+        self,
+        conversation_id: str,
+        file_path: str | os.PathLike[str] | None = None,
+        *,
+        file_url: str | None = None,
+    ) -> _Text:
+        """Upload a local file, or register a file by URL, for the conversation.
+
+        The path may be passed by position, as with the official client
+        (``client.upload_file(conversation_id, "a.pdf")``), or by name.
+
+        Args:
+            conversation_id: From :meth:`create_conversation`.
+            file_path: A local file, sent as multipart ``file`` under its base name.
+            file_url: A URL the service fetches itself. Pass exactly one of the two.
+
+        Returns:
+            The file id, for ``run(..., file_ids=[...])``.
+
+        Raises:
+            InvalidRequestError: Both or neither source given, ``file_path`` is not a path,
+                or the file is not readable.
+            APIStatusError: The server refused (413 for a file over its limit).
+            TransportError: No answer after all retries.
+            ResponseDecodeError: The answer holds no file id.
+        """
+        return self._upload(lambda: self._upload_source(conversation_id, file_path, file_url))
+
+    def upload_local_file(
+        self, conversation_id: str, local_file_path: str | os.PathLike[str]
+    ) -> _Text:
+        """Upload a local file: the official client's name for :meth:`upload_file` by path.
+
+        Args:
+            conversation_id: From :meth:`create_conversation`.
+            local_file_path: The file, sent as multipart ``file`` under its base name.
+
+        Returns:
+            The file id, for ``run(..., file_ids=[...])``.
+
+        Raises:
+            InvalidRequestError: ``local_file_path`` is not a path or not a readable file.
+            APIStatusError: The server refused (413 for a file over its limit).
+            TransportError: No answer after all retries.
+            ResponseDecodeError: The answer holds no file id.
+        """
+        sent: _Text = self.upload_file(conversation_id, file_path=local_file_path)
+        return sent
+
+    def feedback(
+        self,
+        conversation_id: str,
+        message_id: str,
+        type: FeedbackType,  # the protocol and the official client name it "type"
+        *,
+        flag: list[str] | None = None,
+        reason: str | None = None,
+    ) -> _Text:
+        """Rate an answer of the app.
+
+        The ids and the type may be passed by position, as with the official client
+        (``client.feedback(cid, message_id, "upvote")``), or by name.
+
+        Args:
+            conversation_id: The conversation of the answer.
+            message_id: The answer's ``message_id``.
+            type: ``"upvote"``, ``"downvote"`` or ``"cancel"``.
+            flag: Reasons picked from the app's list (downvotes).
+            reason: Free-text reason.
+
+        Returns:
+            The request id of the server's acknowledgement.
+
+        Raises:
+            InvalidRequestError: An id is empty or ``type`` is not one of the three values.
+            APIStatusError: The server refused.
+            TransportError: No answer after all retries.
+        """
+        return self._exchange(
+            PATH_FEEDBACK,
+            lambda: self._feedback_body(conversation_id, message_id, type, flag, reason),
+            self._feedback_id,
+        )
+
+    # --- what each client sends in its own way ----------------------------------------------
+
+    def _exchange(
+        self, path: str, body: Callable[[], bytes], read: Callable[[_Reply], str]
+    ) -> _Text:
+        """Send a JSON ``body()`` (built as sent: checks fail there); ``read`` its answer."""
+        raise NotImplementedError
+
+    def _upload(self, upload: Callable[[], Upload]) -> _Text:
+        raise NotImplementedError
+
+    def _send_run(
+        self, conversation_id: str, query: str, stream: bool, options: Mapping[str, Any]
+    ) -> Any:
+        # Any: the async client's one coroutine is not one of the overloads' two results.
+        raise NotImplementedError
+
+    @staticmethod
+    def _streaming(answers: _S) -> _S:
+        note(request_id=answers.request_id, **{"run.status": "streaming"})
+        return answers
 
     # --- bodies and answers ------------------------------------------------------------------
 
@@ -171,7 +393,7 @@ class ClientBase:
         conversation_id: str,
         file_path: str | os.PathLike[str] | None,
         file_url: str | None,
-    ) -> tuple[dict[str, str], str | Path]:
+    ) -> Upload:
         """The form fields and the source (a URL, or a readable file's path) of an upload."""
         require_text(conversation_id, name="conversation_id")
         if (file_path is None) == (file_url is None):
@@ -222,7 +444,7 @@ class ClientBase:
         )
 
 
-class AppClient(ClientBase, RoundTripMixin):
+class AppClient(ClientBase[Message, RunStream, str], RoundTripMixin):
     """A client for one AppBuilder app: conversations, runs (plain or streamed), files, feedback.
 
     Args:
@@ -261,137 +483,33 @@ class AppClient(ClientBase, RoundTripMixin):
         self,
         app_id: str | None = None,
         *,
-        token: str | None = None,
-        base_url: str | None = None,
-        timeout: float | tuple[float, ...] | Timeout | None = None,
-        limits: Limits | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
         session: requests.Session | None = None,
         sleep: Callable[[float], None] | None = None,
+        **options: Unpack[ClientOptions],
     ) -> None:
-        self._transport = self._start(
-            Transport,
-            app_id=app_id,
-            token=token,
-            base_url=base_url,
-            timeout=timeout,
-            limits=limits,
-            max_retries=max_retries,
-            session=session,
-            sleep=sleep if sleep is not None else time.sleep,
-        )
+        self._transport = self._start(Transport, app_id, session, sleep or time.sleep, options)
 
     # --- the protocol ------------------------------------------------------------------------
 
-    def create_conversation(self) -> str:
-        """Start a conversation with the app.
+    def _exchange(self, path: str, body: Callable[[], bytes], read: Callable[[_Reply], str]) -> str:
+        return read(self._transport.send(path, json_body=body()))
 
-        Returns:
-            The new conversation id.
-
-        Raises:
-            APIStatusError: The server refused (subclass per status).
-            TransportError: No answer (connection failure or timeout) after all retries.
-            ResponseDecodeError: The answer holds no conversation id.
-        """
-        payload = encode_json({"app_id": self.app_id})
-        return self._conversation_id(self._transport.send(PATH_CONVERSATION, json_body=payload))
-
-    @overload
-    def run(
-        self,
-        conversation_id: str,
-        query: str = "",
-        *,
-        stream: Literal[False] = False,
-        **options: Unpack[RunOptions],
-    ) -> Message: ...
-
-    @overload
-    def run(
-        self,
-        conversation_id: str,
-        query: str = "",
-        *,
-        stream: Literal[True],
-        **options: Unpack[RunOptions],
-    ) -> RunStream: ...
-
-    @overload
-    def run(
-        self, conversation_id: str, query: str = "", *, stream: bool, **options: Unpack[RunOptions]
-    ) -> Message | RunStream: ...
-
-    def run(
-        self,
-        conversation_id: str,
-        query: str = "",
-        *,
-        stream: bool = False,
-        **options: Unpack[RunOptions],
+    def _send_run(
+        self, conversation_id: str, query: str, stream: bool, options: Mapping[str, Any]
     ) -> Message | RunStream:
-        """Send a query (with local tools) or the outputs of earlier tool calls.
-
-        Args:
-            conversation_id: From :meth:`create_conversation`.
-            query: The user's message; may be empty when ``tool_outputs`` are sent.
-            stream: Return a :class:`RunStream` of answer deltas instead of a :class:`Message`.
-            **options: ``file_ids``, ``tools``, ``tool_outputs``, ``tool_choice``,
-                ``end_user_id``, ``action``, ``parameters``, ``custom_metadata`` and
-                ``mcp_authorization``, as :class:`~appclient._core._http_bodies.RunOptions`
-                describes them.
-
-        Returns:
-            A :class:`Message` whose ``content`` is the :class:`RunAnswer` (tool calls in
-            ``content.events[-1].tool_calls``), or a :class:`RunStream` when ``stream=True``.
-
-        Raises:
-            InvalidRequestError: Empty conversation id, neither query nor tool outputs, or a
-                badly shaped argument; nothing was sent.
-            RunError: The server reported a failure inside an HTTP 200 answer.
-            APIStatusError: The server refused (subclass per status).
-            TransportError: No answer (connection failure or timeout) after all retries.
-            ResponseDecodeError: The answer is not the protocol's JSON.
-        """
         payload = self._run_body(conversation_id, query, stream, options)
         with run_span(app_id=self.app_id, conversation_id=conversation_id, stream=stream):
             if stream:
-                answers = self._transport.send_stream(
-                    PATH_RUNS, json_body=payload, conversation_id=conversation_id
+                return self._streaming(
+                    self._transport.send_stream(
+                        PATH_RUNS, json_body=payload, conversation_id=conversation_id
+                    )
                 )
-                note(request_id=answers.request_id, **{"run.status": "streaming"})
-                return answers
-            response = self._transport.send(PATH_RUNS, json_body=payload)
-            return self._run_message(response, conversation_id)
+            reply = self._transport.send(PATH_RUNS, json_body=payload)
+            return self._run_message(reply, conversation_id)
 
-    def upload_file(
-        self,
-        conversation_id: str,
-        file_path: str | os.PathLike[str] | None = None,
-        *,
-        file_url: str | None = None,
-    ) -> str:
-        """Upload a local file, or register a file by URL, for the conversation.
-
-        The path may be passed by position, as with the official client
-        (``client.upload_file(conversation_id, "a.pdf")``), or by name.
-
-        Args:
-            conversation_id: From :meth:`create_conversation`.
-            file_path: A local file, sent as multipart ``file`` under its base name.
-            file_url: A URL the service fetches itself. Pass exactly one of the two.
-
-        Returns:
-            The file id, for ``run(..., file_ids=[...])``.
-
-        Raises:
-            InvalidRequestError: Both or neither source given, ``file_path`` is not a path,
-                or the file is not readable.
-            APIStatusError: The server refused (413 for a file over its limit).
-            TransportError: No answer after all retries.
-            ResponseDecodeError: The answer holds no file id.
-        """
-        form, source = self._upload_source(conversation_id, file_path, file_url)
+    def _upload(self, upload: Callable[[], Upload]) -> str:
+        form, source = upload()
         if isinstance(source, str):
             response = self._transport.send(
                 PATH_FILE_UPLOAD, form=form, files={"file_url": (None, source)}
@@ -406,58 +524,6 @@ class AppClient(ClientBase, RoundTripMixin):
                 PATH_FILE_UPLOAD, form=form, files={"file": (upload_name(source), handle)}
             )
         return self._file_id(response)
-
-    def upload_local_file(
-        self, conversation_id: str, local_file_path: str | os.PathLike[str]
-    ) -> str:
-        """Upload a local file: the official client's name for :meth:`upload_file` by path.
-
-        Args:
-            conversation_id: From :meth:`create_conversation`.
-            local_file_path: The file, sent as multipart ``file`` under its base name.
-
-        Returns:
-            The file id, for ``run(..., file_ids=[...])``.
-
-        Raises:
-            InvalidRequestError: ``local_file_path`` is not a path or not a readable file.
-            APIStatusError: The server refused (413 for a file over its limit).
-            TransportError: No answer after all retries.
-            ResponseDecodeError: The answer holds no file id.
-        """
-        return self.upload_file(conversation_id, file_path=local_file_path)
-
-    def feedback(
-        self,
-        conversation_id: str,
-        message_id: str,
-        type: FeedbackType,  # the protocol and the official client name it "type"
-        *,
-        flag: list[str] | None = None,
-        reason: str | None = None,
-    ) -> str:
-        """Rate an answer of the app.
-
-        The ids and the type may be passed by position, as with the official client
-        (``client.feedback(cid, message_id, "upvote")``), or by name.
-
-        Args:
-            conversation_id: The conversation of the answer.
-            message_id: The answer's ``message_id``.
-            type: ``"upvote"``, ``"downvote"`` or ``"cancel"``.
-            flag: Reasons picked from the app's list (downvotes).
-            reason: Free-text reason.
-
-        Returns:
-            The request id of the server's acknowledgement.
-
-        Raises:
-            InvalidRequestError: An id is empty or ``type`` is not one of the three values.
-            APIStatusError: The server refused.
-            TransportError: No answer after all retries.
-        """
-        body = self._feedback_body(conversation_id, message_id, type, flag, reason)
-        return self._feedback_id(self._transport.send(PATH_FEEDBACK, json_body=body))
 
     # --- lifecycle ---------------------------------------------------------------------------
 
