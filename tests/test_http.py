@@ -19,7 +19,7 @@ from appclient import (
     RateLimitError,
     TransportError,
 )
-from appclient._clients._http import (
+from appclient._clients._http_transport import (
     USER_AGENT,
     authorization_value,
     iter_body_chunks,
@@ -96,27 +96,21 @@ def test_authorization_refuses_unusable_tokens(token: str) -> None:
 
 def test_connect_timeout_maps_to_request_timeout() -> None:
     """A connect timeout becomes RequestTimeoutError naming the connect limit."""
-    error = transport_error(
-        requests.ConnectTimeout("x"), method="POST", url="http://h/v2", timeout=TIMEOUT
-    )
+    error = transport_error(requests.ConnectTimeout("x"), url="http://h/v2", timeout=TIMEOUT)
     assert isinstance(error, RequestTimeoutError)
     assert "2 s (connect timeout)" in str(error)
 
 
 def test_connect_timeout_is_also_a_connect_error() -> None:
     """A connect timeout is a ConnectTimeoutError: a timeout and a connection that never was."""
-    error = transport_error(
-        requests.ConnectTimeout("x"), method="POST", url="http://h/v2", timeout=TIMEOUT
-    )
+    error = transport_error(requests.ConnectTimeout("x"), url="http://h/v2", timeout=TIMEOUT)
     assert isinstance(error, ConnectTimeoutError)
     assert isinstance(error, ConnectError)
 
 
 def test_read_timeout_maps_to_request_timeout() -> None:
     """A read timeout becomes RequestTimeoutError naming the read limit."""
-    error = transport_error(
-        requests.ReadTimeout("x"), method="POST", url="http://h/v2", timeout=TIMEOUT
-    )
+    error = transport_error(requests.ReadTimeout("x"), url="http://h/v2", timeout=TIMEOUT)
     assert isinstance(error, RequestTimeoutError)
     assert "30 s (read timeout)" in str(error)
     assert (error.method, error.url) == ("POST", "http://h/v2")
@@ -125,9 +119,7 @@ def test_read_timeout_maps_to_request_timeout() -> None:
 def test_read_timeout_inside_the_body_maps_to_request_timeout() -> None:
     """A body that stalls (requests wraps that timeout in ConnectionError) is a read timeout."""
     stalled = urllib3.exceptions.ReadTimeoutError(None, "/v2", "Read timed out.")  # type: ignore[arg-type]
-    error = transport_error(
-        requests.ConnectionError(stalled), method="POST", url="http://h/v2", timeout=TIMEOUT
-    )
+    error = transport_error(requests.ConnectionError(stalled), url="http://h/v2", timeout=TIMEOUT)
     assert isinstance(error, RequestTimeoutError)
     assert "30 s (read timeout)" in str(error)
 
@@ -138,9 +130,7 @@ def test_connection_error_maps_to_connect_error_with_the_cause() -> None:
         object(), "Failed to establish a new connection: [Errno 111] Connection refused"
     )
     wrapped = urllib3.exceptions.MaxRetryError(None, "/v2", reason)  # type: ignore[arg-type]
-    error = transport_error(
-        requests.ConnectionError(wrapped), method="POST", url="http://h/v2", timeout=TIMEOUT
-    )
+    error = transport_error(requests.ConnectionError(wrapped), url="http://h/v2", timeout=TIMEOUT)
     assert isinstance(error, ConnectError)
     assert "connection failed: Failed to establish a new connection: [Errno 111]" in str(error)
     assert "object at" not in str(error)
@@ -152,9 +142,7 @@ def test_refused_connection_says_to_check_the_server_and_gateway() -> None:
         object(), "Failed to establish a new connection: [Errno 111] Connection refused"
     )
     wrapped = urllib3.exceptions.MaxRetryError(None, "/v2", reason)  # type: ignore[arg-type]
-    error = transport_error(
-        requests.ConnectionError(wrapped), method="POST", url="http://h/v2", timeout=TIMEOUT
-    )
+    error = transport_error(requests.ConnectionError(wrapped), url="http://h/v2", timeout=TIMEOUT)
     assert "is the server running" in str(error)
     assert "base_url=" in str(error)
     assert "$GATEWAY_URL_V2" in str(error)
@@ -164,7 +152,6 @@ def test_tls_failure_suggests_plain_http_instead_of_asking_if_the_server_runs() 
     """A TLS handshake failure (an http server behind https://) names the scheme to check."""
     error = transport_error(
         requests.exceptions.SSLError("[SSL: WRONG_VERSION_NUMBER] wrong version number"),
-        method="POST",
         url="https://127.0.0.1:8765/v2",
         timeout=TIMEOUT,
     )
@@ -176,7 +163,7 @@ def test_tls_failure_suggests_plain_http_instead_of_asking_if_the_server_runs() 
 def test_other_request_failures_map_to_transport_error() -> None:
     """Other requests failures become the TransportError base class."""
     error = transport_error(
-        requests.exceptions.ChunkedEncodingError("broken"), method="POST", url="u", timeout=TIMEOUT
+        requests.exceptions.ChunkedEncodingError("broken"), url="u", timeout=TIMEOUT
     )
     assert type(error) is TransportError
 
@@ -185,7 +172,6 @@ def test_transport_error_scrubs_secrets() -> None:
     """A secret inside a requests message is replaced."""
     error = transport_error(
         requests.ConnectionError("bad header Bearer tok-9"),
-        method="POST",
         url="u",
         timeout=TIMEOUT,
         secrets=["tok-9"],

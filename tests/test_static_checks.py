@@ -118,7 +118,6 @@ def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
 _CLIENT = (
     "_clients._client",
     "_clients._http_transport",
-    "_clients._http",
     "_clients._stream",
     "_clients._async_client",
     "_tools._registry",

@@ -2,19 +2,15 @@
 
 :class:`AsyncTransport` is :class:`~appclient._clients._http_transport.Transport` for
 coroutines: the same headers, retries (tenacity's ``AsyncRetrying`` over the same policy),
-deadlines, body limits and errors, sent natively with ``aiohttp`` on the caller's event
-loop, no threads. Bodies are read through the shared
-:class:`~appclient._core._body.BodyReader` (aiohttp's own decompression is off: it would
-inflate each read whole).
-
-aiohttp comes with the ``async`` extra (``pip install 'appclient[async]'``); this module is
-imported only when an :class:`~appclient.AsyncAppClient` is made.
+deadlines, body limits and errors, sent natively with ``aiohttp`` on the caller's event loop.
+Bodies are read through the shared :class:`~appclient._core._body.BodyReader` (aiohttp's own
+decompression is off: it would inflate each read whole). Imported only when an
+:class:`~appclient.AsyncAppClient` is made (aiohttp comes with the ``async`` extra).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 import urllib.request
 import uuid
@@ -26,21 +22,22 @@ import aiohttp
 from multidict import CIMultiDictProxy
 
 from .._core._body import BodyReader
-from .._core._constants import HEADER_REQUEST_ID, STREAM_CHUNK_BYTES
-from .._core._errors import (
-    APIStatusError,
-    RequestTimeoutError,
-    ResponseTooLargeError,
-    TransportError,
-)
+from .._core._constants import STREAM_CHUNK_BYTES
+from .._core._errors import APIStatusError, ResponseTooLargeError, TransportError
 from .._core._http_answers import status_error_for
 from ._async_stream import AsyncRunStream
-from ._http import ERROR_BODY_LIMIT, check_deadline, deadline_after, time_left, transport_failure
-from ._http_transport import TransportBase, is_json_answer
+from ._http_transport import (
+    ERROR_BODY_LIMIT,
+    TransportBase,
+    check_deadline,
+    deadline_after,
+    is_json_answer,
+    read_failure,
+    time_left,
+    transport_failure,
+)
 
 __all__ = ["AsyncTransport", "Reply"]
-
-_logger = logging.getLogger("appclient._http_transport")  # one logger for both transports
 
 
 class Reply(NamedTuple):
@@ -75,17 +72,10 @@ def _let_go(response: aiohttp.ClientResponse) -> None:
 
 
 class AsyncTransport(TransportBase):
-    """Sends the async client's requests with aiohttp: headers, timeouts, retries, errors.
+    """Sends the async client's requests with aiohttp (the arguments of :class:`TransportBase`).
 
-    Args:
-        token: The secret key.
-        base_url: A checked base URL.
-        timeout: How long a call may take.
-        limits: How much an answer may bring.
-        max_retries: Retries after the first attempt.
-        session: An ``aiohttp.ClientSession`` to send with, or ``None`` for one made on first
-            use (and closed by :meth:`aclose`).
-        sleep: Awaited with each retry wait.
+    ``session`` is an ``aiohttp.ClientSession``, or ``None`` for one made on first use (and
+    closed by :meth:`aclose`); ``sleep`` is awaited.
     """
 
     _asynchronous = True
@@ -126,8 +116,7 @@ class AsyncTransport(TransportBase):
         """The proxy ``$HTTP(S)_PROXY`` names for the base URL (``$NO_PROXY`` honoured).
 
         What ``requests`` does for the sync client; aiohttp's own ``trust_env`` would also
-        read ``~/.netrc`` in a thread on every request. Looked up again when the base URL
-        changes.
+        read ``~/.netrc`` in a thread on every request.
         """
         if self._proxy_for[0] != self.base_url:
             parts = urlsplit(self.base_url)
@@ -140,80 +129,64 @@ class AsyncTransport(TransportBase):
     # --- sending -----------------------------------------------------------------------------
 
     async def send(self, path: str, body: Body) -> Reply:
-        """Send one logical request and read its answer (see ``Transport.send``).
-
-        Raises:
-            APIStatusError: The server answered an error status (after all retries).
-            TransportError: Connection failure or timeout (after all retries).
-            ResponseTooLargeError: The body is over ``limits.max_body_bytes``.
-        """
+        """Send one logical request and read its answer (as ``Transport.send``)."""
         deadline = deadline_after(self.timeout.total)
         reply: Reply = await self._send(path, body, str(uuid.uuid4()), deadline, stream=False)
         return reply
 
     async def send_stream(self, path: str, body: bytes, *, conversation_id: str) -> AsyncRunStream:
-        """Send a streamed run; return its :class:`AsyncRunStream` (see ``Transport.send_stream``).
-
-        A JSON answer to the stream request is a stream of that one message.
-
-        Raises:
-            APIStatusError: The server answered an error status (after all retries).
-            TransportError: Connection failure or timeout (after all retries).
-        """
+        """Send a streamed run; return its stream (as ``Transport.send_stream``)."""
         deadline = deadline_after(self.timeout.total)
-        key = str(uuid.uuid4())
-        response: aiohttp.ClientResponse = await self._send(path, body, key, deadline, stream=True)
-        request_id = response.headers.get(HEADER_REQUEST_ID, "")
-        if is_json_answer(response.headers):
-            content = await self._read(response, deadline, self.limits.max_body_bytes)
-            one: AsyncRunStream = self._one_message(content, conversation_id, request_id)
+        request = (path, body, str(uuid.uuid4()), deadline)
+        current: list[aiohttp.ClientResponse] = [await self._send(*request, stream=True)]
+        if is_json_answer(current[0].headers):
+            content = await self._read(current[0], deadline, self.limits.max_body_bytes)
+            one: AsyncRunStream = self._one_message(current[0], content, conversation_id)
             return one
-        current = [response]
 
         async def reopen() -> AsyncIterator[bytes]:
             current[0].close()
-            current[0] = await self._send(path, body, key, deadline, stream=True)
+            current[0] = await self._send(*request, stream=True)
             return self._chunks(current[0], deadline, self.limits.max_stream_bytes)
 
         stream: AsyncRunStream = self._run_stream(
-            self._chunks(response, deadline, self.limits.max_stream_bytes),
+            current[0],
+            self._chunks(current[0], deadline, self.limits.max_stream_bytes),
+            conversation_id,
             close=lambda: _let_go(current[0]),
             reopen=reopen,
-            conversation_id=conversation_id,
-            request_id=request_id,
         )
         return stream
 
-    async def _send(
-        self, path: str, body: Body, key: str, deadline: float | None, *, stream: bool
-    ) -> Any:
+    async def _send(self, *request: Any, stream: bool) -> Any:
         """One logical request: the first attempt outside tenacity (as ``Transport._send``)."""
         try:
-            return await self._attempt(path, body, key, deadline, stream=stream)
+            return await self._attempt(*request, stream=stream)
         except (TransportError, APIStatusError) as error:
             if not self._first_failure_retryable(error, stream=stream):
                 raise
             first_failure: list[BaseException] = [error]
 
-        async def attempt(*args: Any, stream: bool) -> Any:
+        async def attempt(*request: Any, stream: bool) -> Any:
             if first_failure:
                 raise first_failure.pop()
-            return await self._attempt(*args, stream=stream)
+            return await self._attempt(*request, stream=stream)
 
-        return await self._retrying(attempt, path, body, key, deadline, stream=stream)
+        return await self._retrying(attempt, *request, stream=stream)
 
     async def _attempt(
         self, path: str, body: Body, key: str, deadline: float | None, *, stream: bool
     ) -> Reply | aiohttp.ClientResponse:
         url = self.base_url + path
-        check_deadline(deadline, method="POST", url=url)
-        is_json = isinstance(body, bytes)
-        headers = self._headers(path, key, json=is_json, stream=stream)
+        check_deadline(deadline, url=url)
+        headers = self._headers(path, key, json=isinstance(body, bytes), stream=stream)
         headers["Authorization"] = self._authorization.reveal()
-        connect, read = self.timeout.connect, self.timeout.read
-        left = time_left(deadline)
+        connect = self.timeout.connect
         timeout = aiohttp.ClientTimeout(
-            total=left, sock_connect=connect, connect=connect, sock_read=read
+            total=time_left(deadline),
+            sock_connect=connect,
+            connect=connect,
+            sock_read=self.timeout.read,
         )
         started = time.perf_counter()
         try:
@@ -229,14 +202,15 @@ class AsyncTransport(TransportBase):
                 auto_decompress=False,
             )
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
-            check_deadline(deadline, method="POST", url=url)
-            raise self._failure(exc, url) from None
-        _logger.debug(
-            "POST %s -> HTTP %d in %.1f ms",
-            path,
-            response.status,
-            (time.perf_counter() - started) * 1000,
-        )
+            check_deadline(deadline, url=url)
+            raise transport_failure(
+                _failure_kind(exc),
+                reason=str(exc) or type(exc).__name__,
+                url=url,
+                timeout=(connect, self.timeout.read),
+                secrets=self.secrets(),
+            ) from None
+        self._log_answer(path, response.status, started)
         if response.status == 200:
             if stream:  # read by the AsyncRunStream, within the same deadline
                 return response
@@ -252,16 +226,6 @@ class AsyncTransport(TransportBase):
             reason=response.reason or "",
             headers=response.headers,
             content=content,
-            secrets=self.secrets(),
-        )
-
-    def _failure(self, exc: BaseException, url: str) -> TransportError:
-        return transport_failure(
-            _failure_kind(exc),
-            reason=str(exc) or type(exc).__name__,
-            method="POST",
-            url=url,
-            timeout=(self.timeout.connect, self.timeout.read),
             secrets=self.secrets(),
         )
 
@@ -300,15 +264,11 @@ class AsyncTransport(TransportBase):
             if tail := reader.end():
                 yield tail
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
-            check_deadline(deadline, method="POST", url=url)
-            if _failure_kind(exc) == "read_timeout":
-                raise RequestTimeoutError(
-                    f"no data for {self.timeout.read:g} s while reading the answer (read timeout)",
-                    method="POST",
-                    url=url,
-                ) from exc
-            raise TransportError(
-                f"the connection broke while reading the answer: {exc or type(exc).__name__}",
-                method="POST",
+            check_deadline(deadline, url=url)
+            raise read_failure(
+                str(exc) or type(exc).__name__,
+                timed_out=_failure_kind(exc) == "read_timeout",
+                read_timeout=self.timeout.read,
+                deadline=None,  # checked above, for every failure
                 url=url,
             ) from exc
