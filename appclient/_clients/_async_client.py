@@ -25,7 +25,7 @@ from .._core._models import Message
 from .._tools._async_loop import AsyncRoundTripMixin
 from .._tools._tracing import run_span
 from ._async_stream import AsyncRunStream
-from ._client import ClientBase, ClientOptions, Upload, _Reply, upload_name
+from ._client import UPLOAD, ClientBase, ClientOptions, Upload, open_upload
 
 if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never evaluated
     import aiohttp
@@ -118,9 +118,9 @@ class AsyncAppClient(
     # --- the protocol ------------------------------------------------------------------------
 
     async def _exchange(
-        self, path: str, body: Callable[[], bytes], read: Callable[[_Reply], str]
+        self, path: str, body: Callable[[], bytes], what: str, field: str = "conversation_id"
     ) -> str:
-        return read(await self._transport.send(path, body()))
+        return self._read(await self._transport.send(path, body()), what, field)
 
     async def _send_run(
         self, conversation_id: str, query: str, stream: bool, options: Mapping[str, Any]
@@ -140,22 +140,18 @@ class AsyncAppClient(
         form, source = upload()
         if isinstance(source, str):
             reply = await self._transport.send(PATH_FILE_UPLOAD, lambda: _form(form, source))
-            return self._file_id(reply)
+            return self._read(reply, UPLOAD)
         handles: list[BinaryIO] = []
 
         def attempt_form() -> aiohttp.FormData:
             # Opened afresh per attempt (aiohttp streams the file, in its executor, and
             # closes it when sent), so a retry sends it from its first byte again.
-            try:
-                handles.append(source.open("rb"))
-            except OSError as exc:
-                raise InvalidRequestError(
-                    f"file_path {str(source)!r} cannot be read: {exc}"
-                ) from exc
-            return _form(form, (upload_name(source), handles[-1]))
+            file = open_upload(source)
+            handles.append(file[1])
+            return _form(form, file)
 
         try:
-            return self._file_id(await self._transport.send(PATH_FILE_UPLOAD, attempt_form))
+            return self._read(await self._transport.send(PATH_FILE_UPLOAD, attempt_form), UPLOAD)
         finally:
             for handle in handles:  # one whose attempt failed before sending is still open
                 handle.close()

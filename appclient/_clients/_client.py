@@ -1,12 +1,8 @@
 """AppClient: the AppBuilder conversation protocol over ``requests``, with retries and timeouts.
 
-The client checks its arguments and builds the bodies (:mod:`appclient._core._http_bodies`), sends
-every request through its :class:`~appclient._clients._http_transport.Transport` (headers, timeouts,
-retries, HTTP errors; a fresh ``X-Appbuilder-Request-Id`` per attempt and one
-``Idempotency-Key`` per call), reads the answers (:mod:`appclient._core._http_answers`), and hands
-streamed runs to :class:`~appclient.types.RunStream`. :class:`ClientBase` holds what the async
-client shares with it: the settings, and every request's body and answer, built and read
-once for both; each client's methods only send.
+:class:`ClientBase` holds what both clients share: the settings, the methods' one signature,
+and every request's body (:mod:`appclient._core._http_bodies`) and answer
+(:mod:`appclient._core._http_answers`); each client only sends, through its transport.
 """
 
 from __future__ import annotations
@@ -18,6 +14,7 @@ from pathlib import Path
 from typing import (
     TYPE_CHECKING,
     Any,
+    BinaryIO,
     Generic,
     Literal,
     Protocol,
@@ -70,18 +67,12 @@ __all__ = ["AppClient"]
 _T = TypeVar("_T")
 #: An upload's form fields, and its source: a URL, or a readable file's path.
 Upload: TypeAlias = tuple[dict[str, str], str | Path]
+#: What an upload answer is called in errors.
+UPLOAD = "the upload answer"
 
 
 class ClientOptions(TypedDict, total=False):
-    """The settings both clients take by keyword (each client's docstring says what they mean).
-
-    Attributes:
-        token: The secret key; ``$APPBUILDER_TOKEN`` when omitted.
-        base_url: The gateway; ``$GATEWAY_URL_V2`` when omitted, else the hosted service.
-        timeout: A :class:`~appclient.Timeout`, seconds, or a pair or triple of seconds.
-        limits: How much an answer may bring (:class:`~appclient.Limits`).
-        max_retries: Retries after the first attempt.
-    """
+    """The settings both clients take by keyword (:class:`AppClient` says what they mean)."""
 
     token: str | None
     base_url: str | None
@@ -91,18 +82,14 @@ class ClientOptions(TypedDict, total=False):
 
 
 _S = TypeVar("_S", bound=StreamState)
-#: What ``run`` gives: a Message or a stream (AppClient), or coroutines of them (AsyncAppClient).
+#: What the methods give: a Message, a stream and an id (AppClient), or coroutines of them.
 _Answer = TypeVar("_Answer")
 _Stream = TypeVar("_Stream")
-_Text = TypeVar("_Text")  # a str (an id), or a coroutine of one
+_Text = TypeVar("_Text")
 
 
 class ClientBase(Generic[_Answer, _Stream, _Text]):
-    """What :class:`AppClient` and :class:`~appclient.AsyncAppClient` share.
-
-    The app, the settings, ``run``'s signature, and every request's body and answer (pure);
-    each client only sends.
-    """
+    """What :class:`AppClient` and :class:`~appclient.AsyncAppClient` share (all but sending)."""
 
     app_id: str
     _transport: TransportBase
@@ -178,9 +165,8 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
             TransportError: No answer (connection failure or timeout) after all retries.
             ResponseDecodeError: The answer holds no conversation id.
         """
-        return self._exchange(
-            PATH_CONVERSATION, lambda: encode_json({"app_id": self.app_id}), self._conversation_id
-        )
+        body = lambda: encode_json({"app_id": self.app_id})  # noqa: E731
+        return self._exchange(PATH_CONVERSATION, body, "the create-conversation answer")
 
     @overload
     def run(
@@ -291,8 +277,7 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
             TransportError: No answer after all retries.
             ResponseDecodeError: The answer holds no file id.
         """
-        sent: _Text = self.upload_file(conversation_id, file_path=local_file_path)
-        return sent
+        return self.upload_file(conversation_id, file_path=local_file_path)
 
     def feedback(
         self,
@@ -323,18 +308,24 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
             APIStatusError: The server refused.
             TransportError: No answer after all retries.
         """
-        return self._exchange(
-            PATH_FEEDBACK,
-            lambda: self._feedback_body(conversation_id, message_id, type, flag, reason),
-            self._feedback_id,
+        body = lambda: encode_json(  # noqa: E731 - built as sent: its checks fail there
+            feedback_body(
+                app_id=self.app_id,
+                conversation_id=conversation_id,
+                message_id=message_id,
+                type=type,
+                flag=flag,
+                reason=reason,
+            )
         )
+        return self._exchange(PATH_FEEDBACK, body, "the feedback answer", field="")
 
     # --- what each client sends in its own way ----------------------------------------------
 
     def _exchange(
-        self, path: str, body: Callable[[], bytes], read: Callable[[_Reply], str]
+        self, path: str, body: Callable[[], bytes], what: str, field: str = "conversation_id"
     ) -> _Text:
-        """Send a JSON ``body()`` (built as sent: checks fail there); ``read`` its answer."""
+        """Send a JSON ``body()``; return ``field`` of the answer (see :meth:`_read`)."""
         raise NotImplementedError
 
     def _upload(self, upload: Callable[[], Upload]) -> _Text:
@@ -352,11 +343,6 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
         return answers
 
     # --- bodies and answers ------------------------------------------------------------------
-
-    def _conversation_id(self, reply: _Reply) -> str:
-        what = "the create-conversation answer"
-        body = self._transport_json(reply, what)
-        return required_text(body, "conversation_id", what=what, request_id=_request_id(reply))
 
     def _run_body(
         self, conversation_id: str, query: str, stream: bool, options: Mapping[str, Any]
@@ -401,47 +387,27 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
         form = {"app_id": self.app_id, "conversation_id": conversation_id}
         if file_path is None:
             return form, require_text(file_url, name="file_url")
-        path = _local_path(file_path)
-        if not path.is_file():
+        # os.fspath alone would let a file object or a number through as a bare TypeError, and
+        # Path("") would be reported as the directory ".".
+        name = os.fspath(file_path) if isinstance(file_path, (str, os.PathLike)) else None
+        if not isinstance(name, str):
+            raise InvalidRequestError(
+                f"file_path must be a path (str or os.PathLike), got {type(file_path).__name__}"
+            )
+        if not name:
+            raise InvalidRequestError("file_path must not be empty")
+        if not (path := Path(name)).is_file():
             raise InvalidRequestError(f"file_path {str(path)!r} is not a readable file")
         return form, path
 
-    def _file_id(self, reply: _Reply) -> str:
-        what = "the upload answer"
-        return required_text(
-            self._transport_json(reply, what), "id", what=what, request_id=_request_id(reply)
-        )
-
-    def _feedback_body(
-        self,
-        conversation_id: str,
-        message_id: str,
-        type: FeedbackType,
-        flag: list[str] | None,
-        reason: str | None,
-    ) -> bytes:
-        return encode_json(
-            feedback_body(
-                app_id=self.app_id,
-                conversation_id=conversation_id,
-                message_id=message_id,
-                type=type,
-                flag=flag,
-                reason=reason,
-            )
-        )
-
-    def _feedback_id(self, reply: _Reply) -> str:
-        data = self._transport_json(reply, "the feedback answer")
-        return body_request_id(data) or _request_id(reply)
-
-    def _transport_json(self, reply: _Reply, what: str) -> dict[str, Any]:
-        return read_json_object(
-            reply.content,
-            what=what,
-            request_id=_request_id(reply),
-            secrets=self._transport.secrets(),
-        )
+    def _read(self, reply: _Reply, what: str, field: str = "id") -> str:
+        """The text ``field`` of a JSON answer; ``""``: its request id (feedback's)."""
+        request_id = _request_id(reply)
+        secrets = self._transport.secrets()
+        body = read_json_object(reply.content, what=what, request_id=request_id, secrets=secrets)
+        if not field:
+            return body_request_id(body) or request_id
+        return required_text(body, field, what=what, request_id=request_id)
 
 
 class AppClient(ClientBase[Message, RunStream, str], RoundTripMixin):
@@ -491,8 +457,10 @@ class AppClient(ClientBase[Message, RunStream, str], RoundTripMixin):
 
     # --- the protocol ------------------------------------------------------------------------
 
-    def _exchange(self, path: str, body: Callable[[], bytes], read: Callable[[_Reply], str]) -> str:
-        return read(self._transport.send(path, json_body=body()))
+    def _exchange(
+        self, path: str, body: Callable[[], bytes], what: str, field: str = "conversation_id"
+    ) -> str:
+        return self._read(self._transport.send(path, json_body=body()), what, field)
 
     def _send_run(
         self, conversation_id: str, query: str, stream: bool, options: Mapping[str, Any]
@@ -511,19 +479,16 @@ class AppClient(ClientBase[Message, RunStream, str], RoundTripMixin):
     def _upload(self, upload: Callable[[], Upload]) -> str:
         form, source = upload()
         if isinstance(source, str):
-            response = self._transport.send(
-                PATH_FILE_UPLOAD, form=form, files={"file_url": (None, source)}
+            files: dict[str, Any] = {"file_url": (None, source)}
+            return self._read(
+                self._transport.send(PATH_FILE_UPLOAD, form=form, files=files), UPLOAD
             )
-            return self._file_id(response)
-        try:
-            handle = source.open("rb")
-        except OSError as exc:
-            raise InvalidRequestError(f"file_path {str(source)!r} cannot be read: {exc}") from exc
+        name, handle = open_upload(source)
         with handle:
             response = self._transport.send(
-                PATH_FILE_UPLOAD, form=form, files={"file": (upload_name(source), handle)}
+                PATH_FILE_UPLOAD, form=form, files={"file": (name, handle)}
             )
-        return self._file_id(response)
+        return self._read(response, UPLOAD)
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -538,26 +503,20 @@ class AppClient(ClientBase[Message, RunStream, str], RoundTripMixin):
         self.close()
 
 
-def _local_path(file_path: object) -> Path:
-    # os.fspath alone would let a file object or a number through as a bare TypeError, and
-    # Path("") would be reported as the directory ".".
-    path = os.fspath(file_path) if isinstance(file_path, (str, os.PathLike)) else None
-    if not isinstance(path, str):
-        raise InvalidRequestError(
-            f"file_path must be a path (str or os.PathLike), got {type(file_path).__name__}"
-        )
-    if not path:
-        raise InvalidRequestError("file_path must not be empty")
-    return Path(path)
-
-
-def upload_name(path: Path) -> str:
-    """The name a file is uploaded under: its base name, in UTF-8.
+def open_upload(path: Path) -> tuple[str, BinaryIO]:
+    """The name a file is uploaded under (its base name), and the file, open.
 
     A legal file name need not be UTF-8 (undecodable bytes come back as surrogates, which no
     header can carry): such bytes are sent as U+FFFD.
+
+    Raises:
+        InvalidRequestError: The file cannot be read.
     """
-    return os.fsencode(path.name).decode("utf-8", errors="replace")
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise InvalidRequestError(f"file_path {str(path)!r} cannot be read: {exc}") from exc
+    return os.fsencode(path.name).decode("utf-8", errors="replace"), handle
 
 
 class _Reply(Protocol):
