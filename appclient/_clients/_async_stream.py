@@ -1,9 +1,7 @@
 """AsyncRunStream: a streamed run read on the event loop, one message per server-sent event.
 
-The asyncio reader of :class:`~appclient._clients._stream.StreamState`, which keeps every rule of a
-streamed run (decoding, limits, replays, accumulation, when a run is finished); this module
-only awaits the chunks and the run sent again. It knows nothing of aiohttp: the transport
-hands it an async iterator of byte chunks and a function that closes the response.
+The asyncio reader of :class:`~appclient._clients._stream.StreamState`: it only awaits the
+chunks (an async iterator) and the run sent again.
 """
 
 from __future__ import annotations
@@ -35,17 +33,8 @@ class AsyncRunStream(StreamState):
     the iteration, at its next turn; use ``async with`` for a fixed point), and when a task
     waiting for a message or for :meth:`collect` is cancelled. One task reads at a time.
 
-    Args:
-        chunks: The body's bytes, in chunks of any size.
-        close: Releases the response; called once.
-        conversation_id: The conversation the run belongs to (for error messages).
-        request_id: The ``X-Appbuilder-Request-Id`` of the response, if known.
-        max_line_bytes: Longest SSE line accepted.
-        secrets: Values scrubbed from the messages of run errors.
-        limits: As for :class:`~appclient.types.RunStream`.
-        reopen: Sends the run again (same ``Idempotency-Key``) and returns the new body's
-            chunks (see :class:`~appclient.types.RunStream`).
-        max_reopens: How many times ``reopen`` may be used.
+    Takes the arguments of :class:`~appclient.types.RunStream` (``chunks`` an async iterable,
+    ``reopen`` a coroutine function).
 
     Raises:
         StreamInterruptedError: (while reading) The stream ended or broke before a final event.
@@ -66,7 +55,7 @@ class AsyncRunStream(StreamState):
     async def __anext__(self) -> RunAnswer:
         if self._reading:
             raise RuntimeError("another task is already reading this stream")
-        if self._done:
+        if self._closed:
             raise StopAsyncIteration
         self._reading = True
         try:

@@ -1,11 +1,9 @@
 """The streamed run: one :class:`~appclient.RunAnswer` per server-sent message.
 
-:class:`RunStream` turns the bytes of an event stream into run answers as they arrive and keeps
-the running totals (answer text, events, tool calls) so a caller can either watch every delta
-or ask for the final result with :meth:`RunStream.collect`. It knows nothing about sockets: the
-client hands it an iterator of byte chunks and a function that closes the HTTP response, which
-makes every behaviour testable with plain lists of bytes. Its rules live in
-:class:`StreamState`, which :class:`~appclient.types.AsyncRunStream` reads with ``await`` too.
+:class:`StreamState` holds every rule of a streamed run (decoding, limits, replays, the running
+totals, when a run is finished); :class:`RunStream` and :class:`~appclient.types.AsyncRunStream`
+only fetch chunks. Neither knows sockets: the transport hands over an iterator of byte chunks
+and a function that closes the response, so plain lists of bytes test every behaviour.
 
 A stream must end with a final event (``success``, ``interrupt`` or ``error``, tool calls on
 the last event, or ``is_completion``). If the bytes stop before that, or the connection breaks,
@@ -56,9 +54,7 @@ def _ends_run(answer: RunAnswer) -> bool:
 class StreamState:
     """What a streamed run has read so far, and every rule about it (pure, no I/O).
 
-    The readers (:class:`RunStream`, :class:`~appclient.types.AsyncRunStream`) only fetch chunks
-    and send the run again when told to; decoding, replay checks, limits, accumulation and
-    the "run finished" rule live here, once.
+    The readers only fetch chunks, and send the run again when told to.
     """
 
     def __init__(
@@ -105,7 +101,6 @@ class StreamState:
         self._last: RunAnswer | None = None
         self._messages = 0
         self._finished = False
-        self._done = False
         self._closed = False
         # close() may come from another thread while the reader releases the stream at its
         # end: the lock makes exactly one of them close the response.
@@ -167,9 +162,17 @@ class StreamState:
         resent, self._io = self._io is self._reopen, None
         if resent:
             if isinstance(got, AppClientError):
-                raise self._resend_failed(got) from got
+                raise self._interrupted(
+                    f"broke after {self._messages} message(s) ({self._cause or 'cut short'}), "
+                    f"and sending the run again failed: {got}"
+                ) from got
+            # Read the replay from its start, skipping (and checking) what was read.
             self._io = self._begin(got)
-            self._restart()
+            self._decoder = SSEDecoder(max_line_bytes=self._max_line_bytes)
+            self._pending.clear()
+            self._skip = self._messages
+            self._expected = self._digest.digest()
+            self._replayed = hashlib.blake2b(digest_size=16)
             return
         if isinstance(got, TransportError):
             resend = self._broke(got)
@@ -186,7 +189,10 @@ class StreamState:
             data = self._pending.popleft()
             if not self._skip:
                 return data
-            self._check_replayed(data)
+            self._replayed.update(data.encode("utf-8", "surrogatepass") + b"\0")
+            self._skip -= 1
+            if not self._skip and self._replayed.digest() != self._expected:
+                raise self._differs()
         return None
 
     def _ended(self) -> bool:
@@ -213,11 +219,7 @@ class StreamState:
             return False  # connection after its last message
         if self._may_resend(exc):
             return True
-        raise StreamInterruptedError(
-            f"the stream broke after {self._messages} message(s): {exc}",
-            request_id=self._request_id,
-            conversation_id=self._conversation_id,
-        ) from exc
+        raise self._interrupted(f"broke after {self._messages} message(s): {exc}") from exc
 
     def _deliver(self, data: str | None) -> RunAnswer | None:
         """The answer of the next message's ``data``; None: the stream ended (at its end).
@@ -227,7 +229,12 @@ class StreamState:
             RunError: The message is an error event (or a top-level error).
         """
         if data is None:
-            self._end_of_stream()
+            self._release()
+            if not self._finished and not self._stopped:
+                raise self._interrupted(
+                    f"ended after {self._messages} message(s) without a final success, "
+                    "interrupt or error event"
+                )
             return None
         self._digest.update(data.encode("utf-8", "surrogatepass") + b"\0")
         secrets = self._revealed_secrets()
@@ -248,13 +255,18 @@ class StreamState:
 
     def _collected(self) -> RunAnswer:
         if not self._finished:  # closed early: what was read is not the whole answer
-            raise StreamInterruptedError(
-                f"the stream was closed after {self._messages} message(s), before its final "
-                "event; accumulated() returns what arrived",
-                request_id=self._request_id,
-                conversation_id=self._conversation_id,
+            raise self._interrupted(
+                f"was closed after {self._messages} message(s), before its final event; "
+                "accumulated() returns what arrived"
             )
         return self.accumulated()
+
+    def _interrupted(self, what: str) -> StreamInterruptedError:
+        return StreamInterruptedError(
+            f"the stream {what}",
+            request_id=self._request_id,
+            conversation_id=self._conversation_id,
+        )
 
     def _may_resend(self, cause: TransportError | None) -> bool:
         """Whether to send the run again to read the rest of its stream (and count it).
@@ -270,47 +282,12 @@ class StreamState:
         self._cause = cause
         return True
 
-    def _resend_failed(self, exc: AppClientError) -> StreamInterruptedError:
-        return StreamInterruptedError(
-            f"the stream broke after {self._messages} message(s) ({self._cause or 'cut short'}),"
-            f" and sending the run again failed: {exc}",
-            request_id=self._request_id,
-            conversation_id=self._conversation_id,
-        )
-
-    def _restart(self) -> None:
-        """The run was sent again: read its replay from the start, skipping what was read."""
-        self._decoder = SSEDecoder(max_line_bytes=self._max_line_bytes)
-        self._pending.clear()
-        self._skip = self._messages
-        self._expected = self._digest.digest()
-        self._replayed = hashlib.blake2b(digest_size=16)
-
-    def _check_replayed(self, data: str) -> None:
-        """Skip one replayed message; after the last one, check they were the same."""
-        self._replayed.update(data.encode("utf-8", "surrogatepass") + b"\0")
-        self._skip -= 1
-        if not self._skip and self._replayed.digest() != self._expected:
-            raise self._differs()
-
     def _differs(self) -> StreamInterruptedError:
-        return StreamInterruptedError(
-            f"the stream broke after {self._messages} message(s), and the run sent again "
-            "answered differently (the server does not replay by Idempotency-Key): what was "
-            "read is all there is",
-            request_id=self._request_id,
-            conversation_id=self._conversation_id,
+        return self._interrupted(
+            f"broke after {self._messages} message(s), and the run sent again answered "
+            "differently (the server does not replay by Idempotency-Key): what was read is "
+            "all there is"
         )
-
-    def _end_of_stream(self) -> None:
-        self._release()
-        if not self._finished and not self._stopped:
-            raise StreamInterruptedError(
-                f"the stream ended after {self._messages} message(s) without a final "
-                "success, interrupt or error event",
-                request_id=self._request_id,
-                conversation_id=self._conversation_id,
-            )
 
     def _absorb(self, answer: RunAnswer, size: int) -> None:
         self._messages += 1
@@ -414,7 +391,6 @@ class StreamState:
         self._release()
 
     def _release(self) -> None:
-        self._done = True
         with self._release_lock:
             if self._closed:
                 return
@@ -481,7 +457,7 @@ class RunStream(StreamState):
         return self
 
     def __next__(self) -> RunAnswer:
-        if self._done:
+        if self._closed:
             raise StopIteration
         try:
             while (data := self._take()) is None and self._io is not None:
