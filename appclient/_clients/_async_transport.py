@@ -141,7 +141,7 @@ class AsyncTransport(TransportBase):
         current: list[aiohttp.ClientResponse] = [await self._send(*request, stream=True)]
         if is_json_answer(current[0].headers):
             content = await self._read(current[0], deadline, self.limits.max_body_bytes)
-            one: AsyncRunStream = self._one_message(current[0], content, conversation_id)
+            one: AsyncRunStream = self._run_stream(current[0], conversation_id, content)
             return one
 
         async def reopen() -> AsyncIterator[bytes]:
@@ -151,8 +151,8 @@ class AsyncTransport(TransportBase):
 
         stream: AsyncRunStream = self._run_stream(
             current[0],
-            self._chunks(current[0], deadline, self.limits.max_stream_bytes),
             conversation_id,
+            self._chunks(current[0], deadline, self.limits.max_stream_bytes),
             close=lambda: _let_go(current[0]),
             reopen=reopen,
         )

@@ -30,7 +30,6 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 import requests
-import requests.auth
 import tenacity
 import urllib3
 
@@ -320,56 +319,24 @@ class TransportBase:
         policy = self.retry_policy
         return bool(policy.max_retries) and policy.is_retryable(error, stream=stream)
 
-    def _run_stream(
-        self,
-        response: Any,
-        chunks: Any,
-        conversation_id: str,
-        *,
-        close: Callable[[], None],
-        reopen: Callable[[], Any],
-    ) -> Any:
-        """The streamed run of ``response`` over ``chunks``; ``reopen`` sends it again."""
-        return self._stream_type(
-            chunks,
-            close=close,
-            conversation_id=conversation_id,
-            request_id=response.headers.get(HEADER_REQUEST_ID, ""),
-            secrets=self.secrets(),
-            limits=self.limits,
-            reopen=reopen,
-            max_reopens=self.retry_policy.max_retries,
-        )
+    def _run_stream(self, response: Any, conversation_id: str, chunks: Any, **reading: Any) -> Any:
+        """The streamed run of ``response`` over ``chunks`` (``close``, ``reopen`` given).
 
-    def _one_message(self, response: Any, body: bytes, conversation_id: str) -> Any:
-        """A JSON answer to a stream request, as a stream of that one message."""
-        return self._stream_type.from_body(
-            body,
-            conversation_id=conversation_id,
-            request_id=response.headers.get(HEADER_REQUEST_ID, ""),
-            secrets=self.secrets(),
+        ``chunks`` as bytes: a JSON answer to the stream request, a stream of one message.
+        """
+        ids = {
+            "conversation_id": conversation_id,
+            "request_id": response.headers.get(HEADER_REQUEST_ID, ""),
+            "secrets": self.secrets(),
+        }
+        if isinstance(chunks, bytes):
+            return self._stream_type.from_body(chunks, **ids)
+        return self._stream_type(
+            chunks, limits=self.limits, max_reopens=self.retry_policy.max_retries, **ids, **reading
         )
 
 
 # --- requests --------------------------------------------------------------------------------
-
-
-class BearerAuth(requests.auth.AuthBase):
-    """requests' auth hook that sets ``Authorization`` from a :class:`Secret`.
-
-    Given as ``auth=`` it also keeps requests from looking the host up in ``~/.netrc``, whose
-    password would otherwise replace the token (and be sent to the gateway).
-    """
-
-    def __init__(self, value: Secret) -> None:
-        self._value = value
-
-    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
-        request.headers["Authorization"] = self._value.reveal()
-        return request
-
-    def __repr__(self) -> str:
-        return "BearerAuth('***')"
 
 
 def _reason(error: BaseException) -> str:
@@ -588,7 +555,7 @@ class Transport(TransportBase):
         current = [self._send(*request, stream=True)]
         if is_json_answer(current[0].headers):
             body = self._read(current[0], deadline, self.limits.max_body_bytes)
-            one: RunStream = self._one_message(current[0], body, conversation_id)
+            one: RunStream = self._run_stream(current[0], conversation_id, body)
             return one
 
         def chunks() -> Iterator[bytes]:
@@ -605,14 +572,15 @@ class Transport(TransportBase):
             current[0] = self._send(*request, stream=True)
             return chunks()
 
+        close = lambda: abort_response(current[0])  # noqa: E731
         stream: RunStream = self._run_stream(
-            current[0],
-            chunks(),
-            conversation_id,
-            close=lambda: abort_response(current[0]),
-            reopen=reopen,
+            current[0], conversation_id, chunks(), close=close, reopen=reopen
         )
         return stream
+
+    def _authorize(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.headers["Authorization"] = self._authorization.reveal()
+        return request
 
     def _send(self, *request: Any, stream: bool) -> requests.Response:
         """Send one logical request, retrying what is safe; return the HTTP 200 response.
@@ -662,8 +630,9 @@ class Transport(TransportBase):
                 data=data,
                 files=files,
                 headers=headers,
-                # Authorization; never replaced by ~/.netrc or session.auth
-                auth=BearerAuth(self._authorization),
+                # Sets Authorization; an auth= also keeps requests from taking a ~/.netrc
+                # password for the host instead (and sending it), and wins over session.auth.
+                auth=self._authorize,
                 timeout=waits if left is None else (min(waits[0], left), min(waits[1], left)),
                 stream=True,  # every body is read here, within the limits and the deadline
                 allow_redirects=False,  # requests would turn the POST into a GET
