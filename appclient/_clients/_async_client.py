@@ -1,11 +1,8 @@
 """AsyncAppClient: the AppClient API as coroutines, sent natively with aiohttp.
 
-Each method checks its arguments, builds its body and reads its answer exactly as
-:class:`~appclient.AppClient` does (they share :class:`~appclient._clients._client.ClientBase`);
-:class:`~appclient._clients._async_transport.AsyncTransport` sends on the caller's event loop, with
-the same retries, timeouts and limits. aiohttp comes with ``pip install 'appclient[async]'``.
-
-The automatic round trip (``run_until_answer``, ``iter_until_answer``) comes from
+Arguments, bodies and answers are :class:`~appclient._clients._client.ClientBase`'s, as for
+:class:`~appclient.AppClient`; :class:`~appclient._clients._async_transport.AsyncTransport`
+sends on the caller's event loop. The automatic round trip comes from
 :class:`~appclient._tools._async_loop.AsyncRoundTripMixin`.
 """
 
@@ -35,21 +32,6 @@ if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never
 
 __all__ = ["AsyncAppClient"]
 
-#: What to install when aiohttp is missing.
-ASYNC_EXTRA = "pip install 'appclient[async]'"
-
-
-def _async_transport() -> type[AsyncTransport]:
-    try:
-        from ._async_transport import AsyncTransport
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("aiohttp", "multidict", "yarl"):
-            raise
-        raise InvalidRequestError(
-            f"AsyncAppClient sends with aiohttp, which is not installed: {ASYNC_EXTRA}"
-        ) from None
-    return AsyncTransport
-
 
 class AsyncAppClient(
     ClientBase[
@@ -67,14 +49,8 @@ class AsyncAppClient(
     cancelling a task cancels its request and releases its connection.
 
     Args:
-        app_id: The id of the published app; ``$APPBUILDER_APP_ID`` when omitted.
-        token: The secret key; ``$APPBUILDER_TOKEN`` when omitted.
-        base_url: The gateway, e.g. ``http://127.0.0.1:8000``; ``$GATEWAY_URL_V2`` when omitted,
-            else the hosted service.
-        timeout: As for :class:`~appclient.AppClient` (a :class:`~appclient.Timeout`, seconds,
-            a pair or a triple).
-        limits: As for :class:`~appclient.AppClient`.
-        max_retries: Retries after the first attempt (as for :class:`~appclient.AppClient`).
+        app_id: The id of the published app; ``token``, ``base_url``, ``timeout``, ``limits``
+            and ``max_retries`` too are as for :class:`~appclient.AppClient`.
         session: An ``aiohttp.ClientSession`` to send with (its connector, proxies,
             certificates); the client closes only the session it made itself (on the first
             request, on the running loop).
@@ -105,15 +81,25 @@ class AsyncAppClient(
             raise InvalidRequestError(
                 f"sleep must be a coroutine function such as asyncio.sleep, got {sleep!r}"
             )
-        transport = _async_transport()
-        import aiohttp  # present: the transport imported it
+        try:
+            import aiohttp
 
+            from ._async_transport import AsyncTransport
+        except ModuleNotFoundError as exc:
+            if exc.name not in ("aiohttp", "multidict", "yarl"):
+                raise
+            raise InvalidRequestError(
+                "AsyncAppClient sends with aiohttp, which is not installed: "
+                "pip install 'appclient[async]'"
+            ) from None
         if session is not None and not isinstance(session, aiohttp.ClientSession):
             raise InvalidRequestError(
                 "session must be an aiohttp.ClientSession (the async client sends with "
                 f"aiohttp), got {type(session).__name__}"
             )
-        self._transport = self._start(transport, app_id, session, sleep or asyncio.sleep, options)
+        self._transport = self._start(
+            AsyncTransport, app_id, session, sleep or asyncio.sleep, options
+        )
 
     # --- the protocol ------------------------------------------------------------------------
 
