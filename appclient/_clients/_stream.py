@@ -37,13 +37,6 @@ __all__ = ["RunStream", "StreamState"]
 _S = TypeVar("_S", bound="StreamState")
 
 
-def _hidden(values: tuple[str, ...]) -> Callable[[], tuple[str, ...]]:
-    def reveal() -> tuple[str, ...]:
-        return values
-
-    return reveal
-
-
 def _ends_run(answer: RunAnswer) -> bool:
     if answer.is_completion or any(event.is_terminal for event in answer.events):
         return True
@@ -83,7 +76,8 @@ class StreamState:
         self._replayed = hashlib.blake2b(digest_size=16)
         self._limits = limits if limits is not None else Limits()
         # Kept in a closure, so a debugger's or a vars() dump of the stream does not show them.
-        self._revealed_secrets = _hidden(tuple(secrets))
+        hidden = tuple(secrets)
+        self._revealed_secrets: Callable[[], tuple[str, ...]] = lambda: hidden
         self._close_response = close
         self._max_line_bytes = max_line_bytes
         self._decoder = SSEDecoder(max_line_bytes=max_line_bytes)
@@ -175,7 +169,10 @@ class StreamState:
             self._replayed = hashlib.blake2b(digest_size=16)
             return
         if isinstance(got, TransportError):
-            resend = self._broke(got)
+            # A finished run's server may drop or idle the connection after its last message.
+            resend = not self._finished and self._may_resend(got)
+            if not resend and not self._finished:
+                raise self._interrupted(f"broke after {self._messages} message(s): {got}") from got
         elif isinstance(got, AppClientError):
             raise got
         else:
@@ -208,18 +205,6 @@ class StreamState:
                 raise self._differs()
             return self._may_resend(None)  # cut short without an error: resend if allowed
         return False
-
-    def _broke(self, exc: TransportError) -> bool:
-        """Reading failed; return whether to send the run again (else the reading ends).
-
-        Raises:
-            StreamInterruptedError: The run is not finished and cannot be sent again.
-        """
-        if self._finished:  # the run is complete; a server may drop or idle the
-            return False  # connection after its last message
-        if self._may_resend(exc):
-            return True
-        raise self._interrupted(f"broke after {self._messages} message(s): {exc}") from exc
 
     def _deliver(self, data: str | None) -> RunAnswer | None:
         """The answer of the next message's ``data``; None: the stream ended (at its end).
