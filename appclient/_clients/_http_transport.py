@@ -222,8 +222,7 @@ class TransportBase:
         timeout: How long a call may take.
         limits: How much an answer may bring.
         max_retries: Retries after the first attempt.
-        session: The HTTP library's session to send with, or ``None`` for the transport's
-            own (made by :meth:`_new_session`, closed with the transport).
+        session: The HTTP library's session, or ``None`` for the transport's own.
         sleep: Called with each retry wait (awaited by the asyncio transport).
 
     Raises:
@@ -264,8 +263,7 @@ class TransportBase:
         self._session = session if session is not None else self._new_session()
         self._owns_session = session is None
 
-    def _new_session(self) -> Any:
-        """The session of a transport given none."""
+    def _new_session(self) -> Any:  # the session of a transport given none
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -456,19 +454,14 @@ def iter_body_chunks(
     deadline: float | None = None,
     max_bytes: int | None = None,
 ) -> Iterator[bytes]:
-    """Yield a body's bytes as they arrive, within a deadline and a size limit.
+    """Yield the decoded bytes of a ``stream=True`` response as they arrive.
 
-    Args:
-        response: A response sent with ``stream=True``.
-        chunk_size: Bytes asked of the socket per read.
-        read_timeout: The longest wait for one read.
-        deadline: A :func:`now` instant the whole body must have arrived by; each read waits
-            at most until then, so a server that drips bytes cannot outlast it.
-        max_bytes: The most bytes the body may hold, decompressed and as sent.
+    Each read waits at most ``read_timeout``, and never past ``deadline`` (a :func:`now`
+    instant), so a server that drips bytes cannot outlast it; the body may hold ``max_bytes``
+    (decompressed and as sent).
 
     Raises:
-        RequestTimeoutError: No byte arrived within ``read_timeout`` seconds, or the deadline
-            passed.
+        RequestTimeoutError: No byte within ``read_timeout``, or the deadline passed.
         ResponseTooLargeError: The body is over ``max_bytes``.
         TransportError: The connection broke while reading.
     """
@@ -652,11 +645,7 @@ class Transport(TransportBase):
         return response
 
     def _read(self, response: requests.Response, deadline: float | None, max_bytes: int) -> bytes:
-        """Read a whole body within the deadline and ``max_bytes``; release the response.
-
-        The connection goes back to the pool when the body was read to its end, and is closed
-        when it was not (a body cut short cannot be followed by another response).
-        """
+        """Read a whole body within the deadline and ``max_bytes``; release the response."""
         try:
             body = b"".join(
                 iter_body_chunks(
@@ -668,9 +657,9 @@ class Transport(TransportBase):
                 )
             )
             # Read to its end: requests' close() then hands the connection back to the pool
-            # (keep-alive). http.client's own response must be closed too (read1 leaves it
-            # open at the end of a Content-Length body): the connection takes no next request
-            # while it is open, and would fail it with ResponseNotReady.
+            # (a body cut short closes it). http.client's own response must be closed too
+            # (read1 leaves it open at the end of a Content-Length body): the connection
+            # takes no next request while it is open, and would fail it with ResponseNotReady.
             finished = getattr(response.raw, "_fp", None)
             if finished is not None:
                 finished.close()
