@@ -246,13 +246,7 @@ class AsyncTransport(TransportBase):
     async def _chunks(
         self, response: aiohttp.ClientResponse, deadline: float | None, max_bytes: int | None
     ) -> AsyncIterator[bytes]:
-        """Yield a body's decoded bytes as they arrive, within the deadline and ``max_bytes``.
-
-        Raises:
-            RequestTimeoutError: No byte within the read timeout, or the deadline passed.
-            ResponseTooLargeError: The body is over ``max_bytes``.
-            TransportError: The connection broke while reading.
-        """
+        """Yield a body's decoded bytes as they arrive (as ``iter_body_chunks``)."""
         url = str(response.url)
         reader = BodyReader(
             response.headers.get("Content-Encoding", ""), max_bytes=max_bytes, piece=65536
