@@ -104,7 +104,7 @@ class AsyncAppClient(
     # --- the protocol ------------------------------------------------------------------------
 
     async def _exchange(
-        self, path: str, body: Callable[[], bytes], what: str, field: str = "conversation_id"
+        self, path: str, body: Callable[[], bytes], what: str, field: str | None
     ) -> str:
         return self._read(await self._transport.send(path, body()), what, field)
 

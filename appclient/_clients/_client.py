@@ -166,7 +166,9 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
             ResponseDecodeError: The answer holds no conversation id.
         """
         body = lambda: encode_json({"app_id": self.app_id})  # noqa: E731
-        return self._exchange(PATH_CONVERSATION, body, "the create-conversation answer")
+        return self._exchange(
+            PATH_CONVERSATION, body, "the create-conversation answer", "conversation_id"
+        )
 
     @overload
     def run(
@@ -318,14 +320,14 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
                 reason=reason,
             )
         )
-        return self._exchange(PATH_FEEDBACK, body, "the feedback answer", field="")
+        return self._exchange(PATH_FEEDBACK, body, "the feedback answer", None)
 
     # --- what each client sends in its own way ----------------------------------------------
 
     def _exchange(
-        self, path: str, body: Callable[[], bytes], what: str, field: str = "conversation_id"
+        self, path: str, body: Callable[[], bytes], what: str, field: str | None
     ) -> _Text:
-        """Send a JSON ``body()``; return ``field`` of the answer (see :meth:`_read`)."""
+        """Send a JSON ``body()`` (built as sent: checks fail there); :meth:`_read` the answer."""
         raise NotImplementedError
 
     def _upload(self, upload: Callable[[], Upload]) -> _Text:
@@ -400,12 +402,12 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
             raise InvalidRequestError(f"file_path {str(path)!r} is not a readable file")
         return form, path
 
-    def _read(self, reply: _Reply, what: str, field: str = "id") -> str:
-        """The text ``field`` of a JSON answer; ``""``: its request id (feedback's)."""
+    def _read(self, reply: _Reply, what: str, field: str | None = "id") -> str:
+        """The text ``field`` of a JSON answer; with ``None``, the request id it acknowledges."""
         request_id = _request_id(reply)
         secrets = self._transport.secrets()
         body = read_json_object(reply.content, what=what, request_id=request_id, secrets=secrets)
-        if not field:
+        if field is None:
             return body_request_id(body) or request_id
         return required_text(body, field, what=what, request_id=request_id)
 
@@ -457,9 +459,7 @@ class AppClient(ClientBase[Message, RunStream, str], RoundTripMixin):
 
     # --- the protocol ------------------------------------------------------------------------
 
-    def _exchange(
-        self, path: str, body: Callable[[], bytes], what: str, field: str = "conversation_id"
-    ) -> str:
+    def _exchange(self, path: str, body: Callable[[], bytes], what: str, field: str | None) -> str:
         return self._read(self._transport.send(path, json_body=body()), what, field)
 
     def _send_run(
