@@ -1,18 +1,17 @@
 """The automatic round trip for :class:`~appclient.AsyncAppClient`: the same steps, awaited.
 
-The round trip is one generator (:meth:`RoundTripMixin._round_trip_steps
-<appclient._tools._loop.RoundTripMixin>`) that keeps every protocol rule; this module only drives
-it on the event loop: requests and stream reads are the async client's coroutines, awaited
-on the caller's loop; running local tools (the dispatcher's blocking steps) happens in a
-thread of the round trip's own, so a tool never blocks the loop and never takes a thread of
-the loop's default executor, which an async approval callback may need itself. An async
-approval callback is awaited on the caller's loop (it usually asks the app's user there).
+This module only drives the round trip's generator (:mod:`appclient._tools._loop`) on the
+event loop: requests and stream reads are awaited on the caller's loop; local tools run in
+a thread of the round trip's own, so a tool never blocks the loop nor takes a thread of its
+default executor (which an async approval callback may need). An async approval callback
+is awaited on the caller's loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable
@@ -149,7 +148,7 @@ class AsyncRoundTripMixin(RoundTripMixin):
                             thread = ThreadPoolExecutor(
                                 max_workers=1, thread_name_prefix=ROUND_TRIP_THREAD_PREFIX
                             )
-                        call = _call(item)
+                        call = functools.partial(item.func, *item.args, **item.kwargs)
                         value = await asyncio.get_running_loop().run_in_executor(thread, call)
                     else:
                         value = item.func(*item.args, **item.kwargs)
@@ -167,13 +166,6 @@ class AsyncRoundTripMixin(RoundTripMixin):
             # tool thread (its task was cancelled) cannot be closed: it ends with the tool.
             with contextlib.suppress(ValueError):  # "generator already executing"
                 steps.close()
-
-
-def _call(item: Do) -> Callable[[], Any]:
-    def call() -> Any:
-        return item.func(*item.args, **item.kwargs)
-
-    return call
 
 
 async def _awaited(answer: Awaitable[bool]) -> bool:
