@@ -130,10 +130,10 @@ class AsyncRoundTripMixin(RoundTripMixin):
             approve = tools.approve  # what the dispatcher would fall back to
         options["approve"] = approvals.wrap(approve)
         steps = self._round_trip_steps(conversation_id, query, stream, options)
-        # One thread per round trip for its tools, made on the first round: a round may
+        # One thread per round trip for its tools (started on the first round): a round may
         # take minutes (tools, approvals), and holding default-executor threads that long
         # would starve the app or deadlock an approval that needs one.
-        thread: ThreadPoolExecutor | None = None
+        thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=ROUND_TRIP_THREAD_PREFIX)
         value: Any = None
         error: BaseException | None = None
         try:
@@ -144,10 +144,6 @@ class AsyncRoundTripMixin(RoundTripMixin):
                     continue
                 try:
                     if item.blocking:
-                        if thread is None:
-                            thread = ThreadPoolExecutor(
-                                max_workers=1, thread_name_prefix=ROUND_TRIP_THREAD_PREFIX
-                            )
                         call = functools.partial(item.func, *item.args, **item.kwargs)
                         value = await asyncio.get_running_loop().run_in_executor(thread, call)
                     else:
@@ -160,8 +156,7 @@ class AsyncRoundTripMixin(RoundTripMixin):
                     error = exc
         finally:
             approvals.stop()
-            if thread is not None:
-                thread.shutdown(wait=False)  # a tool still running finishes, then it ends
+            thread.shutdown(wait=False)  # a tool still running finishes, then it ends
             # The round trip closes its own stream here. A dispatch step still running in the
             # tool thread (its task was cancelled) cannot be closed: it ends with the tool.
             with contextlib.suppress(ValueError):  # "generator already executing"

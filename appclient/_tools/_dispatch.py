@@ -66,7 +66,7 @@ class ApprovalRequest:
 
     Attributes:
         tool_name: The tool the agent wants to run.
-        arguments: The validated arguments the agent gave (bound values are not included).
+        arguments: The arguments the agent gave (bound values are not included).
         tool_call_id: The id of the call.
         description: The tool's description, to show the user what it does.
     """
@@ -91,12 +91,10 @@ class ToolCallRecord:
         name: The tool name the agent used.
         arguments: The arguments the agent gave, decoded (``{}`` when they were undecodable).
         output: The text sent back as the tool output (an ``Error: ...`` text on failure).
-        is_error: Whether the call failed (unknown tool, invalid arguments, exception,
-            timeout, refusal).
+        is_error: Whether the call failed.
         error: The failure as a :class:`~appclient.ToolError`, when it failed.
         duration: Seconds the tool ran (0 when it never ran).
-        file: The file the tool returned (a :class:`~appclient.ToolFile`), if it did; the
-            round trip uploads it and names it in ``output``.
+        file: The :class:`~appclient.ToolFile` the tool returned, if it did.
     """
 
     id: str

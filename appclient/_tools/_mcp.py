@@ -233,13 +233,11 @@ class MCPServer:
             self._ended = asyncio.run_coroutine_threadsafe(self._serve(ready), loop)
             try:
                 self._tools = ready.result(timeout=self.startup_timeout)
-            except concurrent.futures.TimeoutError:
-                self._shutdown()
-                raise MCPConnectionError(
-                    f"MCP server {self.name!r} did not start within {self.startup_timeout:g} s"
-                ) from None
             except Exception as exc:
                 self._shutdown()
+                if isinstance(exc, concurrent.futures.TimeoutError):
+                    reason = f"did not start within {self.startup_timeout:g} s"
+                    raise MCPConnectionError(f"MCP server {self.name!r} {reason}") from None
                 raise MCPConnectionError(
                     f"MCP server {self.name!r} failed to start: {exc}"
                 ) from exc

@@ -1,12 +1,10 @@
 """The registry of local tools: what the agent may call, and how to call it.
 
 A :class:`ToolRegistry` collects functions, toolkits (objects whose ``@manifest`` methods are
-tools, named ``Class__method``) and named groups, produces the ``tools`` list for a run, and
-dispatches the agent's tool calls (see :mod:`appclient._tools._dispatch`).
-
-Bound parameters (``registry.add(search, api_key=KEY)``, or a ``functools.partial``) are
-supplied by the program: they are hidden from the tool's schema, refused when the agent tries
-to set them, and their values are redacted from outputs, error texts and reprs.
+tools, named ``Class__method``), groups and MCP servers, produces the ``tools`` list for a
+run, and dispatches the agent's tool calls (see :mod:`appclient._tools._dispatch`). Bound
+parameters (``registry.add(search, api_key=KEY)``, or a ``functools.partial``) are hidden
+from the schema, refused from the agent, and redacted from outputs, errors and reprs.
 """
 
 from __future__ import annotations
@@ -202,11 +200,8 @@ class ToolRegistry:
     ) -> list[RegisteredTool]:
         """Start an MCP server (if needed) and register its tools; it closes with the registry.
 
-        Each MCP tool is advertised with its own JSON Schema under a protocol name (see
-        :func:`appclient.mcp.protocol_names`) and dispatched like a function: its arguments
-        are checked against the schema, its calls time out after ``server.timeout``, and a
-        crash, a hang or a reported error is that call's error output. A crashed server starts
-        again on its next call.
+        Each MCP tool keeps its JSON Schema, under a :func:`~appclient.mcp.protocol_names`
+        name, and is dispatched like a function; its calls time out after ``server.timeout``.
 
         Args:
             server: An :class:`~appclient.mcp.MCPServerStdio` or
@@ -473,12 +468,9 @@ class ToolRegistry:
 
         Raises:
             InvalidRequestError: ``tool_calls`` cannot be read as tool calls.
-            ToolError: With ``raise_errors=True``, the first failing call (a
-                :class:`~appclient.errors.ToolNotFoundError`,
-                :class:`~appclient.errors.ToolArgumentsError`,
-                :class:`~appclient.errors.ToolExecutionError`,
-                :class:`~appclient.errors.ToolTimeoutError` or
-                :class:`~appclient.errors.ToolApprovalDeniedError`).
+            ToolError: With ``raise_errors=True``, the first failing call (its subclass names
+                the failure: ``ToolNotFoundError``, ``ToolArgumentsError``,
+                ``ToolExecutionError``, ``ToolTimeoutError``, ``ToolApprovalDeniedError``).
         """
         records = self.iter_dispatch(tool_calls, raise_errors=raise_errors, approve=approve)
         return [record.to_output() for record in records]
@@ -506,13 +498,9 @@ class ToolRegistry:
     def dispatch_report(self, tool_calls: Any) -> str:
         """Run calls and return a status report per call, as AgentScope's toolkit prints one.
 
-        Args:
-            tool_calls: The calls in any shape :meth:`dispatch` reads, a model's JSON text
-                of ``[{"name": ..., "arguments": {...}}]`` included.
-
         Returns:
             ``1. Execute function NAME`` with its ``[ARGUMENTS]``, ``[STATUS]`` (``SUCCESS`` or
-            ``ERROR``) and ``[RESULT]``, for each call in order.
+            ``ERROR``) and ``[RESULT]``, for each call (in any shape :meth:`dispatch` reads).
         """
         blocks = []
         for index, record in enumerate(self.dispatch_records(tool_calls), start=1):

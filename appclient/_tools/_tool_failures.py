@@ -68,21 +68,15 @@ def _quoted(name: str) -> str:
     return f"{name[:_QUOTED_NAME]!r} (+{len(name) - _QUOTED_NAME} more characters)"
 
 
-def _listing(names: Sequence[str]) -> str:
-    if not names:
-        return "no tools are registered"
-    shown = ", ".join(names[:_LISTED_NAMES])
-    more = len(names) - _LISTED_NAMES
-    return f"available tools: {shown}" + (f" and {more} more" if more > 0 else "")
-
-
 def unknown_tool(name: str, available: Sequence[str], *, tool_call_id: str = "") -> ToolError:
     """Build the error for an unknown tool, listing the available names and close matches."""
     text = f"there is no tool named {_quoted(name)}"
     suggestions = suggest_names(name, available)
     if suggestions:
         text += ". Did you mean " + " or ".join(repr(s) for s in suggestions) + "?"
-    text += f" ({_listing(available)})"
+    more = len(available) - _LISTED_NAMES
+    listing = ", ".join(available[:_LISTED_NAMES]) + (f" and {more} more" if more > 0 else "")
+    text += f" (available tools: {listing})" if available else " (no tools are registered)"
     return ToolNotFoundError(text, tool_name=name, tool_call_id=tool_call_id)
 
 
