@@ -443,18 +443,17 @@ class RoundTripMixin:
                 yield ServerEvent(event, run_number)
             if answer.answer:
                 yield TextDelta(answer.answer, run_number)
-            progress.runs.append(answer)
-            return answer
-        try:  # closed however the round trip ends
-            while (message := (yield Do(result.read_message))) is not None:
-                if message.answer:
-                    yield TextDelta(message.answer, run_number)
-                for event in message.events:
-                    yield ServerEvent(event, run_number)
-            # The stream's own accumulation and "run finished" rule: a stream that ended
-            # without a final event has raised StreamInterruptedError above.
-            answer = yield Do(result.collect)
-        finally:
-            result.close()
+        else:
+            try:  # closed however the round trip ends
+                while (message := (yield Do(result.read_message))) is not None:
+                    if message.answer:
+                        yield TextDelta(message.answer, run_number)
+                    for event in message.events:
+                        yield ServerEvent(event, run_number)
+                # The stream's own accumulation and "run finished" rule (a stream that ended
+                # without a final event has raised StreamInterruptedError above).
+                answer = yield Do(result.collect)
+            finally:
+                result.close()
         progress.runs.append(answer)
         return answer

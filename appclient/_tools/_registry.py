@@ -48,13 +48,6 @@ from ._tool_results import serialize_result
 __all__ = ["RegisteredTool", "ToolRegistry"]
 
 
-def _is_tool_method(value: Any) -> bool:
-    # @manifest marks the function it decorates; a toolkit's tools are its marked methods
-    # (@manifest_parameter alone does not make a method a tool).
-    record = get_overrides(value)
-    return record is not None and record.decorated
-
-
 class ToolRegistry:
     """Local tools the agent may call, and the dispatcher that runs their calls.
 
@@ -587,7 +580,9 @@ def _tool_method_names(cls: type) -> list[str]:
     names: dict[str, None] = {}
     for klass in reversed(cls.__mro__):
         for attr in vars(klass):
+            if attr.startswith("_"):
+                continue
             record = get_overrides(inspect.getattr_static(cls, attr))
-            if not attr.startswith("_") and record is not None and record.decorated:
+            if record is not None and record.decorated:
                 names[attr] = None
     return list(names)

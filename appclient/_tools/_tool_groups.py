@@ -192,14 +192,7 @@ _GROUPS_LOCK = threading.Lock()
 
 
 def tool_group(name: str) -> ToolGroup:
-    """Return the process-wide group of that name, creating it on first use.
-
-    Args:
-        name: The group's name, for example ``"tool"`` (LazyLLM's default group).
-
-    Returns:
-        The same :class:`ToolGroup` object for the same name, from any module.
-    """
+    """Return the process-wide group of that name (``"tool"`` is LazyLLM's default), made once."""
     with _GROUPS_LOCK:
         if name not in _GROUPS:
             _GROUPS[name] = ToolGroup(name)
