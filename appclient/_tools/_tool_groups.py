@@ -222,6 +222,8 @@ def register_tool(group: str | F = "tool", **options: Unpack[ToolOptions]) -> F 
     """
     if callable(group):  # bare @register_tool: the "group" is the function being decorated
         return tool_group("tool").tool(group)
+    if error := unexpected_options(options, ToolOptions.__annotations__, where="register_tool"):
+        raise error
     return tool_group(group).tool(**options)
 
 
