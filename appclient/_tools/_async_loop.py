@@ -13,9 +13,8 @@ import asyncio
 import contextlib
 import functools
 import inspect
-import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
 from ._dispatch import ApprovalCallback, ApprovalRequest
@@ -36,9 +35,7 @@ class _Approvals:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
-        self._lock = threading.Lock()
-        self._stopped = False
-        self._pending: set[Future[Any]] = set()
+        self._stopped: Future[Any] = Future()
 
     def wrap(self, approve: ApprovalCallback | None) -> ApprovalCallback | None:
         """Return ``approve`` for the tool thread, awaiting its awaitables on the loop."""
@@ -51,24 +48,15 @@ class _Approvals:
             if not inspect.isawaitable(answer):
                 return answer
             approval = asyncio.run_coroutine_threadsafe(_awaited(answer), self._loop)
-            with self._lock:
-                if self._stopped:
-                    approval.cancel()
-                self._pending.add(approval)
-            try:
-                return approval.result()
-            finally:
-                with self._lock:
-                    self._pending.discard(approval)
+            wait([approval, self._stopped], return_when=FIRST_COMPLETED)
+            approval.cancel()  # stopped first: the tool thread gets a refusal
+            return approval.result()
 
         return ask
 
     def stop(self) -> None:
-        """Cancel the approvals still waiting (the tool thread gets a refusal)."""
-        with self._lock:
-            self._stopped, pending = True, list(self._pending)
-        for approval in pending:
-            approval.cancel()
+        """Cancel the approvals still waiting, and any asked from now on."""
+        self._stopped.set_result(None)
 
 
 class AsyncRoundTripMixin(RoundTripMixin):
