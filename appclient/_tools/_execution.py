@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import math
 import queue
 import threading
 import time
@@ -145,43 +146,36 @@ class ToolRunner:
 
     def iter_outcomes(self, invocations: Sequence[Invocation]) -> Iterator[Outcome]:
         """Start the invocations; yield each outcome in call order as soon as it is known."""
-        total = len(invocations)
-        outcomes: list[Outcome | None] = [None] * total
-        deadlines: dict[int, float] = {}
         finished: queue.SimpleQueue[tuple[int, Outcome]] = queue.SimpleQueue()
-        next_start = next_yield = running = 0
+        outcomes: dict[int, Outcome] = {}
+        running: dict[int, float] = {}  # index -> deadline (time.monotonic; inf: none)
+        waiting = list(reversed(range(len(invocations))))  # popped in call order
 
         def start(index: int) -> None:
             invocation = invocations[index]
-            if invocation.timeout is not None:
-                deadlines[index] = time.monotonic() + invocation.timeout
+            timeout = math.inf if invocation.timeout is None else invocation.timeout
+            running[index] = time.monotonic() + timeout
             _POOL.submit(lambda: finished.put((index, _execute(invocation, self._clock))))
 
-        while next_yield < total:
-            while running < self.max_workers and next_start < total:
-                start(next_start)
-                next_start += 1
-                running += 1
-            while next_yield < total and (done := outcomes[next_yield]) is not None:
-                yield done
-                next_yield += 1
-            if next_yield >= total:
-                return
-            pending = [deadlines[i] for i in deadlines if outcomes[i] is None]
-            wait = max(0.0, min(pending) - time.monotonic()) if pending else None
-            try:
-                index, outcome = finished.get(timeout=wait)
-            except queue.Empty:
-                now = time.monotonic()
-                for index, deadline in deadlines.items():
-                    if outcomes[index] is None and deadline <= now:
-                        timeout = invocations[index].timeout or 0.0
-                        outcomes[index] = Outcome(timed_out=True, duration=timeout)
-                        running -= 1
-                continue
-            if outcomes[index] is None:  # a late result of an abandoned call is dropped
-                outcomes[index] = outcome
-                running -= 1
+        for index in range(len(invocations)):
+            while True:
+                while waiting and len(running) < self.max_workers:
+                    start(waiting.pop())
+                if index in outcomes:
+                    break
+                deadline = min(running.values())  # the call of this index is running
+                wait = None if deadline == math.inf else max(0.0, deadline - time.monotonic())
+                try:
+                    done, outcome = finished.get(timeout=wait)
+                except queue.Empty:
+                    for late in [i for i, end in running.items() if end <= time.monotonic()]:
+                        del running[late]
+                        timeout = invocations[late].timeout or 0.0
+                        outcomes[late] = Outcome(timed_out=True, duration=timeout)
+                    continue
+                if running.pop(done, None) is not None:  # an abandoned call's result is dropped
+                    outcomes[done] = outcome
+            yield outcomes.pop(index)
 
 
 def run_awaitable(awaitable: Awaitable[Any]) -> Any:
