@@ -1,7 +1,8 @@
-"""A tool's return value as the text of a tool output (or a file to upload).
+"""A tool's return value as the text of a tool output.
 
 Strings are sent as they are; structured values become JSON with non-ASCII kept, so the
-agent reads ``{"city": "北京"}``, never a Python repr such as ``Weather(city='北京')``.
+agent reads ``{"city": "北京"}``, never a Python repr such as ``Weather(city='北京')``; a
+returned file is a :class:`ToolFile`, uploaded and named to the agent.
 """
 
 from __future__ import annotations
