@@ -137,9 +137,7 @@ async def _serve_http(
     server: Any, *, host: str, port: int, on_ready: Callable[[str], None] | None
 ) -> None:
     import uvicorn
-    from mcp.server.streamable_http_manager import (
-        StreamableHTTPSessionManager,
-    )
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
