@@ -132,3 +132,11 @@ def test_repr_lists_the_tools() -> None:
     group = ToolGroup("math")
     group.tool(add)
     assert repr(group) == "ToolGroup('math', tools=['add'])"
+
+
+def test_an_unknown_option_is_refused_as_python_would() -> None:
+    """A misspelt option is a TypeError naming the closest one, as for a plain signature."""
+    with pytest.raises(TypeError, match="did you mean 'requires_approval'"):
+        register_tool(_unique("typo"), requires_aproval=True)  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match=r"tool\(\) got an unexpected keyword argument 'nme'"):
+        ToolGroup("math").tool(nme="add")  # type: ignore[call-overload]

@@ -1,22 +1,20 @@
 """The automatic round trip for :class:`~appclient.AsyncAppClient`: the same steps, awaited.
 
-The round trip is one generator (:meth:`RoundTripMixin._round_trip_steps
-<appclient._tools._loop.RoundTripMixin>`) that keeps every protocol rule; this module only drives
-it on the event loop: requests and stream reads are the async client's coroutines, awaited
-on the caller's loop; running local tools (the dispatcher's blocking steps) happens in a
-thread of the round trip's own, so a tool never blocks the loop and never takes a thread of
-the loop's default executor, which an async approval callback may need itself. An async
-approval callback is awaited on the caller's loop (it usually asks the app's user there).
+This module only drives the round trip's generator (:mod:`appclient._tools._loop`) on the
+event loop: requests and stream reads are awaited on the caller's loop; local tools run in
+a thread of the round trip's own, so a tool never blocks the loop nor takes a thread of its
+default executor (which an async approval callback may need). An async approval callback
+is awaited on the caller's loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
-import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
 from ._dispatch import ApprovalCallback, ApprovalRequest
@@ -37,9 +35,7 @@ class _Approvals:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
-        self._lock = threading.Lock()
-        self._stopped = False
-        self._pending: set[Future[Any]] = set()
+        self._stopped: Future[Any] = Future()
 
     def wrap(self, approve: ApprovalCallback | None) -> ApprovalCallback | None:
         """Return ``approve`` for the tool thread, awaiting its awaitables on the loop."""
@@ -52,24 +48,15 @@ class _Approvals:
             if not inspect.isawaitable(answer):
                 return answer
             approval = asyncio.run_coroutine_threadsafe(_awaited(answer), self._loop)
-            with self._lock:
-                if self._stopped:
-                    approval.cancel()
-                self._pending.add(approval)
-            try:
-                return approval.result()
-            finally:
-                with self._lock:
-                    self._pending.discard(approval)
+            wait([approval, self._stopped], return_when=FIRST_COMPLETED)
+            approval.cancel()  # stopped first: the tool thread gets a refusal
+            return approval.result()
 
         return ask
 
     def stop(self) -> None:
-        """Cancel the approvals still waiting (the tool thread gets a refusal)."""
-        with self._lock:
-            self._stopped, pending = True, list(self._pending)
-        for approval in pending:
-            approval.cancel()
+        """Cancel the approvals still waiting, and any asked from now on."""
+        self._stopped.set_result(None)
 
 
 class AsyncRoundTripMixin(RoundTripMixin):
@@ -131,10 +118,10 @@ class AsyncRoundTripMixin(RoundTripMixin):
             approve = tools.approve  # what the dispatcher would fall back to
         options["approve"] = approvals.wrap(approve)
         steps = self._round_trip_steps(conversation_id, query, stream, options)
-        # One thread per round trip for its tools, made on the first round: a round may
+        # One thread per round trip for its tools (started on the first round): a round may
         # take minutes (tools, approvals), and holding default-executor threads that long
         # would starve the app or deadlock an approval that needs one.
-        thread: ThreadPoolExecutor | None = None
+        thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=ROUND_TRIP_THREAD_PREFIX)
         value: Any = None
         error: BaseException | None = None
         try:
@@ -145,11 +132,7 @@ class AsyncRoundTripMixin(RoundTripMixin):
                     continue
                 try:
                     if item.blocking:
-                        if thread is None:
-                            thread = ThreadPoolExecutor(
-                                max_workers=1, thread_name_prefix=ROUND_TRIP_THREAD_PREFIX
-                            )
-                        call = _call(item)
+                        call = functools.partial(item.func, *item.args, **item.kwargs)
                         value = await asyncio.get_running_loop().run_in_executor(thread, call)
                     else:
                         value = item.func(*item.args, **item.kwargs)
@@ -161,19 +144,11 @@ class AsyncRoundTripMixin(RoundTripMixin):
                     error = exc
         finally:
             approvals.stop()
-            if thread is not None:
-                thread.shutdown(wait=False)  # a tool still running finishes, then it ends
+            thread.shutdown(wait=False)  # a tool still running finishes, then it ends
             # The round trip closes its own stream here. A dispatch step still running in the
             # tool thread (its task was cancelled) cannot be closed: it ends with the tool.
             with contextlib.suppress(ValueError):  # "generator already executing"
                 steps.close()
-
-
-def _call(item: Do) -> Callable[[], Any]:
-    def call() -> Any:
-        return item.func(*item.args, **item.kwargs)
-
-    return call
 
 
 async def _awaited(answer: Awaitable[bool]) -> bool:

@@ -2,13 +2,11 @@
 
 For each call of a round, in order: read its shape, find the tool, decode and validate the
 arguments (bound parameters may not be given by the agent), ask for approval when the tool
-needs it, then run every approved call in parallel and serialise each result as text.
+needs it; then run the approved calls in parallel and serialise each result as text.
 
-Anything that goes wrong with one call becomes that call's output, written for the agent
-(see :mod:`appclient._tools._tool_failures`), so one bad call never sinks the round; with
-``raise_errors=True`` the matching :class:`~appclient.ToolError` is raised instead. Values of
-bound parameters are redacted from every text that leaves here, the tool's own exception
-messages included.
+A failed call becomes that call's output, written for the agent, so one bad call never sinks
+the round (with ``raise_errors=True`` its :class:`~appclient.ToolError` is raised instead).
+Bound values are redacted from every text that leaves here.
 """
 
 from __future__ import annotations
@@ -46,22 +44,15 @@ from ._tool_results import (
 
 
 class ToolSource(Protocol):
-    """What dispatching needs of a registry (:class:`~appclient.ToolRegistry` is one).
-
-    Dispatch reads tools through this, so it never imports the registry that calls it.
-    """
+    """What dispatching needs of a registry (so it never imports the registry that calls it)."""
 
     approve: ApprovalCallback | None
     runner: ToolRunner
     serialize: Callable[[Any], str]
 
-    def get(self, name: str) -> RegisteredTool | None:
-        """The tool of that name, or ``None``."""
-        ...
+    def get(self, name: str) -> RegisteredTool | None: ...
 
-    def names(self, *, enabled_only: bool = False) -> list[str]:
-        """The tool names, in registration order."""
-        ...
+    def names(self, *, enabled_only: bool = False) -> list[str]: ...
 
 
 __all__ = ["ApprovalCallback", "ApprovalRequest", "ToolCallRecord", "ToolSource", "iter_dispatch"]
@@ -75,7 +66,7 @@ class ApprovalRequest:
 
     Attributes:
         tool_name: The tool the agent wants to run.
-        arguments: The validated arguments the agent gave (bound values are not included).
+        arguments: The arguments the agent gave (bound values are not included).
         tool_call_id: The id of the call.
         description: The tool's description, to show the user what it does.
     """
@@ -100,12 +91,10 @@ class ToolCallRecord:
         name: The tool name the agent used.
         arguments: The arguments the agent gave, decoded (``{}`` when they were undecodable).
         output: The text sent back as the tool output (an ``Error: ...`` text on failure).
-        is_error: Whether the call failed (unknown tool, invalid arguments, exception,
-            timeout, refusal).
+        is_error: Whether the call failed.
         error: The failure as a :class:`~appclient.ToolError`, when it failed.
         duration: Seconds the tool ran (0 when it never ran).
-        file: The file the tool returned (a :class:`~appclient.ToolFile`), if it did; the
-            round trip uploads it and names it in ``output``.
+        file: The :class:`~appclient.ToolFile` the tool returned, if it did.
     """
 
     id: str
@@ -132,25 +121,14 @@ class _Ready:
 
 
 class _SerializationFailedError(Exception):
-    """Wraps a serialisation failure so it is not mistaken for the tool's own exception."""
-
-    def __init__(self, cause: ResultSerializationError) -> None:
-        super().__init__(str(cause))
-        self.cause = cause
+    """A serialisation failure, not to be mistaken for the tool's own exception."""
 
 
 def _failure(
     request: CallRequest, error: ToolError, arguments: Mapping[str, Any], duration: float = 0.0
 ) -> ToolCallRecord:
-    return ToolCallRecord(
-        id=request.id,
-        name=request.name,
-        arguments=arguments,
-        output=failure_output(error),
-        is_error=True,
-        error=error,
-        duration=duration,
-    )
+    output = failure_output(error)
+    return ToolCallRecord(request.id, request.name, arguments, output, True, error, duration)
 
 
 def _prepare(registry: ToolSource, request: CallRequest) -> _Ready:
@@ -185,32 +163,29 @@ def _prepare(registry: ToolSource, request: CallRequest) -> _Ready:
     return _Ready(request, tool, arguments, args, kwargs)
 
 
-def _ask_approval(ready: _Ready, approve: ApprovalCallback | None) -> ToolError | None:
+def _approve(ready: _Ready, approve: ApprovalCallback | None) -> None:
+    """Ask the approval callback; raise the refusal unless it answers exactly ``True``."""
     tool, request = ready.tool, ready.request
-    if approve is None:
-        return approval_declined(
-            tool.name, "no approval callback is configured", tool_call_id=request.id
-        )
-    question = ApprovalRequest(tool.name, dict(ready.arguments), request.id, tool.description)
-    try:
-        answer = approve(question)
-        if inspect.isawaitable(answer):
-            answer = run_awaitable(answer)
-    except ToolApprovalDeniedError as exc:
-        reason = redact(str(exc), tool.secrets)
-        return approval_declined(tool.name, reason, tool_call_id=request.id)
-    except Exception as exc:  # a broken callback must not run the tool, nor sink the round
-        reason = f"the approval check failed: {redact(describe_exception(exc), tool.secrets)}"
-        return approval_declined(tool.name, reason, tool_call_id=request.id)
-    # Only a real yes approves: a truthy answer such as the text "n" (from input()) must not
-    # run a tool that needs approval.
-    if answer is True:
-        return None
-    if answer is False or answer is None:
-        return approval_declined(tool.name, tool_call_id=request.id)
-    shown = _short_repr(answer, tool.secrets)
-    reason = f"the approval callback answered {shown}, not True or False"
-    return approval_declined(tool.name, reason, tool_call_id=request.id)
+    reason = "no approval callback is configured"
+    if approve is not None:
+        question = ApprovalRequest(tool.name, dict(ready.arguments), request.id, tool.description)
+        try:
+            answer = approve(question)
+            if inspect.isawaitable(answer):
+                answer = run_awaitable(answer)
+        except ToolApprovalDeniedError as exc:
+            reason = redact(str(exc), tool.secrets)
+        except Exception as exc:  # a broken callback must not run the tool, nor sink the round
+            reason = f"the approval check failed: {redact(describe_exception(exc), tool.secrets)}"
+        else:
+            # Only a real yes approves: a truthy answer such as the text "n" (from input())
+            # must not run a tool that needs approval.
+            if answer is True:
+                return
+            shown = _short_repr(answer, tool.secrets)
+            odd = answer is not False and answer is not None
+            reason = f"the approval callback answered {shown}, not True or False" if odd else ""
+    raise approval_declined(tool.name, reason, tool_call_id=request.id)
 
 
 def _short_repr(value: Any, secrets: tuple[str, ...]) -> str:
@@ -270,7 +245,7 @@ def _finished(ready: _Ready, outcome: Outcome) -> ToolCallRecord:
     elif isinstance(outcome.error, ToolApprovalDeniedError):  # asked after needs_approval
         error = outcome.error
     elif isinstance(outcome.error, _SerializationFailedError):
-        problem = redact(str(outcome.error.cause), tool.secrets)
+        problem = redact(str(outcome.error), tool.secrets)
         error = unserializable_result(tool.name, problem, tool_call_id=request.id)
     else:
         assert outcome.error is not None  # noqa: S101 - an Outcome that is not ok has one
@@ -290,11 +265,9 @@ def _approved_rerun(ready: _Ready, approve: ApprovalCallback | None) -> Any:
     """Ask to approve a call whose tool answered ``needs_approval``; re-run it if approved.
 
     LazyLLM's convention: a risky tool first answers ``{"status": "needs_approval", ...}``,
-    and runs for real when called again with ``allow_unsafe=True`` after the user agreed.
+    and runs for real when called again with ``allow_unsafe=True``.
     """
-    refusal = _ask_approval(ready, approve)
-    if refusal is not None:
-        raise refusal
+    _approve(ready, approve)
     if "allow_unsafe" not in inspect.signature(ready.tool.func).parameters:
         raise ReportedFailure(
             "the tool asked for approval and got it, but it has no allow_unsafe parameter "
@@ -317,10 +290,10 @@ def _invocation(
         try:
             text = serialize(value)
         except ResultSerializationError as exc:
-            raise _SerializationFailedError(exc) from None
+            raise _SerializationFailedError(str(exc)) from None
         if not isinstance(text, str):  # a custom serializer's slip is this call's problem
-            problem = f"the serializer returned a {type(text).__qualname__}, not text"
-            raise _SerializationFailedError(ResultSerializationError(problem))
+            kind = type(text).__qualname__
+            raise _SerializationFailedError(f"the serializer returned a {kind}, not text")
         return redact(text, secrets) if secrets else text
 
     return Invocation(
@@ -337,20 +310,10 @@ def iter_dispatch(
 ) -> Iterator[ToolCallRecord]:
     """Dispatch the calls of one round and yield a record per call, in call order.
 
-    Every call is checked first (tool, arguments, approval; a call repeating an earlier
-    call's id is refused); then the approved calls run in parallel and each record is
-    yielded as soon as it and all earlier calls are done.
-
-    Args:
-        registry: Where the tools are looked up.
-        calls: The tool calls, in any shape :func:`appclient._core._call_shapes.read_calls` reads.
-        approve: The approval callback for tools that need one (the registry's when None).
-        raise_errors: Raise the first failure as a :class:`~appclient.ToolError` instead of
-            turning it into an output. Checks happen before anything runs, so an invalid
-            call raises before any tool of the round has run.
-
-    Yields:
-        One :class:`ToolCallRecord` per call.
+    Every call is checked first (tool, arguments, approval; a repeated call id is refused),
+    so with ``raise_errors`` an invalid call raises before any tool of the round has run;
+    then the approved calls run in parallel, each record yielded as soon as it and all
+    earlier calls are done.
 
     Raises:
         ToolError: Only with ``raise_errors=True``.
@@ -372,18 +335,13 @@ def iter_dispatch(
                 )
             seen_ids.add(request.id)
             ready = _prepare(registry, request)
+            if ready.tool.requires_approval:
+                _approve(ready, approve)
+            slots.append(ready)
         except ToolError as error:
             if raise_errors:
                 raise
             slots.append(_failure(request, error, _shown_arguments(request)))
-            continue
-        refusal = _ask_approval(ready, approve) if ready.tool.requires_approval else None
-        if refusal is not None:
-            if raise_errors:
-                raise refusal
-            slots.append(_failure(request, refusal, ready.arguments))
-            continue
-        slots.append(ready)
 
     runnable = [slot for slot in slots if isinstance(slot, _Ready)]
     outcomes = registry.runner.iter_outcomes(

@@ -1,16 +1,10 @@
 """Running the tool calls of one round: threads, event loops, timeouts, call order.
 
-Each call runs on a daemon worker thread, so that independent calls of a round run in
-parallel, a tool that hangs can be abandoned at its timeout without blocking the program or
-its exit, and the caller may itself be inside a running event loop (a notebook, an async web
-handler). Async tools (coroutine functions, callables returning awaitables, async
-generators and other async iterators) run on a fresh event loop in their worker thread and
-are cancelled at their timeout. Results come back in call order, each as soon as it and
-every earlier call are done.
-
-Nothing here knows about tools or the protocol: an :class:`Invocation` is a callable, its
-arguments, a timeout and a finishing step (the dispatcher serialises results there, so that
-serialisation also runs in parallel and within the timeout).
+Each call runs on a daemon worker thread, so calls of a round run in parallel, a hung tool
+is abandoned at its timeout without blocking the program or its exit, and the caller may be
+inside a running event loop. Async tools (coroutines, awaitables, async iterators) run on a
+fresh event loop in their worker thread and are cancelled at their timeout. Results come
+back in call order, each as soon as it and every earlier call are done.
 """
 
 from __future__ import annotations
@@ -18,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import math
 import queue
 import threading
 import time
@@ -33,16 +28,7 @@ __all__ = ["Invocation", "Outcome", "ToolRunner", "run_awaitable"]
 
 @dataclass(frozen=True)
 class Invocation:
-    """One call to make.
-
-    Attributes:
-        func: The callable (sync, async, or returning an awaitable or a generator).
-        args: Positional arguments.
-        kwargs: Keyword arguments.
-        timeout: Seconds the call (and ``then``) may take; ``None`` waits forever.
-        then: Applied to the final value inside the worker (e.g. serialisation); its
-            exceptions are reported like the call's own.
-    """
+    """One call to make: ``then`` is applied to its value in the worker, within the timeout."""
 
     func: Callable[..., Any]
     args: tuple[Any, ...] = ()
@@ -53,14 +39,7 @@ class Invocation:
 
 @dataclass(frozen=True)
 class Outcome:
-    """How one invocation ended: a value, an exception, or a timeout.
-
-    Attributes:
-        value: The final value (after ``then``) when the call succeeded.
-        error: The exception the call raised, if it did.
-        timed_out: True when the call ran past its timeout and was abandoned.
-        duration: Seconds from start to end (the timeout itself when it timed out).
-    """
+    """How one invocation ended: a value (after ``then``), an exception, or a timeout."""
 
     value: Any = None
     error: BaseException | None = None
@@ -80,9 +59,8 @@ class _AsyncTimeoutError(Exception):
 class _WorkerPool:
     """Daemon threads that grow on demand and exit after some idle time.
 
-    Unlike ``concurrent.futures.ThreadPoolExecutor``, whose threads are joined at interpreter
-    exit, an abandoned (timed-out) tool here never keeps the program from exiting, and a
-    stuck worker never starves new calls: a task that finds no idle worker gets a new one.
+    Unlike ``ThreadPoolExecutor``'s, an abandoned tool never keeps the program from exiting,
+    and a stuck worker never starves new calls: a task with no idle worker gets a new one.
     """
 
     def __init__(self, *, idle_seconds: float) -> None:
@@ -131,20 +109,14 @@ async def _bounded(awaitable: Awaitable[Any], timeout: float | None) -> Any:
     return task.result()
 
 
-def _finish_value(value: Any, timeout: float | None) -> Any:
-    if isinstance(value, AsyncIterator):  # an async generator, or an SDK's async stream
-        value = collect_async_iterator(value)
-    if inspect.isawaitable(value):
-        value = asyncio.run(_bounded(value, timeout))
-    return value
-
-
 def _execute(invocation: Invocation, clock: Callable[[], float]) -> Outcome:
     start = clock()
     try:
-        value = _finish_value(
-            invocation.func(*invocation.args, **invocation.kwargs), invocation.timeout
-        )
+        value = invocation.func(*invocation.args, **invocation.kwargs)
+        if isinstance(value, AsyncIterator):  # an async generator, or an SDK's async stream
+            value = collect_async_iterator(value)
+        if inspect.isawaitable(value):
+            value = asyncio.run(_bounded(value, invocation.timeout))
         if invocation.then is not None:
             value = invocation.then(value)
     except _AsyncTimeoutError:
@@ -155,12 +127,7 @@ def _execute(invocation: Invocation, clock: Callable[[], float]) -> Outcome:
 
 
 class ToolRunner:
-    """Runs invocations in parallel on daemon threads and yields outcomes in call order.
-
-    Args:
-        max_workers: Invocations of one batch running at the same time.
-        clock: Returns seconds; used for the durations reported in outcomes.
-    """
+    """Runs invocations in parallel (``max_workers`` at a time), outcomes in call order."""
 
     def __init__(
         self,
@@ -178,71 +145,44 @@ class ToolRunner:
         return list(self.iter_outcomes(invocations))
 
     def iter_outcomes(self, invocations: Sequence[Invocation]) -> Iterator[Outcome]:
-        """Start the invocations and yield each outcome in call order, as soon as it is known.
-
-        Args:
-            invocations: The calls of one round.
-
-        Yields:
-            One :class:`Outcome` per invocation, in the order given.
-        """
-        total = len(invocations)
-        outcomes: list[Outcome | None] = [None] * total
-        deadlines: dict[int, float] = {}
+        """Start the invocations; yield each outcome in call order as soon as it is known."""
         finished: queue.SimpleQueue[tuple[int, Outcome]] = queue.SimpleQueue()
-        next_start = next_yield = running = 0
+        outcomes: dict[int, Outcome] = {}
+        running: dict[int, float] = {}  # index -> deadline (time.monotonic; inf: none)
+        waiting = list(reversed(range(len(invocations))))  # popped in call order
 
-        while next_yield < total:
-            while running < self.max_workers and next_start < total:
-                self._start(next_start, invocations[next_start], finished, deadlines)
-                next_start += 1
-                running += 1
-            while next_yield < total and (done := outcomes[next_yield]) is not None:
-                yield done
-                next_yield += 1
-            if next_yield >= total:
-                return
-            pending = [deadlines[i] for i in deadlines if outcomes[i] is None]
-            wait = max(0.0, min(pending) - time.monotonic()) if pending else None
-            try:
-                index, outcome = finished.get(timeout=wait)
-            except queue.Empty:
-                now = time.monotonic()
-                for index, deadline in deadlines.items():
-                    if outcomes[index] is None and deadline <= now:
-                        timeout = invocations[index].timeout or 0.0
-                        outcomes[index] = Outcome(timed_out=True, duration=timeout)
-                        running -= 1
-                continue
-            if outcomes[index] is None:  # a late result of an abandoned call is dropped
-                outcomes[index] = outcome
-                running -= 1
+        def start(index: int) -> None:
+            invocation = invocations[index]
+            timeout = math.inf if invocation.timeout is None else invocation.timeout
+            running[index] = time.monotonic() + timeout
+            _POOL.submit(lambda: finished.put((index, _execute(invocation, self._clock))))
 
-    def _start(
-        self,
-        index: int,
-        invocation: Invocation,
-        finished: queue.SimpleQueue[tuple[int, Outcome]],
-        deadlines: dict[int, float],
-    ) -> None:
-        if invocation.timeout is not None:
-            deadlines[index] = time.monotonic() + invocation.timeout
-        clock = self._clock
-        _POOL.submit(lambda: finished.put((index, _execute(invocation, clock))))
+        for index in range(len(invocations)):
+            while True:
+                while waiting and len(running) < self.max_workers:
+                    start(waiting.pop())
+                if index in outcomes:
+                    break
+                deadline = min(running.values())  # the call of this index is running
+                wait = None if deadline == math.inf else max(0.0, deadline - time.monotonic())
+                try:
+                    done, outcome = finished.get(timeout=wait)
+                except queue.Empty:
+                    for late in [i for i, end in running.items() if end <= time.monotonic()]:
+                        del running[late]
+                        timeout = invocations[late].timeout or 0.0
+                        outcomes[late] = Outcome(timed_out=True, duration=timeout)
+                    continue
+                if running.pop(done, None) is not None:  # an abandoned call's result is dropped
+                    outcomes[done] = outcome
+            yield outcomes.pop(index)
 
 
 def run_awaitable(awaitable: Awaitable[Any]) -> Any:
     """Wait for an awaitable from synchronous code, even inside a running event loop.
 
-    Used for async callbacks (such as an approval callback) called by synchronous code:
-    with no loop running in this thread a new loop runs it here; otherwise it runs on a new
-    loop in a worker thread while this thread waits.
-
-    Args:
-        awaitable: A coroutine or other awaitable.
-
-    Returns:
-        Its result (its exception is raised here).
+    With no loop running in this thread a new loop runs it here; otherwise a new loop in a
+    worker thread does, while this thread waits. Its exception is raised here.
     """
     try:
         asyncio.get_running_loop()

@@ -1,16 +1,10 @@
 """The automatic round trip: query, tool calls, tool outputs, again, until the answer.
 
-:class:`RoundTripMixin` gives :class:`~appclient.AppClient` two methods built only on its
-``create_conversation()`` and ``run(...)``:
-
-- :meth:`~RoundTripMixin.run_until_answer` returns a :class:`RoundTripResult` (and passes
-  progress events to ``on_event``);
-- :meth:`~RoundTripMixin.iter_until_answer` yields the progress events, ending with
-  :class:`AnswerDone`.
-
-The round trip is one generator for both clients: it yields the events, and :class:`Do`
-steps (a request, a stream read, the next finished tool call) that its driver makes: called
-here, awaited by :class:`~appclient._tools._async_loop.AsyncRoundTripMixin`.
+:class:`RoundTripMixin` gives :class:`~appclient.AppClient` ``run_until_answer`` and
+``iter_until_answer``, built only on its ``create_conversation()``, ``upload_file()`` and
+``run(...)``. The round trip is one generator for both clients: it yields the events, and
+:class:`Do` steps (a request, a stream read, the next finished tool call) that its driver
+makes: called here, awaited by :class:`~appclient._tools._async_loop.AsyncRoundTripMixin`.
 
 The protocol rules it keeps (docs/protocol.md section 6): the query, tools, files and
 ``tool_choice`` go with the first run only; each later run carries all outputs of one round
@@ -28,7 +22,7 @@ import tempfile
 import time
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .._core._constants import DEFAULT_MAX_ROUNDS
 from .._core._errors import (
@@ -70,28 +64,13 @@ __all__ = [
 ]
 
 
-class _Conversations(Protocol):
-    def create_conversation(self) -> str: ...
-
-    def upload_file(self, conversation_id: str, file_path: str | os.PathLike[str]) -> str: ...
-
-    def run(self, conversation_id: str, query: str = "", **kwargs: Any) -> Any: ...
-
-
 @dataclass(frozen=True)
 class Do:
     """A step of the round trip that waits on the outside world; its driver makes it.
 
-    The round trip is one generator for both clients: it yields :class:`LoopEvent`s for the
-    caller and ``Do`` steps for its driver, which calls ``func`` (awaiting what it returns,
-    in the async driver) and sends the result back, or throws its exception in.
-
-    Attributes:
-        func: What to call: a client method, a stream's read, the dispatcher's next record.
-        args: Its positional arguments.
-        kwargs: Its keyword arguments.
-        blocking: Plain blocking work (local tools running): the async driver makes it in
-            the round trip's own thread, never on the event loop.
+    The driver calls ``func`` (awaiting what it returns, in the async driver) and sends the
+    result back, or throws its exception in. ``blocking`` work (local tools running) the
+    async driver makes in the round trip's own thread, never on the event loop.
     """
 
     func: Callable[..., Any]
@@ -112,23 +91,20 @@ def advance(steps: Steps, value: Any, error: BaseException | None) -> LoopEvent 
 
 
 def _uploaded(
-    client: _Conversations, conversation_id: str, record: ToolCallRecord
+    upload: Callable[..., Any], conversation_id: str, record: ToolCallRecord
 ) -> Generator[Do, Any, ToolCallRecord]:
-    """Upload the file a tool returned and name it in the call's output (by its file id).
-
-    A failed upload is the call's failure, told to the agent, so the round goes on.
-    """
+    """Upload the file a tool returned and name it in the output; a failed upload fails the call."""
     file = record.file
     assert file is not None  # noqa: S101 - the caller checked
     try:
         if file.path is not None:
-            file_id = yield Do(client.upload_file, (conversation_id, file.path))
+            file_id = yield Do(upload, (conversation_id, file.path))
         else:
             with tempfile.TemporaryDirectory(prefix="appclient-tool-file-") as folder:
                 path = os.path.join(folder, os.path.basename(file.name) or "file")
                 with open(path, "wb") as handle:
                     handle.write(file.data or b"")
-                file_id = yield Do(client.upload_file, (conversation_id, path))
+                file_id = yield Do(upload, (conversation_id, path))
     except AppClientError as exc:
         error = ToolExecutionError(
             f"tool {record.name!r} returned the file {file.name!r}, which could not be "
@@ -141,15 +117,7 @@ def _uploaded(
 
 
 def as_registry(tools: ToolRegistry | Iterable[Any] | Callable[..., Any] | None) -> ToolRegistry:
-    """Return ``tools`` as a registry: a registry as is, else a new one holding the items.
-
-    Args:
-        tools: A :class:`ToolRegistry`, or functions, toolkit objects and groups (a list of
-            them, or just one).
-
-    Returns:
-        The registry to dispatch with.
-    """
+    """Return ``tools`` as a registry: a registry as is, else a new one holding the items."""
     # Imported here so that importing the client does not import the manifest builder.
     from ._registry import ToolRegistry
 
@@ -362,72 +330,30 @@ class RoundTripMixin:
                     yield item
 
     def _round_trip_steps(
-        self,
-        conversation_id: str | None,
-        query: str,
-        stream: bool,
-        options: Mapping[str, Any],
+        self, conversation_id: str | None, query: str, stream: bool, options: Mapping[str, Any]
     ) -> Steps:
-        """The round trip, for either client: events for the caller, ``Do`` steps for its driver.
-
-        :meth:`iter_until_answer` drives it here; the async client awaits its steps.
-        """
+        """The round trip, for either client: events for the caller, ``Do`` steps for its driver."""
         max_rounds = options.get("max_rounds", DEFAULT_MAX_ROUNDS)
         if max_rounds < 1:
             raise InvalidRequestError(f"max_rounds must be at least 1, got {max_rounds}")
         registry = as_registry(options["tools"])
-        client: _Conversations = self
         clock = self._round_trip_clock
         started = clock()
         if conversation_id is None:
-            conversation_id = yield Do(client.create_conversation)
+            conversation_id = yield Do(self.create_conversation)
         assert conversation_id is not None  # noqa: S101 - for the type checker
         progress = _Progress(conversation_id=conversation_id, started=started)
-        try:
-            yield from self._round_trip(
-                client,
-                registry,
-                progress,
-                query=query,
-                stream=stream,
-                max_rounds=max_rounds,
-                approve=options.get("approve"),
-                raise_errors=options.get("raise_errors", False),
-                first={
-                    "tools": registry.tools() or None,
-                    **{name: options.get(name) for name in _FIRST_RUN_OPTIONS},
-                },
-            )
-        except AppClientError as error:
-            # Tools may have run already: their outputs go with the error, so the caller
-            # can deliver them again instead of running the tools a second time.
-            if error.partial_result is None:
-                error.partial_result = progress.result(answer="", now=clock(), completed=False)
-            raise
-
-    def _round_trip(
-        self,
-        client: _Conversations,
-        registry: ToolRegistry,
-        progress: _Progress,
-        *,
-        query: str,
-        stream: bool,
-        max_rounds: int,
-        approve: ApprovalCallback | None,
-        raise_errors: bool,
-        first: dict[str, Any],
-    ) -> Steps:
-        clock = self._round_trip_clock
-        conversation_id = progress.conversation_id
-        end_user_id = first["end_user_id"]
-        app_id = str(getattr(client, "app_id", ""))  # for the spans; test doubles have none
+        app_id = str(getattr(self, "app_id", ""))  # for the spans; test doubles have none
         progress.span = start_span(
             f"round_trip {app_id}",
             **{"gen_ai.agent.id": app_id, "gen_ai.conversation.id": conversation_id},
         )
+        first = {name: options.get(name) for name in _FIRST_RUN_OPTIONS}
+        error: BaseException | None = None
         try:
-            answer = yield from self._one_run(client, progress, stream, query=query, **first)
+            answer = yield from self._one_run(
+                progress, stream, query=query, tools=registry.tools() or None, **first
+            )
             while calls := _requested_calls(answer, conversation_id):
                 if len(progress.rounds) >= max_rounds:
                     partial = progress.result(
@@ -439,47 +365,40 @@ class RoundTripMixin:
                         max_rounds=max_rounds,
                         result=partial,
                     )
-                outputs = yield from self._one_round(
-                    client,
-                    registry,
-                    progress,
-                    calls,
-                    answer,
-                    approve=approve,
-                    raise_errors=raise_errors,
-                )
+                outputs = yield from self._one_round(registry, progress, calls, answer, options)
                 answer = yield from self._one_run(
-                    client, progress, stream, tool_outputs=outputs, end_user_id=end_user_id
+                    progress,
+                    stream,
+                    tool_outputs=outputs,
+                    end_user_id=first["end_user_id"],
                 )
         except BaseException as exc:
-            self._end_round_trip_span(progress, exc)
+            error = exc
+            # Tools may have run already: their outputs go with the error, so the caller
+            # can deliver them again instead of running the tools a second time.
+            if isinstance(exc, AppClientError) and exc.partial_result is None:
+                exc.partial_result = progress.result(answer="", now=clock(), completed=False)
             raise
-        self._end_round_trip_span(progress, None)
+        finally:
+            end_span(
+                progress.span,
+                error=error if not isinstance(error, GeneratorExit) else None,
+                **{
+                    "appclient.rounds": len(progress.rounds),
+                    "appclient.tool_calls": sum(len(r.tool_calls) for r in progress.rounds),
+                },
+            )
         yield AnswerDone(progress.result(answer=answer.answer, now=clock()))
-
-    @staticmethod
-    def _end_round_trip_span(progress: _Progress, error: BaseException | None) -> None:
-        end_span(
-            progress.span,
-            error=error if not isinstance(error, GeneratorExit) else None,
-            **{
-                "appclient.rounds": len(progress.rounds),
-                "appclient.tool_calls": sum(len(r.tool_calls) for r in progress.rounds),
-            },
-        )
 
     # --- steps --------------------------------------------------------------------------
 
     def _one_round(
         self,
-        client: _Conversations,
         registry: ToolRegistry,
         progress: _Progress,
         calls: list[ToolCall],
         answer: RunAnswer,
-        *,
-        approve: ApprovalCallback | None,
-        raise_errors: bool,
+        options: Mapping[str, Any],
     ) -> Generator[LoopEvent | Do, Any, list[dict[str, str]]]:
         index = len(progress.rounds) + 1
         for call in calls:
@@ -487,10 +406,12 @@ class RoundTripMixin:
         clock = self._round_trip_clock
         started = clock()
         records: list[ToolCallRecord] = []
-        running = registry.iter_dispatch(calls, approve=approve, raise_errors=raise_errors)
+        running = registry.iter_dispatch(
+            calls, approve=options.get("approve"), raise_errors=options.get("raise_errors", False)
+        )
         while (record := (yield Do(next, (running, None), blocking=True))) is not None:
             if record.file is not None:
-                record = yield from _uploaded(client, progress.conversation_id, record)
+                record = yield from _uploaded(self.upload_file, progress.conversation_id, record)
             records.append(record)
             tool = registry.get(record.name)
             record_tool_call(progress.span, record, secrets=tool.secrets if tool else ())
@@ -510,36 +431,29 @@ class RoundTripMixin:
         return [record.to_output().model_dump() for record in records if first[record.id] is record]
 
     def _one_run(
-        self,
-        client: _Conversations,
-        progress: _Progress,
-        stream: bool,
-        *,
-        query: str = "",
-        **options: Any,
+        self, progress: _Progress, stream: bool, *, query: str = "", **options: Any
     ) -> Generator[LoopEvent | Do, Any, RunAnswer]:
         run_number = len(progress.runs) + 1
-        conversation_id = progress.conversation_id
         with attached(progress.span):
-            result = yield Do(client.run, (conversation_id, query), {"stream": stream, **options})
+            arguments = (progress.conversation_id, query)
+            result = yield Do(self.run, arguments, {"stream": stream, **options})
         if not stream:
             answer: RunAnswer = result.content
             for event in answer.events:
                 yield ServerEvent(event, run_number)
             if answer.answer:
                 yield TextDelta(answer.answer, run_number)
-            progress.runs.append(answer)
-            return answer
-        try:  # closed however the round trip ends
-            while (message := (yield Do(result.read_message))) is not None:
-                if message.answer:
-                    yield TextDelta(message.answer, run_number)
-                for event in message.events:
-                    yield ServerEvent(event, run_number)
-            # The stream's own accumulation and "run finished" rule: a stream that ended
-            # without a final event has raised StreamInterruptedError above.
-            answer = yield Do(result.collect)
-        finally:
-            result.close()
+        else:
+            try:  # closed however the round trip ends
+                while (message := (yield Do(result.read_message))) is not None:
+                    if message.answer:
+                        yield TextDelta(message.answer, run_number)
+                    for event in message.events:
+                        yield ServerEvent(event, run_number)
+                # The stream's own accumulation and "run finished" rule (a stream that ended
+                # without a final event has raised StreamInterruptedError above).
+                answer = yield Do(result.collect)
+            finally:
+                result.close()
         progress.runs.append(answer)
         return answer

@@ -1,9 +1,7 @@
 """What the automatic round trip reports: progress events and the final result.
 
-:meth:`~appclient.AppClient.iter_until_answer` yields these events (and
-:meth:`~appclient.AppClient.run_until_answer` passes them to ``on_event``), so a terminal or a
-UI can show the answer as it streams and each local tool call as it starts and finishes.
-The last event is always :class:`AnswerDone`, holding the :class:`RoundTripResult`.
+:meth:`~appclient.AppClient.iter_until_answer` yields these events (``run_until_answer``
+passes them to ``on_event``); the last is always :class:`AnswerDone`, holding the result.
 """
 
 from __future__ import annotations
@@ -91,12 +89,7 @@ class RoundTripResult:
 
 @dataclass(frozen=True)
 class TextDelta:
-    """A piece of the agent's answer text, as it arrives.
-
-    Attributes:
-        text: The new text.
-        run: The run it belongs to, from 1 (run ``n`` follows ``n - 1`` rounds).
-    """
+    """A piece of the agent's answer ``text`` as it arrives, in ``run`` (from 1)."""
 
     text: str
     run: int
@@ -104,12 +97,7 @@ class TextDelta:
 
 @dataclass(frozen=True)
 class ServerEvent:
-    """An event of a run as the server sent it (status changes, cloud component calls...).
-
-    Attributes:
-        event: The wire event.
-        run: The run it belongs to, from 1.
-    """
+    """An ``event`` of a ``run`` (from 1) as the server sent it (status, cloud components...)."""
 
     event: Event
     run: int
@@ -117,14 +105,7 @@ class ServerEvent:
 
 @dataclass(frozen=True)
 class ToolCallStarted:
-    """A local tool call is about to be checked and run.
-
-    Attributes:
-        round: The round number, from 1.
-        id: The tool call id.
-        name: The tool name.
-        arguments: The arguments as the agent sent them.
-    """
+    """A local tool call of ``round`` (from 1) is about to be checked and run."""
 
     round: int
     id: str
@@ -134,12 +115,7 @@ class ToolCallStarted:
 
 @dataclass(frozen=True)
 class ToolCallFinished:
-    """A local tool call has finished (or failed); its output is ready.
-
-    Attributes:
-        round: The round number, from 1.
-        record: The call, its output, error flag and duration.
-    """
+    """A local tool call of ``round`` has finished (or failed); ``record`` has its output."""
 
     round: int
     record: ToolCallRecord
@@ -147,22 +123,14 @@ class ToolCallFinished:
 
 @dataclass(frozen=True)
 class RoundFinished:
-    """All calls of a round are done; their outputs are being sent in one request.
-
-    Attributes:
-        round: The finished round.
-    """
+    """All calls of a round are done; their outputs are being sent in one request."""
 
     round: RoundRecord
 
 
 @dataclass(frozen=True)
 class AnswerDone:
-    """The agent answered; the last event of the loop.
-
-    Attributes:
-        result: The full result.
-    """
+    """The agent answered; the last event of the loop, with the full ``result``."""
 
     result: RoundTripResult
 
@@ -186,8 +154,7 @@ class EventPrinter:
         client.run_until_answer(query=..., tools=registry, stream=True, on_event=EventPrinter())
 
     prints ``→ get_weather(location='北京')`` when a call starts, ``← get_weather 12 ms:
-    北京今天25度`` (or ``✗`` and the error) when it ends, and the answer text; long arguments
-    and outputs are cut to ``width`` characters.
+    北京今天25度`` (or ``✗`` and the error) when it ends, and the answer text.
 
     Args:
         file: Where to write; standard output when ``None``.

@@ -1,25 +1,19 @@
 """MCP servers as local tools: connect, list their tools, run the agent's calls on them.
 
-An :class:`MCPServerStdio` (a subprocess speaking MCP on its standard streams) or an
-:class:`MCPServerHTTP` (streamable HTTP) is added to a :class:`~appclient.ToolRegistry`
-like a function: its tools are advertised with their own JSON Schema and the agent's calls
-of them go through the registry's dispatcher, so validation, timeouts, approval,
-parallelism, redaction and errors-back-to-the-agent work as for local functions.
+An :class:`MCPServerStdio` (a subprocess) or :class:`MCPServerHTTP` (streamable HTTP) is
+added to a :class:`~appclient.ToolRegistry` like a function: its tools keep their own JSON
+Schema and their calls go through the registry's dispatcher (validation, timeouts,
+approval, redaction, errors back to the agent). Each server runs its session on an event
+loop in a thread of its own, so the sync and async round trips call it alike. The ``mcp``
+package (``pip install 'appclient[mcp]'``) is imported only when a server starts.
 
-Each server runs its MCP session on an event loop in a thread of its own, so the sync and
-async round trips call it alike (from the dispatcher's worker threads). The ``mcp`` package
-(``pip install 'appclient[mcp]'``) is imported only when a server is started.
+Names (:func:`protocol_names`): characters outside ``[A-Za-z0-9_-]`` become ``_``, a name
+over 64 characters is cut and ends with a short hash, a taken name gets ``_2``, ``_3``...,
+and ``prefix="fs"`` gives ``fs__<name>``; ``server.tool_names`` maps them back.
 
-Names: an MCP tool name is made to fit the protocol's rule (``^[A-Za-z0-9_-]{1,64}$``) by
-:func:`protocol_names`: other characters become ``_``, a name over 64 characters is cut and
-ends with a short hash of the whole, and a name already taken (by the registry or an earlier
-tool of the server) gets ``_2``, ``_3``... in listing order. ``prefix="fs"`` names every tool
-``fs__<name>``. ``server.tool_names`` maps each advertised name to the MCP name it calls.
-
-Results: text content is the output (parts joined by blank lines); structured content
-without text is sent as JSON; an image, audio or blob resource alone is a returned file
-(uploaded by the round trip, as a :class:`~appclient.ToolFile`); a text resource is its text;
-``isError`` results are failed calls the agent reads.
+Results (:func:`result_value`): text parts joined by blank lines; structured content without
+text as JSON; an image, audio or blob resource alone as a :class:`~appclient.ToolFile`;
+``isError`` as a failed call.
 """
 
 from __future__ import annotations
@@ -34,11 +28,14 @@ import mimetypes
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .._core._constants import DEFAULT_TOOL_TIMEOUT, tool_name_problem
 from .._core._errors import AppClientError, InvalidRequestError
 from ._tool_results import ReportedFailure, ToolFile
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "MCPConnectionError",
@@ -144,6 +141,22 @@ def result_value(result: Any) -> Any:
     return text
 
 
+class ServerOptions(TypedDict, total=False):
+    """The options every MCP server takes.
+
+    Attributes:
+        name: A label for errors and reprs (default: the command, or the URL).
+        timeout: Seconds one call may take; a call with no answer by then ends the session.
+        startup_timeout: Seconds to start the server and list its tools.
+        prefix: Put ``prefix__`` before each of its tool names.
+    """
+
+    name: str | None
+    timeout: float
+    startup_timeout: float
+    prefix: str | None
+
+
 class MCPServer:
     """One MCP server's session, run on its own event loop thread (base class).
 
@@ -157,14 +170,14 @@ class MCPServer:
     def __init__(
         self,
         *,
-        name: str,
+        name: str | None,
         timeout: float = DEFAULT_TOOL_TIMEOUT,
         startup_timeout: float = 30.0,
         prefix: str | None = None,
     ) -> None:
         if prefix is not None and tool_name_problem(f"{prefix}__x") is not None:
             raise InvalidRequestError(f"prefix {prefix!r} cannot start a tool name")
-        self.name = name
+        self.name = name or ""
         self.timeout = timeout
         self.startup_timeout = startup_timeout
         self.prefix = prefix
@@ -220,13 +233,11 @@ class MCPServer:
             self._ended = asyncio.run_coroutine_threadsafe(self._serve(ready), loop)
             try:
                 self._tools = ready.result(timeout=self.startup_timeout)
-            except concurrent.futures.TimeoutError:
-                self._shutdown()
-                raise MCPConnectionError(
-                    f"MCP server {self.name!r} did not start within {self.startup_timeout:g} s"
-                ) from None
             except Exception as exc:
                 self._shutdown()
+                if isinstance(exc, concurrent.futures.TimeoutError):
+                    reason = f"did not start within {self.startup_timeout:g} s"
+                    raise MCPConnectionError(f"MCP server {self.name!r} {reason}") from None
                 raise MCPConnectionError(
                     f"MCP server {self.name!r} failed to start: {exc}"
                 ) from exc
@@ -240,17 +251,11 @@ class MCPServer:
         try:
             async with self._transport() as streams, mcp.ClientSession(*streams[:2]) as session:
                 await session.initialize()
-                tools, cursor = [], None
-                while True:  # the listing is paginated
-                    page = (
-                        await session.list_tools(cursor=cursor)
-                        if cursor
-                        else await session.list_tools()
-                    )
+                page = await session.list_tools()
+                tools = list(page.tools)
+                while page.nextCursor:  # the listing is paginated
+                    page = await session.list_tools(cursor=page.nextCursor)
                     tools.extend(page.tools)
-                    cursor = page.nextCursor
-                    if not cursor:
-                        break
                 self._session = session
                 ready.set_result(tools)
                 await self._stop.wait()
@@ -263,9 +268,7 @@ class MCPServer:
             self._session = None
 
     def call(self, name: str, arguments: Mapping[str, Any]) -> Any:
-        """Call one MCP tool and return its result as a tool's value (see :func:`result_value`).
-
-        A server that is not running (it crashed, or was closed) is started again first.
+        """Call one MCP tool and return its :func:`result_value`; a stopped server restarts.
 
         Raises:
             MCPConnectionError: The server cannot be started, or the call got no answer
@@ -277,17 +280,14 @@ class MCPServer:
         loop, session, ended = self._loop, self._session, self._ended
         if loop is None or session is None or ended is None:
             raise MCPConnectionError(f"MCP server {self.name!r} is not running")
-        # One timer, this wait: a second one in the session (read_timeout_seconds) raced it
-        # and told the same timeout in other words.
+        # One timer, this wait (a second one in the session raced it).
         call = asyncio.run_coroutine_threadsafe(session.call_tool(name, dict(arguments)), loop)
         done, _ = concurrent.futures.wait(
             [call, ended], timeout=self.timeout, return_when=concurrent.futures.FIRST_COMPLETED
         )
         if call not in done:
             call.cancel()
-            # A server that gave no answer is ended (killed if it hangs); the next call
-            # starts it again.
-            self.close()
+            self.close()  # killed if it hangs; the next call starts it again
             reason = "exited during the call" if ended in done else f"took over {self.timeout:g} s"
             raise MCPConnectionError(f"MCP server {self.name!r} {reason}")
         try:
@@ -339,10 +339,8 @@ class MCPServerStdio(MCPServer):
         args: Its arguments.
         env: Its environment (the MCP package's safe default when ``None``).
         cwd: Its working directory.
-        name: A label (default: the command and its first argument).
-        timeout: Seconds one call may take.
-        startup_timeout: Seconds to start and list tools.
-        prefix: Put ``prefix__`` before each of its tool names.
+        **options: :class:`ServerOptions` (the default name: the command and its first
+            argument).
     """
 
     def __init__(
@@ -352,15 +350,10 @@ class MCPServerStdio(MCPServer):
         *,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
-        name: str | None = None,
-        timeout: float = DEFAULT_TOOL_TIMEOUT,
-        startup_timeout: float = 30.0,
-        prefix: str | None = None,
+        **options: Unpack[ServerOptions],
     ) -> None:
-        label = name or " ".join([command, *args[:1]])
-        super().__init__(
-            name=label, timeout=timeout, startup_timeout=startup_timeout, prefix=prefix
-        )
+        options["name"] = options.get("name") or " ".join([command, *args[:1]])
+        super().__init__(**options)
         self.command, self.args = command, list(args)
         self.env = dict(env) if env is not None else None
         self.cwd = cwd
@@ -381,10 +374,7 @@ class MCPServerHTTP(MCPServer):
         url: Its endpoint (``http://127.0.0.1:8000/mcp``).
         headers: Headers for every request (an ``Authorization`` token); never shown in
             reprs or errors.
-        name: A label (default: the URL).
-        timeout: Seconds one call may take.
-        startup_timeout: Seconds to connect and list tools.
-        prefix: Put ``prefix__`` before each of its tool names.
+        **options: :class:`ServerOptions` (the default name: the URL).
     """
 
     def __init__(
@@ -392,14 +382,10 @@ class MCPServerHTTP(MCPServer):
         url: str,
         *,
         headers: Mapping[str, str] | None = None,
-        name: str | None = None,
-        timeout: float = DEFAULT_TOOL_TIMEOUT,
-        startup_timeout: float = 30.0,
-        prefix: str | None = None,
+        **options: Unpack[ServerOptions],
     ) -> None:
-        super().__init__(
-            name=name or url, timeout=timeout, startup_timeout=startup_timeout, prefix=prefix
-        )
+        options["name"] = options.get("name") or url
+        super().__init__(**options)
         self.url = url
         self._headers = dict(headers or {})
 

@@ -1,11 +1,8 @@
 """Local tools as an MCP server: ``appclient mcp serve FILE[:NAME]`` and :func:`serve_mcp`.
 
-The same functions that serve the AppBuilder agent serve any MCP host. Every call goes
-through :class:`~appclient.ToolRegistry`: arguments are validated (lax, as for the agent:
-``"4"`` is 4), bound values stay hidden, timeouts and errors become error results the host's
-model reads, and a returned file is an image, audio or blob content. Over stdio (the default;
-the protocol owns stdout, so messages go to stderr) or streamable HTTP at ``/mcp``, bound to
-127.0.0.1 unless told otherwise.
+Every call goes through :class:`~appclient.ToolRegistry` (lax validation, hidden bound
+values, failures as error results); a returned file is image, audio or blob content. Over
+stdio (messages go to stderr) or streamable HTTP at ``/mcp``, on 127.0.0.1 unless told.
 """
 
 from __future__ import annotations
@@ -140,9 +137,7 @@ async def _serve_http(
     server: Any, *, host: str, port: int, on_ready: Callable[[str], None] | None
 ) -> None:
     import uvicorn
-    from mcp.server.streamable_http_manager import (
-        StreamableHTTPSessionManager,
-    )
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.applications import Starlette
     from starlette.routing import Mount
 

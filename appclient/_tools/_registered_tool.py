@@ -1,9 +1,4 @@
-"""One tool in a :class:`~appclient.ToolRegistry`: its spec, callable, options and secrets.
-
-Besides the record itself, this module holds the small pure helpers the registry uses to
-build one: which bound values are secrets to redact, the values a ``functools.partial``
-binds, and the advertised form of a ready-made tool dict.
-"""
+"""One tool in a :class:`~appclient.ToolRegistry`: its spec, callable, options and secrets."""
 
 from __future__ import annotations
 
@@ -35,13 +30,9 @@ _PYDANTIC_INPUT_CHARS = 50
 def secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
     """Return the texts that show a bound value, to redact (secrets unwrapped).
 
-    Values of any type count: text and bytes as they are, a number as it prints
-    (``pin=918273`` is hidden from ``f"pin {pin} rejected"``), an object by its ``str`` and
-    ``repr`` and by the values of its attributes (``Creds("sk-...")``). Each text also comes
-    in the forms it takes inside JSON (with and without ``ensure_ascii``), inside a repr and
-    inside a URL, where quotes, backslashes, slashes and other characters are escaped: a
-    result serialised as JSON, or an error quoting a URL, must not show a key in its escaped
-    form. Texts shorter than ``MIN_REDACTED_SECRET_LENGTH`` are settings, not secrets.
+    Any value counts: text and bytes as they are, a number as it prints, an object by its
+    ``str``, ``repr`` and attribute values. Each text comes in its escaped forms too (inside
+    JSON, a repr, a URL). Texts shorter than ``MIN_REDACTED_SECRET_LENGTH`` are settings.
     """
     found: dict[str, None] = {}
     for value in _texts_within(values):
@@ -74,12 +65,9 @@ def _shown_as(value: Any) -> tuple[str, ...]:
 
 
 def _texts_within(values: Iterable[Any]) -> Iterator[Any]:
-    """Yield each value, and the values inside bound containers and objects.
+    """Yield each value, and the values inside containers and objects (not mapping keys).
 
-    A bound ``headers={"Authorization": "Bearer ..."}`` holds its secret one level down, and
-    so does an object's attribute (``Creds("sk-...").key``); mapping keys are names, not
-    secrets. The walk is bounded in depth and in values seen, so binding a big data structure
-    costs little.
+    Bounded in depth and in values seen, so binding a big data structure costs little.
     """
     pending: list[tuple[Any, int]] = [(value, 0) for value in values][::-1]  # a stack, in order
     seen = 0
@@ -118,7 +106,7 @@ class RegisteredTool:
     Attributes:
         name: The tool name the agent uses.
         spec: The manifest's :class:`~appclient.types.ToolSpec` (schema and validation).
-        func: The callable that runs (the spec's validation adds the bound values).
+        func: The callable that runs.
         tool: The tool dict sent in ``run(tools=...)``.
         timeout: Seconds a call may take, or ``None`` for no limit.
         requires_approval: Whether each call asks the approval callback first.
@@ -126,10 +114,8 @@ class RegisteredTool:
         secrets: The bound texts redacted from outputs and errors.
         toolkit: The toolkit object for a toolkit method, else ``None``.
         method: The method name for a toolkit method, else ``None``.
-        enabled: Whether the tool is advertised and callable (Lagent's ``enable``); a
-            disabled tool stays registered, and a call of it is a call of an unknown tool.
-        check: More argument checks, giving ``(field, problem)`` pairs (an MCP tool's
-            arguments against its JSON Schema).
+        enabled: Whether the tool is advertised and callable (Lagent's ``enable``).
+        check: More argument checks giving ``(field, problem)`` pairs (an MCP tool's schema).
     """
 
     name: str
@@ -188,11 +174,7 @@ def tool_model(tool: object) -> Tool:
 
 
 def advertised_tool(tool: Mapping[str, Any] | Tool, name: str) -> dict[str, Any]:
-    """Return a ready-made tool as a wire dict, renamed to ``name``.
-
-    Raises:
-        ManifestError: ``tool`` is not a tool (see :func:`tool_model`).
-    """
+    """Return a ready-made tool as a wire dict, renamed to ``name``."""
     data = tool_model(tool).model_dump(mode="json", exclude_none=True)
     data.setdefault("function", {})["name"] = name
     return data

@@ -1,12 +1,10 @@
 """The registry of local tools: what the agent may call, and how to call it.
 
 A :class:`ToolRegistry` collects functions, toolkits (objects whose ``@manifest`` methods are
-tools, named ``Class__method``) and named groups, produces the ``tools`` list for a run, and
-dispatches the agent's tool calls (see :mod:`appclient._tools._dispatch`).
-
-Bound parameters (``registry.add(search, api_key=KEY)``, or a ``functools.partial``) are
-supplied by the program: they are hidden from the tool's schema, refused when the agent tries
-to set them, and their values are redacted from outputs, error texts and reprs.
+tools, named ``Class__method``), groups and MCP servers, produces the ``tools`` list for a
+run, and dispatches the agent's tool calls (see :mod:`appclient._tools._dispatch`). Bound
+parameters (``registry.add(search, api_key=KEY)``, or a ``functools.partial``) are hidden
+from the schema, refused from the agent, and redacted from outputs, errors and reprs.
 """
 
 from __future__ import annotations
@@ -44,17 +42,10 @@ from ._registered_tool import (
     secret_texts,
     tool_model,
 )
-from ._tool_groups import GroupEntry, ToolGroup, find_group_tool, resolve_group
+from ._tool_groups import ToolGroup, find_group_tool, resolve_group
 from ._tool_results import serialize_result
 
 __all__ = ["RegisteredTool", "ToolRegistry"]
-
-
-def _is_tool_method(value: Any) -> bool:
-    # @manifest marks the function it decorates; a toolkit's tools are its marked methods
-    # (@manifest_parameter alone does not make a method a tool).
-    record = get_overrides(value)
-    return record is not None and record.decorated
 
 
 class ToolRegistry:
@@ -153,7 +144,7 @@ class ToolRegistry:
             strict=strict,
             allow_extra=allow_extra,
             tool=tool,
-            bound={**(bind or {}), **bound},
+            bind={**(bind or {}), **bound},
             enabled=enable,
         )
         self._store_all([entry])
@@ -166,25 +157,21 @@ class ToolRegistry:
         name: str | None = None,
         description: str | None = None,
         timeout: float | None = None,
-        requires_approval: bool = False,
         strict: bool = False,
         allow_extra: bool = False,
         tool: Mapping[str, Any] | Tool | None = None,
-        bound: Mapping[str, Any],
-        toolkit: object | None = None,
-        method: str | None = None,
-        enabled: bool = True,
-        check: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None,
+        bind: Mapping[str, Any] | None = None,
+        **more: Any,
     ) -> RegisteredTool:
-        values = dict(bound)
-        tool_name = name
+        """Build a tool; ``more`` are :class:`RegisteredTool` fields (``toolkit``, ``check``...)."""
+        values = dict(bind or {})
         if tool is not None:
             tool = tool_model(tool)  # a clear ManifestError for anything else
-            if tool_name is None:
-                tool_name = tool.function.name if tool.function is not None else None
+            if name is None and tool.function is not None:
+                name = tool.function.name
         spec = build_tool_spec(
             func,
-            name=tool_name,
+            name=name,
             description=description,
             strict=strict,
             bound=values,
@@ -196,13 +183,9 @@ class ToolRegistry:
             func=func,
             tool=advertised_tool(tool, spec.name) if tool is not None else spec.to_tool(),
             timeout=self._timeout(timeout),
-            requires_approval=requires_approval,
             bound=values,
             secrets=secret_texts([*values.values(), *partial_values(func)]),
-            toolkit=toolkit,
-            method=method,
-            enabled=enabled,
-            check=check,
+            **more,
         )
 
     def add_mcp(
@@ -210,11 +193,8 @@ class ToolRegistry:
     ) -> list[RegisteredTool]:
         """Start an MCP server (if needed) and register its tools; it closes with the registry.
 
-        Each MCP tool is advertised with its own JSON Schema under a protocol name (see
-        :func:`appclient.mcp.protocol_names`; ``server.tool_names`` maps them back) and runs
-        through the dispatcher like a function: its arguments are checked against the schema,
-        its calls time out after ``server.timeout``, and a crash, a hang or an error the tool
-        reports is that call's error output. A server that crashed starts again on its next call.
+        Each MCP tool keeps its JSON Schema, under a :func:`~appclient.mcp.protocol_names`
+        name, and is dispatched like a function; its calls time out after ``server.timeout``.
 
         Args:
             server: An :class:`~appclient.mcp.MCPServerStdio` or
@@ -229,10 +209,10 @@ class ToolRegistry:
             InvalidRequestError: The ``mcp`` package is not installed.
         """
         mcp_tools = server.start()
-        names = protocol_names(
-            [tool.name for tool in mcp_tools], taken=self.names(), prefix=server.prefix
-        )
         by_name = {tool.name: tool for tool in mcp_tools}
+        names = protocol_names(
+            [t.name for t in mcp_tools], taken=self.names(), prefix=server.prefix
+        )
         entries = []
         for advertised, mcp_name in names.items():
             mcp_tool = by_name[mcp_name]
@@ -246,12 +226,10 @@ class ToolRegistry:
                 server.caller(mcp_name),
                 name=advertised,
                 tool={"type": "function", "function": function},
-                # No second timer: the server times its calls itself (``server.timeout``) and
-                # ends a hung server before it answers, so the next call finds a fresh one.
+                # No second timer: the server times its calls itself and ends a hung server.
                 timeout=math.inf,
                 requires_approval=requires_approval,
                 allow_extra=True,
-                bound={},
                 check=schema_check(schema),
             )
             entries.append(entry)
@@ -301,21 +279,19 @@ class ToolRegistry:
             ManifestError: The object has no ``@manifest`` methods, a name is too long or
                 taken, or a bound name is a parameter of none of the methods.
         """
+        kind = type(toolkit).__name__
         if isinstance(toolkit, type):
             raise ManifestError(f"pass an instance of {toolkit.__name__}, not the class itself")
-        owner = prefix if prefix is not None else type(toolkit).__name__
         methods = [(attr, getattr(toolkit, attr)) for attr in _tool_method_names(type(toolkit))]
         if not methods:
-            raise ManifestError(
-                f"{type(toolkit).__name__} has no methods decorated with @manifest to use as tools"
-            )
+            raise ManifestError(f"{kind} has no methods decorated with @manifest to use as tools")
+        owner = prefix if prefix is not None else kind
         values = {**(bind or {}), **bound}
-        used: set[str] = set()
+        unused = set(values)
         entries: list[RegisteredTool] = []
         for attr, method in methods:
             params = _parameter_names(method)
-            own = {k: v for k, v in values.items() if k in params}
-            used.update(own)
+            unused -= params
             full = check_tool_name(f"{owner}{TOOLKIT_NAME_SEPARATOR}{default_tool_name(method)}")
             entries.append(
                 self._build(
@@ -323,16 +299,15 @@ class ToolRegistry:
                     name=full,
                     timeout=timeout,
                     requires_approval=requires_approval,
-                    bound=own,
+                    bind={k: v for k, v in values.items() if k in params},
                     toolkit=toolkit,
                     method=attr,
                 )
             )
-        unused = sorted(set(values) - used)
         if unused:
             raise ManifestError(
-                f"cannot bind {', '.join(map(repr, unused))}: no tool method of "
-                f"{type(toolkit).__name__} has such a parameter"
+                f"cannot bind {', '.join(map(repr, sorted(unused)))}: no tool method of "
+                f"{kind} has such a parameter"
             )
         self._store_all(entries)
         return entries
@@ -346,20 +321,9 @@ class ToolRegistry:
         Returns:
             The registered tools, in the group's order.
         """
-        entries = [self._build_entry(entry) for entry in resolve_group(group)]
+        entries = [self._build(**vars(entry)) for entry in resolve_group(group)]
         self._store_all(entries)
         return entries
-
-    def _build_entry(self, entry: GroupEntry) -> RegisteredTool:
-        return self._build(
-            entry.func,
-            name=entry.name,
-            description=entry.description,
-            timeout=entry.timeout,
-            requires_approval=entry.requires_approval,
-            strict=entry.strict,
-            bound=entry.bind,
-        )
 
     def extend(self, items: Iterable[Any] | Any) -> None:
         """Add functions, toolkit objects, groups and other registries (a list, or just one).
@@ -385,32 +349,31 @@ class ToolRegistry:
             elif isinstance(item, ToolGroup):
                 self.add_group(item)
             elif isinstance(item, Manifest) and item.func is not None:
-                # Manifest.from_function keeps the function it describes: run that one.
-                self.add(item.func, tool=item)
+                self.add(item.func, tool=item)  # Manifest.from_function keeps its function
             elif isinstance(item, str):
-                self._store_all([self._build_entry(find_group_tool(item))])
+                self._store_all([self._build(**vars(find_group_tool(item)))])
             elif isinstance(item, (Mapping, Tool)):
                 raise InvalidRequestError(
                     f"{where}: a tool dict has no function to run; register the function with "
                     "registry.add(func, tool=that_dict)"
                 )
-            elif not isinstance(item, type) and _has_tool_methods(item):
+            elif isinstance(item, type):
+                raise InvalidRequestError(
+                    f"{where}: {item.__qualname__} is a class: register an instance, "
+                    f"{item.__qualname__}(), to use its @manifest methods as tools"
+                )
+            elif _tool_method_names(type(item)):
                 self.add_toolkit(item)
-            elif callable(item) and not isinstance(item, type):
+            elif callable(item):
                 self.add(item)
-            elif not isinstance(item, type) and callable(getattr(item, "run", None)):
-                # An action object (Lagent's BaseAction): its run method, under its class name
-                # and described by the class when run itself says nothing.
+            elif callable(getattr(item, "run", None)):
+                # Lagent's BaseAction: its run method, under its class name and described by
+                # the class when run itself says nothing.
                 self.add(
                     item.run,
                     name=type(item).__name__,
                     description=None if item.run.__doc__ else inspect.getdoc(type(item)),
                     enable=getattr(item, "enable", True) is not False,
-                )
-            elif isinstance(item, type):
-                raise InvalidRequestError(
-                    f"{where}: {item.__qualname__} is a class: register an instance, "
-                    f"{item.__qualname__}(), to use its @manifest methods as tools"
                 )
             else:
                 raise wrong_kind(
@@ -441,11 +404,7 @@ class ToolRegistry:
     # --- reading ------------------------------------------------------------------------
 
     def tools(self) -> list[dict[str, Any]]:
-        """Return the tools list for ``AppClient.run(tools=...)`` (plain JSON-ready dicts).
-
-        The dicts are copies: changing them does not change the registered tools. Tools
-        switched off (``enable=False``) are left out.
-        """
+        """Return the tools list for ``AppClient.run(tools=...)``: copies, enabled tools only."""
         return [copy.deepcopy(entry.tool) for entry in self._snapshot() if entry.enabled]
 
     def names(self, *, enabled_only: bool = False) -> list[str]:
@@ -475,6 +434,11 @@ class ToolRegistry:
     def __repr__(self) -> str:
         return f"ToolRegistry(tools={self.names()!r})"
 
+    @property
+    def json_schemas(self) -> dict[str, dict[str, Any]]:
+        """Each tool's wire dict by name (AgentScope's ``ServiceToolkit.json_schemas``)."""
+        return {tool["function"]["name"]: tool for tool in self.tools()}
+
     # --- dispatching --------------------------------------------------------------------
 
     def dispatch(
@@ -499,19 +463,13 @@ class ToolRegistry:
             becomes that call's output (``"Error: ..."``), naming the problem.
 
         Raises:
-            InvalidRequestError: ``tool_calls`` cannot be read as tool calls (neither calls,
-                a list of them, their JSON text, nor a run's message).
-            ToolError: With ``raise_errors=True``, the first failing call (a
-                :class:`~appclient.errors.ToolNotFoundError`,
-                :class:`~appclient.errors.ToolArgumentsError`,
-                :class:`~appclient.errors.ToolExecutionError`,
-                :class:`~appclient.errors.ToolTimeoutError` or
-                :class:`~appclient.errors.ToolApprovalDeniedError`).
+            InvalidRequestError: ``tool_calls`` cannot be read as tool calls.
+            ToolError: With ``raise_errors=True``, the first failing call (its subclass names
+                the failure: ``ToolNotFoundError``, ``ToolArgumentsError``,
+                ``ToolExecutionError``, ``ToolTimeoutError``, ``ToolApprovalDeniedError``).
         """
-        return [
-            r.to_output()
-            for r in self.iter_dispatch(tool_calls, raise_errors=raise_errors, approve=approve)
-        ]
+        records = self.iter_dispatch(tool_calls, raise_errors=raise_errors, approve=approve)
+        return [record.to_output() for record in records]
 
     def dispatch_records(
         self,
@@ -523,21 +481,22 @@ class ToolRegistry:
         """Like :meth:`dispatch`, returning full records (arguments, errors, durations)."""
         return list(self.iter_dispatch(tool_calls, raise_errors=raise_errors, approve=approve))
 
-    @property
-    def json_schemas(self) -> dict[str, dict[str, Any]]:
-        """Each tool's wire dict by name (AgentScope's ``ServiceToolkit.json_schemas``)."""
-        return {tool["function"]["name"]: tool for tool in self.tools()}
+    def iter_dispatch(
+        self,
+        tool_calls: Any,
+        *,
+        raise_errors: bool = False,
+        approve: ApprovalCallback | None = None,
+    ) -> Iterator[ToolCallRecord]:
+        """Like :meth:`dispatch_records`, yielding each record as soon as it is ready."""
+        return iter_dispatch(self, tool_calls, approve=approve, raise_errors=raise_errors)
 
     def dispatch_report(self, tool_calls: Any) -> str:
         """Run calls and return a status report per call, as AgentScope's toolkit prints one.
 
-        Args:
-            tool_calls: The calls in any shape :meth:`dispatch` reads, a model's JSON text
-                of ``[{"name": ..., "arguments": {...}}]`` included.
-
         Returns:
             ``1. Execute function NAME`` with its ``[ARGUMENTS]``, ``[STATUS]`` (``SUCCESS`` or
-            ``ERROR``) and ``[RESULT]``, for each call in order.
+            ``ERROR``) and ``[RESULT]``, for each call (in any shape :meth:`dispatch` reads).
         """
         blocks = []
         for index, record in enumerate(self.dispatch_records(tool_calls), start=1):
@@ -569,35 +528,20 @@ class ToolRegistry:
         """
         if name not in self._tools and "." in name:  # Lagent's "Toolkit.method"
             name = name.replace(".", TOOLKIT_NAME_SEPARATOR, 1)
-        function = {"name": name, "arguments": self._positional(name, arguments)}
-        (record,) = self.dispatch_records(
-            [{"id": f"call-{uuid.uuid4().hex[:12]}", "function": function}]
-        )
-        return record
-
-    def _positional(self, name: str, arguments: Any) -> Any:
-        """Tuple arguments (or a tuple's literal text) as a dict, by parameter order."""
         if isinstance(arguments, str) and arguments.lstrip().startswith("("):
             with contextlib.suppress(ValueError, SyntaxError, MemoryError, RecursionError):
                 parsed = ast.literal_eval(arguments)
                 arguments = parsed if isinstance(parsed, tuple) else arguments
         entry = self._tools.get(name)
-        if not isinstance(arguments, tuple) or entry is None:
-            return arguments
-        names = list(entry.spec.schema.get("properties", {}))
-        # Extra values keep a name of their own, so the call is refused naming them.
-        names += [f"argument {i + 1}" for i in range(len(names), len(arguments))]
-        return dict(zip(names, arguments, strict=False))  # fewer values: defaults fill in
-
-    def iter_dispatch(
-        self,
-        tool_calls: Any,
-        *,
-        raise_errors: bool = False,
-        approve: ApprovalCallback | None = None,
-    ) -> Iterator[ToolCallRecord]:
-        """Like :meth:`dispatch_records`, yielding each record as soon as it is ready."""
-        return iter_dispatch(self, tool_calls, approve=approve, raise_errors=raise_errors)
+        if isinstance(arguments, tuple) and entry is not None:  # by parameter order
+            names = list(entry.spec.schema.get("properties", {}))
+            # Extra values keep a name of their own, so the call is refused naming them.
+            names += [f"argument {i + 1}" for i in range(len(names), len(arguments))]
+            arguments = dict(zip(names, arguments, strict=False))  # fewer: defaults fill in
+        function = {"name": name, "arguments": arguments}
+        call = {"id": f"call-{uuid.uuid4().hex[:12]}", "function": function}
+        (record,) = self.dispatch_records([call])
+        return record
 
     # --- internals ----------------------------------------------------------------------
 
@@ -632,14 +576,16 @@ def _parameter_names(func: Callable[..., Any]) -> frozenset[str]:
 
 
 def _tool_method_names(cls: type) -> list[str]:
-    """Public ``@manifest`` methods of a class, base classes first, in definition order."""
+    """Public ``@manifest`` methods of a class, base classes first, in definition order.
+
+    (``@manifest_parameter`` alone does not make a method a tool.)
+    """
     names: dict[str, None] = {}
     for klass in reversed(cls.__mro__):
         for attr in vars(klass):
-            if not attr.startswith("_") and _is_tool_method(inspect.getattr_static(cls, attr)):
+            if attr.startswith("_"):
+                continue
+            record = get_overrides(inspect.getattr_static(cls, attr))
+            if record is not None and record.decorated:
                 names[attr] = None
     return list(names)
-
-
-def _has_tool_methods(obj: object) -> bool:
-    return bool(_tool_method_names(type(obj)))

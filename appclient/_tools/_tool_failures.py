@@ -1,10 +1,9 @@
 """What went wrong with a tool call, written for the agent that made it.
 
-Each failure is built once, as the matching :class:`~appclient.ToolError` subclass whose
-message names the tool, the field and the problem. The dispatcher either raises it (when
-asked to) or sends :func:`failure_output` of it back as the tool's output, so the agent can
-correct its call instead of the program crashing. Messages never contain a traceback, and
-callers redact bound secrets before text reaches here. Pure logic, no I/O.
+Each failure is the matching :class:`~appclient.ToolError` subclass, its message naming the
+tool, the field and the problem; the dispatcher raises it or sends :func:`failure_output` of
+it as the tool's output, so the agent can correct its call. No tracebacks; callers redact
+bound secrets first.
 """
 
 from __future__ import annotations
@@ -49,15 +48,7 @@ def failure_output(error: ToolError) -> str:
 
 
 def suggest_names(name: str, available: Iterable[str]) -> list[str]:
-    """Return registered names close to ``name`` (case and separator slips first).
-
-    Args:
-        name: The name the agent used.
-        available: The registered tool names.
-
-    Returns:
-        Up to ``DID_YOU_MEAN_LIMIT`` names, best first.
-    """
+    """Return up to ``DID_YOU_MEAN_LIMIT`` names close to ``name`` (case and separator first)."""
     names = list(available)
     folded = {candidate.lower(): candidate for candidate in names}
     exact = [
@@ -77,30 +68,15 @@ def _quoted(name: str) -> str:
     return f"{name[:_QUOTED_NAME]!r} (+{len(name) - _QUOTED_NAME} more characters)"
 
 
-def _listing(names: Sequence[str]) -> str:
-    if not names:
-        return "no tools are registered"
-    shown = ", ".join(names[:_LISTED_NAMES])
-    more = len(names) - _LISTED_NAMES
-    return f"available tools: {shown}" + (f" and {more} more" if more > 0 else "")
-
-
 def unknown_tool(name: str, available: Sequence[str], *, tool_call_id: str = "") -> ToolError:
-    """Build the error for a call of a tool that is not registered.
-
-    Args:
-        name: The name the agent used.
-        available: The registered tool names, in registration order.
-        tool_call_id: The id of the call.
-
-    Returns:
-        A :class:`ToolNotFoundError` listing the available names and close matches.
-    """
+    """Build the error for an unknown tool, listing the available names and close matches."""
     text = f"there is no tool named {_quoted(name)}"
     suggestions = suggest_names(name, available)
     if suggestions:
         text += ". Did you mean " + " or ".join(repr(s) for s in suggestions) + "?"
-    text += f" ({_listing(available)})"
+    more = len(available) - _LISTED_NAMES
+    listing = ", ".join(available[:_LISTED_NAMES]) + (f" and {more} more" if more > 0 else "")
+    text += f" (available tools: {listing})" if available else " (no tools are registered)"
     return ToolNotFoundError(text, tool_name=name, tool_call_id=tool_call_id)
 
 
@@ -117,17 +93,10 @@ def invalid_call(problem: str, *, tool_name: str = "", tool_call_id: str = "") -
 def invalid_arguments(
     tool_name: str, problems: Sequence[tuple[str, str]], *, tool_call_id: str = ""
 ) -> ToolError:
-    """Build the error for arguments that do not fit the tool's parameters.
+    """Build the error for arguments that do not fit, from ``(field, problem)`` pairs.
 
-    Args:
-        tool_name: The tool called.
-        problems: ``(field, problem)`` pairs; the field ``"<arguments>"`` stands for the
-            arguments as a whole (for example text that is not JSON).
-        tool_call_id: The id of the call.
-
-    Returns:
-        A :class:`ToolArgumentsError` naming each field and its problem (the first few, when
-        there are many; ``problems`` keeps them all).
+    The field ``"<arguments>"`` stands for the arguments as a whole. The message names the
+    first few problems; the error's ``problems`` keeps them all.
     """
     details = "; ".join(
         problem if field in ("", "<arguments>") else f"{_quoted(field)}: {problem}"
@@ -145,10 +114,7 @@ def invalid_arguments(
 
 
 def describe_exception(exc: BaseException) -> str:
-    """Return ``Type: message`` for an exception (no traceback), or just the type.
-
-    An exception whose ``__str__`` itself fails is described by its type alone.
-    """
+    """Return ``Type: message`` for an exception, or just the type (also when str fails)."""
     kind = type(exc).__name__
     try:
         message = str(exc).strip()
@@ -174,11 +140,7 @@ def unserializable_result(tool_name: str, problem: str, *, tool_call_id: str = "
 
 
 def timed_out(tool_name: str, timeout: float, *, tool_call_id: str = "") -> ToolError:
-    """Build the error for a tool that ran past its timeout.
-
-    A synchronous tool cannot be stopped from outside its thread and keeps running, so the
-    agent is told the outcome is unknown rather than invited to repeat the call at once.
-    """
+    """Build the error for a tool that ran past its timeout (and may still be running)."""
     return ToolTimeoutError(
         f"tool {tool_name!r} did not finish within {timeout:g} seconds, so its result is "
         "unknown: it may still complete in the background; check before calling it again",

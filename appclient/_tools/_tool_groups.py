@@ -1,10 +1,8 @@
 """Named groups of tools, for projects that register tools where they are defined.
 
-LazyLLM's ``@fc_register("tool")`` lets a module mark its functions as tools at definition
-time and an agent pick them up by group name later. appclient offers the same without a
-hidden global registry of callables being called: a :class:`ToolGroup` only remembers which
-functions belong to it and with which options; a :class:`~appclient.ToolRegistry` turns them
-into tools with ``registry.add_group(group)`` (or the group's name)::
+As LazyLLM's ``@fc_register("tool")``: a module marks its functions as tools at definition
+time and an agent picks them up by group name later. A :class:`ToolGroup` only remembers the
+functions and their options; a :class:`~appclient.ToolRegistry` makes them tools::
 
     weather = tool_group("weather")
 
@@ -22,15 +20,20 @@ from __future__ import annotations
 import difflib
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar, cast, overload
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, TypeVar, cast, overload
 
 from .._core._errors import InvalidRequestError, ManifestError
+from .._core._http_bodies import unexpected_options
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "AddTool",
     "GroupEntry",
     "ToolGroup",
+    "ToolOptions",
     "find_group_tool",
     "register_tool",
     "resolve_group",
@@ -48,12 +51,29 @@ class AddTool(Protocol):
         ...
 
 
+class ToolOptions(TypedDict, total=False):
+    """The options a group keeps for a tool (as :meth:`appclient.ToolRegistry.add` takes them).
+
+    Attributes:
+        name: The tool name (default: the function's).
+        description: The tool description (default: from the docstring).
+        timeout: Seconds a call may take (default: the registry's).
+        requires_approval: Ask the approval callback before each call.
+        strict: Build the schema in strict mode.
+        bind: Parameter values the program supplies (hidden from the agent).
+    """
+
+    name: str | None
+    description: str | None
+    timeout: float | None
+    requires_approval: bool
+    strict: bool
+    bind: Mapping[str, Any] | None
+
+
 @dataclass(frozen=True, repr=False)
 class GroupEntry:
-    """A function in a group, with the options it is registered with.
-
-    Attributes mirror :meth:`appclient.ToolRegistry.add`; ``bind`` holds bound values.
-    """
+    """A function in a group, with its :class:`ToolOptions`."""
 
     func: Callable[..., Any]
     name: str | None = None
@@ -61,7 +81,7 @@ class GroupEntry:
     timeout: float | None = None
     requires_approval: bool = False
     strict: bool = False
-    bind: Mapping[str, Any] = field(default_factory=dict)
+    bind: Mapping[str, Any] | None = None
 
     @property
     def label(self) -> str:
@@ -93,68 +113,32 @@ class ToolGroup:
     def tool(self, func: F, /) -> F: ...
 
     @overload
-    def tool(
-        self,
-        func: None = None,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        timeout: float | None = None,
-        requires_approval: bool = False,
-        strict: bool = False,
-        bind: Mapping[str, Any] | None = None,
-    ) -> AddTool: ...
+    def tool(self, func: None = None, /, **options: Unpack[ToolOptions]) -> AddTool: ...
 
-    def tool(
-        self,
-        func: F | None = None,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        timeout: float | None = None,
-        requires_approval: bool = False,
-        strict: bool = False,
-        bind: Mapping[str, Any] | None = None,
-    ) -> F | AddTool:
+    def tool(self, func: F | None = None, /, **options: Unpack[ToolOptions]) -> F | AddTool:
         """Add a function to the group; usable as ``@group.tool`` or ``@group.tool(...)``.
-
-        The function is returned unchanged, so it stays an ordinary function.
 
         Args:
             func: The function (when used without parentheses).
-            name: The tool name (default: the function's).
-            description: The tool description (default: from the docstring).
-            timeout: Seconds a call may take (default: the registry's).
-            requires_approval: Ask the approval callback before each call.
-            strict: Build the schema in strict mode.
-            bind: Parameter values the program supplies (hidden from the agent).
+            **options: The tool's :class:`ToolOptions`.
 
         Returns:
-            The function, or a decorator that adds it; the decorator also takes the tool name
-            as a second argument, as LazyLLM's ``fc_register("tool")(func, "name")`` does.
+            The function, unchanged, or a decorator that adds it; the decorator also takes the
+            tool name as a second argument, as LazyLLM's ``fc_register("tool")(func, "name")``.
 
         Raises:
             ManifestError: The group already has a different function under that name (the
                 same definition run again, as a notebook cell or a reload does, replaces it).
+            TypeError: An unknown option.
         """
+        if error := unexpected_options(options, ToolOptions.__annotations__, where="tool"):
+            raise error
 
         def add(function: F, alias: str | None = None, /) -> F:
-            # LazyLLM registers under another name with fc_register("tool")(func, "name").
-            entry = GroupEntry(
-                function,
-                name=alias or name,
-                description=description,
-                timeout=timeout,
-                requires_approval=requires_approval,
-                strict=strict,
-                bind=dict(bind or {}),
-            )
+            entry = GroupEntry(function, **options)
+            entry = replace(entry, name=alias or entry.name, bind=dict(entry.bind or {}))
             with self._lock:
                 taken = self._entries.get(entry.label)
-                # The same definition run again (a notebook cell, a module reload) replaces
-                # its entry; only a different function under a taken name is refused.
                 if taken is not None and _definition(taken.func) != _definition(function):
                     raise ManifestError(
                         f"tool group {self.name!r} already has a tool named {entry.label!r}"
@@ -208,19 +192,11 @@ _GROUPS_LOCK = threading.Lock()
 
 
 def tool_group(name: str) -> ToolGroup:
-    """Return the process-wide group of that name, creating it on first use.
-
-    Args:
-        name: The group's name, for example ``"tool"`` (LazyLLM's default group).
-
-    Returns:
-        The same :class:`ToolGroup` object for the same name, from any module.
-    """
+    """Return the process-wide group of that name (``"tool"`` is LazyLLM's default), made once."""
     with _GROUPS_LOCK:
-        group = _GROUPS.get(name)
-        if group is None:
-            group = _GROUPS[name] = ToolGroup(name)
-        return group
+        if name not in _GROUPS:
+            _GROUPS[name] = ToolGroup(name)
+        return _GROUPS[name]
 
 
 @overload
@@ -228,28 +204,10 @@ def register_tool(group: F, /) -> F: ...
 
 
 @overload
-def register_tool(
-    group: str = "tool",
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    timeout: float | None = None,
-    requires_approval: bool = False,
-    strict: bool = False,
-    bind: Mapping[str, Any] | None = None,
-) -> AddTool: ...
+def register_tool(group: str = "tool", **options: Unpack[ToolOptions]) -> AddTool: ...
 
 
-def register_tool(
-    group: str | F = "tool",
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    timeout: float | None = None,
-    requires_approval: bool = False,
-    strict: bool = False,
-    bind: Mapping[str, Any] | None = None,
-) -> F | AddTool:
+def register_tool(group: str | F = "tool", **options: Unpack[ToolOptions]) -> F | AddTool:
     """Decorator adding a function to the named process-wide group (LazyLLM's ``fc_register``).
 
     Usable as ``@register_tool("group", ...)``, ``@register_tool()`` or bare
@@ -257,26 +215,21 @@ def register_tool(
 
     Args:
         group: The group's name (or, used bare, the function itself).
-        name: The tool name (default: the function's).
-        description: The tool description (default: from the docstring).
-        timeout: Seconds a call may take (default: the registry's).
-        requires_approval: Ask the approval callback before each call.
-        strict: Build the schema in strict mode.
-        bind: Parameter values the program supplies (hidden from the agent).
+        **options: The tool's :class:`ToolOptions`.
 
     Returns:
         A decorator that returns the function unchanged (used bare: the function itself).
     """
     if callable(group):  # bare @register_tool: the "group" is the function being decorated
         return tool_group("tool").tool(group)
-    return tool_group(group).tool(
-        name=name,
-        description=description,
-        timeout=timeout,
-        requires_approval=requires_approval,
-        strict=strict,
-        bind=bind,
-    )
+    if error := unexpected_options(options, ToolOptions.__annotations__, where="register_tool"):
+        raise error
+    return tool_group(group).tool(**options)
+
+
+def _process_group(name: str) -> ToolGroup | None:
+    with _GROUPS_LOCK:
+        return _GROUPS.get(name)
 
 
 def find_group_tool(name: str, *, group: str = "tool") -> GroupEntry:
@@ -286,8 +239,7 @@ def find_group_tool(name: str, *, group: str = "tool") -> GroupEntry:
         InvalidRequestError: The group has no tool of that name (the message lists the
             names it has, and the closest one).
     """
-    with _GROUPS_LOCK:
-        found = _GROUPS.get(group)
+    found = _process_group(group)
     entries = {entry.label: entry for entry in found.entries()} if found is not None else {}
     if name in entries:
         return entries[name]
@@ -306,12 +258,9 @@ def resolve_group(group: ToolGroup | str) -> tuple[GroupEntry, ...]:
     Raises:
         InvalidRequestError: No group of that name has been created.
     """
-    if isinstance(group, ToolGroup):
-        return group.entries()
-    with _GROUPS_LOCK:
-        found = _GROUPS.get(group)
-        known = sorted(_GROUPS)
+    found = group if isinstance(group, ToolGroup) else _process_group(group)
     if found is None:
-        listing = ", ".join(repr(n) for n in known) or "none yet"
+        with _GROUPS_LOCK:
+            listing = ", ".join(repr(n) for n in sorted(_GROUPS)) or "none yet"
         raise InvalidRequestError(f"no tool group named {group!r} (groups: {listing})")
     return found.entries()

@@ -1,10 +1,8 @@
-r"""A tool's return value as the text of a tool output.
+"""A tool's return value as the text of a tool output.
 
-The protocol's ``ToolOutput.output`` is text: natural language or a JSON dump. Strings are
-sent as they are; structured values (dicts, lists, tuples, sets, ranges, dict views, pydantic
-models, dataclasses, enums, dates, UUIDs, paths, decimals) become JSON with non-ASCII kept,
-so the agent reads ``{"city": "北京"}`` and never ``{'city': '\u5317\u4eac'}`` or a Python
-repr such as ``Weather(city='北京')``. Pure logic, no I/O.
+Strings are sent as they are; structured values become JSON with non-ASCII kept, so the
+agent reads ``{"city": "北京"}``, never a Python repr such as ``Weather(city='北京')``; a
+returned file is a :class:`ToolFile`, uploaded and named to the agent.
 """
 
 from __future__ import annotations
@@ -41,10 +39,9 @@ class ResultSerializationError(TypeError):
 class ToolFile:
     """A file a tool returns (an image, audio, a document): uploaded, then named to the agent.
 
-    ``run_until_answer`` uploads it to the conversation with the file API and sends the agent
-    ``{"type": "file", "file_id": ..., "name": ..., "mime_type": ..., "size": ...}`` as the
-    tool's output; ``registry.dispatch`` alone sends the same without ``file_id`` (nothing
-    to upload to) and keeps the file on the record (``record.file``).
+    ``run_until_answer`` uploads it and sends ``{"type": "file", "file_id": ..., "name": ...,
+    "mime_type": ..., "size": ...}`` as the tool's output; ``registry.dispatch`` sends the same
+    without ``file_id`` and keeps the file on the record (``record.file``).
 
     Args:
         path: A file on disk (its name and type are taken from it unless given).
@@ -114,16 +111,10 @@ def _sniffed(data: bytes) -> tuple[str, str] | None:
 def as_tool_file(value: Any) -> Any:
     """Return a file a tool returned in another common shape as a :class:`ToolFile`.
 
-    Besides ``ToolFile`` itself: raw bytes of an image, audio or PDF (recognised by their
-    first bytes, named ``result.png`` and so on), and Lagent's typed result ``{"type":
-    "image" | "audio" | "video" | "file", "content": path or bytes}`` (alone or as a
-    one-item list). A path that is no file, such as a URL, stays text the agent reads.
-
-    Args:
-        value: What the tool returned.
-
-    Returns:
-        The file, or ``value`` unchanged when it is not one.
+    The shapes: raw bytes of an image, audio or PDF (recognised by their first bytes, named
+    ``result.png`` and so on), and Lagent's typed result ``{"type": "image" | "audio" |
+    "video" | "file", "content": path or bytes}`` (alone or as a one-item list). Anything
+    else (a path that is no file, such as a URL, too) is returned unchanged.
     """
     if isinstance(value, (bytes, bytearray)):
         known = _sniffed(bytes(value))
@@ -166,10 +157,9 @@ def needs_approval(value: Any) -> bool:
 def unwrap_status(value: Any) -> Any:
     """Return the content of a status-bearing result, or ``value`` itself when it is not one.
 
-    Frameworks such as AgentScope wrap a tool's result with its status: a mapping of exactly
-    ``status`` and ``content`` (its ``ServiceResponse``), the status an enum member or a
-    string. A success gives its content; a failure raises, so the call is reported to the
-    agent as failed (with the content as the reason) instead of as a success.
+    AgentScope's ``ServiceResponse``: a mapping of exactly ``status`` (an enum member or a
+    string) and ``content``. A success gives its content; a failure raises, so the call is
+    reported to the agent as failed, with the content as the reason.
 
     Raises:
         ReportedFailure: The status says the tool failed.
@@ -219,32 +209,17 @@ def _join_chunks(items: list[Any]) -> Any:
 
 
 async def collect_async_iterator(iterator: AsyncIterator[Any]) -> Any:
-    """Consume an async generator a tool returned; text chunks are joined.
-
-    Args:
-        iterator: The async iterator.
-
-    Returns:
-        The joined text when every item is a ``str``, else the list of items.
-    """
+    """Consume an async iterator a tool returned: its text chunks joined, else its items."""
     return _join_chunks([item async for item in iterator])
 
 
 def serialize_result(value: Any) -> str:
     """Return the output text for a tool's return value.
 
-    ``str`` is returned as is; ``bytes`` as UTF-8 text (base64 with a ``base64:`` prefix
-    when not UTF-8); a generator is consumed first (text chunks joined, other items as a
-    JSON list); everything else becomes JSON with ``ensure_ascii=False`` (``None`` is
-    ``null``, ``True`` is ``true``, NaN and infinities are ``null``). A value whose JSON
-    form is a lone string (an enum member, a date, an object with its own ``__str__``) is
-    sent as that plain text.
-
-    Args:
-        value: What the tool function returned.
-
-    Returns:
-        The text to send as ``ToolOutput.output``.
+    ``str`` as is; ``bytes`` as UTF-8 text (else base64 with a ``base64:`` prefix); a
+    generator consumed first (text chunks joined); everything else as JSON with
+    ``ensure_ascii=False`` (NaN and infinities as ``null``), or as plain text when its JSON
+    form is a lone string (an enum member, a date, an object with its own ``__str__``).
 
     Raises:
         ResultSerializationError: The value is an object with no JSON form and no ``__str__``
@@ -265,21 +240,16 @@ def serialize_result(value: Any) -> str:
         data = to_jsonable_python(
             value, fallback=_fallback, serialize_unknown=False, inf_nan_mode="null"
         )
-    except PydanticSerializationError as exc:
-        if isinstance(exc.__cause__, ResultSerializationError):
-            raise exc.__cause__ from None
-        raise ResultSerializationError(
-            f"the tool's result cannot be written as JSON: {exc}"
-        ) from None
     except UnicodeDecodeError:
         raise ResultSerializationError(
             "the tool's result cannot be written as JSON: it holds bytes that are not UTF-8 "
             "text; encode them (for example as base64) before returning them"
         ) from None
-    except (TypeError, ValueError) as exc:  # e.g. a key JSON cannot hold, such as a frozenset
-        raise ResultSerializationError(
-            f"the tool's result cannot be written as JSON: {exc}"
-        ) from None
+    except (PydanticSerializationError, TypeError, ValueError) as exc:  # a frozenset key...
+        if isinstance(exc.__cause__, ResultSerializationError):  # raised by _fallback
+            raise exc.__cause__ from None
+        problem = f"the tool's result cannot be written as JSON: {exc}"
+        raise ResultSerializationError(problem) from None
     if isinstance(data, str):
         # A lone enum value, date or object with its own __str__ reads best as plain text.
         return data

@@ -1,31 +1,18 @@
 """OpenTelemetry spans for runs, round trips and local tool calls (with ``opentelemetry-api``).
 
-Installed (``pip install 'appclient[otel]'``), appclient reports to the global tracer
-provider the application configures (console, OTLP, ...); without a provider the API's
-no-op one costs next to nothing, and without the package nothing is imported at all. The
-spans follow the OpenTelemetry GenAI semantic conventions where they name an attribute:
-
-- ``invoke_agent {app_id}`` (kind CLIENT), one per :meth:`AppClient.run`:
-  ``gen_ai.operation.name``, ``gen_ai.agent.id``, ``gen_ai.conversation.id``, and
-  ``appclient.stream``, ``appclient.request_id``, ``appclient.retries``,
-  ``appclient.run.status`` (``answer``, ``tool_calls``, or ``streaming`` for a stream, whose
-  span ends when its response starts). A failed run has status ERROR and ``error.type``.
-- ``round_trip {app_id}``, one per ``run_until_answer``, parent of its runs and tool calls:
-  ``gen_ai.agent.id``, ``gen_ai.conversation.id``, ``appclient.rounds``,
-  ``appclient.tool_calls``.
-- ``execute_tool {name}``, one per local tool call, timed from the dispatcher's record:
-  ``gen_ai.operation.name``, ``gen_ai.tool.name``, ``gen_ai.tool.call.id``,
-  ``gen_ai.tool.type``; a failed call has status ERROR and ``error.type``.
-
-Arguments and outputs are recorded (``gen_ai.tool.call.arguments``,
-``gen_ai.tool.call.result``) only when ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``
-is ``true``, the conventions' switch, and even then with the tool's bound values redacted.
+Installed (``pip install 'appclient[otel]'``), appclient reports to the tracer provider the
+application configures; without one no span is made, and without the package nothing is
+imported. Spans (GenAI semantic conventions' attribute names): ``invoke_agent {app_id}`` per
+run (kind CLIENT; ``appclient.run.status`` is ``answer``, ``tool_calls`` or ``streaming``),
+``round_trip {app_id}`` per ``run_until_answer`` (parent of its runs and tool calls), and
+``execute_tool {name}`` per local tool call. Tool arguments and outputs are recorded only
+when ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` is ``true``, bound values redacted.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
+import functools
 import json
 import os
 import time
@@ -52,25 +39,20 @@ __all__ = [
 #: outputs) on spans.
 CAPTURE_CONTENT_ENV: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 
-_trace_module: Any = None
-_tracer_object: Any = None
-_looked = False
 
-
+@functools.cache
 def _trace() -> Any:
     """Return ``opentelemetry.trace``, or None when it is not installed (imported only then)."""
-    global _trace_module, _tracer_object, _looked
-    if not _looked:
-        _looked = True
-        if importlib.util.find_spec("opentelemetry") is not None:
-            with contextlib.suppress(ImportError):
-                from opentelemetry import trace
+    try:
+        from opentelemetry import trace
+    except ImportError:
+        return None
+    return trace
 
-                _trace_module = trace
-                # Made once: before the application sets its provider this is a proxy that
-                # reports to the provider set later, so it never goes stale.
-                _tracer_object = trace.get_tracer("appclient", __version__)
-    return _trace_module
+
+@functools.cache
+def _appclient_tracer() -> Any:
+    return _trace().get_tracer("appclient", __version__)
 
 
 def _tracer() -> Any:
@@ -82,7 +64,7 @@ def _tracer() -> Any:
     provider = trace.get_tracer_provider()
     if isinstance(provider, (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
         return None
-    return _tracer_object
+    return _appclient_tracer()
 
 
 def _capture_content() -> bool:
@@ -158,7 +140,7 @@ def record_tool_call(parent: Any, record: ToolCallRecord, *, secrets: Iterable[s
     if trace is None or parent is None:
         return
     end = time.time_ns()
-    span = _tracer_object.start_span(  # the parent's tracer: a provider was set
+    span = _appclient_tracer().start_span(  # the parent's tracer: a provider was set
         f"execute_tool {record.name}",
         context=trace.set_span_in_context(parent),
         start_time=end - int(record.duration * 1e9),
