@@ -104,20 +104,17 @@ class CloudComponent(abc.ABC):
             raise ComponentInputError(f"missing required argument {names}")
         # Undeclared arguments are dropped, unless the schema declares none or allows extras.
         keep_extra = not properties or bool(parameters.get("additionalProperties", False))
-        checked: dict[str, Any] = {}
-        for name, value in arguments.items():
-            if name not in properties:
-                if keep_extra:
-                    checked[name] = value
-                continue
-            if value is None:
-                continue
-            if not fits_schema(value, properties[name]):
+        checked = {
+            name: value
+            for name, value in arguments.items()
+            if (name in properties and value is not None) or (name not in properties and keep_extra)
+        }
+        for name, value in checked.items():
+            if name in properties and not fits_schema(value, properties[name]):
                 raise ComponentInputError(
                     f"argument {name!r} must be {_describe_type(properties[name])}, "
                     f"got {json.dumps(value, ensure_ascii=False)}"
                 )
-            checked[name] = value
         return checked
 
     def _error_text(self, problem: str, arguments: Mapping[str, Any]) -> str:

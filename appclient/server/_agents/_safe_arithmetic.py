@@ -37,14 +37,7 @@ class ExpressionError(ValueError):
 
 
 def normalize_expression(text: str) -> str:
-    """Return ``text`` in Python operator syntax: ``×`` -> ``*``, ``^`` -> ``**``, no ``=``.
-
-    Args:
-        text: The expression as a person wrote it.
-
-    Returns:
-        The expression with written operators replaced and a trailing ``=``/``=?`` removed.
-    """
+    """Return ``text`` in Python operator syntax: ``×`` -> ``*``, ``^`` -> ``**``, no ``=``."""
     result = text.translate(_WRITTEN_FORMS).strip()
     result = result.rstrip("?").rstrip().rstrip("=").strip()
     return result.replace("^", "**")
