@@ -242,11 +242,9 @@ class WeatherQuery(CloudComponent):
 
     def execute(self, arguments: dict[str, Any]) -> str:
         city = str(arguments["city"]).strip()
-        unit = arguments.get("unit", "celsius")
-        date_text = arguments.get("date")
         if not city:
             raise ComponentInputError("argument 'city' must not be blank")
-        day = dt.date.fromisoformat(date_text) if date_text else self._today()
+        day = dt.date.fromisoformat(arguments["date"]) if arguments.get("date") else self._today()
         place = lookup_place(city)
         key = (place.en if place else city).casefold()
         seed = zlib.crc32(f"{key}|{day.isoformat()}".encode())
@@ -257,8 +255,8 @@ class WeatherQuery(CloudComponent):
         humidity = 20 + (seed >> 12) % 76
         wind_zh, wind_en = _WINDS[(seed >> 20) % len(_WINDS)]
         force = 1 + (seed >> 24) % 6
-        degrees = round(celsius * 9 / 5 + 32) if unit == "fahrenheit" else celsius
-        symbol = "°F" if unit == "fahrenheit" else "°C"
+        fahrenheit = arguments.get("unit") == "fahrenheit"
+        degrees, symbol = (round(celsius * 9 / 5 + 32), "°F") if fahrenheit else (celsius, "°C")
         is_today = day == self._today()
         if detect_language(city) == "zh":
             when = "今天" if is_today else f" {day.isoformat()}："

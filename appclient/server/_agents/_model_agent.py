@@ -294,8 +294,7 @@ class ModelAgent:
             raise
         except Exception as exc:  # every openai error, and a broken connection under it
             raise AgentFailure(f"the model {self.model!r} failed: {_describe(exc)}") from exc
-        native = tuple(calls.raw_calls)
-        return ModelReplyText("".join(parts), native, usage)
+        return ModelReplyText("".join(parts), tuple(calls.raw_calls), usage)
 
     def read(self, reply: ModelReplyText, functions: Sequence[dict[str, Any]]) -> ParsedReply:
         """Read a model reply into calls or an answer (the format's parser, or native)."""

@@ -9,6 +9,7 @@ such tool not yet run in the turn is called with arguments read from the query
 from the results. A tool whose required values the query lacks is not called on a guess (a
 cloud component, or an id, path or URL): the agent asks for them. With no matching tool it
 greets, or echoes the query. A follow-up such as ``那上海呢？`` reuses the latest turn's tool.
+The only state, a bounded memo of recent plans, is locked: the agent is thread-safe.
 """
 
 from __future__ import annotations
@@ -136,8 +137,7 @@ class RuleAgent:
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        names = ", ".join(info.name for info in self._infos)
-        return f"RuleAgent(components=[{names}])"
+        return f"RuleAgent(components=[{', '.join(info.name for info in self._infos)}])"
 
     def decide(self, agent_input: AgentInput) -> Decision:
         """Return the next step of the turn (see the module docs).
