@@ -81,9 +81,9 @@ def _best(
         (sum(weight(term) for term in said & tool_terms) + (bonus if wants else 0.0), c)
         for c, (tool_terms, wants) in candidates
     ]
-    none: tuple[float, Candidate | None] = (0.0, None)
-    client = max(((s, c) for s, c in scored if not c.cloud), default=none, key=lambda p: p[0])
-    cloud = max(((s, c) for s, c in scored if c.cloud), default=none, key=lambda p: p[0])
+    nothing: tuple[float, Candidate | None] = (0.0, None)
+    client = max(((s, c) for s, c in scored if not c.cloud), default=nothing, key=lambda p: p[0])
+    cloud = max(((s, c) for s, c in scored if c.cloud), default=nothing, key=lambda p: p[0])
     if cloud[0] >= 1 and cloud[0] >= 2 * client[0]:
         return cloud[1]
     return client[1] if client[0] >= 1 else None
@@ -147,7 +147,7 @@ class RuleAgent:
                 tool nor a component (the server checks this first and answers 400).
         """
         today = self._today()
-        query = agent_input.query[:RULE_AGENT_MAX_QUERY_CHARS]
+        query = agent_input.query[:RULE_AGENT_MAX_QUERY_CHARS]  # a huge query cannot be slow
         components = agent_input.components or self._infos
         results = agent_input.results
         if not results:
@@ -195,7 +195,7 @@ class RuleAgent:
         self, query: str, history: Sequence[Turn], candidates: Sequence[Candidate], today: dt.date
     ) -> list[Intent]:
         """The latest turn's tool with each later follow-up's values (北京天气 → 那上海呢)."""
-        recent = [
+        recent = [  # earlier queries are read as this one is: a bounded prefix
             t.query[:RULE_AGENT_MAX_QUERY_CHARS] for t in history[-RULE_AGENT_FOLLOW_UP_TURNS:]
         ]
         for start in range(len(recent) - 1, -1, -1):
