@@ -1,12 +1,9 @@
 """The small interface between the reference server's run engine and its agents (pure data).
 
-An agent is asked one question, over and over, within a run: *given the user's query, the
-tools it may use and the results so far, what next?* It answers with a :class:`Decision`:
-call some tools (local tools, cloud components, or both) or answer with text. The run engine
-owns everything else: it executes cloud components itself and asks again, turns local calls
-into an interrupt, stores pending calls, and writes the events.
-
-Agents never see HTTP, stores or threads, so each one is tested directly with plain values.
+An agent is asked, over and over within a run, *given the query, the tools and the results
+so far, what next?*, and answers with a :class:`Decision`: call tools or answer with text.
+The run engine does the rest (runs cloud components, interrupts for local calls, stores,
+events), so agents never see HTTP, stores or threads and are tested with plain values.
 """
 
 from __future__ import annotations
@@ -109,13 +106,9 @@ class AgentInput:
 class Decision:
     """What the agent does next: make calls, or answer.
 
-    Exactly one of ``calls`` (non-empty) and ``answer`` is meaningful: when ``calls`` is
-    non-empty the engine makes them (cloud first, then an interrupt for the local ones);
-    otherwise ``answer`` is the final text of the turn.
-
     Attributes:
-        calls: Calls to make; several local calls become one interrupt with parallel calls.
-        answer: The final answer text when there are no calls.
+        calls: Calls to make, cloud ones first; the local ones become one interrupt.
+        answer: The turn's final text, when there are no calls.
         thought: A short reason, shown in the interrupt's ``function_call.thought``.
         memo: A note for the agent's next decision in this turn (``""`` keeps the last one);
             the server stores it with the turn, at most ``MAX_MEMO_CHARS`` characters.

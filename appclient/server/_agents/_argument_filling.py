@@ -1,20 +1,13 @@
 """Fill a tool's arguments from a user's query, guided by the parameters' schema (pure).
 
-Each parameter is read as one kind of value, from its type, name and description: a choice
-(an ``enum``, a ``const``, or options its description quotes such as ``'celsius' 或
-'fahrenheit'``), a date, an e-mail address, an id (a path, a URL, a SKU; or any parameter
-whose example looks like one), an arithmetic expression, a place, a number, a list, or free
-text. The query's values (:func:`._query_text.find_values`) go to the parameters that want
-their kind, each value to one parameter; free text gets what is left of the query once the
-tool's own words and filler words are gone (``查找张三的信息`` read for a tool described as
-``查找公司内指定人员的信息`` leaves ``张三``).
-
-A parameter the query gives no value for is left out when optional; when required it gets
-its schema default or a plain valid value, and is reported as guessed (an id, a path or a
-URL is never worth guessing: it is reported as unsure, and the agent asks for it). Every
-value is finally made valid against its schema (:func:`._schema_fit.value_for_schema`).
-When the query names several places for a tool with one place parameter, the plan holds
-one argument set per place: parallel calls.
+Each parameter wants one kind of value, read from its type, name and description (a choice
+such as an ``enum`` or quoted options, a date, an e-mail, an id, an expression, a place, a
+number, a list, or free text), and each value the query states (:func:`._query_text.find_values`)
+goes to one parameter of its kind. Free text gets what is left once the tool's own words and
+filler are gone (``查找张三的信息`` for a tool described as ``查找公司内指定人员的信息`` gives
+``张三``). A required parameter without a value gets its default or a plain valid value and is
+reported as guessed (an id, a path or a URL as unsure: only the user can give it). Several
+places for a tool's one place parameter make one argument set per place: parallel calls.
 """
 
 from __future__ import annotations
@@ -56,6 +49,11 @@ _STRING_KINDS = (
      ("城市", "地点", "位置", "地区", "市名", "省", "city", "location")),
     ("date", ("date", "day"), ("日期",)),
 )  # fmt: skip
+_TYPE_KINDS = {"integer": "number", "number": "number", "array": "array", "boolean": "boolean",
+               "object": "object"}  # fmt: skip
+_FORMAT_KINDS = {"date": "date", "date-time": "date", "email": "email", "uri": "identifier",
+                 "url": "identifier"}  # fmt: skip
+_ID_KINDS = {"token", "path", "url"}
 #: The order parameters take values in: exact kinds before the free text that takes the rest.
 _ORDER = ("choice", "date", "email", "identifier", "expression", "place", "number", "array",
           "boolean", "object", "other", "text")  # fmt: skip
@@ -106,14 +104,12 @@ class ArgumentPlan:
     """The arguments a query gives for one tool.
 
     Attributes:
-        calls: One argument set per call: several when the query names several places for
-            the tool's one place parameter, otherwise exactly one.
-        from_query: Names of the parameters whose values the query supplied.
-        guessed: Names of required parameters filled without a value from the query.
-        weak: Names in ``from_query`` filled only from what was left of the query (free
-            text), which alone is no reason to call a tool again in a follow-up.
-        unsure: Names in ``guessed`` no guess may fill (an id, a path, a URL): an agent
-            asks for these instead of calling.
+        calls: One argument set per call (one per place when the query names several).
+        from_query: The parameters whose values the query supplied.
+        guessed: The required parameters filled without a value from the query.
+        weak: Those in ``from_query`` filled only from leftover free text (no reason to call
+            a tool again in a follow-up).
+        unsure: Those in ``guessed`` no guess may fill (an id, a path, a URL).
     """
 
     calls: tuple[dict[str, Any], ...]
@@ -136,10 +132,8 @@ class _Slot:
     kind: str
     options: tuple[Any, ...]
     example: str | None
-    #: The script its examples ask place names in (None: as the user wrote them).
-    language: Language | None
-    #: "to" or "from" when the parameter is one end of a trip.
-    role: str | None
+    language: Language | None  # the script its examples ask place names in
+    role: str | None  # "to" or "from" when the parameter is one end of a trip
 
 
 def _main_schema(schema: Any) -> Mapping[str, Any]:
@@ -169,35 +163,21 @@ def _slot(name: str, schema: Mapping[str, Any], *, required: bool) -> _Slot:
         options = tuple(quoted)
     if options:
         kind = "choice"
-    elif kind_type in ("integer", "number"):
-        kind = "number"
-    elif kind_type in ("array", "boolean", "object"):
-        kind = kind_type
     elif kind_type not in (None, "string"):
-        kind = "other"
+        kind = _TYPE_KINDS.get(str(kind_type), "other")
+    elif (fmt := str(main.get("format"))) in _FORMAT_KINDS:
+        kind = _FORMAT_KINDS[fmt]
+    elif example and {f.kind for f in find_values(example, today=dt.date.min)[:1]} & _ID_KINDS:
+        kind = "identifier"  # an example shaped like an id (ORD-2024-0001) makes it one
     else:
-        words = english_words(name)
-        lowered = description.lower()
+        words, lowered = english_words(name), description.lower()
         kind = next(
             (k for k, names, cues in _STRING_KINDS
              if any(w in names for w in words) or any(c in lowered for c in cues)),
             "text",
         )  # fmt: skip
-        if main.get("format") in ("date", "date-time"):
-            kind = "date"
-        elif main.get("format") == "email":
-            kind = "email"
-        elif main.get("format") in ("uri", "url") or (
-            # An example shaped like an id (e.g. ORD-2024-0001) makes the parameter one.
-            example is not None
-            and any(
-                f.kind in ("token", "path", "url")
-                for f in find_values(example, today=dt.date.min)[:1]
-            )
-        ):
-            kind = "identifier"
-    role = _role(f"{name} {description}")
-    return _Slot(name, schema, required, kind, options, example, _example_language(main), role)
+    language, role = _example_language(main), _role(f"{name} {description}")
+    return _Slot(name, schema, required, kind, options, example, language, role)
 
 
 def _slots(parameters: Any) -> tuple[_Slot, ...]:
@@ -238,10 +218,8 @@ def _surfaces(option: Any) -> tuple[str, ...]:
         for word in synonyms
     ]
     place = lookup_place(str(option))
-    names = (
-        (place.zh.lower(), place.en.lower(), *(a.lower() for a in place.aliases)) if place else ()
-    )
-    return (text, *words, *names)
+    names = (place.zh, place.en, *place.aliases) if place else ()
+    return (text, *words, *(name.lower() for name in names))
 
 
 def _choices(options: tuple[Any, ...], text: str) -> list[tuple[int, int, Any]]:
@@ -265,8 +243,7 @@ def _role(text: str) -> str | None:
 
 
 def _example_language(schema: Mapping[str, Any]) -> Language | None:
-    # Examples in one script ask for names in it (举例：北京 wants 东京, not Tokyo); examples
-    # in both (e.g. 北京 or Tokyo) leave names as the user wrote them.
+    # Examples in one script ask for names in it (举例：北京 wants 东京); mixed ones do not.
     examples = " ".join(m.group(1) for m in _EXAMPLE.finditer(str(schema.get("description"))))
     if not examples or (re.search("[A-Za-z]", examples) and detect_language(examples) == "zh"):
         return None
@@ -302,11 +279,8 @@ def _trimmed(run: str, framing: set[str]) -> str:
 
 
 def _fitted(slot: _Slot, preferred: Any, today: dt.date) -> Any:
-    value = (
-        value_for_schema(slot.schema, today=today)
-        if preferred is None
-        else value_for_schema(slot.schema, preferred=preferred, today=today)
-    )
+    wanted = {} if preferred is None else {"preferred": preferred}
+    value = value_for_schema(slot.schema, today=today, **wanted)
     if not fits_schema(value, slot.schema) and slot.example is not None:
         fitting = value_for_schema(slot.schema, preferred=slot.example, today=today)
         if fits_schema(fitting, slot.schema):
@@ -324,8 +298,7 @@ class _Reading:
         self.used: list[tuple[int, int]] = []
 
     def choose(self, options: tuple[Any, ...], *, most: int = 1) -> list[tuple[int, int, Any]]:
-        hits = _choices(options, self.rest())
-        hits = hits[:most]
+        hits = _choices(options, self.rest())[:most]
         self.used += [(start, end) for start, end, _ in hits]
         return hits
 
@@ -373,11 +346,7 @@ def _evidence(slot: _Slot, reading: _Reading, *, max_calls: int) -> list[Any]:
     if kind == "place":
         return [
             place_name(f.value, slot.language, written=reading.query[f.start : f.end])
-            for f in reading.take(
-                "place",
-                most=max_calls,
-                role=slot.role,
-            )
+            for f in reading.take("place", most=max_calls, role=slot.role)
         ]
     if kind == "boolean":
         # A flag the query names (include_forecast: "include the forecast") is asked for.
@@ -420,12 +389,8 @@ def plan_arguments(
         parameters: The tool's JSON Schema ``parameters`` object.
         query: The user's query (or the part of it meant for this tool).
         today: The date relative words count from; defaults to today.
-        tool_text: The tool's name and description: their words are not the subject of the
-            query, which is how free text finds the subject.
+        tool_text: The tool's name and description, whose words are not the query's subject.
         max_calls: Most argument sets (parallel calls) to return.
-
-    Returns:
-        The plan: one or more complete argument sets, and which values came from the query.
     """
     day = today or dt.date.today()
     slots = _slots(parameters)
@@ -456,9 +421,7 @@ def plan_arguments(
             default = slot.schema.get("default", slot.options[0] if slot.options else None)
             values[slot.name] = _fitted(slot, default, day)
     ordered = {s.name: copy.deepcopy(values[s.name]) for s in slots if s.name in values}
-    calls = [ordered]
-    if fan_out:
-        calls = [{**ordered, slot.name: _fitted(slot, value, day)} for slot, value in fan_out]
+    calls = [{**ordered, slot.name: _fitted(slot, v, day)} for slot, v in fan_out] or [ordered]
     unsure = {s.name for s in slots if s.kind == "identifier" and s.name in guessed}
     return ArgumentPlan(
         tuple(calls), from_query, frozenset(guessed), frozenset(weak), frozenset(unsure)
@@ -473,10 +436,9 @@ def complete_arguments(
     today: dt.date | None = None,
     tool_text: str = "",
 ) -> dict[str, Any]:
-    """Return ``given`` with its one missing required argument filled from ``query``.
+    """Return a copy of ``given``; when exactly one required input is missing, ``query`` fills it.
 
-    This is the ToolChoice rule (docs/protocol.md section 7): when exactly one required input
-    is missing, the query fills it; otherwise ``given`` is returned as is (a copy).
+    This is the ToolChoice rule of docs/protocol.md section 7.
     """
     required = parameters.get("required") if isinstance(parameters, Mapping) else None
     missing = [n for n in required or [] if isinstance(n, str) and n not in given]

@@ -1,19 +1,10 @@
 """Cloud components: tools the reference server runs itself, inside a run (pure logic).
 
-A :class:`CloudComponent` is described like a tool (:class:`ComponentInfo`: name,
-description, JSON Schema parameters) and runs with :meth:`CloudComponent.run`, which never
-raises: a missing argument, a bad value or a failure inside the component comes back as a
-result text the agent can show, as the hosted service's components do.
-
-The built-in ones (:func:`default_components`):
-
-- ``WeatherQuery``: fake but stable weather for any city (the same city and date always give
-  the same weather; ``北京`` and ``Beijing`` give the same), in the language the city is
-  written in, in celsius or fahrenheit.
-- ``Calculator``: arithmetic through the safe evaluator of :mod:`._safe_arithmetic`.
-
-:meth:`CloudComponent.from_function` turns a plain function into a component, for a
-server that should offer more of them.
+A :class:`CloudComponent` is described like a tool (:class:`ComponentInfo`) and its
+:meth:`~CloudComponent.run` never raises: a bad argument or a failure comes back as a result
+text, as the hosted service's components do. Built in (:func:`default_components`):
+``WeatherQuery`` (fake but stable weather for any city) and ``Calculator``;
+:meth:`CloudComponent.from_function` turns a plain function into a component.
 """
 
 from __future__ import annotations
@@ -43,31 +34,18 @@ class ComponentInputError(ValueError):
     """The arguments given to a component are wrong; the message says how."""
 
 
-def _language(arguments: Mapping[str, Any]) -> str:
-    text = " ".join(str(v) for v in arguments.values() if isinstance(v, str))
-    return detect_language(text)
-
-
-_TYPE_PHRASES = {
-    "string": "a string",
-    "integer": "an integer",
-    "number": "a number",
-    "boolean": "true or false",
-    "array": "a list",
-    "object": "an object",
-    "null": "null",
-}
-_FORMAT_PHRASES = {"date": "a date as YYYY-MM-DD", "date-time": "a date and time (ISO 8601)"}
+_PHRASES = {"string": "a string", "integer": "an integer", "number": "a number",
+            "boolean": "true or false", "array": "a list", "object": "an object", "null": "null",
+            "date": "a date as YYYY-MM-DD", "date-time": "a date and time (ISO 8601)"}  # fmt: skip
 
 
 def _describe_type(schema: Any) -> str:
     if isinstance(schema, Mapping):
         if isinstance(schema.get("enum"), list):
             return "one of " + ", ".join(json.dumps(o, ensure_ascii=False) for o in schema["enum"])
-        if schema.get("format") in _FORMAT_PHRASES:
-            return _FORMAT_PHRASES[schema["format"]]
-        if schema.get("type") in _TYPE_PHRASES:
-            return _TYPE_PHRASES[schema["type"]]
+        for key in ("format", "type"):  # a format says more than a type
+            if str(schema.get(key)) in _PHRASES:
+                return _PHRASES[str(schema[key])]
     return "a value that fits its schema"
 
 
@@ -85,10 +63,8 @@ class CloudComponent(abc.ABC):
     def run(self, arguments: Mapping[str, Any]) -> str:
         """Run the component; every problem comes back as text, never as an exception.
 
-        Arguments the schema does not declare are dropped (unless it declares no properties
-        or allows ``additionalProperties``); missing required arguments and
-        values that do not fit the schema are reported by name without calling
-        :meth:`execute`.
+        Undeclared arguments are dropped (unless the schema declares no properties or allows
+        ``additionalProperties``); missing or unfitting ones are reported by name.
 
         Args:
             arguments: The call's arguments (a JSON object).
@@ -116,10 +92,8 @@ class CloudComponent(abc.ABC):
 
     def _checked(self, arguments: dict[str, Any]) -> dict[str, Any]:
         parameters = self.info.parameters
-        raw_properties = parameters.get("properties")
-        properties: Mapping[str, Any] = (
-            raw_properties if isinstance(raw_properties, Mapping) else {}
-        )
+        declared = parameters.get("properties")
+        properties: Mapping[str, Any] = declared if isinstance(declared, Mapping) else {}
         missing = [
             name
             for name in parameters.get("required") or []
@@ -130,24 +104,21 @@ class CloudComponent(abc.ABC):
             raise ComponentInputError(f"missing required argument {names}")
         # Undeclared arguments are dropped, unless the schema declares none or allows extras.
         keep_extra = not properties or bool(parameters.get("additionalProperties", False))
-        checked: dict[str, Any] = {}
-        for name, value in arguments.items():
-            if name not in properties:
-                if keep_extra:
-                    checked[name] = value
-                continue
-            if value is None:
-                continue
-            if not fits_schema(value, properties[name]):
+        checked = {
+            name: value
+            for name, value in arguments.items()
+            if (name in properties and value is not None) or (name not in properties and keep_extra)
+        }
+        for name, value in checked.items():
+            if name in properties and not fits_schema(value, properties[name]):
                 raise ComponentInputError(
                     f"argument {name!r} must be {_describe_type(properties[name])}, "
                     f"got {json.dumps(value, ensure_ascii=False)}"
                 )
-            checked[name] = value
         return checked
 
     def _error_text(self, problem: str, arguments: Mapping[str, Any]) -> str:
-        if _language(arguments) == "zh":
+        if detect_language(" ".join(v for v in arguments.values() if isinstance(v, str))) == "zh":
             return f"{self.info.name} 调用失败：{problem}"
         return f"{self.info.name} failed: {problem}"
 
@@ -180,17 +151,13 @@ class CloudComponent(abc.ABC):
         problem = tool_name_problem(component_name)
         if problem is not None:
             raise ValueError(f"component name: {problem}")
-        doc = inspect.getdoc(func) or ""
-        info = ComponentInfo(
-            name=component_name,
-            description=description if description is not None else doc.split("\n\n")[0],
-            parameters=(
-                dict(parameters)
-                if parameters is not None
-                else _signature_schema(func, component_name)
-            ),
+        if description is None:
+            description = (inspect.getdoc(func) or "").split("\n\n")[0]
+        if parameters is None:
+            parameters = _signature_schema(func, component_name)
+        return _FunctionComponent(
+            ComponentInfo(component_name, description, dict(parameters)), func
         )
-        return _FunctionComponent(info, func)
 
 
 def _signature_schema(func: Callable[..., Any], name: str) -> dict[str, Any]:
@@ -221,27 +188,12 @@ class _FunctionComponent(CloudComponent):
         return f"CloudComponent.from_function({self.info.name!r})"
 
 
-# --- WeatherQuery --------------------------------------------------------------------------
-
-_CONDITIONS = (
-    ("晴", "sunny"),
-    ("多云", "partly cloudy"),
-    ("阴", "overcast"),
-    ("小雨", "light rain"),
-    ("阵雨", "showers"),
-    ("雷阵雨", "thunderstorms"),
-    ("雾", "foggy"),
-)
-_WINDS = (
-    ("北风", "north"),
-    ("东北风", "northeast"),
-    ("东风", "east"),
-    ("东南风", "southeast"),
-    ("南风", "south"),
-    ("西南风", "southwest"),
-    ("西风", "west"),
-    ("西北风", "northwest"),
-)
+_CONDITIONS = (("晴", "sunny"), ("多云", "partly cloudy"), ("阴", "overcast"),
+               ("小雨", "light rain"), ("阵雨", "showers"), ("雷阵雨", "thunderstorms"),
+               ("雾", "foggy"))  # fmt: skip
+_WINDS = (("北风", "north"), ("东北风", "northeast"), ("东风", "east"), ("东南风", "southeast"),
+          ("南风", "south"), ("西南风", "southwest"), ("西风", "west"),
+          ("西北风", "northwest"))  # fmt: skip
 
 
 class WeatherQuery(CloudComponent):
@@ -283,13 +235,14 @@ class WeatherQuery(CloudComponent):
     def __init__(self, *, today: Callable[[], dt.date] = dt.date.today) -> None:
         self._today = today
 
+    def __repr__(self) -> str:
+        return "WeatherQuery()"
+
     def execute(self, arguments: dict[str, Any]) -> str:
         city = str(arguments["city"]).strip()
-        unit = arguments.get("unit", "celsius")
-        date_text = arguments.get("date")
         if not city:
             raise ComponentInputError("argument 'city' must not be blank")
-        day = dt.date.fromisoformat(date_text) if date_text else self._today()
+        day = dt.date.fromisoformat(arguments["date"]) if arguments.get("date") else self._today()
         place = lookup_place(city)
         key = (place.en if place else city).casefold()
         seed = zlib.crc32(f"{key}|{day.isoformat()}".encode())
@@ -300,8 +253,8 @@ class WeatherQuery(CloudComponent):
         humidity = 20 + (seed >> 12) % 76
         wind_zh, wind_en = _WINDS[(seed >> 20) % len(_WINDS)]
         force = 1 + (seed >> 24) % 6
-        degrees = round(celsius * 9 / 5 + 32) if unit == "fahrenheit" else celsius
-        symbol = "°F" if unit == "fahrenheit" else "°C"
+        fahrenheit = arguments.get("unit") == "fahrenheit"
+        degrees, symbol = (round(celsius * 9 / 5 + 32), "°F") if fahrenheit else (celsius, "°C")
         is_today = day == self._today()
         if detect_language(city) == "zh":
             when = "今天" if is_today else f" {day.isoformat()}："
@@ -314,12 +267,6 @@ class WeatherQuery(CloudComponent):
             f"{city} {when}: {condition_en}, {degrees}{symbol}, humidity {humidity}%, "
             f"{wind_en} wind force {force}."
         )
-
-    def __repr__(self) -> str:
-        return "WeatherQuery()"
-
-
-# --- Calculator ----------------------------------------------------------------------------
 
 
 class Calculator(CloudComponent):
@@ -343,6 +290,9 @@ class Calculator(CloudComponent):
         },
     )
 
+    def __repr__(self) -> str:
+        return "Calculator()"
+
     def execute(self, arguments: dict[str, Any]) -> str:
         expression = str(arguments["expression"]).strip()
         try:
@@ -350,9 +300,6 @@ class Calculator(CloudComponent):
         except ExpressionError as exc:
             raise ComponentInputError(f"cannot evaluate {expression!r}: {exc}") from exc
         return f"{expression} = {format_number(value)}"
-
-    def __repr__(self) -> str:
-        return "Calculator()"
 
 
 def default_components() -> tuple[CloudComponent, ...]:

@@ -1,32 +1,19 @@
 """``ModelAgent``: the reference server plans with a real model behind an OpenAI-compatible API.
 
 Point it at vLLM, Ollama, LM Studio, ``swift deploy`` or a hosted API (the base URL an
-``openai`` client takes, e.g. ``http://127.0.0.1:8000/v1``). Each decision asks the model
-what to do next, offering the client's local tools and the server's cloud components:
+``openai`` client takes, e.g. ``http://127.0.0.1:8000/v1``). Each decision offers the model the
+client's local tools and the server's cloud components, natively (``tool_format="native"``)
+or in a text format of :mod:`appclient.formats` (the tools in the system prompt, the calls
+parsed out of its text). The conversation is rebuilt from the :class:`AgentInput` every time,
+so the agent keeps no state and a conversation stored with ``--db`` survives a restart.
+Strategies (after LazyLLM's agents): ``fc``, one model call per decision; ``react``, the same
+over a ReAct text format; ``plan_and_solve``, a plan first (kept as the turn's memo), then its
+steps; ``rewoo``, a planner writes ``#E1 = tool[input]`` evidence steps (which may use earlier
+evidence), their calls are made, then a solver answers: two model calls per turn.
 
-- ``tool_format="native"``: OpenAI ``tools`` / ``tool_calls``; results go back as ``tool``
-  messages.
-- a text format (``react_en``, ``hermes``, ... see :mod:`appclient.formats`): the tools go into
-  the system prompt, the calls are parsed out of the model's text, results go back as the
-  format's observation.
-
-The conversation is rebuilt from the :class:`AgentInput` every time (earlier turns, the
-query, this turn's calls and results), so the agent keeps no state of its own and a
-conversation stored with ``--db`` goes on with the model after a restart. Strategies
-(after LazyLLM's agents):
-
-- ``fc``: one model call per decision; the model's calls are made as it makes them.
-- ``react``: the same loop over a ReAct text format (``react_en`` unless another is given).
-- ``plan_and_solve``: the model first writes a plan (kept as the turn's memo), then carries
-  it out step by step with tools, then answers.
-- ``rewoo``: a planner writes ``#E1 = tool[input]`` evidence steps that may use earlier
-  evidence (``#E1``); the steps' calls are made (local ones as interrupts), then a solver
-  answers from the evidence. Two model calls per turn, whatever the number of tools.
-
-A reply the agent cannot use (an unknown tool, arguments that are not an object) is sent back
-to the model as an error observation, up to ``repair_attempts`` times; a model that is
-unreachable, answers an error status, times out, or keeps failing ends the run with an error
-event naming the problem (:class:`AgentFailure`).
+An unusable reply (an unknown tool, arguments that are not an object) goes back to the model
+as an error observation, up to ``repair_attempts`` times; a model that fails, times out or
+keeps failing ends the run with an error event naming the problem (:class:`AgentFailure`).
 """
 
 from __future__ import annotations
@@ -163,8 +150,6 @@ class ModelAgent:
             f"strategy={self.strategy!r})"
         )
 
-    # --- the Agent protocol --------------------------------------------------------------
-
     #: The engine passes ``emit`` to :meth:`decide` on streamed runs: answers go out live.
     streams_text = True
 
@@ -189,8 +174,6 @@ class ModelAgent:
             return _plan(self, agent_input, emit)
         return _next_step(self, agent_input, emit)
 
-    # --- pieces the strategies use --------------------------------------------------------
-
     def tool_functions(self, agent_input: AgentInput) -> list[dict[str, Any]]:
         """The local tools and cloud components offered, as function dicts."""
         functions = [
@@ -206,16 +189,14 @@ class ModelAgent:
         ]
         return functions
 
-    def messages(
-        self, agent_input: AgentInput, *, system_extra: str = "", with_results: bool = True
-    ) -> list[dict[str, Any]]:
-        """The conversation so far, in the chosen format."""
+    def messages(self, agent_input: AgentInput) -> list[dict[str, Any]]:
+        """The conversation so far, in the chosen format, with the turn's plan (its memo)."""
         functions = self.tool_functions(agent_input)
         system = _SYSTEM
         if self._format is not None and functions:
-            system = self._format.render([{"type": "function", "function": f} for f in functions])
-        if system_extra:
-            system = f"{system}\n\n{system_extra}"
+            system = self._format.render(_as_tools(functions))
+        if agent_input.memo:
+            system = f"{system}\n\nFollow this plan:\n{agent_input.memo}"
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
         for turn in agent_input.history:
             messages.append({"role": "user", "content": turn.query})
@@ -224,23 +205,16 @@ class ModelAgent:
         if agent_input.file_names:
             query = f"{query}\n\n(Files attached: {', '.join(agent_input.file_names)})"
         messages.append({"role": "user", "content": query})
-        if with_results:
-            messages += self.result_messages(agent_input.results)
-        return messages
+        return messages + self.result_messages(agent_input.results)
 
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         """This turn's calls and results, as the model would have seen them."""
         messages: list[dict[str, Any]] = []
         for result in results:
             if self._format is None:
-                call = {
-                    "id": result.call_id,
-                    "type": "function",
-                    "function": {
-                        "name": result.name,
-                        "arguments": json.dumps(result.arguments, ensure_ascii=False),
-                    },
-                }
+                arguments = json.dumps(result.arguments, ensure_ascii=False)
+                function = {"name": result.name, "arguments": arguments}
+                call = {"id": result.call_id, "type": "function", "function": function}
                 messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
                 messages.append(
                     {"role": "tool", "tool_call_id": result.call_id, "content": result.output}
@@ -282,7 +256,7 @@ class ModelAgent:
             "stream_options": {"include_usage": True},
         }
         if self._format is None and functions:
-            options["tools"] = [{"type": "function", "function": f} for f in functions]
+            options["tools"] = _as_tools(functions)
         elif self._format is not None and self._format.stop_words:
             options["stop"] = list(self._format.stop_words)
         deadline = time.monotonic() + self.reply_seconds
@@ -320,12 +294,11 @@ class ModelAgent:
             raise
         except Exception as exc:  # every openai error, and a broken connection under it
             raise AgentFailure(f"the model {self.model!r} failed: {_describe(exc)}") from exc
-        native = tuple(calls.raw_calls)
-        return ModelReplyText("".join(parts), native, usage)
+        return ModelReplyText("".join(parts), tuple(calls.raw_calls), usage)
 
     def read(self, reply: ModelReplyText, functions: Sequence[dict[str, Any]]) -> ParsedReply:
         """Read a model reply into calls or an answer (the format's parser, or native)."""
-        tools = [{"type": "function", "function": f} for f in functions]
+        tools = _as_tools(functions)
         if self._format is not None:
             return self._format.parse(reply.text, tools=tools)
         calls = [(name, arguments) for _, name, arguments in reply.native_calls]
@@ -334,12 +307,10 @@ class ModelAgent:
     def planned(self, reply: ParsedReply, agent_input: AgentInput) -> list[PlannedCall]:
         """The parsed calls as the engine takes them (cloud components marked)."""
         local = {tool.function.name for tool in agent_input.tools if tool.function is not None}
-        cloud = {c.name for c in agent_input.components}
+        cloud = {c.name for c in agent_input.components} - local
         return [
             PlannedCall(
-                call.function.name,
-                dict(call.function.arguments),
-                cloud=call.function.name in cloud and call.function.name not in local,
+                call.function.name, dict(call.function.arguments), call.function.name in cloud
             )
             for call in reply.tool_calls
         ]
@@ -349,14 +320,16 @@ class ModelAgent:
         problems = "\n".join(parsed.errors) or "The reply held neither a tool call nor an answer."
         text = f"Your reply could not be used: {problems} Please correct it."
         if self._format is not None:
-            return [
-                {"role": "assistant", "content": reply.text},
-                {"role": "user", "content": self._format.observation([("error", text)])},
-            ]
-        return [
-            {"role": "assistant", "content": reply.text or ""},
-            {"role": "user", "content": text},
-        ]
+            text = self._format.observation([("error", text)])
+        return [{"role": "assistant", "content": reply.text}, {"role": "user", "content": text}]
+
+
+def _chat(system: str, user: str) -> list[dict[str, Any]]:
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _as_tools(functions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": function} for function in functions]
 
 
 def _usage(usage: Any) -> dict[str, int]:
@@ -373,34 +346,21 @@ def _describe(exc: BaseException) -> str:
     return f"HTTP {status}: {message}" if status else f"{kind}: {message}"
 
 
-# --- strategies ------------------------------------------------------------------------------
-
-
-def _next_step(
-    agent: ModelAgent, agent_input: AgentInput, emit: Emit | None = None, *, extra: str = ""
-) -> Decision:
+def _next_step(agent: ModelAgent, agent_input: AgentInput, emit: Emit | None) -> Decision:
     """One step of fc, react and plan_and_solve's solving, with repairs."""
     functions = agent.tool_functions(agent_input)
-    plan = f"Follow this plan:\n{agent_input.memo}" if agent_input.memo else ""
-    messages = agent.messages(agent_input, system_extra="\n\n".join(p for p in (plan, extra) if p))
-    for attempt in range(agent.repair_attempts + 1):
+    messages = agent.messages(agent_input)
+    for _ in range(agent.repair_attempts + 1):
         reply = agent.ask(messages, functions=functions, emit=emit)
         parsed = agent.read(reply, functions)
         if parsed.tool_calls:
-            return Decision(
-                calls=tuple(agent.planned(parsed, agent_input)),
-                thought=parsed.thought,
-                usage=reply.usage,
-            )
+            calls = tuple(agent.planned(parsed, agent_input))
+            return Decision(calls=calls, thought=parsed.thought, usage=reply.usage)
         if not parsed.errors and (parsed.answer or "").strip():
             return Decision.reply(parsed.answer or "", usage=reply.usage)
-        if attempt == agent.repair_attempts:
-            problems = "; ".join(parsed.errors) or "an empty reply"
-            raise AgentFailure(
-                f"the model's reply could not be used after {attempt + 1} tries: {problems}"
-            )
         messages += agent.error_messages(reply, parsed)
-    raise AssertionError("unreachable")  # pragma: no cover
+    tries, problems = agent.repair_attempts + 1, "; ".join(parsed.errors) or "an empty reply"
+    raise AgentFailure(f"the model's reply could not be used after {tries} tries: {problems}")
 
 
 _PLAN_PROMPT = (
@@ -413,10 +373,7 @@ def _plan(agent: ModelAgent, agent_input: AgentInput, emit: Emit | None) -> Deci
     """plan_and_solve's first decision of a turn: ask for the plan, keep it, take step one."""
     functions = agent.tool_functions(agent_input)
     listing = "\n".join(f"- {f['name']}: {f.get('description', '')}" for f in functions)
-    messages = [
-        {"role": "system", "content": f"{_SYSTEM}\n\nTools:\n{listing}\n\n{_PLAN_PROMPT}"},
-        {"role": "user", "content": agent_input.query},
-    ]
+    messages = _chat(f"{_SYSTEM}\n\nTools:\n{listing}\n\n{_PLAN_PROMPT}", agent_input.query)
     plan = agent.ask(messages).text.strip() or "1. Answer the question."
     step = _next_step(agent, replace(agent_input, memo=plan), emit)
     return replace(step, memo=plan)
@@ -440,11 +397,9 @@ def _rewoo(agent: ModelAgent, agent_input: AgentInput, emit: Emit | None) -> Dec
             f"parameters: {json.dumps(f.get('parameters', {}), ensure_ascii=False)}"
             for f in functions
         )
-        messages = [
-            {"role": "system", "content": f"Tools:\n{listing}\n\n{_REWOO_PROMPT}"},
-            {"role": "user", "content": agent_input.query},
-        ]
-        plan = agent.ask(messages).text.strip()
+        plan = agent.ask(
+            _chat(f"Tools:\n{listing}\n\n{_REWOO_PROMPT}", agent_input.query)
+        ).text.strip()
         if not _EVIDENCE.search(plan):
             raise AgentFailure(f"the model's ReWOO plan has no #E steps: {plan[:200]!r}")
         agent_input = replace(agent_input, memo=plan)
@@ -460,20 +415,16 @@ def _rewoo(agent: ModelAgent, agent_input: AgentInput, emit: Emit | None) -> Dec
             text = text.replace(f"#E{k}", evidence[k])
         ready.append((tool, _step_arguments(tool, text, functions)))
     if ready:
-        parsed = checked_calls(ready, [{"type": "function", "function": f} for f in functions])
+        parsed = checked_calls(ready, _as_tools(functions))
         if parsed.errors:
             raise AgentFailure(f"the model's ReWOO plan cannot be run: {'; '.join(parsed.errors)}")
         return Decision(calls=tuple(agent.planned(parsed, agent_input)), memo=agent_input.memo)
     found = "\n".join(f"#E{n} ({tool}): {evidence.get(n, '')}" for n, tool, _ in steps)
-    messages = [
-        {"role": "system", "content": _SYSTEM},
-        {
-            "role": "user",
-            "content": f"Question: {agent_input.query}\n\nPlan and evidence:\n"
-            f"{agent_input.memo}\n\n{found}\n\nAnswer the question from the evidence.",
-        },
-    ]
-    reply = agent.ask(messages, emit=emit, plain_text=True)
+    question = (
+        f"Question: {agent_input.query}\n\nPlan and evidence:\n{agent_input.memo}\n\n{found}\n\n"
+        "Answer the question from the evidence."
+    )
+    reply = agent.ask(_chat(_SYSTEM, question), emit=emit, plain_text=True)
     if not reply.text.strip():
         raise AgentFailure("the model's ReWOO solver answered nothing")
     return Decision.reply(reply.text, usage=reply.usage)

@@ -1,13 +1,8 @@
 """What a user's query says, read with a few plain rules, in Chinese and English (pure).
 
-The rule agent needs three things from a query: which tools its words point to
-(:func:`terms`), which values it states (:func:`find_values`: places, dates, arithmetic,
-numbers, e-mail addresses, URLs, paths, ids and quoted text, each with its position), and
-where one request ends and the next begins (:func:`split_clauses`). English is read as
-words (``get_current_weather`` and ``WeatherQuery`` split into their parts); Chinese, which
-has no spaces, as overlapping character pairs (``天气怎么样`` -> ``天气``, ``气怎``, ...). A
-small table of concepts joins the two languages, so ``天气`` finds a tool described as
-"weather". Nothing here guesses: a value is reported only where the text shows it.
+Which tools its words point to (:func:`terms`: English words, Chinese character pairs, and
+concepts that join the two languages), which values it states (:func:`find_values`, each with
+its position), and where one request ends and the next begins (:func:`split_clauses`).
 """
 
 from __future__ import annotations
@@ -59,8 +54,6 @@ def detect_language(text: str) -> Language:
     """``"zh"`` when ``text`` has any Chinese character, else ``"en"``."""
     return "zh" if any(is_cjk(char) for char in text) else "en"
 
-
-# --- terms: what a text is about ------------------------------------------------------------
 
 #: Concepts that join Chinese and English words: each word adds the term "#<concept>".
 _CONCEPTS = {
@@ -115,12 +108,8 @@ def _terms(text: str) -> frozenset[str]:
 
 def weight(term: str) -> float:
     """How much a shared term says: a concept most, a generic word least."""
-    if term.startswith("#"):
-        return 3.0
-    return 0.2 if term in _GENERIC or term.isdigit() else 1.0
+    return 3.0 if term.startswith("#") else 0.2 if term in _GENERIC or term.isdigit() else 1.0
 
-
-# --- clauses ------------------------------------------------------------------------------
 
 _CLAUSE_END = re.compile(r"[。！？!?；;\n]+|[，,]\s*(?=再|然后|还有|另外|顺便|(?:and|then|also)\b)")
 
@@ -138,9 +127,6 @@ def split_clauses(text: str, *, limit: int) -> list[tuple[int, str]]:
     if text[start:].strip():
         clauses.append((start, text[start:]))
     return clauses
-
-
-# --- places ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -237,29 +223,23 @@ def _place_mentions(text: str) -> list[tuple[int, int, Place]]:
 
 def place_name(place: Place, language: Language | None, *, written: str = "") -> str:
     """The name of ``place`` in ``language``; ``None`` keeps the script of ``written``."""
-    if language is None:
-        language = detect_language(written) if written else "zh"
+    language = language or (detect_language(written) if written else "zh")
     return place.zh if language == "zh" else place.en
 
 
-# --- values ---------------------------------------------------------------------------------
-
-_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-           "八": 8, "九": 9}  # fmt: skip
+_DIGITS = {char: n for n, char in enumerate("零一二三四五六七八九")} | {"两": 2}
 
 
-def chinese_number(text: str) -> int | None:
-    """``三`` -> 3, ``十五`` -> 15, ``二百零五`` -> 205; ``None`` for anything else."""
+def chinese_number(text: str) -> int:
+    """``三`` -> 3, ``十五`` -> 15, ``二百零五`` -> 205 (``text`` is digits and 十百千 only)."""
     total, digit = 0, None
     for char in text:
-        if char in _DIGITS:
-            digit = _DIGITS[char]
-        elif char in "十百千":
+        if char in "十百千":
             total += (1 if digit is None else digit) * {"十": 10, "百": 100, "千": 1000}[char]
             digit = None
         else:
-            return None
-    return total + (digit or 0) if text else None
+            digit = _DIGITS[char]
+    return total + (digit or 0)
 
 
 _RELATIVE_DAYS = {"前天": -2, "昨天": -1, "yesterday": -1, "今天": 0, "今日": 0, "today": 0,
@@ -318,9 +298,8 @@ def find_values(text: str, *, today: dt.date) -> list[Found]:
     ``place`` (a :class:`Place`), ``number``.
     """
     found: list[Found] = []
-    # The spans taken so far, sorted and disjoint (so their ends are sorted too): a new span
-    # is checked against its two neighbours only, so a query of thousands of numbers stays
-    # linear-ish instead of comparing every pair.
+    # The spans taken so far, sorted and disjoint: a new span is checked against its two
+    # neighbours only, so a query of thousands of numbers is not quadratic.
     starts: list[int] = []
     ends: list[int] = []
 
@@ -333,19 +312,15 @@ def find_values(text: str, *, today: dt.date) -> list[Found]:
 
     for match in _QUOTED.finditer(text):
         add("quoted", next(g for g in match.groups() if g), match.start(), match.end())
-    for kind, pattern in (("url", _URL), ("email", _EMAIL), ("path", _PATH)):
+    for kind, pattern in (("url", _URL), ("email", _EMAIL), ("path", _PATH), ("token", _TOKEN)):
         for match in pattern.finditer(text):
             add(kind, match.group().rstrip(".,;:!?"), match.start(), match.end())
-    for match in _TOKEN.finditer(text):
-        add("token", match.group(), match.start(), match.end())
     for pattern in _DATE_PATTERNS:
         for match in pattern.finditer(text):
             if (date := _date_of(match, today)) is not None:
                 add("date", date, match.start(), match.end())
     for match in _EXPRESSION.finditer(text):
         add("expression", _expression(match.group()), match.start(), match.end())
-    for match in _QUOTED.finditer(text):
-        add("quoted", next(g for g in match.groups() if g), match.start(), match.end())
     seen: set[Place] = set()
     for start, end, place in _place_mentions(text):
         if place not in seen:  # a place named twice is one place
@@ -354,9 +329,8 @@ def find_values(text: str, *, today: dt.date) -> list[Found]:
     for match in _NUMBER.finditer(text):
         word = match.group()
         number = chinese_number(word) if is_cjk(word[0]) else float(word)
-        if number is not None:
-            value = int(number) if float(number).is_integer() else number
-            add("number", value, match.start(), match.end())
+        value = int(number) if float(number).is_integer() else number
+        add("number", value, match.start(), match.end())
     return sorted(found, key=lambda f: f.start)
 
 

@@ -1,28 +1,15 @@
 """The reference server's default agent: plans tool calls with rules, no model (pure).
 
-Each :meth:`RuleAgent.decide` looks at the whole turn again and answers with the next step:
-
-1. The first decision of a turn honours a forcing ``tool_choice``
-   (:func:`._tool_choice.resolve_tool_choice`).
-2. Otherwise each clause of the query goes to the tool that shares the most words with it
-   (its name, description and parameters; :func:`._query_text.terms`), or that wants a value
-   the clause states (a place for a place parameter, arithmetic for an expression). A
-   client tool wins a clause over a cloud component unless the component matches at least
-   twice as well: the user's own tools come first. The first tool asked for that has not
-   run in this turn is called, its arguments filled from the query
-   (:mod:`._argument_filling`), once per place when the query names several: parallel
-   calls. So ``北京天气怎么样？再算一下 3*7`` calls the weather tool, then the calculator.
-3. When every tool asked for has run, it answers from the results, in the query's
-   language, quoting every output.
-4. A tool whose required values the query lacks is not called on a guess (a cloud
-   component, or an id, a path or a URL for a client tool): the agent asks for them. With
-   no matching tool it answers plainly: a greeting, or a reply that echoes the query and
-   lists the tools.
-
-A follow-up such as ``那上海呢？`` reuses the tool of the latest turn that named one when
-the new query gives a value for it. Decisions depend only on their input; the one thing kept
-between calls is a bounded memo of recent plans (a turn's query is planned once, not again
-after every tool result), guarded by a lock, so the agent is safe to share between threads.
+Each :meth:`RuleAgent.decide` looks at the whole turn again: a forcing ``tool_choice`` is
+honoured first; otherwise each clause of the query goes to the tool sharing the most words
+with it (:func:`._query_text.terms`) or wanting a value it states (a place, arithmetic), a
+client tool before a cloud component unless the component matches twice as well. The first
+such tool not yet run in the turn is called with arguments read from the query
+(:mod:`._argument_filling`), once per place it names; when all have run, the agent answers
+from the results. A tool whose required values the query lacks is not called on a guess (a
+cloud component, or an id, path or URL): the agent asks for them. With no matching tool it
+greets, or echoes the query. A follow-up such as ``那上海呢？`` reuses the latest turn's tool.
+The only state, a bounded memo of recent plans, is locked: the agent is thread-safe.
 """
 
 from __future__ import annotations
@@ -60,12 +47,10 @@ _EXPRESSION_BONUS = 3.0
 
 
 class _Described(Protocol):
-    """Anything that describes a cloud component (a :class:`CloudComponent`, for example)."""
+    """Anything with a component's ``info`` (a :class:`CloudComponent`, for example)."""
 
     @property
-    def info(self) -> ComponentInfo:
-        """The component's name, description and parameters."""
-        ...
+    def info(self) -> ComponentInfo: ...
 
 
 @dataclass(frozen=True)
@@ -91,17 +76,17 @@ def _best(
     clause: str, candidates: Sequence[tuple[Candidate, tuple[frozenset[str], bool]]]
 ) -> Candidate | None:
     said = terms(clause)
-    # Arithmetic in the clause points to a tool that takes an expression: 1+1 is a sum.
     bonus = _EXPRESSION_BONUS if states_arithmetic(clause) else 0.0
     scored = [
         (sum(weight(term) for term in said & tool_terms) + (bonus if wants else 0.0), c)
         for c, (tool_terms, wants) in candidates
     ]
-    client = max(((s, c) for s, c in scored if not c.cloud), default=None, key=lambda p: p[0])
-    cloud = max(((s, c) for s, c in scored if c.cloud), default=None, key=lambda p: p[0])
-    if cloud is not None and cloud[0] >= 1 and (client is None or cloud[0] >= 2 * client[0]):
+    nothing: tuple[float, Candidate | None] = (0.0, None)
+    client = max(((s, c) for s, c in scored if not c.cloud), default=nothing, key=lambda p: p[0])
+    cloud = max(((s, c) for s, c in scored if c.cloud), default=nothing, key=lambda p: p[0])
+    if cloud[0] >= 1 and cloud[0] >= 2 * client[0]:
         return cloud[1]
-    return client[1] if client is not None and client[0] >= 1 else None
+    return client[1] if client[0] >= 1 else None
 
 
 def _intents(query: str, candidates: Sequence[Candidate], today: dt.date) -> list[Intent]:
@@ -132,12 +117,9 @@ class RuleAgent:
     """Plans runs by matching the query against tools; the reference server's default agent.
 
     Args:
-        components: The cloud components this agent may call when a run's
-            :class:`AgentInput` lists none; the built-in ones (``WeatherQuery``,
-            ``Calculator``) when ``None``. The server passes the components it runs, and
-            the engine runs them.
-        today: Returns today's date, for words such as 明天 and "tomorrow" (inject a fixed
-            date in tests).
+        components: The cloud components to offer when a run's :class:`AgentInput` lists
+            none; the built-in ones (``WeatherQuery``, ``Calculator``) when ``None``.
+        today: Returns today's date, for words such as 明天 and "tomorrow".
     """
 
     def __init__(
@@ -150,14 +132,12 @@ class RuleAgent:
         self.components: tuple[_Described, ...] = chosen
         self._infos = tuple(component.info for component in chosen)
         self._today = today
-        # Recent plans: a turn's later decisions (after each tool result) ask the same query
-        # of the same tools, and planning is the costly part of a decision.
+        # A turn's later decisions (after each tool result) plan the same query again.
         self._plans: OrderedDict[tuple[Any, ...], list[Intent]] = OrderedDict()
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        names = ", ".join(info.name for info in self._infos)
-        return f"RuleAgent(components=[{names}])"
+        return f"RuleAgent(components=[{', '.join(info.name for info in self._infos)}])"
 
     def decide(self, agent_input: AgentInput) -> Decision:
         """Return the next step of the turn (see the module docs).
@@ -167,8 +147,7 @@ class RuleAgent:
                 tool nor a component (the server checks this first and answers 400).
         """
         today = self._today()
-        # Plans read a bounded prefix, so a huge query cannot make a decision slow.
-        query = agent_input.query[:RULE_AGENT_MAX_QUERY_CHARS]
+        query = agent_input.query[:RULE_AGENT_MAX_QUERY_CHARS]  # a huge query cannot be slow
         components = agent_input.components or self._infos
         results = agent_input.results
         if not results:
@@ -186,10 +165,9 @@ class RuleAgent:
         if not intents and not results and agent_input.history:
             intents = self._follow_up_chain(query, agent_input.history, candidates, today)
         called = {result.name for result in results}
-        for intent in intents:
-            if intent.candidate.name in called or _lacks_values(intent):
-                continue
-            calls = _calls(intent)
+        ready = [i for i in intents if i.candidate.name not in called and not _lacks_values(i)]
+        if ready:
+            calls = _calls(ready[0])
             return Decision.call(*calls, thought=_thought(calls, query))
         if results:
             return Decision.reply(_answer_from_results(query, results))
@@ -216,16 +194,9 @@ class RuleAgent:
     def _follow_up_chain(
         self, query: str, history: Sequence[Turn], candidates: Sequence[Candidate], today: dt.date
     ) -> list[Intent]:
-        """The tool of the latest turn that named one, with every later follow-up's values.
-
-        So 北京天气 → 那上海呢 → 那明天呢 asks about Shanghai tomorrow: the last turn that
-        matched a tool by itself sets the tool, and the follow-ups after it update its values.
-        """
-        # Earlier queries are read as the current one is: a bounded prefix, so a huge query
-        # sent once cannot make every later decision slow.
-        recent = [
-            turn.query[:RULE_AGENT_MAX_QUERY_CHARS]
-            for turn in history[-RULE_AGENT_FOLLOW_UP_TURNS:]
+        """The latest turn's tool with each later follow-up's values (北京天气 → 那上海呢)."""
+        recent = [  # earlier queries are read as this one is: a bounded prefix
+            t.query[:RULE_AGENT_MAX_QUERY_CHARS] for t in history[-RULE_AGENT_FOLLOW_UP_TURNS:]
         ]
         for start in range(len(recent) - 1, -1, -1):
             earlier = self._intents(recent[start], candidates, today)
@@ -239,21 +210,15 @@ class RuleAgent:
 
 
 def _lacks_values(intent: Intent) -> bool:
-    # A cloud component is never called on a guess; a local tool is, except for an id, a
-    # path or a URL, which only the user can give.
-    plan = intent.plan
-    return bool(plan.unsure) or (intent.candidate.cloud and bool(plan.guessed))
+    # Only the user can give an id, a path or a URL; a cloud component is never guessed for.
+    return bool(intent.plan.unsure) or (intent.candidate.cloud and bool(intent.plan.guessed))
 
 
 def _calls(intent: Intent) -> list[PlannedCall]:
-    calls: list[PlannedCall] = []
-    for arguments in intent.plan.calls:
-        # A copy: plans are remembered, and whoever gets a call may change its arguments.
-        arguments = copy.deepcopy(arguments)
-        call = PlannedCall(intent.candidate.name, arguments, cloud=intent.candidate.cloud)
-        if call not in calls:
-            calls.append(call)
-    return calls
+    name, cloud = intent.candidate.name, intent.candidate.cloud
+    # Copies: plans are remembered, and whoever gets a call may change its arguments.
+    calls = [PlannedCall(name, copy.deepcopy(arguments), cloud) for arguments in intent.plan.calls]
+    return [call for i, call in enumerate(calls) if call not in calls[:i]]
 
 
 def _follow_up(query: str, base: Intent, today: dt.date) -> Intent | None:
@@ -267,54 +232,39 @@ def _follow_up(query: str, base: Intent, today: dt.date) -> Intent | None:
     calls = tuple(
         {**before, **{k: v for k, v in call.items() if k in now.from_query}} for call in now.calls
     )
-    guessed = now.guessed & base.plan.guessed
-    return Intent(candidate, replace(now, calls=calls, guessed=frozenset(guessed)))
-
-
-def _brief(arguments: dict[str, Any]) -> str:
-    values = [str(v) for v in arguments.values() if isinstance(v, (str, int, float))]
-    return ", ".join(values)
+    return Intent(candidate, replace(now, calls=calls, guessed=now.guessed & base.plan.guessed))
 
 
 def _thought(calls: Sequence[PlannedCall], query: str, *, forced: bool = False) -> str:
     names = sorted({call.name for call in calls})
     cloud = all(call.cloud for call in calls)
-    zh = detect_language(query) == "zh" or not query
-    joined = "、".join(names) if zh else ", ".join(names)
-    if forced:
-        return f"按 tool_choice 调用 {joined}" if zh else f"tool_choice forces {joined}"
-    if zh:
-        kind = "云端组件" if cloud else "本地工具"
-        return f"需要调用{kind} {joined}"
-    kind = "cloud component" if cloud else "local tool"
-    return f"I need to call the {kind} {joined}"
+    if query and detect_language(query) == "en":
+        joined, kind = ", ".join(names), "cloud component" if cloud else "local tool"
+        return f"tool_choice forces {joined}" if forced else f"I need to call the {kind} {joined}"
+    joined, kind = "、".join(names), "云端组件" if cloud else "本地工具"
+    return f"按 tool_choice 调用 {joined}" if forced else f"需要调用{kind} {joined}"
 
 
 def _answer_from_results(query: str, results: Sequence[ToolResult]) -> str:
     zh = detect_language(query) == "zh" or not query
     if len(results) == 1:
-        result = results[0]
-        if zh:
-            source = "云端组件" if result.cloud else "工具"
-            return f"根据{source} {result.name} 的结果：{result.output}"
-        return f"According to {result.name}: {result.output}"
-    lines = []
+        name, output = results[0].name, results[0].output
+        source = "云端组件" if results[0].cloud else "工具"
+        return f"根据{source} {name} 的结果：{output}" if zh else f"According to {name}: {output}"
+    lines = ["根据查询结果：" if zh else "Here is what the tools returned:"]
     for result in results:
-        detail = _brief(result.arguments)
-        if zh:
-            lines.append(f"- {result.name}（{detail}）：{result.output}")
-        else:
-            lines.append(f"- {result.name} ({detail}): {result.output}")
-    header = "根据查询结果：" if zh else "Here is what the tools returned:"
-    return "\n".join([header, *lines])
+        values = result.arguments.values()
+        detail = ", ".join(str(v) for v in values if isinstance(v, (str, int, float)))
+        head = f"（{detail}）：" if zh else f" ({detail}): "
+        lines.append(f"- {result.name}{head}{result.output}")
+    return "\n".join(lines)
 
 
 def _ask_for_values(query: str, intent: Intent) -> str:
-    candidate = intent.candidate
+    candidate, plan = intent.candidate, intent.plan
     properties = candidate.parameters.get("properties")
     details = []
-    plan = intent.plan
-    for name in sorted(plan.guessed if intent.candidate.cloud else plan.unsure):
+    for name in sorted(plan.guessed if candidate.cloud else plan.unsure):
         schema = properties.get(name) if isinstance(properties, dict) else None
         text = schema.get("description") if isinstance(schema, dict) else None
         details.append(f"{name}（{text}）" if isinstance(text, str) and text else name)
@@ -324,18 +274,14 @@ def _ask_for_values(query: str, intent: Intent) -> str:
     return f"To answer with {candidate.name} I need: {needed}. Please tell me and ask again."
 
 
-def _echo(query: str) -> str:
-    text = re.sub(r"\s+", " ", query).strip()
-    if len(text) > RULE_AGENT_ECHO_CHARS:
-        text = text[: RULE_AGENT_ECHO_CHARS - 1] + "…"
-    return text
-
-
 def _plain_answer(query: str, candidates: Sequence[Candidate], file_names: Sequence[str]) -> str:
     zh = detect_language(query) == "zh"
     names = [c.name for c in candidates]
     listed = ("、" if zh else ", ").join(names)
     normalized = re.sub(r"[\s!！,，.。?？~～]+", " ", query).strip().lower()
+    echo = re.sub(r"\s+", " ", query).strip()
+    if len(echo) > RULE_AGENT_ECHO_CHARS:
+        echo = echo[: RULE_AGENT_ECHO_CHARS - 1] + "…"
     if not normalized:
         reply = "请问有什么可以帮你？" if zh else "How can I help you?"
     elif normalized in _GREETINGS:
@@ -346,14 +292,14 @@ def _plain_answer(query: str, candidates: Sequence[Candidate], file_names: Seque
             reply = "Hello! I am appclient's reference agent. "
             reply += f"I can use these tools: {listed}." if names else "No tools are available."
     elif zh:
-        reply = f"收到：“{_echo(query)}”。"
+        reply = f"收到：“{echo}”。"
         reply += (
             f"没有找到适合这个问题的工具（可用：{listed}），请换个说法，或说明要查询的内容。"
             if names
             else "目前没有可用的工具，我只能原样回复。"
         )
     else:
-        reply = f"You said: “{_echo(query)}”. "
+        reply = f"You said: “{echo}”. "
         reply += (
             f"None of the available tools ({listed}) fits this request; "
             "try rephrasing it or say what to look up."

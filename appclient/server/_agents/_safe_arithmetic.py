@@ -1,11 +1,10 @@
 """Evaluate arithmetic text safely, without ``eval`` (pure).
 
-The expression is parsed with :mod:`ast` and only numbers, ``+ - * / // % **``, unary
-``+``/``-`` and parentheses are evaluated; any other syntax (names, calls, attributes,
-comparisons, strings) is refused. Limits on the text's length, on exponents and on the size
-of integer results keep a hostile expression from eating the server's CPU or memory.
-Common written forms are accepted too: ``×``/``÷``, full-width parentheses and operators,
-``^`` for a power, and a trailing ``=`` or ``=?``.
+The text is parsed with :mod:`ast` and only numbers, ``+ - * / // % **``, unary ``+``/``-``
+and parentheses are evaluated; anything else (names, calls, comparisons, strings) is refused.
+Limits on the text's length, on exponents and on the size of results keep a hostile
+expression from eating the server's CPU or memory. Written forms are accepted too: ``×``/``÷``,
+full-width parentheses and operators, ``^`` for a power, and a trailing ``=`` or ``=?``.
 """
 
 from __future__ import annotations
@@ -25,49 +24,11 @@ __all__ = ["ExpressionError", "evaluate_arithmetic", "format_number", "normalize
 
 Number = int | float
 
-_WRITTEN_FORMS = str.maketrans(
-    {
-        "×": "*",
-        "✕": "*",
-        "·": "*",
-        "÷": "/",
-        "（": "(",
-        "）": ")",
-        "＋": "+",
-        "－": "-",
-        "−": "-",
-        "＊": "*",
-        "／": "/",
-        "％": "%",
-        "＾": "^",
-        "＝": "=",
-        "？": "?",
-        "，": ",",
-    }
-)
-
-_BINARY: dict[type[ast.operator], Callable[[Number, Number], Number]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-}
-_SYMBOLS: dict[type[ast.AST], str] = {
-    ast.Add: "+",
-    ast.Sub: "-",
-    ast.Mult: "*",
-    ast.Div: "/",
-    ast.FloorDiv: "//",
-    ast.Mod: "%",
-    ast.Pow: "**",
-    ast.BitXor: "^",
-    ast.BitAnd: "&",
-    ast.BitOr: "|",
-    ast.LShift: "<<",
-    ast.RShift: ">>",
-    ast.MatMult: "@",
+_WRITTEN_FORMS = str.maketrans("×✕·÷（）＋－−＊／％＾＝？，", "***/()+--*/%^=?,")
+_SYNTAX = {
+    ast.Call: "a function call",
+    ast.Compare: "a comparison",
+    ast.UnaryOp: "that unary operator",
 }
 
 
@@ -76,26 +37,15 @@ class ExpressionError(ValueError):
 
 
 def normalize_expression(text: str) -> str:
-    """Return ``text`` in Python operator syntax: ``×`` -> ``*``, ``^`` -> ``**``, no ``=``.
-
-    Args:
-        text: The expression as a person wrote it.
-
-    Returns:
-        The expression with written operators replaced and a trailing ``=``/``=?`` removed.
-    """
+    """Return ``text`` in Python operator syntax: ``×`` -> ``*``, ``^`` -> ``**``, no ``=``."""
     result = text.translate(_WRITTEN_FORMS).strip()
     result = result.rstrip("?").rstrip().rstrip("=").strip()
     return result.replace("^", "**")
 
 
-def _int_digits(value: int) -> int:
-    """Return about how many decimal digits ``value`` has, without converting it to text."""
-    return int(value.bit_length() * 0.30103) + 1
-
-
 def _check_size(value: Number) -> Number:
-    if isinstance(value, int) and _int_digits(value) > CALCULATOR_MAX_DIGITS:
+    # About the number of decimal digits, without converting a huge int to text.
+    if isinstance(value, int) and int(value.bit_length() * 0.30103) + 1 > CALCULATOR_MAX_DIGITS:
         raise ExpressionError(f"the result has more than {CALCULATOR_MAX_DIGITS} digits")
     if isinstance(value, float) and not math.isfinite(value):
         raise ExpressionError("the result is too large")
@@ -121,6 +71,17 @@ def _power(base: Number, exponent: Number) -> Number:
     return result
 
 
+_BINARY: dict[type[ast.operator], Callable[[Number, Number], Number]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: _power,
+}
+
+
 def _evaluate(node: ast.AST) -> Number:
     if isinstance(node, ast.Expression):
         return _evaluate(node.body)
@@ -133,33 +94,20 @@ def _evaluate(node: ast.AST) -> Number:
         operand = _evaluate(node.operand)
         return operand if isinstance(node.op, ast.UAdd) else -operand
     if isinstance(node, ast.BinOp):
-        op_type = type(node.op)
-        if op_type is not ast.Pow and op_type not in _BINARY:
-            symbol = _SYMBOLS.get(op_type, op_type.__name__)
+        function = _BINARY.get(type(node.op))
+        if function is None:
+            symbol = ast.unparse(ast.BinOp(ast.Name("a"), node.op, ast.Name("b")))[2:-2]
             raise ExpressionError(f"the operator {symbol!r} is not supported")
-        left = _evaluate(node.left)
-        right = _evaluate(node.right)
-        if op_type is ast.Pow:
-            return _check_size(_power(left, right))
-        if op_type in (ast.Div, ast.FloorDiv, ast.Mod) and right == 0:
+        left, right = _evaluate(node.left), _evaluate(node.right)
+        if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and right == 0:
             raise ExpressionError("division by zero")
         try:
-            return _check_size(_BINARY[op_type](left, right))
+            return _check_size(function(left, right))
         except OverflowError as exc:
             raise ExpressionError("the result is too large") from exc
-    raise ExpressionError(f"{_describe(node)} is not allowed; use numbers and + - * / // % **")
-
-
-def _describe(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return f"the name {node.id!r}"
-    if isinstance(node, ast.Call):
-        return "a function call"
-    if isinstance(node, ast.Compare):
-        return "a comparison"
-    if isinstance(node, ast.UnaryOp):
-        return "that unary operator"
-    return f"{type(node).__name__} syntax"
+    what = f"the name {node.id!r}" if isinstance(node, ast.Name) else None
+    what = what or _SYNTAX.get(type(node), f"{type(node).__name__} syntax")
+    raise ExpressionError(f"{what} is not allowed; use numbers and + - * / // % **")
 
 
 def evaluate_arithmetic(text: str) -> Number:

@@ -1,17 +1,13 @@
 """Does a value fit a JSON Schema, and which value would? The subset tools use (pure).
 
-The rule agent promises that every call it makes is valid against the tool's parameters.
-The server has no JSON Schema dependency, so this module checks the keywords that describe
-tool parameters in practice: ``type`` (one or a list), ``enum``, ``const``, number bounds
-and ``multipleOf``, string lengths, ``pattern`` and the ``date``/``date-time``/``time``/
-``email`` formats, array ``items``/lengths/``uniqueItems``, object ``properties``/``required``/
-``additionalProperties``, and ``anyOf``/``oneOf``/``allOf``. Keywords it does not know are
-ignored, as JSON Schema itself ignores unknown keywords. Local ``$ref`` (``#/$defs/...``,
-as pydantic writes nested models) is read by :func:`inline_refs` first.
-
-:func:`value_for_schema` goes the other way: it returns a valid value as close to a
-preferred one as the schema allows (a number clamped into its bounds, a string cut to its
-``maxLength``, an array padded to ``minItems``, an object given its required properties).
+The rule agent promises that every call it makes is valid against the tool's parameters, and
+the server has no JSON Schema dependency. :func:`fits_schema` checks the keywords tool
+parameters use in practice (``type``, ``enum``, ``const``, number bounds and ``multipleOf``,
+string lengths, ``pattern`` and the date, time and e-mail formats, array and object keywords,
+``anyOf``/``oneOf``/``allOf``) and ignores unknown ones, as JSON Schema does; local ``$ref``
+is read by :func:`inline_refs` first. :func:`value_for_schema` returns a valid value as
+close to a preferred one as the schema allows (a number clamped, a string cut, an array
+padded, an object given its required properties).
 """
 
 from __future__ import annotations
@@ -19,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import operator
 import re
 from collections.abc import Mapping
 from typing import Any, TypeGuard
@@ -26,10 +23,16 @@ from typing import Any, TypeGuard
 __all__ = ["fits_schema", "inline_refs", "is_type", "value_for_schema"]
 
 _MISSING: Any = object()
+_PYTHON_TYPES = {"string": str, "boolean": bool, "null": type(None), "array": list, "object": dict}
 _MAX_DEPTH = 8
+#: A number fails a bound keyword when the comparison with the bound is true.
+_BOUNDS = (("minimum", operator.lt), ("maximum", operator.gt), ("exclusiveMinimum", operator.le),
+           ("exclusiveMaximum", operator.ge))  # fmt: skip
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
 _EMAIL_FORMATS = ("email", "idn-email")
 _TIME = re.compile(r"\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})?")
+#: What a string of a format gets when no preferred value fits (``{0}`` is today).
+_FORMAT_VALUES = {"date": "{0}", "date-time": "{0}T00:00:00", "time": "00:00:00"}
 #: What an address parameter gets when the query gives none (example.com is reserved).
 _PLACEHOLDER_EMAIL = "user@example.com"
 
@@ -39,16 +42,8 @@ def is_type(value: Any, type_name: str) -> bool:
 
     Booleans are not numbers here (JSON Schema says so), and ``2.0`` is an integer.
     """
-    if type_name == "string":
-        return isinstance(value, str)
-    if type_name == "boolean":
-        return isinstance(value, bool)
-    if type_name == "null":
-        return value is None
-    if type_name == "array":
-        return isinstance(value, list)
-    if type_name == "object":
-        return isinstance(value, dict)
+    if type_name in _PYTHON_TYPES:
+        return isinstance(value, _PYTHON_TYPES[type_name])
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
     if type_name == "integer":
@@ -67,22 +62,23 @@ def _is_number(value: Any) -> TypeGuard[int | float]:
 
 
 def _fits_number(value: float, schema: Mapping[str, Any]) -> bool:
-    low, high = schema.get("minimum"), schema.get("maximum")
-    low_open, high_open = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
-    if (_is_number(low) and value < low) or (_is_number(high) and value > high):
-        return False
-    if (_is_number(low_open) and value <= low_open) or (
-        _is_number(high_open) and value >= high_open
-    ):
-        return False
-    step = schema.get("multipleOf")
-    if isinstance(step, int) and not isinstance(step, bool) and isinstance(value, int) and step > 0:
-        return value % step == 0
-    if isinstance(step, (int, float)) and not isinstance(step, bool) and step > 0:
-        quotient = value / step
-        if not math.isclose(quotient, round(quotient), rel_tol=0, abs_tol=1e-9):
+    for keyword, fails in _BOUNDS:
+        if _is_number(bound := schema.get(keyword)) and fails(value, bound):
             return False
-    return True
+    step = schema.get("multipleOf")
+    if not _is_number(step) or step <= 0:
+        return True
+    if isinstance(step, int) and isinstance(value, int):
+        return value % step == 0
+    quotient = value / step
+    return math.isclose(quotient, round(quotient), rel_tol=0, abs_tol=1e-9)
+
+
+def _within(size: int, schema: Mapping[str, Any], low: str, high: str) -> bool:
+    """Whether ``size`` is within the ``low`` and ``high`` length keywords of ``schema``."""
+    least, most = schema.get(low), schema.get(high)
+    too_few = isinstance(least, int) and size < least
+    return not too_few and not (isinstance(most, int) and size > most)
 
 
 def _fits_format(value: str, fmt: Any) -> bool:
@@ -107,11 +103,7 @@ def _fits_format(value: str, fmt: Any) -> bool:
 
 
 def _fits_string(value: str, schema: Mapping[str, Any]) -> bool:
-    min_length = schema.get("minLength")
-    max_length = schema.get("maxLength")
-    if isinstance(min_length, int) and len(value) < min_length:
-        return False
-    if isinstance(max_length, int) and len(value) > max_length:
+    if not _within(len(value), schema, "minLength", "maxLength"):
         return False
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
@@ -124,10 +116,7 @@ def _fits_string(value: str, schema: Mapping[str, Any]) -> bool:
 
 
 def _fits_array(value: list[Any], schema: Mapping[str, Any]) -> bool:
-    min_items, max_items = schema.get("minItems"), schema.get("maxItems")
-    if isinstance(min_items, int) and len(value) < min_items:
-        return False
-    if isinstance(max_items, int) and len(value) > max_items:
+    if not _within(len(value), schema, "minItems", "maxItems"):
         return False
     if schema.get("uniqueItems") is True:
         dumped = [json.dumps(item, sort_keys=True) for item in value]
@@ -169,11 +158,8 @@ def fits_schema(value: Any, schema: Any) -> bool:
     if not isinstance(schema, Mapping):
         return True
     declared = schema.get("type")
-    if isinstance(declared, str) and not is_type(value, declared):
-        return False
-    if isinstance(declared, list) and not any(
-        isinstance(t, str) and is_type(value, t) for t in declared
-    ):
+    types = [declared] if isinstance(declared, str) else declared
+    if isinstance(types, list) and not any(isinstance(t, str) and is_type(value, t) for t in types):
         return False
     options = schema.get("enum")
     if isinstance(options, list) and not any(_json_equal(value, o) for o in options):
@@ -198,9 +184,6 @@ def fits_schema(value: Any, schema: Any) -> bool:
     if isinstance(value, dict):
         return _fits_object(value, schema)
     return True
-
-
-# --- local references -----------------------------------------------------------------------
 
 
 def _pointer_target(root: Mapping[str, Any], ref: str) -> Any:
@@ -249,27 +232,13 @@ def inline_refs(schema: Any) -> Any:
             for key, value in node.items()
         }
 
-    inlined: Any = walk(schema, 0)
-    return inlined
-
-
-# --- producing a value that fits -------------------------------------------------------------
-
-
-def _number_bounds(schema: Mapping[str, Any]) -> tuple[float | None, float | None]:
-    def bound(*keywords: str) -> float | None:
-        values = [
-            schema[k]
-            for k in keywords
-            if isinstance(schema.get(k), (int, float)) and not isinstance(schema.get(k), bool)
-        ]
-        return None if not values else (max(values) if "minimum" in keywords else min(values))
-
-    return bound("minimum", "exclusiveMinimum"), bound("maximum", "exclusiveMaximum")
+    return walk(schema, 0)
 
 
 def _number_candidates(schema: Mapping[str, Any], preferred: Any, *, integer: bool) -> list[Any]:
-    low, high = _number_bounds(schema)
+    lows = [schema[k] for k in ("minimum", "exclusiveMinimum") if _is_number(schema.get(k))]
+    highs = [schema[k] for k in ("maximum", "exclusiveMaximum") if _is_number(schema.get(k))]
+    low, high = max(lows, default=None), min(highs, default=None)
     start = preferred if is_type(preferred, "number") else 1
     clamped = min(
         max(start, low if low is not None else start), high if high is not None else start
@@ -282,15 +251,13 @@ def _number_candidates(schema: Mapping[str, Any], preferred: Any, *, integer: bo
     if low is not None and high is not None:
         raw.append((low + high) / 2)
     step = schema.get("multipleOf")
-    if not (isinstance(step, (int, float)) and not isinstance(step, bool) and step > 0):
-        step = None
+    step = step if _is_number(step) and step > 0 else None
     candidates: list[Any] = []
     for value in raw:
         if step is not None and isinstance(step, int) and isinstance(value, int):
             candidates += [-(-value // step) * step, value // step * step]  # exact for big ints
         elif step is not None:
-            for rounding in (math.ceil, math.floor):
-                candidates.append(rounding(value / step) * step)
+            candidates += [math.ceil(value / step) * step, math.floor(value / step) * step]
         else:
             candidates.append(value)
     if integer:
@@ -302,13 +269,9 @@ def _number_candidates(schema: Mapping[str, Any], preferred: Any, *, integer: bo
 
 
 def _string_candidates(schema: Mapping[str, Any], preferred: Any, today: dt.date) -> list[Any]:
-    fmt = schema.get("format")
-    if fmt == "date":
-        base = today.isoformat()
-    elif fmt == "date-time":
-        base = f"{today.isoformat()}T00:00:00"
-    elif fmt == "time":
-        base = "00:00:00"
+    fmt = str(schema.get("format"))
+    if fmt in _FORMAT_VALUES:
+        base = _FORMAT_VALUES[fmt].format(today)
     elif fmt in _EMAIL_FORMATS:
         fits = isinstance(preferred, str) and _EMAIL.fullmatch(preferred)
         base = preferred if fits else _PLACEHOLDER_EMAIL
@@ -344,10 +307,7 @@ def _array_candidates(
         for p in (preferred if isinstance(preferred, list) else [])
     ]
     if schema.get("uniqueItems") is True:
-        unique: dict[str, Any] = {}
-        for value in values:
-            unique.setdefault(json.dumps(value, sort_keys=True), value)
-        values = list(unique.values())
+        values = list({json.dumps(value, sort_keys=True): value for value in values}.values())
     max_items, min_items = schema.get("maxItems"), schema.get("minItems")
     if isinstance(max_items, int):
         values = values[: max(max_items, 0)]
@@ -392,20 +352,19 @@ def _candidates(schema: Any, preferred: Any, today: dt.date, depth: int) -> list
         options = schema.get(keyword)
         if isinstance(options, list) and options:
             parent = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf", "allOf")}
+            branches = [option for option in options if isinstance(option, Mapping)]
             if keyword == "allOf":
-                merged = dict(parent)
-                for option in options:
-                    merged.update(option if isinstance(option, Mapping) else {})
+                merged = {k: v for part in (parent, *branches) for k, v in part.items()}
                 return _candidates(merged, preferred, today, depth + 1)
-            found: list[Any] = []
-            for option in options:
-                if isinstance(option, Mapping):
-                    found += _candidates({**parent, **option}, preferred, today, depth + 1)
-            return found
+            return [
+                found
+                for branch in branches
+                for found in _candidates({**parent, **branch}, preferred, today, depth + 1)
+            ]
     declared = schema.get("type")
     types = declared if isinstance(declared, list) else [declared]
     types = [t for t in types if isinstance(t, str)] or [_type_of(preferred)]
-    found = []
+    found: list[Any] = []
     for type_name in sorted(types, key=lambda t: t == "null"):
         if type_name in ("integer", "number"):
             found += _number_candidates(schema, preferred, integer=type_name == "integer")
@@ -423,12 +382,8 @@ def _candidates(schema: Any, preferred: Any, today: dt.date, depth: int) -> list
 
 
 def _type_of(value: Any) -> str:
-    if value is _MISSING or isinstance(value, str):
-        return "string"
-    for name in ("boolean", "integer", "number", "array", "object", "null"):
-        if is_type(value, name):
-            return name
-    return "string"
+    types = ("boolean", "integer", "number", "array", "object", "null")
+    return next((name for name in types if is_type(value, name)), "string")
 
 
 def value_for_schema(

@@ -11,22 +11,6 @@ and can then check what the program under test sent back::
     with ReferenceServer(agent=agent) as server:
         ...  # run the program against server.url
     assert agent.outputs_seen == ("北京今天25度",)
-
-A step is one of:
-
-- a :class:`Decision`, used as is;
-- a ``str``: the final answer of the turn;
-- a :class:`PlannedCall`: one tool call (``cloud=True`` for a server component);
-- a list or tuple of :class:`PlannedCall`: parallel calls in one round;
-- a callable taking the :class:`AgentInput` and returning any of the above, to answer from
-  what came back (see :meth:`ScriptedAgent.echo_outputs`).
-
-The server asks once when a turn starts, once after each round of tool outputs, and once
-after each round of cloud component calls; each ask takes one step. A run whose
-``tool_choice`` forces a function is not asked when its turn starts (the forced call is
-made instead), and a forced cloud component's result is the reply without an ask, so such
-a run takes one or two steps fewer. Asking past the end raises
-:class:`ScriptExhaustedError` (the server answers a JSON 500 naming it).
 """
 
 from __future__ import annotations
@@ -34,7 +18,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeAlias, cast
+from typing import Any, TypeAlias, TypeGuard
 
 from ._agent_api import AgentInput, Decision, PlannedCall, ToolResult
 
@@ -92,19 +76,23 @@ def _checked_call(call: Any, *, where: str) -> PlannedCall:
     return call
 
 
-def _check_step(step: Any, *, where: str) -> ScriptStep:
-    if callable(step) and not isinstance(step, (Decision, PlannedCall)):
-        return cast(ScriptStep, step)  # its result is checked when it runs
-    _as_decision(step, where=where)
-    return cast(ScriptStep, step)
+def _checked_steps(steps: Sequence[ScriptStep], start: int = 0) -> list[ScriptStep]:
+    for index, step in enumerate(steps, start):
+        if not _is_callable_step(step):  # a callable's result is checked when it runs
+            _as_decision(step, where=f"step {index}")
+    return list(steps)
+
+
+def _is_callable_step(step: Any) -> TypeGuard[Callable[[AgentInput], StepValue]]:
+    return callable(step) and not isinstance(step, (Decision, PlannedCall))
 
 
 class ScriptedAgent:
     """An agent that plays a fixed script of steps, one per decision; thread-safe.
 
-    The server asks once when a turn starts, once after each round of tool outputs and once
-    after each round of cloud component calls (not at the start of a turn whose
-    ``tool_choice`` forces a function); asking past the end raises
+    The server asks once when a turn starts (unless ``tool_choice`` forces a function), once
+    after each round of tool outputs and once after each round of cloud component calls (a
+    forced cloud component's result is the reply without an ask); asking past the end raises
     :class:`ScriptExhaustedError` (the server answers a JSON 500 naming it).
 
     Args:
@@ -123,11 +111,7 @@ class ScriptedAgent:
                 "write ScriptedAgent([step])"
             )
         self._lock = threading.Lock()
-        self._steps: list[ScriptStep] = []
-        self._next = 0
-        self._inputs: list[AgentInput] = []
-        self._decisions: list[Decision] = []
-        self.add(*steps)
+        self.reset(*steps)
 
     def __repr__(self) -> str:
         with self._lock:
@@ -141,12 +125,7 @@ class ScriptedAgent:
             ValueError: A step is an empty list of calls.
         """
         with self._lock:
-            start = len(self._steps)
-            checked = [
-                _check_step(step, where=f"step {start + offset}")
-                for offset, step in enumerate(steps)
-            ]
-            self._steps.extend(checked)
+            self._steps += _checked_steps(steps, len(self._steps))
         return self
 
     def reset(self, *steps: ScriptStep) -> ScriptedAgent:
@@ -159,12 +138,12 @@ class ScriptedAgent:
             TypeError: A step is not one of the accepted kinds (the message names it).
             ValueError: A step is an empty list of calls.
         """
-        checked = [_check_step(step, where=f"step {index}") for index, step in enumerate(steps)]
+        checked = _checked_steps(steps)
         with self._lock:
-            self._steps = checked
+            self._steps: list[ScriptStep] = checked
             self._next = 0
-            self._inputs = []
-            self._decisions = []
+            self._inputs: list[AgentInput] = []
+            self._decisions: list[Decision] = []
         return self
 
     def decide(self, agent_input: AgentInput) -> Decision:
@@ -181,12 +160,11 @@ class ScriptedAgent:
                 raise ScriptExhaustedError(steps=len(self._steps), query=agent_input.query)
             self._next += 1
             step = self._steps[index]
-        where = f"step {index}"
-        if callable(step) and not isinstance(step, (Decision, PlannedCall)):
+        if _is_callable_step(step):
             # User code runs outside the lock so a slow callable never blocks other runs.
-            decision = _as_decision(step(agent_input), where=f"{where} (callable)")
+            decision = _as_decision(step(agent_input), where=f"step {index} (callable)")
         else:
-            decision = _as_decision(step, where=where)
+            decision = _as_decision(step, where=f"step {index}")
         with self._lock:
             self._decisions.append(decision)
         return decision

@@ -66,13 +66,6 @@ class ModelError:
 ModelStep: TypeAlias = "str | ModelReply | ModelError | Callable[[dict[str, Any]], Any]"
 
 
-@dataclass
-class _Script:
-    steps: deque[Any] = field(default_factory=deque)
-    requests: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=_MAX_RECORDED))
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
 class ScriptedModel:
     """An OpenAI-compatible chat-completions server answering from a script.
 
@@ -100,7 +93,9 @@ class ScriptedModel:
         self.latency = latency
         self.chunk_seconds = chunk_seconds
         self.chunk_chars = max(1, chunk_chars)
-        self._script = _Script(deque(steps))
+        self._steps: deque[Any] = deque(steps)
+        self._requests: deque[dict[str, Any]] = deque(maxlen=_MAX_RECORDED)
+        self._lock = threading.Lock()
         self._port = port
         self._http: WSGIHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -113,13 +108,13 @@ class ScriptedModel:
     @property
     def requests(self) -> list[dict[str, Any]]:
         """The request bodies received, oldest first (the last 1,000)."""
-        with self._script.lock:
-            return list(self._script.requests)
+        with self._lock:
+            return list(self._requests)
 
     def add(self, *steps: ModelStep) -> ScriptedModel:
         """Append steps to the script."""
-        with self._script.lock:
-            self._script.steps.extend(steps)
+        with self._lock:
+            self._steps.extend(steps)
         return self
 
     def start(self) -> ScriptedModel:
@@ -158,25 +153,25 @@ class ScriptedModel:
             body = {"object": "list", "data": [{"id": self.model, "object": "model"}]}
             return _json(start_response, 200, body)
         if not path.endswith("/chat/completions"):
-            return _json(start_response, 404, _error(f"no endpoint at {path}", 404))
+            return _fail(start_response, 404, f"no endpoint at {path}")
         length = int(environ.get("CONTENT_LENGTH") or 0)
         if length > _MAX_REQUEST_BYTES:
-            return _json(start_response, 413, _error("request too large", 413))
+            return _fail(start_response, 413, "request too large")
         try:
             request = json.loads(environ["wsgi.input"].read(length) or b"{}")
         except ValueError:
-            return _json(start_response, 400, _error("body is not JSON", 400))
-        with self._script.lock:
-            self._script.requests.append(request)
-            step = self._script.steps.popleft() if self._script.steps else None
+            return _fail(start_response, 400, "body is not JSON")
+        with self._lock:
+            self._requests.append(request)
+            step = self._steps.popleft() if self._steps else None
         if callable(step):
             step = step(request)
         if self.latency > 0:
             time.sleep(self.latency)  # a stand-in for a real model's thinking time
         if step is None:
-            return _json(start_response, 500, _error("the model's script is exhausted", 500))
+            return _fail(start_response, 500, "the model's script is exhausted")
         if isinstance(step, ModelError):
-            return _json(start_response, step.status, _error(step.message, step.status))
+            return _fail(start_response, step.status, step.message)
         reply = step if isinstance(step, ModelReply) else ModelReply(text=str(step))
         if request.get("stream"):
             start_response("200 OK", [("Content-Type", "text/event-stream")])
@@ -193,19 +188,20 @@ class ScriptedModel:
                 {"id": f"call_{i}", "type": "function", "function": _function(name, args)}
                 for i, (name, args) in enumerate(reply.tool_calls)
             ]
+        finish = "tool_calls" if reply.tool_calls else "stop"
+        choice = {"index": 0, "message": message, "finish_reason": finish}
+        return {
+            **self._envelope("chat.completion"),
+            "choices": [choice],
+            "usage": self._usage(reply),
+        }
+
+    def _envelope(self, kind: str) -> dict[str, Any]:
         return {
             "id": "chatcmpl-scripted",
-            "object": "chat.completion",
+            "object": kind,
             "created": int(time.time()),
             "model": self.model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": message,
-                    "finish_reason": "tool_calls" if reply.tool_calls else "stop",
-                }
-            ],
-            "usage": self._usage(reply),
         }
 
     def _usage(self, reply: ModelReply) -> dict[str, int]:
@@ -220,13 +216,8 @@ class ScriptedModel:
 
     def _stream(self, reply: ModelReply, request: dict[str, Any]) -> Iterator[bytes]:
         def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-            body = {
-                "id": "chatcmpl-scripted",
-                "object": "chat.completion.chunk",
-                "created": int(time.time()),
-                "model": self.model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-            }
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            body = {**self._envelope("chat.completion.chunk"), "choices": [choice]}
             return f"data: {json.dumps(body, ensure_ascii=False)}\n\n".encode()
 
         yield chunk({"role": "assistant", "content": ""})
@@ -249,15 +240,9 @@ class ScriptedModel:
                 yield chunk({"tool_calls": [piece]})
         yield chunk({}, "tool_calls" if reply.tool_calls else "stop")
         if (request.get("stream_options") or {}).get("include_usage"):
-            usage = {
-                "id": "chatcmpl-scripted",
-                "object": "chat.completion.chunk",
-                "created": int(time.time()),
-                "model": self.model,
-                "choices": [],
-                "usage": self._usage(reply),
-            }
-            yield f"data: {json.dumps(usage)}\n\n".encode()
+            usage = self._usage(reply)
+            body = {**self._envelope("chat.completion.chunk"), "choices": [], "usage": usage}
+            yield f"data: {json.dumps(body)}\n\n".encode()
         yield b"data: [DONE]\n\n"
 
 
@@ -272,8 +257,9 @@ def _function(name: str, args: dict[str, Any] | str) -> dict[str, str]:
     return {"name": name, "arguments": text}
 
 
-def _error(message: str, status: int) -> dict[str, Any]:
-    return {"error": {"message": message, "type": "scripted_error", "code": status}}
+def _fail(start_response: Callable[..., Any], status: int, message: str) -> list[bytes]:
+    error = {"message": message, "type": "scripted_error", "code": status}
+    return _json(start_response, status, {"error": error})
 
 
 def _json(start_response: Callable[..., Any], status: int, body: dict[str, Any]) -> list[bytes]:
