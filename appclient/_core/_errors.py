@@ -36,16 +36,7 @@ class AppClientError(Exception):
     def __reduce__(self) -> tuple[Any, ...]:
         # Subclasses take keyword-only fields, which the default reduce (cls(*args)) cannot
         # pass: rebuild without __init__ so errors cross processes (multiprocessing) intact.
-        return (_rebuild, (type(self), self.args, dict(self.__dict__)))
-
-
-def _rebuild(
-    cls: type[AppClientError], args: tuple[Any, ...], state: dict[str, Any]
-) -> AppClientError:
-    error = cls.__new__(cls)
-    error.args = args
-    error.__dict__.update(state)
-    return error
+        return (type(self).__new__, (type(self), *self.args), self.__dict__)
 
 
 class InvalidRequestError(AppClientError, ValueError):

@@ -1,10 +1,7 @@
 """Wire models of the AppBuilder conversation protocol (docs/protocol.md sections 2-7).
 
-These pydantic models are the one source of truth for the shapes that cross the wire: the
-client builds requests and decodes responses with them, the reference server validates
-requests and builds responses with them, and the manifest builder and dispatcher produce and
-consume :class:`Tool`, :class:`ToolCall` and :class:`ToolOutput`. This module imports no other
-part of appclient except constants.
+These pydantic models are the one source of truth for the shapes that cross the wire, for
+the client, the reference server, the manifest builder and the dispatcher alike.
 
 Decoding is lenient, as the protocol asks of every client: unknown fields are kept (readable
 through ``model_extra``), a ``null`` where the protocol promises a value becomes the field's
@@ -54,11 +51,9 @@ FeedbackType = Literal["upvote", "downvote", "cancel"]
 
 
 def _admits_none(annotation: Any) -> bool:
-    if annotation is None or annotation is Any or annotation is type(None):
+    if annotation in (None, Any, type(None)):
         return True
-    if get_origin(annotation) not in (Union, UnionType):
-        return False
-    return any(_admits_none(arg) for arg in get_args(annotation))
+    return get_origin(annotation) in (Union, UnionType) and type(None) in get_args(annotation)
 
 
 class WireModel(BaseModel):
@@ -75,15 +70,13 @@ class WireModel(BaseModel):
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
-        names: set[str] = set()
-        for name, field in cls.model_fields.items():
-            if field.is_required():
-                continue
-            if not _admits_none(field.annotation):
-                names.add(name)
-                if field.alias:
-                    names.add(field.alias)
-        cls._non_nullable_with_default = frozenset(names)
+        cls._non_nullable_with_default = frozenset(
+            key
+            for name, field in cls.model_fields.items()
+            if not field.is_required() and not _admits_none(field.annotation)
+            for key in (name, field.alias)
+            if key
+        )
 
     @model_validator(mode="before")
     @classmethod
