@@ -51,17 +51,6 @@ class CallRequest:
     arguments_error: str | None = None
 
 
-def _from_tool_call(call: ToolCall) -> CallRequest:
-    function = call.function
-    # The wire model already tried to parse text arguments; keep its reason if it failed.
-    return CallRequest(
-        call.id,
-        function.name,
-        arguments=function.arguments,
-        arguments_error=function.arguments_error,
-    )
-
-
 def _from_mapping(data: Mapping[str, Any], position: int) -> CallRequest:
     given_id = data.get("id")
     call_id = given_id if isinstance(given_id, str) and given_id else f"call_{position}"
@@ -73,21 +62,26 @@ def _from_mapping(data: Mapping[str, Any], position: int) -> CallRequest:
         arguments = next((data[key] for key in _ARGUMENT_KEYS if key in data), None)
     else:
         keys = ", ".join(repr(k) for k in list(data)[:8]) or "none"
-        return CallRequest(
-            call_id,
-            "",
-            problem=f"a tool call needs 'function' or 'name' (keys found: {keys})",
-        )
+        problem = f"a tool call needs 'function' or 'name' (keys found: {keys})"
+        return CallRequest(call_id, "", problem=problem)
     if not isinstance(name, str) or not name:
         return CallRequest(call_id, "", problem="the tool call has no tool name")
     return CallRequest(call_id, name, arguments=arguments)
 
 
-def _from_object(call: Any, position: int) -> CallRequest | None:
-    function = getattr(call, "function", None)
-    if function is None or not hasattr(function, "name"):
-        return None
-    return _from_mapping({"id": getattr(call, "id", None), "function": function}, position)
+def _read_one(item: Any, position: int) -> CallRequest:
+    if isinstance(item, ToolCall):  # arguments already decoded, or why they could not be
+        function = item.function
+        return CallRequest(
+            item.id, function.name, function.arguments, None, function.arguments_error
+        )
+    if isinstance(item, Mapping):
+        return _from_mapping(item, position)
+    function = getattr(item, "function", None)
+    if function is not None and hasattr(function, "name"):  # an SDK object
+        return _from_mapping({"id": getattr(item, "id", None), "function": function}, position)
+    problem = f"expected a tool call object, got {type(item).__qualname__}"
+    return CallRequest(f"call_{position}", "", problem=problem)
 
 
 def read_calls(calls: Any) -> list[CallRequest]:
@@ -105,23 +99,7 @@ def read_calls(calls: Any) -> list[CallRequest]:
         InvalidRequestError: ``calls`` as a whole cannot be read (text that is not JSON, an
             unsupported type).
     """
-    requests: list[CallRequest] = []
-    for position, item in enumerate(call_items(calls)):
-        if isinstance(item, ToolCall):
-            requests.append(_from_tool_call(item))
-        elif isinstance(item, Mapping):
-            requests.append(_from_mapping(item, position))
-        elif (request := _from_object(item, position)) is not None:
-            requests.append(request)
-        else:
-            requests.append(
-                CallRequest(
-                    f"call_{position}",
-                    "",
-                    problem=f"expected a tool call object, got {type(item).__qualname__}",
-                )
-            )
-    return requests
+    return [_read_one(item, position) for position, item in enumerate(call_items(calls))]
 
 
 class ToolCallAccumulator:
@@ -191,11 +169,7 @@ class ToolCallAccumulator:
         """The calls so far, in index order, arguments parsed (see ``FunctionCall``)."""
         return [
             ToolCall.model_validate(
-                {
-                    "id": call["id"] or f"call_{index}",
-                    "type": "function",
-                    "function": {"name": call["name"], "arguments": call["arguments"]},
-                }
+                {"id": id_, "type": "function", "function": {"name": name, "arguments": arguments}}
             )
-            for index, call in sorted(self._calls.items())
+            for id_, name, arguments in self.raw_calls
         ]

@@ -32,7 +32,6 @@ from ._retry import header_value, parse_http_date, parse_retry_after
 
 __all__ = [
     "body_request_id",
-    "decode_json",
     "error_body_fields",
     "parse_run_answer",
     "raise_for_error_event",
@@ -46,17 +45,6 @@ _EMPTY_CODES: Final = (None, "")
 _SUCCESS_CODES: Final = (0, "0")
 _BOM: Final = "\ufeff"
 _BOM_BYTES: Final = _BOM.encode()
-
-
-def decode_json(
-    content: bytes, *, what: str, request_id: str = "", secrets: Iterable[str] = ()
-) -> Any:
-    """Decode a successful response body; :class:`ResponseDecodeError` when it is not JSON."""
-    try:
-        return json.loads(content)
-    except (ValueError, RecursionError) as exc:  # RecursionError: nested past the C stack
-        problem = "nested too deeply" if isinstance(exc, RecursionError) else exc
-        raise ResponseDecodeError(_not_json(what, content, request_id, problem, secrets)) from None
 
 
 def _not_json(
@@ -93,7 +81,11 @@ def top_level_error(body: Mapping[str, Any]) -> tuple[str, str] | None:
         return None
     if code in _EMPTY_CODES and not (message and "code" in body):
         return None
-    return ("" if code is None else str(code)), ("" if message is None else str(message))
+    return _text(code), _text(message)
+
+
+def _text(value: object) -> str:
+    return "" if value is None else str(value)
 
 
 def parse_run_answer(
@@ -155,13 +147,7 @@ def error_body_fields(content: bytes) -> tuple[str, str, str, Any]:
     except (ValueError, RecursionError):  # a body nested too deeply is read as text
         body = None
     if isinstance(body, dict):
-        code, message = body.get("code"), body.get("message")
-        return (
-            "" if code is None else str(code),
-            "" if message is None else str(message),
-            body_request_id(body),
-            body,
-        )
+        return _text(body.get("code")), _text(body.get("message")), body_request_id(body), body
     text = content.decode("utf-8", errors="replace")
     return "", text[:500].strip(), "", text if body is None else body
 
@@ -175,7 +161,11 @@ def read_json_object(
         ResponseDecodeError: The body is not a JSON object, or reports a top-level error
             (named with its code and message, secrets scrubbed).
     """
-    body = decode_json(content, what=what, request_id=request_id, secrets=secrets)
+    try:
+        body = json.loads(content)
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested past the C stack
+        problem = "nested too deeply" if isinstance(exc, RecursionError) else exc
+        raise ResponseDecodeError(_not_json(what, content, request_id, problem, secrets)) from None
     if not isinstance(body, dict):
         raise ResponseDecodeError(
             f"{what} is not a JSON object (request_id={request_id or 'unknown'})"

@@ -81,8 +81,6 @@ def parse_http_date(value: str) -> float | None:
         moment = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
         return None
-    if moment is None:  # pragma: no cover - older Pythons returned None instead of raising
-        return None
     if moment.tzinfo is None:  # the asctime form and "-0000": HTTP dates are always GMT
         moment = moment.replace(tzinfo=timezone.utc)
     return moment.timestamp()
