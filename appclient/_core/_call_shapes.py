@@ -71,10 +71,8 @@ def _from_mapping(data: Mapping[str, Any], position: int) -> CallRequest:
 
 def _read_one(item: Any, position: int) -> CallRequest:
     if isinstance(item, ToolCall):  # arguments already decoded, or why they could not be
-        function = item.function
-        return CallRequest(
-            item.id, function.name, function.arguments, None, function.arguments_error
-        )
+        call = item.function
+        return CallRequest(item.id, call.name, call.arguments, None, call.arguments_error)
     if isinstance(item, Mapping):
         return _from_mapping(item, position)
     function = getattr(item, "function", None)
