@@ -12,9 +12,8 @@ The dispatcher accepts, as Python data or as JSON text (optionally in a fenced b
   ``"parameters"`` key is read the same way);
 - a single call or a list of calls.
 
-Each becomes a :class:`CallRequest` holding the raw arguments (decoded later, so that a
-broken call is reported to the agent instead of failing the whole round). Calls without an
-id get ``call_<position>``. Pure logic, no I/O beyond reading the rest of a stream.
+Each becomes a :class:`CallRequest` with its raw arguments, decoded later so that a broken
+call is reported to the agent instead of failing the whole round.
 """
 
 from __future__ import annotations
@@ -39,9 +38,9 @@ class CallRequest:
     Attributes:
         id: The tool call id (``call_<position>`` when the input had none).
         name: The tool name ("" when the input had none).
-        arguments: The raw arguments: a dict, JSON text, or anything the agent sent.
+        arguments: The raw arguments, as the agent sent them.
         problem: Why the call itself is malformed, when it is.
-        arguments_error: Why the arguments could not be decoded, when that is already known.
+        arguments_error: Why the arguments could not be decoded, when already known.
     """
 
     id: str
@@ -83,15 +82,7 @@ def _read_one(item: Any, position: int) -> CallRequest:
 
 
 def read_calls(calls: Any) -> list[CallRequest]:
-    """Read tool calls given in any supported shape.
-
-    Args:
-        calls: A call, a list of calls, their JSON text, or a message/answer/stream holding
-            ``tool_calls``.
-
-    Returns:
-        One :class:`CallRequest` per call, in the order given. A malformed item becomes a
-        request with ``problem`` set, so it is answered with an error output in its place.
+    """One :class:`CallRequest` per call, in order; a malformed one has ``problem`` set.
 
     Raises:
         InvalidRequestError: ``calls`` as a whole cannot be read (text that is not JSON, an

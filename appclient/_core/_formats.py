@@ -1,9 +1,7 @@
 """Tool text formats: tools rendered into a prompt, tool calls read back out of model text.
 
-Half of the models people serve behind OpenAI-compatible endpoints have no native tool
-calling: the tools go into the system prompt as text, the model writes its calls as text, and
-the caller parses them. Each :class:`ToolFormat` is one such convention, named as the
-systems that use it name it (keywords and tags as they define them; the wording is ours):
+For models without native tool calling, each :class:`ToolFormat` is one convention, named
+as the systems that use it name it (their keywords and tags; the wording is ours):
 
 - ``react_en`` / ``react_zh``: ms-swift's ReAct (``Thought`` / ``Action`` / ``Action Input`` /
   ``Observation`` / ``Final Answer``); the Chinese prompt keeps the English keywords.
@@ -16,8 +14,7 @@ systems that use it name it (keywords and tags as they define them; the wording 
   ``thought``, ``speak`` and ``function`` (a call or a list of calls).
 
 Parsing never raises on model text: what is wrong (an unknown tool, arguments that are not an
-object) becomes an entry of :attr:`ParsedReply.errors`, which an agent sends back to the model
-as an observation so it can correct itself. Pure logic, no I/O.
+object) becomes an entry of :attr:`ParsedReply.errors`, for the model to correct itself.
 """
 
 from __future__ import annotations
@@ -145,10 +142,9 @@ def checked_calls(
     answer: str | None = None,
     thought: str = "",
 ) -> ParsedReply:
-    """Check ``(name, raw arguments)`` calls against ``tools`` into a :class:`ParsedReply`.
+    """Check ``(name, raw arguments)`` calls against ``tools`` (errors become entries).
 
-    A call of a tool that is not offered, or with arguments that are not an object, becomes
-    an error entry; with any calls, ``answer`` is dropped.
+    With any calls, ``answer`` is dropped.
     """
     names = None if tools is None else [str(f.get("name", "")) for f in _tool_functions(tools)]
     parsed: list[ToolCall] = []

@@ -1,11 +1,7 @@
 """The response bodies appclient reads (pure: bytes in, wire models or typed errors out).
 
-Successful bodies are decoded into the wire models. The two ways a run fails inside an
-HTTP 200, a top-level ``code``/``message`` or an ``error`` event, become
-:class:`~appclient.RunError` instead of an empty answer (which is what the official Python
-client shows); a body that is not the protocol's JSON becomes
-:class:`~appclient.errors.ResponseDecodeError` naming the request id. Error bodies of
-4xx/5xx answers are read into ``(code, message, request_id, body)`` for the status errors.
+A run that fails inside an HTTP 200 (a top-level ``code``/``message`` or an ``error`` event)
+is a :class:`~appclient.RunError`, not the empty answer the official Python client shows.
 """
 
 from __future__ import annotations
@@ -41,8 +37,6 @@ __all__ = [
     "top_level_error",
 ]
 
-_EMPTY_CODES: Final = (None, "")
-_SUCCESS_CODES: Final = (0, "0")
 _BOM: Final = "\ufeff"
 _BOM_BYTES: Final = _BOM.encode()
 
@@ -77,9 +71,9 @@ def top_level_error(body: Mapping[str, Any]) -> tuple[str, str] | None:
     """
     code = body.get("code")
     message = body.get("message")
-    if code in _SUCCESS_CODES:  # an explicit success code, whatever the message says
+    if code in (0, "0"):  # an explicit success code, whatever the message says
         return None
-    if code in _EMPTY_CODES and not (message and "code" in body):
+    if code in (None, "") and not (message and "code" in body):
         return None
     return _text(code), _text(message)
 
@@ -206,20 +200,10 @@ def status_error_for(
 ) -> APIStatusError:
     """Build the :class:`APIStatusError` subclass for an HTTP error answer (pure).
 
-    ``code``, ``message`` and ``request_id`` come from the protocol's error body, the request
-    id falls back to the ``X-Appbuilder-Request-Id`` header, and ``retry_after`` is read from
-    ``retry-after-ms``/``Retry-After`` (an HTTP date is compared with the answer's ``Date``).
-    Known secrets are scrubbed in case a server echoes them.
-
-    Args:
-        status_code: The HTTP status.
-        reason: The status line's reason, the code when the body names none.
-        headers: The answer's headers (looked up case-insensitively).
-        content: The body, or its first bytes.
-        secrets: Values to scrub.
-
-    Returns:
-        The error to raise.
+    ``code``, ``message`` and ``request_id`` come from the protocol's error body (the request
+    id else from the ``X-Appbuilder-Request-Id`` header); ``reason`` is the code when the body
+    names none. An HTTP-date ``Retry-After`` is compared with the answer's ``Date``. Known
+    ``secrets`` are scrubbed in case a server echoes them.
     """
     secrets = [secret for secret in secrets if secret]
     if any(secret.encode() in content for secret in secrets):

@@ -1,11 +1,8 @@
 """The request bodies appclient sends, built and checked before sending (pure).
 
-Caller arguments are checked and turned into the exact JSON the official Python client sends
-(docs/protocol.md section 3: all 13 run keys, ``file_ids: []`` and ``tools: []`` when absent, the
-other optional keys ``null``), raising :class:`~appclient.InvalidRequestError` naming the bad
-argument before anything is sent. Dict tools are checked but sent exactly as given, so the
-official Manifest shape reaches the server unchanged. Response bodies are read by
-:mod:`appclient._core._http_answers`.
+The exact JSON the official Python client sends (docs/protocol.md section 3: all 13 run keys,
+``file_ids: []`` and ``tools: []`` when absent, the other optional keys ``null``); a bad
+argument is an :class:`~appclient.InvalidRequestError` naming it. Dict tools are sent as given.
 """
 
 from __future__ import annotations
@@ -183,10 +180,8 @@ def tool_choice_to_wire(
 ) -> dict[str, Any] | None:
     """Turn ``tool_choice`` into its wire dict.
 
-    Args:
-        choice: ``"auto"``, the name of a tool to force, a dict or a :class:`ToolChoice`.
-        tool_names: The names of the run's tools; a name given as a string must be one of
-            them when there are any (force a cloud component with the dict form).
+    A name given as a string must be one of ``tool_names`` when there are any (a cloud
+    component is forced with the dict form).
 
     Raises:
         InvalidRequestError: The type is not ``auto``/``function``, a forced choice names no

@@ -1,11 +1,9 @@
 """Wire models of the AppBuilder conversation protocol (docs/protocol.md sections 2-7).
 
-These pydantic models are the one source of truth for the shapes that cross the wire, for
-the client, the reference server, the manifest builder and the dispatcher alike.
-
-Decoding is lenient, as the protocol asks of every client: unknown fields are kept (readable
-through ``model_extra``), a ``null`` where the protocol promises a value becomes the field's
-default, and tool-call ``arguments`` sent as a JSON string (OpenAI style) are parsed.
+The one source of truth for the shapes that cross the wire, on both sides. Decoding is
+lenient, as the protocol asks of every client: unknown fields are kept (in ``model_extra``),
+a ``null`` where the protocol promises a value becomes the field's default, and tool-call
+``arguments`` sent as a JSON string (OpenAI style) are parsed.
 
 Response field names are the wire names (``event_status``, ``outputs``). The official Python
 SDK renames some of them; :class:`Event` offers those names too (``status``, ``detail``,
@@ -57,11 +55,7 @@ def _admits_none(annotation: Any) -> bool:
 
 
 class WireModel(BaseModel):
-    """Base of every wire model: keeps unknown fields and reads ``null`` as "use the default".
-
-    A field whose annotation does not admit ``None`` but whose value arrives as ``null`` is
-    treated as absent, so its default applies. Fields that admit ``None`` keep it.
-    """
+    """Base of every wire model: unknown fields kept, ``null`` as the default where not allowed."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
@@ -378,9 +372,7 @@ class Message(BaseModel):
     mtype: str = "AppBuilderClientAnswer"
     id: str = Field(default_factory=lambda: str(uuid.uuid4()))
 
-    # The fields a user reaches for, on the message itself as on a RunStream, so there is
-    # one way to read an answer everywhere (``msg.answer``); ``msg.content`` stays for
-    # official-SDK code.
+    # As on a RunStream, so ``msg.answer`` reads an answer everywhere.
 
     @property
     def answer(self) -> str:
