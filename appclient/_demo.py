@@ -1,9 +1,7 @@
 """``appclient demo``: the weather round trip against an embedded server, step by step.
 
-Starts the reference agent server on 127.0.0.1, registers a local weather function, asks the
-agent, and shows every step of the automatic round trip as it happens: the tool calls the
-agent makes (with their arguments), each local execution and its result, the answer as it
-streams in, and a summary with timings. Nothing leaves the machine.
+The agent's tool calls, each local execution and its result, the answer as it streams in and
+a summary with timings, as they happen. Nothing leaves the machine.
 """
 
 from __future__ import annotations

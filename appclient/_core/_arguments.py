@@ -88,16 +88,14 @@ def find_json_object(text: str) -> dict[str, Any] | None:
         found = find_json_object(fenced.group(1))
         if found is not None:
             return found
-    decoder = json.JSONDecoder()
-    start = text.find("{")
-    tries = 0
-    while start != -1 and tries < _MAX_OBJECT_STARTS:
-        tries += 1
+    decoder, start = json.JSONDecoder(), text.find("{")
+    for _ in range(_MAX_OBJECT_STARTS):
+        if start == -1:
+            break
         try:
-            value, _ = decoder.raw_decode(text, start)
+            value, _end = decoder.raw_decode(text, start)
         except (ValueError, RecursionError):
-            start = text.find("{", start + 1)
-            continue
+            value = None
         if isinstance(value, dict):
             return value
         start = text.find("{", start + 1)

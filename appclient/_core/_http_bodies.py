@@ -90,11 +90,11 @@ def unexpected_options(
 
 #: The feedback kinds, read from the wire model so the two cannot drift apart.
 FEEDBACK_TYPES: Final[tuple[str, ...]] = get_args(FeedbackType)
-# Built once: json.dumps builds a new encoder on every call that passes options.
 _TEXT: Final = (
     "text (send str(value), or json.dumps(value) for structured data; a dict or list is sent "
     "as JSON for you)"
 )
+# Built once: json.dumps builds a new encoder on every call that passes options.
 _ENCODER: Final = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 
