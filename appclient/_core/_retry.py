@@ -174,11 +174,6 @@ class RetryPolicy:
             error: The failure of the last attempt.
             stream: Whether the request asked for an event stream; its timeouts are not
                 retried, because the run may already be under way on the server.
-
-        Returns:
-            ``True`` for transport failures (read timeouts only when not streaming), for
-            retryable statuses whose server-requested wait is within the cap, and for a 409
-            that carries a Retry-After within the cap (busy, try again with the same key).
         """
         if isinstance(error, DeadlineExceededError):
             return False  # the call's whole time is spent
@@ -195,15 +190,7 @@ class RetryPolicy:
         return False
 
     def delay(self, attempt: int, error: BaseException | None = None) -> float:
-        """Return the wait before the next attempt, after ``attempt`` failed attempts.
-
-        Args:
-            attempt: How many attempts have failed (1 after the first).
-            error: The last failure; its ``retry_after`` wins over the backoff.
-
-        Returns:
-            Seconds to wait.
-        """
+        """Seconds to wait after ``attempt`` failed attempts; ``error.retry_after`` wins."""
         retry_after = getattr(error, "retry_after", None)
         if isinstance(retry_after, (int, float)) and retry_after >= 0:
             return min(float(retry_after), self.retry_after_cap)
