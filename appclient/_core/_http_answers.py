@@ -104,16 +104,15 @@ def parse_run_answer(
         raise ResponseDecodeError(
             _not_json("the run answer", data, request_id, exc.errors()[0]["msg"], secrets)
         ) from None
-    extra = answer.model_extra
-    if extra and ("code" in extra or "message" in extra):
-        failure = top_level_error(extra)
-        if failure is not None:
-            raise RunError(
-                redact(failure[1], secrets) or "the server reported an error",
-                code=redact(failure[0], secrets),
-                request_id=answer.request_id or body_request_id(extra) or request_id,
-                conversation_id=answer.conversation_id or conversation_id,
-            )
+    extra = answer.model_extra or {}
+    failure = top_level_error(extra)
+    if failure is not None:
+        raise RunError(
+            redact(failure[1], secrets) or "the server reported an error",
+            code=redact(failure[0], secrets),
+            request_id=answer.request_id or body_request_id(extra) or request_id,
+            conversation_id=answer.conversation_id or conversation_id,
+        )
     return answer
 
 
