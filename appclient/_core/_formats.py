@@ -190,7 +190,7 @@ def _clean_name(raw: str) -> str:
 class _ReAct(ToolFormat):
     stop_words = ("Observation:", "Observation:\n")
 
-    def __init__(self, name: str, intro: str, keys: tuple[str, ...], begin: str) -> None:
+    def __init__(self, name: str, intro: str, keys: tuple[str, ...], begin: str = "Begin!") -> None:
         self.name = name
         self._intro = intro
         self._keys = keys
@@ -253,27 +253,6 @@ _FINISH: Final = {
 
 
 class _ToolBench(_ReAct):
-    def __init__(self) -> None:
-        super().__init__(
-            "toolbench",
-            "You can use many tools (functions) to do the task below. At each step, give your "
-            "thought about the state and what to do next, with a function call that carries "
-            "the step out, in this format:\nThought:\nAction:\nAction Input:\n\nThe call's "
-            "result comes back as an Observation and you decide the next step. ALWAYS end with "
-            'the "Finish" function: its final answer is the only part the user sees. If the '
-            "task cannot be done, call Finish with give_up_and_restart. Keep thoughts short. "
-            "You have access to these functions:",
-            (
-                "your thought",
-                "the function to call, one of [{names}, Finish]",
-                "the arguments, a JSON object",
-                "the function's result",
-                "... (Thought/Action/Action Input/Observation repeat as needed)",
-                "not used: call Finish instead",
-            ),
-            "Begin!",
-        )
-
     def render(self, tools: ToolsLike) -> str:
         return super().render([*tools_to_wire(tools), {"type": "function", "function": _FINISH}])
 
@@ -463,7 +442,6 @@ _FORMATS: Final[dict[str, ToolFormat]] = {
         "react_en",
         "Answer the following questions as best you can. You have access to these tools:",
         _REACT_EN,
-        "Begin!",
     ),
     "react_zh": _ReAct(
         "react_zh",
@@ -471,7 +449,24 @@ _FORMATS: Final[dict[str, ToolFormat]] = {
         _REACT_ZH,
         "请按以上格式回答（关键词保持英文）。开始！",
     ),
-    "toolbench": _ToolBench(),
+    "toolbench": _ToolBench(
+        "toolbench",
+        "You can use many tools (functions) to do the task below. At each step, give your "
+        "thought about the state and what to do next, with a function call that carries the "
+        "step out, in this format:\nThought:\nAction:\nAction Input:\n\nThe call's result "
+        "comes back as an Observation and you decide the next step. ALWAYS end with the "
+        '"Finish" function: its final answer is the only part the user sees. If the task '
+        "cannot be done, call Finish with give_up_and_restart. Keep thoughts short. You have "
+        "access to these functions:",
+        (
+            "your thought",
+            "the function to call, one of [{names}, Finish]",
+            "the arguments, a JSON object",
+            "the function's result",
+            "... (Thought/Action/Action Input/Observation repeat as needed)",
+            "not used: call Finish instead",
+        ),
+    ),
 }
 
 #: The names :func:`get_format` knows, sorted.

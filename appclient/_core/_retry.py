@@ -66,9 +66,6 @@ def backoff_delay(
         initial: The ceiling of the first wait; each later ceiling doubles.
         maximum: The largest ceiling.
         random: A source of floats in ``[0, 1)``; inject a fixed one in tests.
-
-    Returns:
-        A wait in ``[0, min(maximum, initial * 2 ** (attempt - 1)))`` seconds.
     """
     exponent = min(max(attempt - 1, 0), 62)  # 2**62 already dwarfs any sane maximum
     ceiling = min(maximum, initial * (2.0**exponent))

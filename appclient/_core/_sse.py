@@ -213,14 +213,6 @@ class SSEDecoder:
 
 
 def decode_sse(body: bytes, *, max_line_bytes: int = MAX_SSE_LINE_BYTES) -> list[str]:
-    """Decode a complete event-stream body in one call.
-
-    Args:
-        body: The whole stream.
-        max_line_bytes: Longest line accepted.
-
-    Returns:
-        The data text of every message, in order.
-    """
+    """Decode a whole event-stream body: the data text of every message, in order."""
     decoder = SSEDecoder(max_line_bytes=max_line_bytes)
     return decoder.feed(body) + decoder.end()
