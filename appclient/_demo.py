@@ -1,9 +1,7 @@
 """``appclient demo``: the weather round trip against an embedded server, step by step.
 
-Starts the reference agent server on 127.0.0.1, registers a local weather function, asks the
-agent, and shows every step of the automatic round trip as it happens: the tool calls the
-agent makes (with their arguments), each local execution and its result, the answer as it
-streams in, and a summary with timings. Nothing leaves the machine.
+The agent's tool calls, each local execution and its result, the answer as it streams in and
+a summary with timings, as they happen. Nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -14,7 +12,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, Literal, TextIO
+from typing import Any, Final, Literal, TextIO
 
 from ._clients._client import AppClient
 from ._core._constants import DEMO_MAX_ROUNDS, DEMO_QUERY
@@ -99,39 +97,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_COLORS: Final = {"dim": "2", "bold": "1", "agent": "36", "local": "33", "good": "32", "bad": "31"}
+
+
 class _Style:
-    """ANSI colours, or none."""
+    """ANSI colours, or none: ``style("bold", text)``."""
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
 
-    def _wrap(self, code: str, text: str) -> str:
-        return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
-
-    def dim(self, text: str) -> str:
-        return self._wrap("2", text)
-
-    def bold(self, text: str) -> str:
-        return self._wrap("1", text)
-
-    def agent(self, text: str) -> str:
-        return self._wrap("36", text)
-
-    def local(self, text: str) -> str:
-        return self._wrap("33", text)
-
-    def good(self, text: str) -> str:
-        return self._wrap("32", text)
-
-    def bad(self, text: str) -> str:
-        return self._wrap("31", text)
+    def __call__(self, kind: str, text: str) -> str:
+        return f"\x1b[{_COLORS[kind]}m{text}\x1b[0m" if self.enabled else text
 
 
 def _use_color(args: argparse.Namespace, out: TextIO) -> bool:
-    if args.no_color or os.environ.get("NO_COLOR"):
-        return False
-    isatty = getattr(out, "isatty", None)
-    return bool(isatty and isatty())
+    return not (args.no_color or os.environ.get("NO_COLOR")) and out.isatty()
 
 
 def _milliseconds(seconds: float) -> str:
@@ -159,28 +139,26 @@ class _Printer:
         style = self.style
         if isinstance(event, TextDelta):
             if not self.in_answer:
-                self.write(style.agent("agent> "), end="")
+                self.write(style("agent", "agent> "), end="")
                 self.in_answer = True
             self.write(event.text, end="")
         elif isinstance(event, ToolCallStarted):
             self._end_answer()
             arguments = json.dumps(dict(event.arguments), ensure_ascii=False)
             self.write(
-                f"{style.agent('agent  ->')} calls {style.bold(event.name)} {arguments}  "
-                + style.dim(f"(round {event.round}, id {event.id})")
+                f"{style('agent', 'agent  ->')} calls {style('bold', event.name)} {arguments}  "
+                + style("dim", f"(round {event.round}, id {event.id})")
             )
         elif isinstance(event, ToolCallFinished):
             record = event.record
-            mark = style.bad("x") if record.is_error else style.good("ok")
+            mark = style("bad", "x") if record.is_error else style("good", "ok")
             self.write(
-                f"{style.local('local  <-')} {mark} {record.name} ran in "
+                f"{style('local', 'local  <-')} {mark} {record.name} ran in "
                 f"{_milliseconds(record.duration)}: {record.output}"
             )
         elif isinstance(event, RoundFinished):
-            count = len(event.round.tool_calls)
-            self.write(
-                style.dim(f"         sending {count} output(s) of round {event.round.index} back")
-            )
+            sent = f"{len(event.round.tool_calls)} output(s) of round {event.round.index}"
+            self.write(style("dim", f"         sending {sent} back"))
         elif isinstance(event, AnswerDone):
             self._end_answer()
 
@@ -188,11 +166,12 @@ class _Printer:
         calls = len(result.tool_calls)
         failed = sum(1 for call in result.tool_calls if call.is_error)
         self.write(
-            self.style.dim(
+            self.style(
+                "dim",
                 f"summary: {len(result.rounds)} round(s), {calls} local tool call(s)"
                 f"{f' ({failed} failed)' if failed else ''}, {len(result.runs)} run(s); "
                 f"{_milliseconds(wall)} total, {_milliseconds(result.tool_time)} in local "
-                f"tools; conversation {result.conversation_id}"
+                f"tools; conversation {result.conversation_id}",
             )
         )
 
@@ -222,13 +201,15 @@ def run(
     printer = _Printer(stream, style)
     registry = ToolRegistry([get_current_weather])
     with ReferenceServer() as server:
-        printer.write(style.bold("appclient demo") + style.dim(f"  embedded server {server.url}"))
         printer.write(
-            style.dim("local tools: ")
-            + ", ".join(registry.names())
-            + style.dim("  (they run here, on this machine)")
+            style("bold", "appclient demo") + style("dim", f"  embedded server {server.url}")
         )
-        printer.write(f"{style.bold('you>')} {args.query}")
+        printer.write(
+            style("dim", "local tools: ")
+            + ", ".join(registry.names())
+            + style("dim", "  (they run here, on this machine)")
+        )
+        printer.write(f"{style('bold', 'you>')} {args.query}")
         started = clock()
         try:
             with AppClient(server.app_id, token=server.token, base_url=server.url) as client:
@@ -242,7 +223,7 @@ def run(
         except AppClientError as exc:
             printer.write()  # end a half-streamed answer line
             errors: TextIO = err if err is not None else sys.stderr
-            errors.write(_Style(_use_color(args, errors)).bad(f"error: {exc}") + "\n")
+            errors.write(_Style(_use_color(args, errors))("bad", f"error: {exc}") + "\n")
             errors.flush()
             return 1
         printer.summary(result, clock() - started)

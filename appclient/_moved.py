@@ -1,14 +1,9 @@
 """Names that moved to another module: still importable from the old one, with a warning.
 
-A facade that drops a name from its ``__all__`` keeps it working for one release::
-
-    _MOVED = {"ServerError": "appclient.errors"}
+A facade that drops a name keeps it working for one release::
 
     def __getattr__(name: str) -> Any:
-        return moved_attribute(__name__, name, _MOVED)
-
-The old path resolves to the same object and warns with a :class:`DeprecationWarning`
-naming the new import path.
+        return moved_attribute(__name__, name, {"ServerError": "appclient.errors"})
 """
 
 from __future__ import annotations
@@ -22,12 +17,7 @@ __all__ = ["moved_attribute"]
 
 
 def moved_attribute(module: str, name: str, moved: Mapping[str, str]) -> Any:
-    """Return ``name`` from its new home, warning that ``module`` no longer exports it.
-
-    Args:
-        module: The module asked (the caller's ``__name__``).
-        name: The attribute asked for.
-        moved: Each moved name -> the module that now exports it.
+    """Return ``name`` from its new home (``moved[name]``), with a DeprecationWarning.
 
     Raises:
         AttributeError: ``name`` never moved from ``module`` (an ordinary missing name).

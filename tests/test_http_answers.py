@@ -9,7 +9,6 @@ import pytest
 
 from appclient import RunError
 from appclient._core._http_answers import (
-    decode_json,
     error_body_fields,
     parse_run_answer,
     raise_for_error_event,
@@ -20,10 +19,10 @@ from appclient._core._http_answers import (
 from appclient.errors import ResponseDecodeError
 
 
-def test_decode_json_error_names_the_body() -> None:
+def test_non_json_answer_error_names_the_body() -> None:
     """A body that is not JSON raises ResponseDecodeError with a snippet and request id."""
     with pytest.raises(ResponseDecodeError, match=r"<html>.*request_id=r1"):
-        decode_json(b"<html>", what="the answer", request_id="r1")
+        read_json_object(b"<html>", what="the answer", request_id="r1")
 
 
 @pytest.mark.parametrize(
@@ -123,10 +122,10 @@ def test_a_token_echoed_with_json_escapes_is_not_in_the_body_snippet(escaped: st
 _DEEP_JSON = b"[" * 100_000 + b"]" * 100_000
 
 
-def test_decode_json_refuses_json_nested_too_deeply() -> None:
+def test_answer_nested_too_deeply_is_a_decode_error() -> None:
     """JSON nested past the decoder's depth is a ResponseDecodeError, not a RecursionError."""
     with pytest.raises(ResponseDecodeError, match="the answer is not the protocol's JSON"):
-        decode_json(_DEEP_JSON, what="the answer")
+        read_json_object(_DEEP_JSON, what="the answer")
 
 
 def test_error_body_fields_keep_json_nested_too_deeply_as_text() -> None:

@@ -1,12 +1,8 @@
 """Raw tool-call arguments to a dict: the decoding step before validation.
 
-Agents and model APIs send arguments in several forms: the AppBuilder protocol sends a JSON
-object, OpenAI-style APIs send the object as a JSON string, text-completion models wrap that
-string in a fenced code block or in prose, and ReAct-style models (ms-swift's example) write
-``key="value", key2=3`` lists. :func:`decode_arguments` turns each of them into a plain
-``dict`` (or says precisely why it cannot), so validation against the tool's schema only ever
-sees one shape; :func:`find_json_object` finds an object in free text for the tool text
-formats. Pure logic, no I/O, linear in the text's length.
+Arguments come as a JSON object, as its text (OpenAI style), fenced or in prose (text
+models), or as ``key="value", key2=3`` lists (ms-swift's ReAct example);
+:func:`decode_arguments` reads them all, or says why it cannot. Linear in the text's length.
 """
 
 from __future__ import annotations
@@ -38,6 +34,15 @@ _KEY_VALUE = re.compile(
 )
 
 
+_JSON_TYPES = {
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    str: "a string",
+    list: "an array",
+}
+
+
 class ArgumentsDecodeError(ValueError):
     """The raw arguments are not a JSON object; the message says what they were instead."""
 
@@ -49,26 +54,11 @@ def _quote(text: str) -> str:
 
 
 def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return type(value).__name__
+    return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
 def unwrap_fence(text: str) -> str:
-    """Return the inside of ``text`` when the whole text is one fenced code block.
-
-    Args:
-        text: Text that may be ```` ```json ... ``` ````.
-
-    Returns:
-        The fenced content, or ``text`` unchanged when it is not a single fenced block.
-    """
+    """The inside of ``text`` when it is one fenced code block, else ``text`` unchanged."""
     stripped = text.strip()
     if len(stripped) < 2 * len(_FENCE) or not (
         stripped.startswith(_FENCE) and stripped.endswith(_FENCE)
@@ -98,16 +88,14 @@ def find_json_object(text: str) -> dict[str, Any] | None:
         found = find_json_object(fenced.group(1))
         if found is not None:
             return found
-    decoder = json.JSONDecoder()
-    start = text.find("{")
-    tries = 0
-    while start != -1 and tries < _MAX_OBJECT_STARTS:
-        tries += 1
+    decoder, start = json.JSONDecoder(), text.find("{")
+    for _ in range(_MAX_OBJECT_STARTS):
+        if start == -1:
+            break
         try:
-            value, _ = decoder.raw_decode(text, start)
+            value, _end = decoder.raw_decode(text, start)
         except (ValueError, RecursionError):
-            start = text.find("{", start + 1)
-            continue
+            value = None
         if isinstance(value, dict):
             return value
         start = text.find("{", start + 1)
@@ -161,17 +149,10 @@ def _from_text(raw: str) -> dict[str, Any]:
 
 
 def decode_arguments(raw: Any) -> dict[str, Any]:
-    """Turn raw tool-call arguments into a dict of named arguments.
+    """Turn raw tool-call arguments into a new dict of named arguments.
 
-    Accepted forms: a mapping with string keys; a JSON object as text (``str``, ``bytes``),
-    optionally inside one fenced code block (```` ```json ... ``` ````) or encoded twice.
-    ``None``, ``""``, whitespace and ``"null"`` mean "no arguments".
-
-    Args:
-        raw: The arguments as the agent or model sent them.
-
-    Returns:
-        A new dict (the input is never modified).
+    A mapping with string keys, or a JSON object as text (``str``, ``bytes``), fenced, in
+    prose, encoded twice or as a key=value list. ``None``, ``""`` and ``"null"`` mean none.
 
     Raises:
         ArgumentsDecodeError: The value is not a JSON object (invalid JSON, an array, a number,

@@ -1,11 +1,8 @@
 """A response body's bytes, from as sent to as meant, within a size limit (pure, no I/O).
 
-Both transports read bodies through :class:`BodyReader`: the bytes of each read go in, the
-decoded bytes come out, and the size limit is checked twice, on the bytes as sent (a huge
-compressed body) and as decoded (a small one that inflates). Decompressing here, not in the
-HTTP library, is what bounds a compressed body: urllib3 and aiohttp inflate each read whole,
-so one 64 KiB read of a gzip bomb could become 64 MB at once; here no step makes more than
-``piece`` bytes.
+The size limit is checked on the bytes as sent and as decoded. Decompressing here, not in
+the HTTP library, bounds a compressed body: urllib3 and aiohttp inflate each read whole (one
+64 KiB read of a gzip bomb could become 64 MB); here no step makes more than ``piece`` bytes.
 """
 
 from __future__ import annotations
@@ -64,7 +61,10 @@ class BodyReader:
             if self._inflater.eof:  # a gzip body may hold several members
                 data = self._inflater.unused_data + data
                 self._inflater = zlib.decompressobj(_WBITS)
-            out = self._inflate(data)
+            try:
+                out = self._inflater.decompress(data, self._piece)
+            except zlib.error as exc:
+                raise self._corrupt(exc) from None
             data = self._inflater.unconsumed_tail
             if out:
                 self._decoded = self._count(self._decoded, out)
@@ -85,13 +85,6 @@ class BodyReader:
             raise self._corrupt(exc) from None
         self._decoded = self._count(self._decoded, out)
         return out
-
-    def _inflate(self, data: bytes) -> bytes:
-        assert self._inflater is not None  # noqa: S101 - only called with an inflater
-        try:
-            return self._inflater.decompress(data, self._piece)
-        except zlib.error as exc:
-            raise self._corrupt(exc) from None
 
     def _corrupt(self, exc: zlib.error) -> ResponseDecodeError:
         return ResponseDecodeError(f"the answer's {self._coding} body is corrupt: {exc}")

@@ -12,9 +12,8 @@ The dispatcher accepts, as Python data or as JSON text (optionally in a fenced b
   ``"parameters"`` key is read the same way);
 - a single call or a list of calls.
 
-Each becomes a :class:`CallRequest` holding the raw arguments (decoded later, so that a
-broken call is reported to the agent instead of failing the whole round). Calls without an
-id get ``call_<position>``. Pure logic, no I/O beyond reading the rest of a stream.
+Each becomes a :class:`CallRequest` with its raw arguments, decoded later so that a broken
+call is reported to the agent instead of failing the whole round.
 """
 
 from __future__ import annotations
@@ -39,9 +38,9 @@ class CallRequest:
     Attributes:
         id: The tool call id (``call_<position>`` when the input had none).
         name: The tool name ("" when the input had none).
-        arguments: The raw arguments: a dict, JSON text, or anything the agent sent.
+        arguments: The raw arguments, as the agent sent them.
         problem: Why the call itself is malformed, when it is.
-        arguments_error: Why the arguments could not be decoded, when that is already known.
+        arguments_error: Why the arguments could not be decoded, when already known.
     """
 
     id: str
@@ -49,17 +48,6 @@ class CallRequest:
     arguments: Any = None
     problem: str | None = None
     arguments_error: str | None = None
-
-
-def _from_tool_call(call: ToolCall) -> CallRequest:
-    function = call.function
-    # The wire model already tried to parse text arguments; keep its reason if it failed.
-    return CallRequest(
-        call.id,
-        function.name,
-        arguments=function.arguments,
-        arguments_error=function.arguments_error,
-    )
 
 
 def _from_mapping(data: Mapping[str, Any], position: int) -> CallRequest:
@@ -73,55 +61,34 @@ def _from_mapping(data: Mapping[str, Any], position: int) -> CallRequest:
         arguments = next((data[key] for key in _ARGUMENT_KEYS if key in data), None)
     else:
         keys = ", ".join(repr(k) for k in list(data)[:8]) or "none"
-        return CallRequest(
-            call_id,
-            "",
-            problem=f"a tool call needs 'function' or 'name' (keys found: {keys})",
-        )
+        problem = f"a tool call needs 'function' or 'name' (keys found: {keys})"
+        return CallRequest(call_id, "", problem=problem)
     if not isinstance(name, str) or not name:
         return CallRequest(call_id, "", problem="the tool call has no tool name")
     return CallRequest(call_id, name, arguments=arguments)
 
 
-def _from_object(call: Any, position: int) -> CallRequest | None:
-    function = getattr(call, "function", None)
-    if function is None or not hasattr(function, "name"):
-        return None
-    return _from_mapping({"id": getattr(call, "id", None), "function": function}, position)
+def _read_one(item: Any, position: int) -> CallRequest:
+    if isinstance(item, ToolCall):  # arguments already decoded, or why they could not be
+        call = item.function
+        return CallRequest(item.id, call.name, call.arguments, None, call.arguments_error)
+    if isinstance(item, Mapping):
+        return _from_mapping(item, position)
+    function = getattr(item, "function", None)
+    if function is not None and hasattr(function, "name"):  # an SDK object
+        return _from_mapping({"id": getattr(item, "id", None), "function": function}, position)
+    problem = f"expected a tool call object, got {type(item).__qualname__}"
+    return CallRequest(f"call_{position}", "", problem=problem)
 
 
 def read_calls(calls: Any) -> list[CallRequest]:
-    """Read tool calls given in any supported shape.
-
-    Args:
-        calls: A call, a list of calls, their JSON text, or a message/answer/stream holding
-            ``tool_calls``.
-
-    Returns:
-        One :class:`CallRequest` per call, in the order given. A malformed item becomes a
-        request with ``problem`` set, so it is answered with an error output in its place.
+    """One :class:`CallRequest` per call, in order; a malformed one has ``problem`` set.
 
     Raises:
         InvalidRequestError: ``calls`` as a whole cannot be read (text that is not JSON, an
             unsupported type).
     """
-    requests: list[CallRequest] = []
-    for position, item in enumerate(call_items(calls)):
-        if isinstance(item, ToolCall):
-            requests.append(_from_tool_call(item))
-        elif isinstance(item, Mapping):
-            requests.append(_from_mapping(item, position))
-        elif (request := _from_object(item, position)) is not None:
-            requests.append(request)
-        else:
-            requests.append(
-                CallRequest(
-                    f"call_{position}",
-                    "",
-                    problem=f"expected a tool call object, got {type(item).__qualname__}",
-                )
-            )
-    return requests
+    return [_read_one(item, position) for position, item in enumerate(call_items(calls))]
 
 
 class ToolCallAccumulator:
@@ -191,11 +158,7 @@ class ToolCallAccumulator:
         """The calls so far, in index order, arguments parsed (see ``FunctionCall``)."""
         return [
             ToolCall.model_validate(
-                {
-                    "id": call["id"] or f"call_{index}",
-                    "type": "function",
-                    "function": {"name": call["name"], "arguments": call["arguments"]},
-                }
+                {"id": id_, "type": "function", "function": {"name": name, "arguments": arguments}}
             )
-            for index, call in sorted(self._calls.items())
+            for id_, name, arguments in self.raw_calls
         ]

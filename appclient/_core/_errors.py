@@ -1,12 +1,8 @@
 """The one exception tree of appclient, and the one place secrets are kept out of text.
 
-Everything appclient raises on purpose derives from :class:`AppClientError`, so
-``except appclient.AppClientError`` catches all of it. Errors that describe bad input given
-by the caller also derive from :class:`ValueError`, so code that already guards against
-``ValueError`` keeps working. The tree is drawn once, in :mod:`appclient.errors`.
-
-No exception carries a token: messages are built from status, code, message and request id
-only, and :func:`redact` scrubs known secrets from any text that must be shown.
+Errors about the caller's bad input also derive from :class:`ValueError`. The tree is drawn
+once, in :mod:`appclient.errors`. No exception carries a token: :func:`redact` scrubs known
+secrets from any text that must be shown.
 """
 
 from __future__ import annotations
@@ -36,16 +32,7 @@ class AppClientError(Exception):
     def __reduce__(self) -> tuple[Any, ...]:
         # Subclasses take keyword-only fields, which the default reduce (cls(*args)) cannot
         # pass: rebuild without __init__ so errors cross processes (multiprocessing) intact.
-        return (_rebuild, (type(self), self.args, dict(self.__dict__)))
-
-
-def _rebuild(
-    cls: type[AppClientError], args: tuple[Any, ...], state: dict[str, Any]
-) -> AppClientError:
-    error = cls.__new__(cls)
-    error.args = args
-    error.__dict__.update(state)
-    return error
+        return (type(self).__new__, (type(self), *self.args), self.__dict__)
 
 
 class InvalidRequestError(AppClientError, ValueError):
@@ -195,14 +182,7 @@ _STATUS_CLASSES: dict[int, type[APIStatusError]] = {
 
 
 def status_error_class(status_code: int) -> type[APIStatusError]:
-    """Return the exception class for an HTTP error status.
-
-    Args:
-        status_code: An HTTP status of 400 or more.
-
-    Returns:
-        The most specific subclass of :class:`APIStatusError` for that status.
-    """
+    """The most specific :class:`APIStatusError` subclass for an HTTP error status."""
     if status_code >= 500:
         return ServerError
     return _STATUS_CLASSES.get(status_code, APIStatusError)
@@ -350,18 +330,10 @@ def _standalone(secret: str) -> re.Pattern[str]:
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """Replace every occurrence of each secret in ``text`` with ``***``.
+    """Replace each (non-empty) secret in ``text`` with ``***``, longest first.
 
-    A secret shorter than ``REDACT_INSIDE_WORDS_MIN_LENGTH`` is replaced only where it is
-    not part of a longer run of letters and digits, so a short value does not garble every
-    word that happens to contain it; longer secrets are replaced wherever they occur.
-
-    Args:
-        text: Text that may contain secrets (a message, a repr, a log line).
-        secrets: Values that must never be shown; empty values are ignored.
-
-    Returns:
-        The text with secrets replaced, longest secret first so overlaps are covered.
+    A secret shorter than ``REDACT_INSIDE_WORDS_MIN_LENGTH`` is replaced only where it stands
+    alone, so a short value does not garble every word that contains it.
     """
     for secret in sorted((s for s in secrets if s), key=len, reverse=True):
         if len(secret) >= REDACT_INSIDE_WORDS_MIN_LENGTH:
@@ -404,14 +376,6 @@ def redact_value(value: Any, secrets: Iterable[str]) -> Any:
 
 
 def redact_mapping(values: Mapping[str, Any], secret_keys: Iterable[str]) -> dict[str, Any]:
-    """Return a copy of ``values`` with the values of ``secret_keys`` replaced by ``***``.
-
-    Args:
-        values: A mapping such as headers or bound tool arguments.
-        secret_keys: Keys (compared case-insensitively) whose values must be hidden.
-
-    Returns:
-        A new dict, safe to log or show.
-    """
+    """A copy of ``values`` with the values of ``secret_keys`` (any case) replaced by ``***``."""
     hidden = {key.lower() for key in secret_keys}
     return {k: (_REDACTED if k.lower() in hidden else v) for k, v in values.items()}

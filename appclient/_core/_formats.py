@@ -1,9 +1,7 @@
 """Tool text formats: tools rendered into a prompt, tool calls read back out of model text.
 
-Half of the models people serve behind OpenAI-compatible endpoints have no native tool
-calling: the tools go into the system prompt as text, the model writes its calls as text, and
-the caller parses them. Each :class:`ToolFormat` is one such convention, named as the
-systems that use it name it (keywords and tags as they define them; the wording is ours):
+For models without native tool calling, each :class:`ToolFormat` is one convention, named
+as the systems that use it name it (their keywords and tags; the wording is ours):
 
 - ``react_en`` / ``react_zh``: ms-swift's ReAct (``Thought`` / ``Action`` / ``Action Input`` /
   ``Observation`` / ``Final Answer``); the Chinese prompt keeps the English keywords.
@@ -16,8 +14,7 @@ systems that use it name it (keywords and tags as they define them; the wording 
   ``thought``, ``speak`` and ``function`` (a call or a list of calls).
 
 Parsing never raises on model text: what is wrong (an unknown tool, arguments that are not an
-object) becomes an entry of :attr:`ParsedReply.errors`, which an agent sends back to the model
-as an observation so it can correct itself. Pure logic, no I/O.
+object) becomes an entry of :attr:`ParsedReply.errors`, for the model to correct itself.
 """
 
 from __future__ import annotations
@@ -27,7 +24,7 @@ import re
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from .._manifest._coerce import ToolsLike, tools_to_wire
 from .._tools._tool_failures import suggest_names
@@ -45,6 +42,8 @@ __all__ = [
 
 #: Model text longer than this is read only up to here (a runaway model, or 1 MB of text).
 MAX_REPLY_CHARS: Final = 200_000
+#: A call as the text writes it: the name and the raw arguments.
+_Call: TypeAlias = "tuple[str, Any]"
 
 
 @dataclass(frozen=True)
@@ -65,19 +64,6 @@ class ParsedReply:
     errors: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class _Call:
-    name: str
-    arguments: Any
-
-
-def _new_call(name: str, arguments: dict[str, Any]) -> ToolCall:
-    return ToolCall(
-        id=f"call_{uuid.uuid4().hex[:24]}",
-        function=FunctionCall(name=name, arguments=arguments),
-    )
-
-
 def _tool_functions(tools: ToolsLike) -> list[dict[str, Any]]:
     functions = []
     for tool in tools_to_wire(tools):
@@ -86,12 +72,6 @@ def _tool_functions(tools: ToolsLike) -> list[dict[str, Any]]:
         function.setdefault("parameters", {"type": "object", "properties": {}})
         functions.append(function)
     return functions
-
-
-def _names(tools: ToolsLike | None) -> list[str] | None:
-    if tools is None:
-        return None
-    return [str(function.get("name", "")) for function in _tool_functions(tools)]
 
 
 def _tool_lines(tools: ToolsLike) -> str:
@@ -149,10 +129,10 @@ class ToolFormat:
             tools: The tools offered; a call of any other name becomes an error entry.
         """
         calls, answer, thought = self._read(text[:MAX_REPLY_CHARS])
-        return checked_calls([(c.name, c.arguments) for c in calls], tools, answer, thought)
+        return checked_calls(calls, tools, answer, thought)
 
     def _read(self, text: str) -> tuple[list[_Call], str | None, str]:
-        """The calls, the answer and the thought as the text writes them."""
+        """The ``(name, raw arguments)`` calls, the answer and the thought as written."""
         raise NotImplementedError
 
 
@@ -162,12 +142,11 @@ def checked_calls(
     answer: str | None = None,
     thought: str = "",
 ) -> ParsedReply:
-    """Check ``(name, raw arguments)`` calls against ``tools`` into a :class:`ParsedReply`.
+    """Check ``(name, raw arguments)`` calls against ``tools`` (errors become entries).
 
-    A call of a tool that is not offered, or with arguments that are not an object, becomes
-    an error entry; with any calls, ``answer`` is dropped.
+    With any calls, ``answer`` is dropped.
     """
-    names = _names(tools)
+    names = None if tools is None else [str(f.get("name", "")) for f in _tool_functions(tools)]
     parsed: list[ToolCall] = []
     errors: list[str] = []
     for name, raw in calls:
@@ -184,7 +163,8 @@ def checked_calls(
         except ArgumentsDecodeError as exc:
             errors.append(f"The input for {name} is not a JSON object: {exc}")
             continue
-        parsed.append(_new_call(name, arguments))
+        function = FunctionCall(name=name, arguments=arguments)
+        parsed.append(ToolCall(id=f"call_{uuid.uuid4().hex[:24]}", function=function))
     return ParsedReply(tuple(parsed), None if calls else answer, thought.strip(), tuple(errors))
 
 
@@ -210,7 +190,7 @@ def _clean_name(raw: str) -> str:
 class _ReAct(ToolFormat):
     stop_words = ("Observation:", "Observation:\n")
 
-    def __init__(self, name: str, intro: str, keys: tuple[str, ...], begin: str) -> None:
+    def __init__(self, name: str, intro: str, keys: tuple[str, ...], begin: str = "Begin!") -> None:
         self.name = name
         self._intro = intro
         self._keys = keys
@@ -240,7 +220,7 @@ class _ReAct(ToolFormat):
     def _read(self, text: str) -> tuple[list[_Call], str | None, str]:
         thought = _THOUGHT.search(text)
         calls = [
-            _Call(_clean_name(m.group("name")), (m.group("input") or "").strip())
+            (_clean_name(m.group("name")), (m.group("input") or "").strip())
             for m in _ACTION.finditer(text)
             if _clean_name(m.group("name"))
         ]
@@ -273,86 +253,60 @@ _FINISH: Final = {
 
 
 class _ToolBench(_ReAct):
-    def __init__(self) -> None:
-        super().__init__(
-            "toolbench",
-            "You can use many tools (functions) to do the task below. At each step, give your "
-            "thought about the state and what to do next, with a function call that carries "
-            "the step out, in this format:\nThought:\nAction:\nAction Input:\n\nThe call's "
-            "result comes back as an Observation and you decide the next step. ALWAYS end with "
-            'the "Finish" function: its final answer is the only part the user sees. If the '
-            "task cannot be done, call Finish with give_up_and_restart. Keep thoughts short. "
-            "You have access to these functions:",
-            (
-                "your thought",
-                "the function to call, one of [{names}, Finish]",
-                "the arguments, a JSON object",
-                "the function's result",
-                "... (Thought/Action/Action Input/Observation repeat as needed)",
-                "not used: call Finish instead",
-            ),
-            "Begin!",
-        )
-
     def render(self, tools: ToolsLike) -> str:
         return super().render([*tools_to_wire(tools), {"type": "function", "function": _FINISH}])
 
     def parse(self, text: str, *, tools: ToolsLike | None = None) -> ParsedReply:
-        finish = [m for m in _ACTION.finditer(text) if _clean_name(m.group("name")) == "Finish"]
-        if finish:
-            try:
-                arguments = decode_arguments((finish[0].group("input") or "").strip())
-            except ArgumentsDecodeError as exc:
-                return ParsedReply(errors=(f"The input for Finish is not a JSON object: {exc}",))
-            thought = _THOUGHT.search(text)
-            shown = thought.group("thought").strip() if thought else ""
-            if arguments.get("return_type") == "give_up_and_restart":
-                return ParsedReply(answer="I could not finish this task.", thought=shown)
-            return ParsedReply(answer=str(arguments.get("final_answer", "")), thought=shown)
-        return super().parse(text, tools=tools)
+        names = ((_clean_name(m.group("name")), m) for m in _ACTION.finditer(text))
+        finish = next((m for name, m in names if name == "Finish"), None)
+        if finish is None:
+            return super().parse(text, tools=tools)
+        try:
+            arguments = decode_arguments((finish.group("input") or "").strip())
+        except ArgumentsDecodeError as exc:
+            return ParsedReply(errors=(f"The input for Finish is not a JSON object: {exc}",))
+        thought = _THOUGHT.search(text)
+        shown = thought.group("thought").strip() if thought else ""
+        if arguments.get("return_type") == "give_up_and_restart":
+            return ParsedReply(answer="I could not finish this task.", thought=shown)
+        return ParsedReply(answer=str(arguments.get("final_answer", "")), thought=shown)
 
 
 # --- Hermes / Qwen and InternLM / Lagent: a JSON call between tags --------------------------
 
 
+@dataclass(repr=False, eq=False, kw_only=True)
 class _TaggedCalls(ToolFormat):
     """Calls written as JSON objects between tags; the answer is the text outside them."""
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        prompt: str,
-        opening: str,
-        closing: str,
-        key: str,
-        observation: str,
-        stop_words: tuple[str, ...] = (),
-    ) -> None:
-        self.name = name
-        self.stop_words = stop_words
-        self._prompt = prompt
-        self._opening, self._closing, self._key = opening, closing, key
-        self._observation = observation
-        ends = "|".join(re.escape(end.strip()) for end in (closing, *stop_words))
-        self._pattern = re.compile(rf"{re.escape(opening)}\s*(.*?)\s*(?:{ends}|\Z)", re.DOTALL)
+    name: str
+    prompt: str
+    opening: str
+    closing: str
+    key: str
+    result: str
+    stop_words: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        ends = "|".join(re.escape(end.strip()) for end in (self.closing, *self.stop_words))
+        self._pattern = re.compile(rf"{re.escape(self.opening)}\s*(.*?)\s*(?:{ends}|\Z)", re.DOTALL)
 
     def render(self, tools: ToolsLike) -> str:
-        return self._prompt.format(tools=_tool_lines(tools))
+        return self.prompt.format(tools=_tool_lines(tools))
 
     def write_calls(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> str:
         return "\n".join(
-            f"{self._opening}\n"
-            + json.dumps({"name": name, self._key: args}, ensure_ascii=False)
-            + f"{self._closing}"
+            f"{self.opening}\n"
+            + json.dumps({"name": name, self.key: args}, ensure_ascii=False)
+            + self.closing
             for name, args in calls
         )
 
     def observation(self, results: Sequence[tuple[str, str]]) -> str:
-        return "\n".join(self._observation.format(output=output) for _, output in results)
+        return "\n".join(self.result.format(output=output) for _, output in results)
 
     def _read(self, text: str) -> tuple[list[_Call], str | None, str]:
-        calls = [_json_call(m.group(1), self._key) for m in self._pattern.finditer(text)]
+        calls = [_json_call(m.group(1), self.key) for m in self._pattern.finditer(text)]
         rest = self._pattern.sub("", text)
         for stop in self.stop_words:
             rest = rest.replace(stop, "")
@@ -363,14 +317,14 @@ class _TaggedCalls(ToolFormat):
 def _json_call(text: str, key: str) -> _Call:
     found = find_json_object(text)
     if found is None:
-        return _Call("", text)  # reported as an unknown tool, quoting nothing long
+        return "", text  # reported as an unknown tool, quoting nothing long
     name = found.get("name")
     arguments = found.get(key, found.get("arguments", found.get("parameters")))
-    return _Call(name if isinstance(name, str) else "", arguments)
+    return (name if isinstance(name, str) else ""), arguments
 
 
 _HERMES = _TaggedCalls(
-    "hermes",
+    name="hermes",
     prompt=(
         "# Tools\n\nYou may call one or more functions to answer the user. The functions are "
         "described in JSON Schema inside <tools></tools>:\n<tools>\n{tools}\n</tools>\n\nFor "
@@ -381,10 +335,10 @@ _HERMES = _TaggedCalls(
     opening="<tool_call>",
     closing="\n</tool_call>",
     key="arguments",
-    observation="<tool_response>\n{output}\n</tool_response>",
+    result="<tool_response>\n{output}\n</tool_response>",
 )
 _INTERNLM = _TaggedCalls(
-    "internlm",
+    name="internlm",
     prompt=(
         "You can use these tools (plugins), described in JSON:\n{tools}\n\nTo call one, write "
         '<|action_start|><|plugin|> followed by a JSON object {{"name": <tool name>, '
@@ -394,7 +348,7 @@ _INTERNLM = _TaggedCalls(
     opening="<|action_start|><|plugin|>",
     closing="<|action_end|>",
     key="parameters",
-    observation="<|im_start|>environment name=<|plugin|>\n{output}<|im_end|>",
+    result="<|im_start|>environment name=<|plugin|>\n{output}<|im_end|>",
     stop_words=("<|action_end|>", "<|im_end|>"),
 )
 
@@ -411,8 +365,8 @@ class _AgentScope(ToolFormat):
             lines.append(f"{index}. {function['name']}: {function['description']}")
             properties = (function.get("parameters") or {}).get("properties") or {}
             for argument, schema in properties.items():
-                kind = schema.get("type", "any") if isinstance(schema, dict) else "any"
-                text = schema.get("description", "") if isinstance(schema, dict) else ""
+                schema = schema if isinstance(schema, dict) else {}
+                kind, text = schema.get("type", "any"), schema.get("description", "")
                 lines.append(f"    {argument} ({kind}): {text}")
         return (
             "## Tool Functions:\nThe following tool functions are available, each as\n"
@@ -453,7 +407,7 @@ class _AgentScope(ToolFormat):
             else []
         )
         calls = [
-            _Call(str(item.get("name", "")), item.get("arguments", item.get("parameters")))
+            (str(item.get("name", "")), item.get("arguments", item.get("parameters")))
             for item in items
             if isinstance(item, dict)
         ]
@@ -488,7 +442,6 @@ _FORMATS: Final[dict[str, ToolFormat]] = {
         "react_en",
         "Answer the following questions as best you can. You have access to these tools:",
         _REACT_EN,
-        "Begin!",
     ),
     "react_zh": _ReAct(
         "react_zh",
@@ -496,7 +449,24 @@ _FORMATS: Final[dict[str, ToolFormat]] = {
         _REACT_ZH,
         "请按以上格式回答（关键词保持英文）。开始！",
     ),
-    "toolbench": _ToolBench(),
+    "toolbench": _ToolBench(
+        "toolbench",
+        "You can use many tools (functions) to do the task below. At each step, give your "
+        "thought about the state and what to do next, with a function call that carries the "
+        "step out, in this format:\nThought:\nAction:\nAction Input:\n\nThe call's result "
+        "comes back as an Observation and you decide the next step. ALWAYS end with the "
+        '"Finish" function: its final answer is the only part the user sees. If the task '
+        "cannot be done, call Finish with give_up_and_restart. Keep thoughts short. You have "
+        "access to these functions:",
+        (
+            "your thought",
+            "the function to call, one of [{names}, Finish]",
+            "the arguments, a JSON object",
+            "the function's result",
+            "... (Thought/Action/Action Input/Observation repeat as needed)",
+            "not used: call Finish instead",
+        ),
+    ),
 }
 
 #: The names :func:`get_format` knows, sorted.

@@ -1,11 +1,7 @@
 """The response bodies appclient reads (pure: bytes in, wire models or typed errors out).
 
-Successful bodies are decoded into the wire models. The two ways a run fails inside an
-HTTP 200, a top-level ``code``/``message`` or an ``error`` event, become
-:class:`~appclient.RunError` instead of an empty answer (which is what the official Python
-client shows); a body that is not the protocol's JSON becomes
-:class:`~appclient.errors.ResponseDecodeError` naming the request id. Error bodies of
-4xx/5xx answers are read into ``(code, message, request_id, body)`` for the status errors.
+A run that fails inside an HTTP 200 (a top-level ``code``/``message`` or an ``error`` event)
+is a :class:`~appclient.RunError`, not the empty answer the official Python client shows.
 """
 
 from __future__ import annotations
@@ -32,7 +28,6 @@ from ._retry import header_value, parse_http_date, parse_retry_after
 
 __all__ = [
     "body_request_id",
-    "decode_json",
     "error_body_fields",
     "parse_run_answer",
     "raise_for_error_event",
@@ -42,21 +37,8 @@ __all__ = [
     "top_level_error",
 ]
 
-_EMPTY_CODES: Final = (None, "")
-_SUCCESS_CODES: Final = (0, "0")
 _BOM: Final = "\ufeff"
 _BOM_BYTES: Final = _BOM.encode()
-
-
-def decode_json(
-    content: bytes, *, what: str, request_id: str = "", secrets: Iterable[str] = ()
-) -> Any:
-    """Decode a successful response body; :class:`ResponseDecodeError` when it is not JSON."""
-    try:
-        return json.loads(content)
-    except (ValueError, RecursionError) as exc:  # RecursionError: nested past the C stack
-        problem = "nested too deeply" if isinstance(exc, RecursionError) else exc
-        raise ResponseDecodeError(_not_json(what, content, request_id, problem, secrets)) from None
 
 
 def _not_json(
@@ -89,11 +71,15 @@ def top_level_error(body: Mapping[str, Any]) -> tuple[str, str] | None:
     """
     code = body.get("code")
     message = body.get("message")
-    if code in _SUCCESS_CODES:  # an explicit success code, whatever the message says
+    if code in (0, "0"):  # an explicit success code, whatever the message says
         return None
-    if code in _EMPTY_CODES and not (message and "code" in body):
+    if code in (None, "") and not (message and "code" in body):
         return None
-    return ("" if code is None else str(code)), ("" if message is None else str(message))
+    return _text(code), _text(message)
+
+
+def _text(value: object) -> str:
+    return "" if value is None else str(value)
 
 
 def parse_run_answer(
@@ -118,16 +104,15 @@ def parse_run_answer(
         raise ResponseDecodeError(
             _not_json("the run answer", data, request_id, exc.errors()[0]["msg"], secrets)
         ) from None
-    extra = answer.model_extra
-    if extra and ("code" in extra or "message" in extra):
-        failure = top_level_error(extra)
-        if failure is not None:
-            raise RunError(
-                redact(failure[1], secrets) or "the server reported an error",
-                code=redact(failure[0], secrets),
-                request_id=answer.request_id or body_request_id(extra) or request_id,
-                conversation_id=answer.conversation_id or conversation_id,
-            )
+    extra = answer.model_extra or {}
+    failure = top_level_error(extra)
+    if failure is not None:
+        raise RunError(
+            redact(failure[1], secrets) or "the server reported an error",
+            code=redact(failure[0], secrets),
+            request_id=answer.request_id or body_request_id(extra) or request_id,
+            conversation_id=answer.conversation_id or conversation_id,
+        )
     return answer
 
 
@@ -155,13 +140,7 @@ def error_body_fields(content: bytes) -> tuple[str, str, str, Any]:
     except (ValueError, RecursionError):  # a body nested too deeply is read as text
         body = None
     if isinstance(body, dict):
-        code, message = body.get("code"), body.get("message")
-        return (
-            "" if code is None else str(code),
-            "" if message is None else str(message),
-            body_request_id(body),
-            body,
-        )
+        return _text(body.get("code")), _text(body.get("message")), body_request_id(body), body
     text = content.decode("utf-8", errors="replace")
     return "", text[:500].strip(), "", text if body is None else body
 
@@ -175,7 +154,11 @@ def read_json_object(
         ResponseDecodeError: The body is not a JSON object, or reports a top-level error
             (named with its code and message, secrets scrubbed).
     """
-    body = decode_json(content, what=what, request_id=request_id, secrets=secrets)
+    try:
+        body = json.loads(content)
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested past the C stack
+        problem = "nested too deeply" if isinstance(exc, RecursionError) else exc
+        raise ResponseDecodeError(_not_json(what, content, request_id, problem, secrets)) from None
     if not isinstance(body, dict):
         raise ResponseDecodeError(
             f"{what} is not a JSON object (request_id={request_id or 'unknown'})"
@@ -216,20 +199,10 @@ def status_error_for(
 ) -> APIStatusError:
     """Build the :class:`APIStatusError` subclass for an HTTP error answer (pure).
 
-    ``code``, ``message`` and ``request_id`` come from the protocol's error body, the request
-    id falls back to the ``X-Appbuilder-Request-Id`` header, and ``retry_after`` is read from
-    ``retry-after-ms``/``Retry-After`` (an HTTP date is compared with the answer's ``Date``).
-    Known secrets are scrubbed in case a server echoes them.
-
-    Args:
-        status_code: The HTTP status.
-        reason: The status line's reason, the code when the body names none.
-        headers: The answer's headers (looked up case-insensitively).
-        content: The body, or its first bytes.
-        secrets: Values to scrub.
-
-    Returns:
-        The error to raise.
+    ``code``, ``message`` and ``request_id`` come from the protocol's error body (the request
+    id else from the ``X-Appbuilder-Request-Id`` header); ``reason`` is the code when the body
+    names none. An HTTP-date ``Retry-After`` is compared with the answer's ``Date``. Known
+    ``secrets`` are scrubbed in case a server echoes them.
     """
     secrets = [secret for secret in secrets if secret]
     if any(secret.encode() in content for secret in secrets):

@@ -1,18 +1,15 @@
 """The request bodies appclient sends, built and checked before sending (pure).
 
-Caller arguments are checked and turned into the exact JSON the official Python client sends
-(docs/protocol.md section 3: all 13 run keys, ``file_ids: []`` and ``tools: []`` when absent, the
-other optional keys ``null``), raising :class:`~appclient.InvalidRequestError` naming the bad
-argument before anything is sent. Dict tools are checked but sent exactly as given, so the
-official Manifest shape reaches the server unchanged. Response bodies are read by
-:mod:`appclient._core._http_answers`.
+The exact JSON the official Python client sends (docs/protocol.md section 3: all 13 run keys,
+``file_ids: []`` and ``tools: []`` when absent, the other optional keys ``null``); a bad
+argument is an :class:`~appclient.InvalidRequestError` naming it. Dict tools are sent as given.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final, TypeAlias, TypedDict, get_args
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypedDict, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -20,6 +17,9 @@ from .._manifest._coerce import ToolsLike, listed, tool_name, tools_to_wire
 from .._tools._tool_failures import suggest_names
 from ._errors import InvalidRequestError, wrong_kind
 from ._models import FeedbackType, ToolChoice, ToolOutput
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "FEEDBACK_TYPES",
@@ -90,11 +90,11 @@ def unexpected_options(
 
 #: The feedback kinds, read from the wire model so the two cannot drift apart.
 FEEDBACK_TYPES: Final[tuple[str, ...]] = get_args(FeedbackType)
-# Built once: json.dumps builds a new encoder on every call that passes options.
 _TEXT: Final = (
     "text (send str(value), or json.dumps(value) for structured data; a dict or list is sent "
     "as JSON for you)"
 )
+# Built once: json.dumps builds a new encoder on every call that passes options.
 _ENCODER: Final = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 
@@ -180,10 +180,8 @@ def tool_choice_to_wire(
 ) -> dict[str, Any] | None:
     """Turn ``tool_choice`` into its wire dict.
 
-    Args:
-        choice: ``"auto"``, the name of a tool to force, a dict or a :class:`ToolChoice`.
-        tool_names: The names of the run's tools; a name given as a string must be one of
-            them when there are any (force a cloud component with the dict form).
+    A name given as a string must be one of ``tool_names`` when there are any (a cloud
+    component is forced with the dict form).
 
     Raises:
         InvalidRequestError: The type is not ``auto``/``function``, a forced choice names no
@@ -208,24 +206,9 @@ def tool_choice_to_wire(
 
 
 def run_body(
-    *,
-    app_id: str,
-    conversation_id: str,
-    query: str,
-    stream: bool,
-    file_ids: Iterable[str] | None = None,
-    tools: ToolsLike = None,
-    tool_outputs: Iterable[ToolOutputLike] | None = None,
-    tool_choice: ToolChoiceLike | None = None,
-    end_user_id: str | None = None,
-    action: Mapping[str, Any] | None = None,
-    parameters: Mapping[str, Any] | None = None,
-    custom_metadata: Mapping[str, Any] | None = None,
-    mcp_authorization: Iterable[Mapping[str, Any]] | None = None,
+    *, app_id: str, conversation_id: str, query: str, stream: bool, **options: Unpack[RunOptions]
 ) -> dict[str, Any]:
     """Check the arguments of a run and return its body, keys as the official client orders.
-
-    The optional arguments are those of :class:`RunOptions`.
 
     Raises:
         InvalidRequestError: The conversation id is empty, there is neither a query, tool
@@ -236,32 +219,37 @@ def run_body(
         raise wrong_kind("query", "a string", query)
     if not isinstance(stream, bool):
         raise InvalidRequestError(f"stream must be True or False, got {stream!r}")
-    outputs = tool_outputs_to_wire(tool_outputs)
-    wire_tools = tools_to_wire(tools)
+    outputs = tool_outputs_to_wire(options.get("tool_outputs"))
+    wire_tools = tools_to_wire(options.get("tools"))
     names = [name for tool in wire_tools if (name := tool_name(tool))]
-    choice = tool_choice_to_wire(tool_choice, tool_names=names)
+    choice = tool_choice_to_wire(options.get("tool_choice"), tool_names=names)
     # A forced tool carries its own input, so it needs no query (the seed's ToolChoice call).
     forced = choice is not None and choice.get("type") == "function"
     if not query.strip() and not outputs and not forced:
         raise InvalidRequestError(
             "a run needs a query, tool_outputs or a forced tool_choice (all are empty)"
         )
+    end_user_id = options.get("end_user_id")
     if end_user_id is not None:
         require_text(end_user_id, name="end_user_id")
     return {
         "query": query,
         "stream": stream,
         "conversation_id": conversation_id,
-        "file_ids": _string_list(file_ids, name="file_ids"),
+        "file_ids": _string_list(options.get("file_ids"), name="file_ids"),
         "app_id": app_id,
         "tools": wire_tools,
         "tool_outputs": outputs,
         "tool_choice": choice,
         "end_user_id": end_user_id,
-        "action": _optional_mapping(action, name="action"),
-        "mcp_authorization": _optional_mapping_list(mcp_authorization, name="mcp_authorization"),
-        "parameters": _optional_mapping(parameters, name="parameters"),
-        "custom_metadata": _optional_mapping(custom_metadata, name="custom_metadata"),
+        "action": _optional_mapping(options.get("action"), name="action"),
+        "mcp_authorization": _optional_mapping_list(
+            options.get("mcp_authorization"), name="mcp_authorization"
+        ),
+        "parameters": _optional_mapping(options.get("parameters"), name="parameters"),
+        "custom_metadata": _optional_mapping(
+            options.get("custom_metadata"), name="custom_metadata"
+        ),
     }
 
 

@@ -1,12 +1,7 @@
 """How long a call may take and how much a response may hold (pure settings).
 
-A client never trusts a server to be small or quick. :class:`Timeout` bounds the wait for a
-connection, for each read and for the whole call, so a server that drips one byte at a time
-cannot hold a call for ever; :class:`Limits` bounds the bytes and events a response may
-bring, so an endless or inflated answer ends in a clear error instead of exhausting memory.
-Both are plain frozen values checked once, when the client is made. :func:`cache_short_keys`
-bounds the caches that keys from the network fill (on either side) in bytes, not only in
-entries.
+A client never trusts a server to be small or quick: :class:`Timeout` and :class:`Limits` are
+frozen values checked once, when the client is made.
 """
 
 from __future__ import annotations
@@ -26,13 +21,10 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def cache_short_keys(maxsize: int, *, max_chars: int = 1000) -> Callable[[_F], _F]:
-    """``functools.lru_cache(maxsize)`` for calls whose arguments are short (as ``str``).
+    """``functools.lru_cache(maxsize)`` that keeps only calls whose arguments are short.
 
-    Caches keyed by what a peer sends (queries, tool descriptions, schemas, docstrings) are
-    bounded in entries by ``lru_cache``; that alone lets a peer pin a few huge keys many times
-    over (512 unique 9 MB tools held gigabytes). A call whose positional arguments add up to
-    more than ``max_chars`` characters is computed every time instead of kept, so each cache
-    is bounded in bytes too. Such calls are rare and seldom repeated.
+    A cache keyed by what a peer sends is then bounded in bytes, not only in entries: a call
+    whose positional arguments add up to more than ``max_chars`` (as ``str``) is not kept.
     """
 
     def decorate(function: _F) -> _F:
@@ -124,10 +116,7 @@ class Limits:
 
 
 def parse_timeout(timeout: float | tuple[float, ...] | Timeout | None) -> Timeout:
-    """Return the :class:`Timeout` a client's ``timeout=`` argument means.
-
-    One number sets ``connect`` and ``read`` (``total`` stays at its default); a pair is
-    ``(connect, read)`` and a triple ``(connect, read, total)``; ``None`` is the default.
+    """The :class:`Timeout` of a number (connect and read), a tuple, a Timeout or ``None``.
 
     Raises:
         InvalidRequestError: A value is not a positive finite number, or the tuple's length is
@@ -148,7 +137,7 @@ def parse_timeout(timeout: float | tuple[float, ...] | Timeout | None) -> Timeou
 
 
 def parse_limits(limits: Limits | None) -> Limits:
-    """Return ``limits``, or the defaults for ``None``.
+    """``limits``, or the defaults for ``None``.
 
     Raises:
         InvalidRequestError: ``limits`` is not a :class:`Limits`.

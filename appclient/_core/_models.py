@@ -1,14 +1,9 @@
 """Wire models of the AppBuilder conversation protocol (docs/protocol.md sections 2-7).
 
-These pydantic models are the one source of truth for the shapes that cross the wire: the
-client builds requests and decodes responses with them, the reference server validates
-requests and builds responses with them, and the manifest builder and dispatcher produce and
-consume :class:`Tool`, :class:`ToolCall` and :class:`ToolOutput`. This module imports no other
-part of appclient except constants.
-
-Decoding is lenient, as the protocol asks of every client: unknown fields are kept (readable
-through ``model_extra``), a ``null`` where the protocol promises a value becomes the field's
-default, and tool-call ``arguments`` sent as a JSON string (OpenAI style) are parsed.
+The one source of truth for the shapes that cross the wire, on both sides. Decoding is
+lenient, as the protocol asks of every client: unknown fields are kept (in ``model_extra``),
+a ``null`` where the protocol promises a value becomes the field's default, and tool-call
+``arguments`` sent as a JSON string (OpenAI style) are parsed.
 
 Response field names are the wire names (``event_status``, ``outputs``). The official Python
 SDK renames some of them; :class:`Event` offers those names too (``status``, ``detail``,
@@ -54,19 +49,13 @@ FeedbackType = Literal["upvote", "downvote", "cancel"]
 
 
 def _admits_none(annotation: Any) -> bool:
-    if annotation is None or annotation is Any or annotation is type(None):
+    if annotation in (None, Any, type(None)):
         return True
-    if get_origin(annotation) not in (Union, UnionType):
-        return False
-    return any(_admits_none(arg) for arg in get_args(annotation))
+    return get_origin(annotation) in (Union, UnionType) and type(None) in get_args(annotation)
 
 
 class WireModel(BaseModel):
-    """Base of every wire model: keeps unknown fields and reads ``null`` as "use the default".
-
-    A field whose annotation does not admit ``None`` but whose value arrives as ``null`` is
-    treated as absent, so its default applies. Fields that admit ``None`` keep it.
-    """
+    """Base of every wire model: unknown fields kept, ``null`` as the default where not allowed."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
@@ -75,15 +64,13 @@ class WireModel(BaseModel):
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
-        names: set[str] = set()
-        for name, field in cls.model_fields.items():
-            if field.is_required():
-                continue
-            if not _admits_none(field.annotation):
-                names.add(name)
-                if field.alias:
-                    names.add(field.alias)
-        cls._non_nullable_with_default = frozenset(names)
+        cls._non_nullable_with_default = frozenset(
+            key
+            for name, field in cls.model_fields.items()
+            if not field.is_required() and not _admits_none(field.annotation)
+            for key in (name, field.alias)
+            if key
+        )
 
     @model_validator(mode="before")
     @classmethod
@@ -385,9 +372,7 @@ class Message(BaseModel):
     mtype: str = "AppBuilderClientAnswer"
     id: str = Field(default_factory=lambda: str(uuid.uuid4()))
 
-    # The fields a user reaches for, on the message itself as on a RunStream, so there is
-    # one way to read an answer everywhere (``msg.answer``); ``msg.content`` stays for
-    # official-SDK code.
+    # As on a RunStream, so ``msg.answer`` reads an answer everywhere.
 
     @property
     def answer(self) -> str:

@@ -66,9 +66,6 @@ def backoff_delay(
         initial: The ceiling of the first wait; each later ceiling doubles.
         maximum: The largest ceiling.
         random: A source of floats in ``[0, 1)``; inject a fixed one in tests.
-
-    Returns:
-        A wait in ``[0, min(maximum, initial * 2 ** (attempt - 1)))`` seconds.
     """
     exponent = min(max(attempt - 1, 0), 62)  # 2**62 already dwarfs any sane maximum
     ceiling = min(maximum, initial * (2.0**exponent))
@@ -80,8 +77,6 @@ def parse_http_date(value: str) -> float | None:
     try:
         moment = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
-        return None
-    if moment is None:  # pragma: no cover - older Pythons returned None instead of raising
         return None
     if moment.tzinfo is None:  # the asctime form and "-0000": HTTP dates are always GMT
         moment = moment.replace(tzinfo=timezone.utc)
@@ -176,11 +171,6 @@ class RetryPolicy:
             error: The failure of the last attempt.
             stream: Whether the request asked for an event stream; its timeouts are not
                 retried, because the run may already be under way on the server.
-
-        Returns:
-            ``True`` for transport failures (read timeouts only when not streaming), for
-            retryable statuses whose server-requested wait is within the cap, and for a 409
-            that carries a Retry-After within the cap (busy, try again with the same key).
         """
         if isinstance(error, DeadlineExceededError):
             return False  # the call's whole time is spent
@@ -197,15 +187,7 @@ class RetryPolicy:
         return False
 
     def delay(self, attempt: int, error: BaseException | None = None) -> float:
-        """Return the wait before the next attempt, after ``attempt`` failed attempts.
-
-        Args:
-            attempt: How many attempts have failed (1 after the first).
-            error: The last failure; its ``retry_after`` wins over the backoff.
-
-        Returns:
-            Seconds to wait.
-        """
+        """Seconds to wait after ``attempt`` failed attempts; ``error.retry_after`` wins."""
         retry_after = getattr(error, "retry_after", None)
         if isinstance(retry_after, (int, float)) and retry_after >= 0:
             return min(float(retry_after), self.retry_after_cap)

@@ -104,17 +104,11 @@ class SSEDecoder:
                     except UnicodeDecodeError:
                         self._take_line(line, messages)  # raises the decode error
                         continue
-                    self._data_size += len(value) + 1
-                    if self._data_size > self._max:
-                        raise ResponseDecodeError(self._too_long("message"))
-                    self._data.append(value)
+                    self._add_data(value)
                 else:
                     self._take_line(line, messages)
             if rest:
-                self._partial_size = len(rest)
-                if self._partial_size > self._max:
-                    raise ResponseDecodeError(self._too_long("line"))
-                self._partial.append(rest)
+                self._hold(rest)
             return messages
         start = 0
         for match in _LINE_END.finditer(chunk):
@@ -131,11 +125,7 @@ class SSEDecoder:
         if start and chunk[start - 1] == 0x0D:  # the chunk ended on a CR: an LF may follow
             self._skip_lf = start == len(chunk)
         if start < len(chunk):
-            rest = chunk[start:]
-            self._partial_size += len(rest)
-            if self._partial_size > self._max:
-                raise ResponseDecodeError(self._too_long("line"))
-            self._partial.append(rest)
+            self._hold(chunk[start:])
         return messages
 
     def end(self) -> list[str]:
@@ -189,12 +179,20 @@ class SSEDecoder:
             if field not in _FIELDS:
                 self._keep_unframed(line)
             return  # comments (empty field), event, id, retry and unknown fields
-        if colon and value.startswith(" "):
-            value = value[1:]
+        self._add_data(value[1:] if colon and value.startswith(" ") else value)
+
+    def _add_data(self, value: str) -> None:
         self._data_size += len(value) + 1
         if self._data_size > self._max:
             raise ResponseDecodeError(self._too_long("message"))
         self._data.append(value)
+
+    def _hold(self, rest: bytes) -> None:
+        """Keep the start of a line whose end has not arrived yet."""
+        self._partial_size += len(rest)
+        if self._partial_size > self._max:
+            raise ResponseDecodeError(self._too_long("line"))
+        self._partial.append(rest)
 
     def _keep_unframed(self, line: str) -> None:
         self._unframed_size += len(line) + 1
@@ -215,14 +213,6 @@ class SSEDecoder:
 
 
 def decode_sse(body: bytes, *, max_line_bytes: int = MAX_SSE_LINE_BYTES) -> list[str]:
-    """Decode a complete event-stream body in one call.
-
-    Args:
-        body: The whole stream.
-        max_line_bytes: Longest line accepted.
-
-    Returns:
-        The data text of every message, in order.
-    """
+    """Decode a whole event-stream body: the data text of every message, in order."""
     decoder = SSEDecoder(max_line_bytes=max_line_bytes)
     return decoder.feed(body) + decoder.end()
