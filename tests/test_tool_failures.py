@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from appclient import ToolError
+from appclient._core._errors import suggest_names
 from appclient._tools._tool_failures import (
     approval_declined,
     call_failed,
@@ -12,7 +13,6 @@ from appclient._tools._tool_failures import (
     failure_output,
     invalid_arguments,
     invalid_call,
-    suggest_names,
     timed_out,
     unknown_tool,
     unserializable_result,

@@ -7,6 +7,7 @@ secrets from any text that must be shown.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 import re
@@ -14,7 +15,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote, quote_plus
 
-from ._constants import ENV_TOKEN, REDACT_INSIDE_WORDS_MIN_LENGTH
+from ._constants import (
+    DID_YOU_MEAN_LIMIT,
+    ENV_TOKEN,
+    REDACT_INSIDE_WORDS_MIN_LENGTH,
+    TOOLKIT_NAME_SEPARATOR,
+)
 
 
 class AppClientError(Exception):
@@ -52,6 +58,25 @@ def wrong_kind(
 ) -> InvalidRequestError:
     """The one wording of a refusal: ``<where> must be <expected>, got <type>``."""
     return error(f"{where} must be {expected}, got {type(value).__name__}")
+
+
+def suggest_names(name: str, available: Iterable[str]) -> list[str]:
+    """Return up to ``DID_YOU_MEAN_LIMIT`` names close to ``name`` (case and separator first)."""
+    names = list(available)
+    folded = {candidate.lower(): candidate for candidate in names}
+    exact = [
+        folded[key]
+        for key in (name.lower(), name.replace(".", TOOLKIT_NAME_SEPARATOR).lower())
+        if key in folded
+    ]
+    close = difflib.get_close_matches(name, names, n=DID_YOU_MEAN_LIMIT, cutoff=0.6)
+    return list(dict.fromkeys([*exact, *close]))[:DID_YOU_MEAN_LIMIT]
+
+
+def did_you_mean(name: str, available: Iterable[str]) -> str:
+    """The one wording of a hint: ``; did you mean 'x'?`` for the closest name, else ``""``."""
+    close = suggest_names(name, available)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 class TransportError(AppClientError):

@@ -27,9 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
 from .._manifest._coerce import ToolsLike, tools_to_wire
-from .._tools._tool_failures import suggest_names
 from ._arguments import ArgumentsDecodeError, decode_arguments, find_json_object
-from ._errors import InvalidRequestError
+from ._errors import InvalidRequestError, did_you_mean
 from ._models import FunctionCall, ToolCall
 
 __all__ = [
@@ -151,10 +150,8 @@ def checked_calls(
     errors: list[str] = []
     for name, raw in calls:
         if names is not None and name not in names:
-            close = suggest_names(name, names)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
             errors.append(
-                f"{name!r} is not an available tool.{hint} "
+                f"{name!r} is not an available tool{did_you_mean(name, names)} "
                 f"Available tools: {', '.join(names) or 'none'}."
             )
             continue

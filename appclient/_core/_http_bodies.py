@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypedDict, get_args
 from pydantic import BaseModel, ValidationError
 
 from .._manifest._coerce import ToolsLike, listed, tool_name, tools_to_wire
-from .._tools._tool_failures import suggest_names
-from ._errors import InvalidRequestError, wrong_kind
+from ._errors import InvalidRequestError, did_you_mean, wrong_kind
 from ._models import FeedbackType, ToolChoice, ToolOutput
 
 if TYPE_CHECKING:
@@ -82,8 +81,7 @@ def unexpected_options(
     names = list(allowed)
     for name in options:
         if name not in names:
-            close = suggest_names(name, names)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(name, names)
             return TypeError(f"{where}() got an unexpected keyword argument {name!r}{hint}")
     return None
 
@@ -193,8 +191,7 @@ def tool_choice_to_wire(
         if choice == "auto":
             return _validated(ToolChoice, {"type": "auto"}, "tool_choice")
         if tool_names and choice not in tool_names:
-            close = suggest_names(choice, tool_names)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(choice, tool_names)
             raise InvalidRequestError(
                 f"tool_choice {choice!r} is not one of this run's tools "
                 f"({', '.join(tool_names)}){hint}"

@@ -8,10 +8,8 @@ bound secrets first.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-from .._core._constants import DID_YOU_MEAN_LIMIT, TOOLKIT_NAME_SEPARATOR
 from .._core._errors import (
     ToolApprovalDeniedError,
     ToolArgumentsError,
@@ -19,6 +17,7 @@ from .._core._errors import (
     ToolExecutionError,
     ToolNotFoundError,
     ToolTimeoutError,
+    suggest_names,
 )
 
 __all__ = [
@@ -27,7 +26,6 @@ __all__ = [
     "failure_output",
     "invalid_arguments",
     "invalid_call",
-    "suggest_names",
     "timed_out",
     "unknown_tool",
     "unserializable_result",
@@ -45,20 +43,6 @@ _OUTPUT_PREFIX = "Error: "
 def failure_output(error: ToolError) -> str:
     """Return the tool-output text that reports ``error`` to the agent."""
     return f"{_OUTPUT_PREFIX}{error}"
-
-
-def suggest_names(name: str, available: Iterable[str]) -> list[str]:
-    """Return up to ``DID_YOU_MEAN_LIMIT`` names close to ``name`` (case and separator first)."""
-    names = list(available)
-    folded = {candidate.lower(): candidate for candidate in names}
-    exact = [
-        folded[key]
-        for key in (name.lower(), name.replace(".", TOOLKIT_NAME_SEPARATOR).lower())
-        if key in folded
-    ]
-    close = difflib.get_close_matches(name, names, n=DID_YOU_MEAN_LIMIT, cutoff=0.6)
-    ordered = dict.fromkeys([*exact, *close])
-    return list(ordered)[:DID_YOU_MEAN_LIMIT]
 
 
 def _quoted(name: str) -> str:

@@ -17,13 +17,12 @@ functions and their options; a :class:`~appclient.ToolRegistry` makes them tools
 
 from __future__ import annotations
 
-import difflib
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict, TypeVar, cast, overload
 
-from .._core._errors import InvalidRequestError, ManifestError
+from .._core._errors import InvalidRequestError, ManifestError, did_you_mean
 from .._core._http_bodies import unexpected_options
 
 if TYPE_CHECKING:
@@ -243,8 +242,7 @@ def find_group_tool(name: str, *, group: str = "tool") -> GroupEntry:
     entries = {entry.label: entry for entry in found.entries()} if found is not None else {}
     if name in entries:
         return entries[name]
-    close = difflib.get_close_matches(name, entries, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(name, entries)
     known = ", ".join(repr(label) for label in entries) or "none yet"
     raise InvalidRequestError(
         f"no tool named {name!r} was registered with register_tool({group!r}) "
