@@ -138,7 +138,10 @@ def test_an_unknown_tool_is_an_error_to_tell_the_model(format_name: str) -> None
         _reply(format_name, "get_wether", {"location": "x"}), tools=TOOLS
     )
     assert reply.tool_calls == ()
-    assert "did you mean 'get_current_weather'" in reply.errors[0].lower()
+    assert reply.errors[0] == (
+        "'get_wether' is not an available tool; did you mean 'get_current_weather'? "
+        "(available tools: get_current_weather)"
+    )
 
 
 @pytest.mark.parametrize("format_name", FORMAT_NAMES)

@@ -152,7 +152,7 @@ def checked_calls(
         if names is not None and name not in names:
             errors.append(
                 f"{name!r} is not an available tool{did_you_mean(name, names)} "
-                f"Available tools: {', '.join(names) or 'none'}."
+                f"(available tools: {', '.join(names) or 'none'})"
             )
             continue
         try:
