@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from ..._core._answer_stream import AnswerFilter
 from ..._core._call_shapes import ToolCallAccumulator
 from ..._core._errors import InvalidRequestError
 from ..._core._formats import (
@@ -38,6 +37,7 @@ from ..._core._formats import (
 )
 from .._runs._run_engine import AgentFailure, Emit
 from ._agent_api import AgentInput, Decision, PlannedCall, ToolResult
+from ._answer_stream import AnswerFilter
 
 __all__ = ["STRATEGIES", "TOOL_FORMATS", "ModelAgent", "ModelReplyText"]
 
