@@ -16,7 +16,7 @@ Typical use::
 
 Precedence, strongest first: explicit arguments (``name=``, ``description=``), decorators,
 ``Field``/``Annotated`` metadata, the docstring; a type in the signature beats a type in the
-docstring. ``_precedence`` documents every rule; ``_type_schema`` where types come from.
+docstring. ``_spec`` documents every rule.
 """
 
 from ._decorators import (

@@ -16,14 +16,15 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import docstring_parser
 from docstring_parser import google
 
 from .._core._limits import cache_short_keys
+from ._signature import CallableTarget
 
-__all__ = ["DocInfo", "merge_doc_info", "named_returns", "parse_docstring"]
+__all__ = ["DocInfo", "doc_info", "merge_doc_info", "named_returns", "parse_docstring"]
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,20 @@ def merge_doc_info(primary: DocInfo, fallback: DocInfo) -> DocInfo:
         returns=primary.returns or fallback.returns,
         returns_type=primary.returns_type or fallback.returns_type,
     )
+
+
+def doc_info(target: CallableTarget) -> DocInfo:
+    """Return what the docstrings of ``target`` say (class and ``__call__`` for objects)."""
+    function_doc = parse_docstring(inspect.getdoc(target.function))
+    owner = target.doc_owner
+    if owner is None:
+        return function_doc
+    text = inspect.getdoc(owner) or ""
+    if text.startswith(f"{owner.__name__}("):
+        text = ""  # dataclasses write "Name(field: type, ...)" for an undocumented class
+    owner_doc = parse_docstring(text)
+    merged = merge_doc_info(function_doc, owner_doc)
+    return replace(merged, description=function_doc.description or owner_doc.description)
 
 
 #: ``name (type): description`` in a Returns section (Lagent's named and exploded returns).

@@ -37,7 +37,6 @@ import types
 import typing
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Optional, Union, get_args, get_origin
 
 import typing_extensions
@@ -51,7 +50,7 @@ from ._schema_tools import Schema, inline_definitions, tidy
 from ._signature import EMPTY
 
 __all__ = [
-    "FieldDefinition",
+    "ArgumentField",
     "annotated_description",
     "arguments_schema",
     "build_arguments_model",
@@ -108,32 +107,21 @@ class _Generator(GenerateJsonSchema):
         return result
 
 
-@dataclass(frozen=True)
-class FieldDefinition:
-    """One visible parameter as a model field.
-
-    Attributes:
-        alias: The parameter name (the property name in the schema).
-        annotation: The type the argument is validated against (:data:`EMPTY` = ``Any``).
-        default: The default (:data:`EMPTY` = required); may be a pydantic ``FieldInfo``.
-    """
-
-    alias: str
-    annotation: Any
-    default: Any
-
+#: A visible parameter as a model field: ``(parameter name, annotation or EMPTY for Any,
+#: default or EMPTY when required)``; the default may be a pydantic ``FieldInfo``.
+ArgumentField = tuple[str, Any, Any]
 
 _ARGUMENTS_CONFIG = ConfigDict(extra="ignore", coerce_numbers_to_str=True)
 
 
-def _field_error(fields: Sequence[FieldDefinition], exc: Exception) -> ManifestError:
-    for item in fields:
-        annotation = Any if item.annotation is EMPTY else item.annotation
+def _field_error(fields: Sequence[ArgumentField], exc: Exception) -> ManifestError:
+    for alias, annotation, _ in fields:
+        annotation = Any if annotation is EMPTY else annotation
         try:
             TypeAdapter(annotation).json_schema(schema_generator=_Generator)
         except Exception as field_exc:
             return ManifestError(
-                f"parameter {item.alias!r} has type {annotation!r}, which cannot be described "
+                f"parameter {alias!r} has type {annotation!r}, which cannot be described "
                 f"as JSON Schema ({type(field_exc).__name__}: {field_exc}); bind it "
                 "(functools.partial or bound=) or use a JSON-friendly type"
             )
@@ -141,7 +129,7 @@ def _field_error(fields: Sequence[FieldDefinition], exc: Exception) -> ManifestE
 
 
 def build_arguments_model(
-    fields: Sequence[FieldDefinition], *, module: str | None
+    fields: Sequence[ArgumentField], *, module: str | None
 ) -> type[BaseModel]:
     """Create the pydantic model whose fields are the visible parameters.
 
@@ -150,22 +138,23 @@ def build_arguments_model(
         module: The function's module, where pydantic resolves forward references.
 
     Returns:
-        A model class; field ``p<i>`` has alias ``fields[i].alias``.
+        A model class; field ``p<i>`` has alias ``fields[i][0]``.
 
     Raises:
         ManifestError: A type cannot be validated or described as JSON Schema.
     """
     definitions: dict[str, Any] = {}
-    for index, item in enumerate(fields):
-        annotation = Any if item.annotation is EMPTY else item.annotation
-        default = ... if item.default is EMPTY else item.default
+    for index, (alias, annotation, default) in enumerate(fields):
         if isinstance(default, FieldInfo):
             # The parameter name is the property name (the call needs it): a Field default's
             # own alias would rename the property and lose the parameter.
             default = FieldInfo.merge_field_infos(
-                default, alias=item.alias, validation_alias=item.alias, serialization_alias=None
+                default, alias=alias, validation_alias=alias, serialization_alias=None
             )
-        definitions[f"p{index}"] = (Annotated[annotation, Field(alias=item.alias)], default)
+        definitions[f"p{index}"] = (
+            Annotated[Any if annotation is EMPTY else annotation, Field(alias=alias)],
+            ... if default is EMPTY else default,
+        )
     try:
         return create_model(
             "Arguments", __config__=_ARGUMENTS_CONFIG, __module__=module or __name__, **definitions
@@ -174,7 +163,7 @@ def build_arguments_model(
         raise _field_error(fields, exc) from exc
 
 
-def arguments_schema(model: type[BaseModel], fields: Sequence[FieldDefinition]) -> Schema:
+def arguments_schema(model: type[BaseModel], fields: Sequence[ArgumentField]) -> Schema:
     """Return the tidied JSON Schema of an arguments model (``$defs`` inlined where possible).
 
     Raises:

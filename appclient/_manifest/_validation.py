@@ -32,7 +32,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .._core._errors import ToolArgumentsError
 from ._signature import EMPTY
-from ._type_schema import FieldDefinition, build_arguments_model
+from ._type_schema import ArgumentField, build_arguments_model
 
 __all__ = ["ArgumentBinder", "CallSlot"]
 
@@ -108,7 +108,7 @@ class ArgumentBinder:
     def __init__(
         self,
         *,
-        fields: Sequence[FieldDefinition],
+        fields: Sequence[ArgumentField],
         slots: Sequence[CallSlot],
         hidden: frozenset[str],
         var_keyword: str | None,
