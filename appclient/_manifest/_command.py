@@ -72,13 +72,9 @@ def _import_module(name: str) -> ModuleType:
 
 
 def resolve_reference(reference: str) -> list[Any]:
-    """Return the callables a command-line reference names.
+    """Return the callables ``module:attr.path``, ``file.py:attr`` or a module name alone names.
 
-    Args:
-        reference: ``module:attr.path``, ``file.py:attr``, or a module name alone.
-
-    Returns:
-        One callable, or every ``@manifest`` function of the module (in definition order).
+    A module alone names every ``@manifest`` function it defines, in definition order.
 
     Raises:
         ManifestError: The module or attribute does not exist, or is not callable.

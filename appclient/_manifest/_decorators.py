@@ -1,15 +1,9 @@
 """The ``@manifest``, ``@manifest_parameter`` and ``@manifest_return`` decorators.
 
 They write what they are told into one :class:`ManifestOverrides` record attached to the
-function and change nothing else: the function is returned as it was, still callable the same
-way. The record is read when a tool is built, so the order in which the decorators are stacked
-cannot change the result. Two decorators that set the same fact to different values are an
-error rather than a silent "last one wins".
-
-Precedence (documented in the package): an explicit argument to ``build_tool_spec`` /
-``Manifest.from_function`` beats a decorator, which beats ``Field``/``Annotated``, which beats
-the docstring. ``@manifest_parameter`` naming a parameter the function does not have fails at
-decoration time with :class:`~appclient.ManifestError`.
+function and return the function unchanged. The record is read when a tool is built, so the
+order in which the decorators are stacked cannot change the result; two decorators that set
+the same fact to different values are an error rather than a silent "last one wins".
 
 The decorators accept the same keywords as the official SDK's (``name``, ``description``,
 ``type``, ``required``), so code written for it keeps working; a function still decorated with
@@ -22,7 +16,7 @@ import functools
 import inspect
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, TypeVar, overload
 
 from .._core._constants import tool_name_problem
@@ -144,7 +138,7 @@ def _official_record(function: Any) -> ManifestOverrides | None:
     given no description, and its ``type=`` only fills a parameter without an annotation.
     """
     view = getattr(function, OFFICIAL_VIEW_ATTRIBUTE, None)
-    if isinstance(view, _OfficialView):
+    if isinstance(view, OfficialView):
         view = None  # appclient's own view of its own decorators, not the official SDK's
     said = getattr(function, OFFICIAL_PARAMETERS_ATTRIBUTE, None)
     info = getattr(view, "function", None)
@@ -192,26 +186,22 @@ def _record_for(target: Any) -> ManifestOverrides:
     # A record copied over by functools.wraps belongs to the wrapped function: start a copy.
     fresh = ManifestOverrides(owner=id(function))
     if isinstance(record, ManifestOverrides):
-        fresh.name, fresh.description = record.name, record.description
-        fresh.parameters = {k: ParameterOverride(**vars(v)) for k, v in record.parameters.items()}
-        fresh.return_description = record.return_description
-        fresh.return_schema = record.return_schema
-        fresh.return_style = record.return_style
-        fresh.decorated = record.decorated
+        parameters = {k: replace(v) for k, v in record.parameters.items()}
+        fresh = replace(record, parameters=parameters, version=0, owner=id(function))
     try:
         setattr(function, OVERRIDES_ATTRIBUTE, fresh)
         if not hasattr(function, OFFICIAL_VIEW_ATTRIBUTE):  # keep an official decorator's view
             # Code written for the official SDK reads func.__ab_manifest__ (.type, .function).
-            setattr(function, OFFICIAL_VIEW_ATTRIBUTE, _OfficialView(function))
+            setattr(function, OFFICIAL_VIEW_ATTRIBUTE, OfficialView(function))
         if not hasattr(function, LAGENT_VIEW_ATTRIBUTE):
             # Code written for Lagent reads func.api_description (its tool_api's dict).
-            setattr(function, LAGENT_VIEW_ATTRIBUTE, _LagentView(function))
+            setattr(function, LAGENT_VIEW_ATTRIBUTE, LagentView(function))
     except (AttributeError, TypeError) as exc:
         raise ManifestError(f"cannot attach manifest information to {target!r}: {exc}") from exc
     return fresh
 
 
-class _OfficialView:
+class OfficialView:
     """``func.__ab_manifest__`` as the official decorators offer it, built when first read.
 
     Lazy, because ``@manifest_parameter`` may still be applied after ``@manifest``; each read
@@ -227,15 +217,15 @@ class _OfficialView:
         self._function = function
 
     def __getattr__(self, name: str) -> Any:
-        if _OfficialView.build is None:  # pragma: no cover - set when appclient is imported
+        if OfficialView.build is None:  # pragma: no cover - set when appclient is imported
             raise AttributeError(name)
-        return getattr(_OfficialView.build(self._function), name)
+        return getattr(OfficialView.build(self._function), name)
 
     def __repr__(self) -> str:
         return f"<appclient manifest view of {getattr(self._function, '__name__', '?')}>"
 
 
-class _LagentView(Mapping[str, Any]):
+class LagentView(Mapping[str, Any]):
     """``func.api_description`` as Lagent's ``tool_api`` offers it, built on each read.
 
     A read-only mapping (``dict(view)`` for a copy): ``name``, ``description``, ``parameters``
@@ -251,9 +241,9 @@ class _LagentView(Mapping[str, Any]):
         self._function = function
 
     def _built(self) -> dict[str, Any]:
-        if _LagentView.build is None:  # pragma: no cover - set when appclient is imported
+        if LagentView.build is None:  # pragma: no cover - set when appclient is imported
             raise KeyError("api_description")
-        return _LagentView.build(self._function)
+        return LagentView.build(self._function)
 
     def __getitem__(self, key: str) -> Any:
         return self._built()[key]
@@ -440,9 +430,3 @@ def manifest_return(
         return target
 
     return decorate
-
-
-#: The class of ``func.__ab_manifest__`` views (its ``build`` is set by the manifest module).
-OfficialView = _OfficialView
-#: The class of ``func.api_description`` views (its ``build`` is set by the manifest module).
-LagentView = _LagentView

@@ -95,14 +95,9 @@ def _clean_name(name: str) -> str:
 
 @cache_short_keys(1024, max_chars=16 * 1024)
 def parse_docstring(text: str | None) -> DocInfo:
-    """Parse a docstring written in any of the supported styles.
+    """Parse a docstring in any supported style (an empty :class:`DocInfo` for none).
 
-    Args:
-        text: The raw docstring (indentation is removed here), or ``None``.
-
-    Returns:
-        The parsed facts; an empty :class:`DocInfo` for no docstring. A docstring that the
-        parser rejects becomes the description, whole.
+    A docstring that the parser rejects becomes the description, whole.
     """
     if not text or not text.strip():
         return _EMPTY
@@ -151,15 +146,7 @@ def parse_docstring(text: str | None) -> DocInfo:
 def merge_doc_info(primary: DocInfo, fallback: DocInfo) -> DocInfo:
     """Combine two docstrings, ``primary`` winning wherever both say something.
 
-    A callable object has two: its class docstring (what the tool is) and its ``__call__``
-    docstring (often where the arguments are listed).
-
-    Args:
-        primary: The docstring whose statements win.
-        fallback: The docstring that fills the gaps.
-
-    Returns:
-        The merged facts.
+    A callable object has two: its ``__call__`` docstring and its class docstring.
     """
     return DocInfo(
         description=primary.description or fallback.description,
@@ -189,18 +176,11 @@ _RETURN_ITEM = re.compile(r"^-?\s*([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:\s*(.*?)\
 
 
 def named_returns(doc: DocInfo, *, exploded: bool) -> list[tuple[str, str | None, str]]:
-    """Read the named return values of a Returns section, as Lagent's ``tool_api`` does.
+    """Read the named return values ``(name, type or None, description)`` of a Returns section.
 
-    ``returns_named_value``: the section is ``name (type): description``. ``explode_return``:
-    its first line describes the whole value and each member follows on a ``- name (type):
-    description`` line.
-
-    Args:
-        doc: The parsed docstring.
-        exploded: Read the members (``explode_return``) rather than one named value.
-
-    Returns:
-        ``(name, type as written or None, description)`` per value; empty when none is named.
+    As Lagent's ``tool_api`` does: ``returns_named_value`` reads ``name (type): description``;
+    ``explode_return`` (``exploded``) reads a first line describing the whole value, then one
+    ``- name (type): description`` line per member.
     """
     lines = (doc.returns or "").splitlines()
     if exploded:

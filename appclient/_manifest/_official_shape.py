@@ -100,14 +100,9 @@ def _any_of(options: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def python_type_to_schema(type_name: str) -> dict[str, Any]:
-    """Translate a Python type name, as the official SDK writes it, into JSON Schema.
+    """Translate a type name as the official SDK writes it (``"Optional[int]"``) to JSON Schema.
 
-    Args:
-        type_name: For example ``"str"``, ``"Optional[int]"``, ``"Dict[str, Any]"``,
-            ``"Literal[celsius, fahrenheit]"`` or a class name.
-
-    Returns:
-        A JSON Schema fragment. An unknown class name becomes ``{"type": "object"}``.
+    An unknown class name becomes ``{"type": "object"}``.
     """
     text = type_name.strip().removeprefix("typing.")
     if "[" in text and text.endswith("]"):
@@ -178,14 +173,9 @@ def _normalize_property(prop: Any, doc_description: str | None) -> tuple[dict[st
 def normalize_parameters(
     parameters: Any, *, param_docs: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    """Return a JSON Schema object for a tool's ``parameters``, whatever shape it came in.
+    """Return a new JSON Schema object for ``parameters`` (JSON Schema, official shape or ``None``).
 
-    Args:
-        parameters: A JSON Schema object, the official Manifest shape, or ``None``.
-        param_docs: Parameter descriptions to use where a property has none.
-
-    Returns:
-        A new ``{"type": "object", "properties": ..., "required": [...]}`` dict.
+    ``param_docs`` fills the descriptions of properties that have none.
     """
     if not isinstance(parameters, dict):
         return {"type": "object", "properties": {}}
@@ -249,10 +239,6 @@ def returns_sentence(items: list[ReturnItem] | tuple[ReturnItem, ...], *, lead: 
 
     The protocol has no field for what a tool returns, so Lagent's ``return_data`` and the
     decorators' named and exploded returns are all told in the description, this one way.
-
-    Args:
-        items: The values, in order.
-        lead: What comes first (``Returns the weather``); ``Returns`` when empty.
     """
     parts = [
         name + (f" ({kind})" if kind else "") + (f": {text}" if text else "")

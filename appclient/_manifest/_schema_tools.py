@@ -89,15 +89,7 @@ def json_copy(value: Any) -> Any:
 
 
 def map_schema(schema: Any, transform: Callable[[Schema], Schema]) -> Any:
-    """Apply ``transform`` to every subschema, innermost first, and return the new schema.
-
-    Args:
-        schema: A JSON Schema (booleans pass through).
-        transform: Called with a fresh dict whose subschemas are already transformed.
-
-    Returns:
-        The transformed schema; the input is not modified.
-    """
+    """Return a copy of ``schema`` with ``transform`` applied to each subschema, innermost first."""
     if not isinstance(schema, dict):
         return schema
     result: Schema = {}
@@ -196,14 +188,8 @@ def _without_dangling_mapping(item: Schema, keep: set[str]) -> Schema:
 def inline_definitions(schema: Schema) -> Schema:
     """Replace ``$ref``s by the definitions they name, keeping only recursive ones in ``$defs``.
 
-    Keywords written next to a ``$ref`` (a parameter's ``description`` or ``default``) win
-    over the same keywords of the definition.
-
-    Args:
-        schema: A schema whose ``$defs`` sit at its root (as pydantic writes them).
-
-    Returns:
-        A new schema; ``$defs`` remains only if some definition is recursive.
+    Keywords written next to a ``$ref`` (a parameter's ``description`` or ``default``) win over
+    the same keywords of the definition.
     """
     definitions: Mapping[str, Any] = schema.get("$defs") or {}
     if not definitions:
@@ -239,17 +225,7 @@ def _matches(value: Any, json_type: str) -> bool:
 def admits(
     schema: Any, json_type: str, definitions: Mapping[str, Any], _seen: frozenset[str] = frozenset()
 ) -> bool:
-    """Tell whether a schema accepts some value of a JSON type (``"null"`` or ``"string"``).
-
-    Args:
-        schema: The schema to inspect.
-        json_type: ``"null"`` or ``"string"``.
-        definitions: The ``$defs`` that ``$ref``s point into.
-
-    Returns:
-        True when at least one value of that type can be valid (an unconstrained schema
-        accepts everything).
-    """
+    """Tell whether ``schema`` accepts some value of ``json_type`` (``"null"`` or ``"string"``)."""
     if schema is True or not isinstance(schema, dict):
         return schema is True
     if not _CONSTRAINING_KEYS.intersection(schema):
@@ -302,15 +278,7 @@ def _close_object(schema: Schema) -> Schema:
 
 
 def apply_strict(schema: Schema, *, defaulted: Iterable[str]) -> Schema:
-    """Return the strict-mode form of a parameters schema.
-
-    Args:
-        schema: The parameters schema (an object with ``properties``).
-        defaulted: Top-level properties that have a default; they become nullable.
-
-    Returns:
-        A new schema where every object with properties is closed and requires all of them.
-    """
+    """Return the strict form of a parameters schema; ``defaulted`` properties become nullable."""
     result: Schema = map_schema(schema, _close_object)
     result["additionalProperties"] = False
     definitions = result.get("$defs") or {}

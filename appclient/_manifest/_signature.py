@@ -77,12 +77,6 @@ def _name_of(obj: Any) -> str:
 def resolve_callable(obj: Any) -> CallableTarget:
     """Reduce any supported callable to a :class:`CallableTarget`.
 
-    Args:
-        obj: A function, method, callable object, ``functools.partial`` or static method.
-
-    Returns:
-        The description of how ``obj`` is called.
-
     Raises:
         ManifestError: ``obj`` is not callable, is a class, or is an unbound ``classmethod``.
     """
@@ -144,16 +138,7 @@ def _builtins_of(globalns: Mapping[str, Any]) -> Mapping[str, Any]:
 def evaluate_annotation(
     annotation: Any, *, globalns: Mapping[str, Any], localns: Mapping[str, Any], where: str
 ) -> Any:
-    """Evaluate a string annotation; return other annotations as they are.
-
-    Args:
-        annotation: The annotation as written (a string under postponed evaluation).
-        globalns: The module namespace of the function.
-        localns: Extra names (the owning class's namespace).
-        where: Words naming the annotation's place, for the error message.
-
-    Returns:
-        The annotation object (``None`` becomes ``type(None)``).
+    """Evaluate a string annotation (``where`` names it in the error); return others as they are.
 
     Raises:
         ManifestError: The string does not evaluate (an unknown or local name).

@@ -11,14 +11,6 @@ Plain signatures (``str``, ``int``, ``float``, ``bool``, ``None``, ``Any``, ``Op
 writes the same schema without building a model; the model is then built on first validation.
 The tests compare both paths on every type the fast path claims.
 
-Where a type comes from, strongest first (documented precedence):
-
-1. a ``@manifest_parameter(type=...)`` decorator;
-2. the annotation in the signature (a docstring type never overrides it);
-3. the type written in the docstring (``unit (int): ...``), for an unannotated parameter;
-4. the type of the default value (``limit=10`` -> integer); a ``None`` default says nothing;
-5. nothing: the parameter gets no ``type`` at all (never a guessed ``string``).
-
 ``typing.TypedDict`` classes are rewritten into equivalent ``typing_extensions.TypedDict``
 classes on Python < 3.12, where pydantic refuses the former.
 """
@@ -131,14 +123,9 @@ def _field_error(fields: Sequence[ArgumentField], exc: Exception) -> ManifestErr
 def build_arguments_model(
     fields: Sequence[ArgumentField], *, module: str | None
 ) -> type[BaseModel]:
-    """Create the pydantic model whose fields are the visible parameters.
+    """Create the model whose field ``p<i>`` (alias ``fields[i][0]``) is the i-th visible parameter.
 
-    Args:
-        fields: The parameters, in signature order.
-        module: The function's module, where pydantic resolves forward references.
-
-    Returns:
-        A model class; field ``p<i>`` has alias ``fields[i][0]``.
+    ``module`` is where pydantic resolves forward references.
 
     Raises:
         ManifestError: A type cannot be validated or described as JSON Schema.
@@ -207,14 +194,7 @@ def _literal_schema(values: tuple[Any, ...]) -> Schema | None:
 
 
 def fast_schema(annotation: Any) -> Schema | None:
-    """Return the schema of a plain type without pydantic, or ``None`` if it is not plain.
-
-    Args:
-        annotation: An evaluated annotation (:data:`EMPTY` means none).
-
-    Returns:
-        The same schema pydantic writes for this type, or ``None`` to use pydantic.
-    """
+    """Return pydantic's schema of a plain type without pydantic, or ``None`` if it is not plain."""
     if annotation is EMPTY or annotation is Any:
         return {}
     try:
@@ -328,18 +308,10 @@ def _typing_names() -> dict[str, Any]:
 
 
 def resolve_type_name(text: str, *, globalns: Mapping[str, Any], localns: Mapping[str, Any]) -> Any:
-    """Turn a docstring or decorator type name into a type, or :data:`EMPTY` if it is prose.
+    """Turn a docstring or decorator type name (``"list[str]"``) into a type, or :data:`EMPTY`.
 
     Only text made of names, dots, brackets, commas and ``|`` is evaluated (``str or None`` is
-    read as ``str | None``), so a docstring can never run code.
-
-    Args:
-        text: For example ``"int"``, ``"list[str]"``, ``"Optional[int]"``, ``"Unit"``.
-        globalns: The function's module namespace.
-        localns: Extra names (the owning class).
-
-    Returns:
-        The type, or :data:`EMPTY` when the text is not a resolvable type.
+    read as ``str | None``), so a docstring can never run code; prose gives :data:`EMPTY`.
     """
     candidate = re.sub(r"\s+or\s+", " | ", text.strip())
     if (

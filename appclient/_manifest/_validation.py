@@ -179,16 +179,7 @@ class ArgumentBinder:
         bound: Mapping[str, Any],
         allow_extra: bool,
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """Validate ``arguments`` and return ``(args, kwargs)`` for the call.
-
-        Args:
-            arguments: The agent's arguments: a mapping, or JSON text of an object.
-            tool_name: The tool name, for the error message.
-            bound: Values the program supplies (never settable by the agent).
-            allow_extra: Drop unknown keys instead of refusing them.
-
-        Returns:
-            Positional arguments (positional-only parameters) and keyword arguments.
+        """Validate ``arguments`` (a mapping or JSON text); return ``(args, kwargs)`` for the call.
 
         Raises:
             ToolArgumentsError: Naming every invalid field and its problem.
