@@ -68,16 +68,11 @@ class Manifest(dict[str, Any]):
         result.return_description, result._return_schema = extras
         return result
 
-    # Copies and pickles carry the wire dict and the extras, never the spec (which holds the
-    # callable and a validation model that neither copies nor pickles).
+    # Copies (deep ones too: copy reads this) and pickles carry the wire dict and the extras,
+    # never the spec (which holds the callable and a validation model that neither copies nor
+    # pickles).
     def __reduce__(self) -> tuple[Any, ...]:
         return (Manifest._restore, (dict(self), self._extras()))
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Manifest:
-        return Manifest._restore(copy.deepcopy(dict(self), memo), self._extras())
-
-    def __copy__(self) -> Manifest:
-        return Manifest._restore(dict(self), self._extras())
 
     @classmethod
     def from_function(

@@ -203,15 +203,6 @@ def normalize_parameters(
     return result
 
 
-def _docstring_parts(text: str) -> tuple[str, dict[str, str]]:
-    """Split a docstring into its prose (without sections) and parameter descriptions."""
-    info = parse_docstring(text)
-    prose = info.description
-    if info.returns:
-        prose = f"{prose}\n\nReturns: {info.returns}" if prose else prose
-    return (prose or inspect.cleandoc(text)), dict(info.params)
-
-
 #: JSON Schema type -> the type word Lagent's ``tool_api`` writes for it (NUMBER for int).
 LAGENT_TYPES = {
     "string": "STRING",
@@ -322,8 +313,12 @@ def normalize_tool(tool: Any) -> Any:
     description = function.get("description")
     param_docs: dict[str, str] = {}
     if isinstance(description, str) and description.strip():
-        prose, param_docs = _docstring_parts(description)
-        function["description"] = prose if param_docs else inspect.cleandoc(description)
+        info = parse_docstring(description)
+        param_docs = dict(info.params)
+        prose = info.description
+        if prose and info.returns:
+            prose = f"{prose}\n\nReturns: {info.returns}"
+        function["description"] = (param_docs and prose) or inspect.cleandoc(description)
     elif description is None:
         function["description"] = ""
     function["parameters"] = normalize_parameters(function.get("parameters"), param_docs=param_docs)

@@ -214,14 +214,6 @@ def inline_definitions(schema: Schema) -> Schema:
     return result
 
 
-def _matches(value: Any, json_type: str) -> bool:
-    if json_type == "null":
-        return value is None
-    if json_type == "string":
-        return isinstance(value, str)
-    return False
-
-
 def admits(
     schema: Any, json_type: str, definitions: Mapping[str, Any], _seen: frozenset[str] = frozenset()
 ) -> bool:
@@ -240,10 +232,9 @@ def admits(
         return any(admits(option, json_type, definitions, _seen) for option in options)
     if "allOf" in schema:
         return all(admits(part, json_type, definitions, _seen) for part in schema["allOf"])
-    if "enum" in schema:
-        return any(_matches(value, json_type) for value in schema["enum"])
-    if "const" in schema:
-        return _matches(schema["const"], json_type)
+    if "enum" in schema or "const" in schema:
+        values = schema["enum"] if "enum" in schema else [schema["const"]]
+        return any(isinstance(v, type(None) if json_type == "null" else str) for v in values)
     declared = schema.get("type")
     if isinstance(declared, str):
         return declared == json_type

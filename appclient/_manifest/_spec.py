@@ -36,7 +36,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, Optional
 
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticSerializationError, to_jsonable_python
@@ -59,7 +59,6 @@ from ._type_schema import (
     fast_default,
     fast_schema,
     infer_from_default,
-    optional_of,
     prepare_annotation,
     resolve_type_name,
     type_schema,
@@ -342,7 +341,8 @@ def _choose_annotation(
         globalns, localns = namespaces(target)
         resolved = resolve_type_name(written, globalns=globalns, localns=localns)
         if resolved is not EMPTY:
-            return optional_of(resolved) if parameter.default is None else resolved
+            # Optional[...] is built at run time from a type object: no "|" on Python 3.10.
+            return Optional[resolved] if parameter.default is None else resolved  # noqa: UP045
     return infer_from_default(parameter.default)
 
 

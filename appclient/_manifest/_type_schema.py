@@ -29,7 +29,7 @@ import types
 import typing
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, Optional, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import typing_extensions
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
@@ -49,7 +49,6 @@ __all__ = [
     "fast_default",
     "fast_schema",
     "infer_from_default",
-    "optional_of",
     "prepare_annotation",
     "resolve_type_name",
     "type_schema",
@@ -410,8 +409,3 @@ def prepare_annotation(annotation: Any) -> Any:
     if plain_class and not typing.is_typeddict(annotation):
         return annotation  # a plain class: nothing inside to rewrite
     return _rewrite(annotation, frozenset())
-
-
-def optional_of(annotation: Any) -> Any:
-    """Return ``Optional[annotation]``."""
-    return Optional[annotation]  # noqa: UP045 - built at run time from a type object
