@@ -258,28 +258,38 @@ class LagentView(Mapping[str, Any]):
         return repr(self._built())
 
 
-def _merge(record: Any, values: Mapping[str, Any], *, what: str) -> None:
+def _merge(
+    target: Any, values: Mapping[str, Any], *, what: str, parameter: str | None = None
+) -> ManifestOverrides:
+    """Write ``values`` into the record of ``target`` (or of its ``parameter``); return it."""
+    record = _record_for(target)
+    into: Any = (
+        record
+        if parameter is None
+        else record.parameters.setdefault(parameter, ParameterOverride())
+    )
     for key, value in values.items():
         if value is None or value is UNSET:
             continue
-        current = getattr(record, key)
+        current = getattr(into, key)
         if current is not None and current is not UNSET and current != value:
             raise ManifestError(
                 f"{what} is given two different {key}s by two decorators ({current!r} and "
                 f"{value!r}); keep one"
             )
-        setattr(record, key, value)
+        setattr(into, key, value)
+    record.version = next(_versions)
+    return record
 
 
-def _parameter_names(target: Any) -> list[str]:
-    function = _function_of(target)
+def _parameters(target: Any) -> dict[str, inspect.Parameter]:
     try:
-        parameters = list(inspect.signature(function).parameters.values())
+        parameters = list(inspect.signature(_function_of(target)).parameters.values())
     except (TypeError, ValueError) as exc:
         raise ManifestError(f"cannot read the signature of {target!r}: {exc}") from exc
     if isinstance(target, classmethod) and parameters:
         parameters = parameters[1:]
-    return [p.name for p in parameters if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return {p.name: p for p in parameters if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
 
 
 @overload
@@ -334,11 +344,8 @@ def manifest(
     style = "named" if returns_named_value else "exploded" if explode_return else None
 
     def decorate(target: _T) -> _T:
-        record = _record_for(target)
         values = {"name": name, "description": description, "return_style": style}
-        _merge(record, values, what="the tool")
-        record.decorated = True
-        record.version = next(_versions)
+        _merge(target, values, what="the tool").decorated = True
         return target
 
     return decorate(func) if func is not None else decorate
@@ -374,21 +381,17 @@ def manifest_parameter(
     """
 
     def decorate(target: _T) -> _T:
-        names = _parameter_names(target)
-        if name not in names:
+        parameters = _parameters(target)
+        if name not in parameters:
             raise ManifestError(
                 f"@manifest_parameter(name={name!r}) names no parameter of "
                 f"{getattr(_function_of(target), '__qualname__', target)!r}; its parameters are "
-                f"{', '.join(names) or '(none)'}"
+                f"{', '.join(parameters) or '(none)'}"
             )
-        if required is False:
-            parameter = inspect.signature(_function_of(target)).parameters[name]
-            if parameter.default is inspect.Parameter.empty:
-                raise ManifestError(
-                    f"parameter {name!r} has no default, so required=False cannot make it optional"
-                )
-        record = _record_for(target)
-        entry = record.parameters.setdefault(name, ParameterOverride())
+        if required is False and parameters[name].default is inspect.Parameter.empty:
+            raise ManifestError(
+                f"parameter {name!r} has no default, so required=False cannot make it optional"
+            )
         values = {
             "description": description,
             "type": type,
@@ -396,8 +399,7 @@ def manifest_parameter(
             "examples": list(examples) if examples is not None else None,
             "schema": dict(schema) if schema is not None else None,
         }
-        _merge(entry, values, what=f"parameter {name!r}")
-        record.version = next(_versions)
+        _merge(target, values, what=f"parameter {name!r}", parameter=name)
         return target
 
     return decorate
@@ -420,13 +422,11 @@ def manifest_return(
     """
 
     def decorate(target: _T) -> _T:
-        record = _record_for(target)
         values = {
             "return_description": description,
             "return_schema": dict(schema) if schema is not None else None,
         }
-        _merge(record, values, what="the return value")
-        record.version = next(_versions)
+        _merge(target, values, what="the return value")
         return target
 
     return decorate

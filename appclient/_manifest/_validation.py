@@ -23,7 +23,6 @@ names the tool, each field and what is wrong with it.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -125,17 +124,12 @@ class ArgumentBinder:
         self._module = module
         self._model = model
         self._extras_adapter: TypeAdapter[dict[str, Any]] | None = None
-        self._lock = threading.Lock()
 
     def model(self) -> type[BaseModel]:
-        """Return the arguments model, building it on first use."""
-        model = self._model
-        if model is None:
-            with self._lock:
-                if self._model is None:
-                    self._model = build_arguments_model(self._fields, module=self._module)
-                model = self._model
-        return model
+        """Return the arguments model, building it on first use (a race builds two, harmlessly)."""
+        if self._model is None:
+            self._model = build_arguments_model(self._fields, module=self._module)
+        return self._model
 
     def _validate_extras(self, extras: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
         if not extras or self._var_keyword_type in (EMPTY, Any):
