@@ -5,10 +5,7 @@ description is the summary and the body, without the ``Args``/``Parameters``, ``
 ``Raises`` and ``Examples`` sections: those sections describe the Python interface, and the
 agent receives the same facts in a structured form instead (parameter descriptions inside the
 JSON Schema, the return description appended by the spec builder).
-
-Docstring types (``unit (int): ...``) are kept as text. They are the weakest evidence for a
-parameter's type: an annotation always wins, and the text is only used for a parameter that has
-no annotation (see :mod:`appclient._manifest._type_schema`).
+Docstring types (``unit (int): ...``) are kept as text, for parameters without annotation.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """``Manifest``: the tool dict the official SDK's ``Manifest.from_function`` stands for.
 
-``Manifest.from_function(f)`` returns the full wire tool ``{"type": "function", "function":
-{"name", "description", "parameters"}}`` as a plain ``dict`` subclass, so it goes straight into
-``json.dumps`` (the official SDK returns a pydantic model that ``json.dumps`` refuses) and into
-``AppClient.run(tools=[...])``. Facts that have no place on the wire travel as attributes:
-``return_description`` and ``return_schema``. Code written for the official model keeps
-working: ``.type``, ``.function``, ``.model_dump()`` and ``.model_dump_json()`` read the same.
+A ``dict`` subclass holding the wire tool, so it goes straight into ``json.dumps`` (the official
+SDK returns a pydantic model that ``json.dumps`` refuses) and into ``AppClient.run(tools=[...])``;
+code written for the official model keeps working (``.type``, ``.function``, ``.model_dump()``).
 """
 
 from __future__ import annotations
