@@ -139,18 +139,13 @@ def python_type_to_schema(type_name: str) -> dict[str, Any]:
     key = text.lower()
     if key in _SCALARS:
         return dict(_SCALARS[key])
-    if key in _ARRAYS:
-        return {"type": "array"}
-    if key in _OBJECTS:
-        return {"type": "object"}
-    return {"type": "object"}
+    return {"type": "array" if key in _ARRAYS else "object"}
 
 
-def _normalize_property(prop: Any, doc_description: str | None) -> tuple[dict[str, Any], bool]:
-    """Return the JSON Schema of one property and whether it declared itself required."""
-    if not isinstance(prop, dict):
+def _normalize_property(result: Any, doc_description: str | None) -> tuple[dict[str, Any], bool]:
+    """Return the JSON Schema of one property (changed in place) and whether it said required."""
+    if not isinstance(result, dict):
         return {}, False
-    result = copy.deepcopy(prop)
     declared_required = result.pop("required", None) is True
     result.pop("name", None)
     type_value = result.get("type")
@@ -164,7 +159,7 @@ def _normalize_property(prop: Any, doc_description: str | None) -> tuple[dict[st
         result.pop("description", None)
         if doc_description:
             result["description"] = doc_description
-    if result.get("default", 0) is None and "default" in prop and "type" in result:
+    if result.get("default", 0) is None and "type" in result:
         # The official shape writes "default": null for "no default", not "defaults to null".
         del result["default"]
     return result, declared_required

@@ -107,14 +107,10 @@ def map_schema(schema: Any, transform: Callable[[Schema], Schema]) -> Any:
 
 def _unique(values: list[Any]) -> list[Any]:
     # By JSON text, so 1 and true (equal in Python, different in JSON) both stay.
-    seen: set[str] = set()
-    result = []
+    by_text: dict[str, Any] = {}
     for value in values:
-        key = json.dumps(value, sort_keys=True, default=repr)
-        if key not in seen:
-            seen.add(key)
-            result.append(value)
-    return result
+        by_text.setdefault(json.dumps(value, sort_keys=True, default=repr), value)
+    return list(by_text.values())
 
 
 def _tidy_one(schema: Schema) -> Schema:

@@ -339,12 +339,6 @@ _REWRITTEN: dict[type, Any] = {}
 _QUALIFIERS = (typing_extensions.Required, typing_extensions.NotRequired)
 
 
-def _strip_qualifier(hint: Any) -> Any:
-    while get_origin(hint) in _QUALIFIERS:
-        hint = get_args(hint)[0]
-    return hint
-
-
 def _rewrite_typed_dict(cls: Any, active: frozenset[Any]) -> Any:
     if cls in _REWRITTEN:
         return _REWRITTEN[cls]
@@ -359,13 +353,10 @@ def _rewrite_typed_dict(cls: Any, active: frozenset[Any]) -> Any:
         raise ManifestError(f"cannot resolve the fields of {cls.__name__}: {exc}") from exc
     fields: dict[str, Any] = {}
     for key, hint in hints.items():
-        inner = _rewrite(_strip_qualifier(hint), active | {cls})
-        wrapper = (
-            typing_extensions.Required
-            if key in cls.__required_keys__
-            else (typing_extensions.NotRequired)
-        )
-        fields[key] = wrapper[inner]
+        while get_origin(hint) in _QUALIFIERS:
+            hint = get_args(hint)[0]
+        qualifier = _QUALIFIERS[0] if key in cls.__required_keys__ else _QUALIFIERS[1]
+        fields[key] = qualifier[_rewrite(hint, active | {cls})]
     factory: Any = typing_extensions.TypedDict  # the functional form, with a run-time name
     rewritten = factory(cls.__name__, fields)
     rewritten.__doc__ = cls.__doc__
