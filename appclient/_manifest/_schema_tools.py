@@ -8,9 +8,7 @@ for a model reading a tool description, so it is tidied here:
   schema keyword by keyword and never looks inside data such as ``default`` or ``enum``.
 - ``$defs`` are inlined where they are used, except definitions that refer to themselves
   (recursive models): those stay in one ``$defs`` at the root of the parameters schema.
-- Non-finite float defaults (``inf``, ``nan``) are dropped, since JSON cannot carry them.
-- Keys are ordered ``type``, ``format``, ``description`` ... so people reading the JSON see
-  the important words first; the agent does not care.
+- Non-finite float defaults are dropped (JSON cannot carry them); keys are ordered for readers.
 
 Strict mode (:func:`apply_strict`) closes every object that lists properties
 (``additionalProperties: false``; a map such as ``dict[str, T]`` keeps its value schema), lists
