@@ -54,22 +54,20 @@ class Manifest(dict[str, Any]):
             return self._spec.return_schema
         return copy.deepcopy(self._return_schema)
 
-    def _extras(self) -> tuple[str | None, dict[str, Any] | None]:
-        return self.return_description, self.return_schema
-
     @classmethod
     def _restore(
-        cls, tool: dict[str, Any], extras: tuple[str | None, dict[str, Any] | None]
+        cls, tool: dict[str, Any], returns: str | None, return_schema: dict[str, Any] | None
     ) -> Manifest:
         result = cls(tool)
-        result.return_description, result._return_schema = extras
+        result.return_description, result._return_schema = returns, return_schema
         return result
 
     # Copies (deep ones too: copy reads this) and pickles carry the wire dict and the extras,
     # never the spec (which holds the callable and a validation model that neither copies nor
     # pickles).
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Manifest._restore, (dict(self), self._extras()))
+        extras = (self.return_description, self.return_schema)
+        return (Manifest._restore, (dict(self), *extras))
 
     @classmethod
     def from_function(
