@@ -14,9 +14,8 @@ Typical use::
     spec = build_tool_spec(get_weather)                # the same, plus argument validation
     args, kwargs = spec.validate_arguments({"city": "北京"})
 
-Precedence, strongest first: explicit arguments (``name=``, ``description=``), decorators,
-``Field``/``Annotated`` metadata, the docstring; a type in the signature beats a type in the
-docstring. ``_precedence`` documents every rule; ``_type_schema`` where types come from.
+Which source wins for each fact (arguments, decorators, ``Field``/``Annotated``, the
+docstring) is documented in ``_spec``.
 """
 
 from ._decorators import (

@@ -2,8 +2,7 @@
 
 One set of rules for every "accept anything" argument (a run's ``tools``, ``save_tools``,
 ``ToolRegistry(tools)``, the calls :mod:`appclient._core._call_shapes` reads, ``tool_outputs``...);
-each refusal names where (``tools[2]``) in :func:`~appclient._core._errors.wrong_kind`'s words. In
-the manifest package, as ``save_tools`` uses it and a function becomes a tool here.
+each refusal names where (``tools[2]``) in :func:`~appclient._core._errors.wrong_kind`'s words.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """``appclient manifest module:function [...] [-o FILE|DIR] [--strict]``.
 
 Imports each named callable, builds its tool and prints the JSON (one tool as an object,
-several as a list), or writes it with :func:`save_tools`: ``-o tools.json`` writes one file,
-``-o tools/`` writes one ``<name>.json`` per tool, the format the Java and Go examples read.
-
-A reference is ``package.module:attribute`` (dotted attributes such as ``Class.method`` are
-followed), ``path/to/file.py:function``, or just a module, which selects every function the
-module decorated with ``@manifest``. The current directory is importable, as with
-``python -m``, and so is the folder of a ``file.py`` reference, as with ``python file.py``.
+several as a list), or writes it with :func:`save_tools`. The current directory is importable,
+as with ``python -m``, and so is the folder of a ``file.py`` reference, as with ``python file.py``.
 """
 
 from __future__ import annotations
@@ -72,13 +67,9 @@ def _import_module(name: str) -> ModuleType:
 
 
 def resolve_reference(reference: str) -> list[Any]:
-    """Return the callables a command-line reference names.
+    """Return the callables ``module:attr.path``, ``file.py:attr`` or a module name alone names.
 
-    Args:
-        reference: ``module:attr.path``, ``file.py:attr``, or a module name alone.
-
-    Returns:
-        One callable, or every ``@manifest`` function of the module (in definition order).
+    A module alone names every ``@manifest`` function it defines, in definition order.
 
     Raises:
         ManifestError: The module or attribute does not exist, or is not callable.

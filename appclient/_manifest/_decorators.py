@@ -1,15 +1,9 @@
 """The ``@manifest``, ``@manifest_parameter`` and ``@manifest_return`` decorators.
 
 They write what they are told into one :class:`ManifestOverrides` record attached to the
-function and change nothing else: the function is returned as it was, still callable the same
-way. The record is read when a tool is built, so the order in which the decorators are stacked
-cannot change the result. Two decorators that set the same fact to different values are an
-error rather than a silent "last one wins".
-
-Precedence (documented in the package): an explicit argument to ``build_tool_spec`` /
-``Manifest.from_function`` beats a decorator, which beats ``Field``/``Annotated``, which beats
-the docstring. ``@manifest_parameter`` naming a parameter the function does not have fails at
-decoration time with :class:`~appclient.ManifestError`.
+function and return the function unchanged. The record is read when a tool is built, so the
+order in which the decorators are stacked cannot change the result; two decorators that set
+the same fact to different values are an error rather than a silent "last one wins".
 
 The decorators accept the same keywords as the official SDK's (``name``, ``description``,
 ``type``, ``required``), so code written for it keeps working; a function still decorated with
@@ -22,7 +16,7 @@ import functools
 import inspect
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, TypeVar, overload
 
 from .._core._constants import tool_name_problem
@@ -144,7 +138,7 @@ def _official_record(function: Any) -> ManifestOverrides | None:
     given no description, and its ``type=`` only fills a parameter without an annotation.
     """
     view = getattr(function, OFFICIAL_VIEW_ATTRIBUTE, None)
-    if isinstance(view, _OfficialView):
+    if isinstance(view, OfficialView):
         view = None  # appclient's own view of its own decorators, not the official SDK's
     said = getattr(function, OFFICIAL_PARAMETERS_ATTRIBUTE, None)
     info = getattr(view, "function", None)
@@ -192,26 +186,22 @@ def _record_for(target: Any) -> ManifestOverrides:
     # A record copied over by functools.wraps belongs to the wrapped function: start a copy.
     fresh = ManifestOverrides(owner=id(function))
     if isinstance(record, ManifestOverrides):
-        fresh.name, fresh.description = record.name, record.description
-        fresh.parameters = {k: ParameterOverride(**vars(v)) for k, v in record.parameters.items()}
-        fresh.return_description = record.return_description
-        fresh.return_schema = record.return_schema
-        fresh.return_style = record.return_style
-        fresh.decorated = record.decorated
+        parameters = {k: replace(v) for k, v in record.parameters.items()}
+        fresh = replace(record, parameters=parameters, version=0, owner=id(function))
     try:
         setattr(function, OVERRIDES_ATTRIBUTE, fresh)
         if not hasattr(function, OFFICIAL_VIEW_ATTRIBUTE):  # keep an official decorator's view
             # Code written for the official SDK reads func.__ab_manifest__ (.type, .function).
-            setattr(function, OFFICIAL_VIEW_ATTRIBUTE, _OfficialView(function))
+            setattr(function, OFFICIAL_VIEW_ATTRIBUTE, OfficialView(function))
         if not hasattr(function, LAGENT_VIEW_ATTRIBUTE):
             # Code written for Lagent reads func.api_description (its tool_api's dict).
-            setattr(function, LAGENT_VIEW_ATTRIBUTE, _LagentView(function))
+            setattr(function, LAGENT_VIEW_ATTRIBUTE, LagentView(function))
     except (AttributeError, TypeError) as exc:
         raise ManifestError(f"cannot attach manifest information to {target!r}: {exc}") from exc
     return fresh
 
 
-class _OfficialView:
+class OfficialView:
     """``func.__ab_manifest__`` as the official decorators offer it, built when first read.
 
     Lazy, because ``@manifest_parameter`` may still be applied after ``@manifest``; each read
@@ -227,15 +217,15 @@ class _OfficialView:
         self._function = function
 
     def __getattr__(self, name: str) -> Any:
-        if _OfficialView.build is None:  # pragma: no cover - set when appclient is imported
+        if OfficialView.build is None:  # pragma: no cover - set when appclient is imported
             raise AttributeError(name)
-        return getattr(_OfficialView.build(self._function), name)
+        return getattr(OfficialView.build(self._function), name)
 
     def __repr__(self) -> str:
         return f"<appclient manifest view of {getattr(self._function, '__name__', '?')}>"
 
 
-class _LagentView(Mapping[str, Any]):
+class LagentView(Mapping[str, Any]):
     """``func.api_description`` as Lagent's ``tool_api`` offers it, built on each read.
 
     A read-only mapping (``dict(view)`` for a copy): ``name``, ``description``, ``parameters``
@@ -251,9 +241,9 @@ class _LagentView(Mapping[str, Any]):
         self._function = function
 
     def _built(self) -> dict[str, Any]:
-        if _LagentView.build is None:  # pragma: no cover - set when appclient is imported
+        if LagentView.build is None:  # pragma: no cover - set when appclient is imported
             raise KeyError("api_description")
-        return _LagentView.build(self._function)
+        return LagentView.build(self._function)
 
     def __getitem__(self, key: str) -> Any:
         return self._built()[key]
@@ -268,28 +258,38 @@ class _LagentView(Mapping[str, Any]):
         return repr(self._built())
 
 
-def _merge(record: Any, values: Mapping[str, Any], *, what: str) -> None:
+def _merge(
+    target: Any, values: Mapping[str, Any], *, what: str, parameter: str | None = None
+) -> ManifestOverrides:
+    """Write ``values`` into the record of ``target`` (or of its ``parameter``); return it."""
+    record = _record_for(target)
+    into: Any = (
+        record
+        if parameter is None
+        else record.parameters.setdefault(parameter, ParameterOverride())
+    )
     for key, value in values.items():
         if value is None or value is UNSET:
             continue
-        current = getattr(record, key)
+        current = getattr(into, key)
         if current is not None and current is not UNSET and current != value:
             raise ManifestError(
                 f"{what} is given two different {key}s by two decorators ({current!r} and "
                 f"{value!r}); keep one"
             )
-        setattr(record, key, value)
+        setattr(into, key, value)
+    record.version = next(_versions)
+    return record
 
 
-def _parameter_names(target: Any) -> list[str]:
-    function = _function_of(target)
+def _parameters(target: Any) -> dict[str, inspect.Parameter]:
     try:
-        parameters = list(inspect.signature(function).parameters.values())
+        parameters = list(inspect.signature(_function_of(target)).parameters.values())
     except (TypeError, ValueError) as exc:
         raise ManifestError(f"cannot read the signature of {target!r}: {exc}") from exc
     if isinstance(target, classmethod) and parameters:
         parameters = parameters[1:]
-    return [p.name for p in parameters if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return {p.name: p for p in parameters if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
 
 
 @overload
@@ -344,11 +344,8 @@ def manifest(
     style = "named" if returns_named_value else "exploded" if explode_return else None
 
     def decorate(target: _T) -> _T:
-        record = _record_for(target)
         values = {"name": name, "description": description, "return_style": style}
-        _merge(record, values, what="the tool")
-        record.decorated = True
-        record.version = next(_versions)
+        _merge(target, values, what="the tool").decorated = True
         return target
 
     return decorate(func) if func is not None else decorate
@@ -384,21 +381,17 @@ def manifest_parameter(
     """
 
     def decorate(target: _T) -> _T:
-        names = _parameter_names(target)
-        if name not in names:
+        parameters = _parameters(target)
+        if name not in parameters:
             raise ManifestError(
                 f"@manifest_parameter(name={name!r}) names no parameter of "
                 f"{getattr(_function_of(target), '__qualname__', target)!r}; its parameters are "
-                f"{', '.join(names) or '(none)'}"
+                f"{', '.join(parameters) or '(none)'}"
             )
-        if required is False:
-            parameter = inspect.signature(_function_of(target)).parameters[name]
-            if parameter.default is inspect.Parameter.empty:
-                raise ManifestError(
-                    f"parameter {name!r} has no default, so required=False cannot make it optional"
-                )
-        record = _record_for(target)
-        entry = record.parameters.setdefault(name, ParameterOverride())
+        if required is False and parameters[name].default is inspect.Parameter.empty:
+            raise ManifestError(
+                f"parameter {name!r} has no default, so required=False cannot make it optional"
+            )
         values = {
             "description": description,
             "type": type,
@@ -406,8 +399,7 @@ def manifest_parameter(
             "examples": list(examples) if examples is not None else None,
             "schema": dict(schema) if schema is not None else None,
         }
-        _merge(entry, values, what=f"parameter {name!r}")
-        record.version = next(_versions)
+        _merge(target, values, what=f"parameter {name!r}", parameter=name)
         return target
 
     return decorate
@@ -430,19 +422,11 @@ def manifest_return(
     """
 
     def decorate(target: _T) -> _T:
-        record = _record_for(target)
         values = {
             "return_description": description,
             "return_schema": dict(schema) if schema is not None else None,
         }
-        _merge(record, values, what="the return value")
-        record.version = next(_versions)
+        _merge(target, values, what="the return value")
         return target
 
     return decorate
-
-
-#: The class of ``func.__ab_manifest__`` views (its ``build`` is set by the manifest module).
-OfficialView = _OfficialView
-#: The class of ``func.api_description`` views (its ``build`` is set by the manifest module).
-LagentView = _LagentView

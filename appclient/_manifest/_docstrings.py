@@ -5,10 +5,7 @@ description is the summary and the body, without the ``Args``/``Parameters``, ``
 ``Raises`` and ``Examples`` sections: those sections describe the Python interface, and the
 agent receives the same facts in a structured form instead (parameter descriptions inside the
 JSON Schema, the return description appended by the spec builder).
-
-Docstring types (``unit (int): ...``) are kept as text. They are the weakest evidence for a
-parameter's type: an annotation always wins, and the text is only used for a parameter that has
-no annotation (see :mod:`appclient._manifest._type_schema`).
+Docstring types (``unit (int): ...``) are kept as text, for parameters without annotation.
 """
 
 from __future__ import annotations
@@ -16,14 +13,15 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import docstring_parser
 from docstring_parser import google
 
 from .._core._limits import cache_short_keys
+from ._signature import CallableTarget
 
-__all__ = ["DocInfo", "merge_doc_info", "named_returns", "parse_docstring"]
+__all__ = ["DocInfo", "doc_info", "merge_doc_info", "named_returns", "parse_docstring"]
 
 
 @dataclass(frozen=True)
@@ -94,14 +92,9 @@ def _clean_name(name: str) -> str:
 
 @cache_short_keys(1024, max_chars=16 * 1024)
 def parse_docstring(text: str | None) -> DocInfo:
-    """Parse a docstring written in any of the supported styles.
+    """Parse a docstring in any supported style (an empty :class:`DocInfo` for none).
 
-    Args:
-        text: The raw docstring (indentation is removed here), or ``None``.
-
-    Returns:
-        The parsed facts; an empty :class:`DocInfo` for no docstring. A docstring that the
-        parser rejects becomes the description, whole.
+    A docstring that the parser rejects becomes the description, whole.
     """
     if not text or not text.strip():
         return _EMPTY
@@ -150,15 +143,7 @@ def parse_docstring(text: str | None) -> DocInfo:
 def merge_doc_info(primary: DocInfo, fallback: DocInfo) -> DocInfo:
     """Combine two docstrings, ``primary`` winning wherever both say something.
 
-    A callable object has two: its class docstring (what the tool is) and its ``__call__``
-    docstring (often where the arguments are listed).
-
-    Args:
-        primary: The docstring whose statements win.
-        fallback: The docstring that fills the gaps.
-
-    Returns:
-        The merged facts.
+    A callable object has two: its ``__call__`` docstring and its class docstring.
     """
     return DocInfo(
         description=primary.description or fallback.description,
@@ -169,23 +154,30 @@ def merge_doc_info(primary: DocInfo, fallback: DocInfo) -> DocInfo:
     )
 
 
+def doc_info(target: CallableTarget) -> DocInfo:
+    """Return what the docstrings of ``target`` say (class and ``__call__`` for objects)."""
+    function_doc = parse_docstring(inspect.getdoc(target.function))
+    owner = target.doc_owner
+    if owner is None:
+        return function_doc
+    text = inspect.getdoc(owner) or ""
+    if text.startswith(f"{owner.__name__}("):
+        text = ""  # dataclasses write "Name(field: type, ...)" for an undocumented class
+    owner_doc = parse_docstring(text)
+    merged = merge_doc_info(function_doc, owner_doc)
+    return replace(merged, description=function_doc.description or owner_doc.description)
+
+
 #: ``name (type): description`` in a Returns section (Lagent's named and exploded returns).
 _RETURN_ITEM = re.compile(r"^-?\s*([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:\s*(.*?)\s*$")
 
 
 def named_returns(doc: DocInfo, *, exploded: bool) -> list[tuple[str, str | None, str]]:
-    """Read the named return values of a Returns section, as Lagent's ``tool_api`` does.
+    """Read the named return values ``(name, type or None, description)`` of a Returns section.
 
-    ``returns_named_value``: the section is ``name (type): description``. ``explode_return``:
-    its first line describes the whole value and each member follows on a ``- name (type):
-    description`` line.
-
-    Args:
-        doc: The parsed docstring.
-        exploded: Read the members (``explode_return``) rather than one named value.
-
-    Returns:
-        ``(name, type as written or None, description)`` per value; empty when none is named.
+    As Lagent's ``tool_api`` does: ``returns_named_value`` reads ``name (type): description``;
+    ``explode_return`` (``exploded``) reads a first line describing the whole value, then one
+    ``- name (type): description`` line per member.
     """
     lines = (doc.returns or "").splitlines()
     if exploded:

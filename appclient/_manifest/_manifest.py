@@ -1,11 +1,8 @@
 """``Manifest``: the tool dict the official SDK's ``Manifest.from_function`` stands for.
 
-``Manifest.from_function(f)`` returns the full wire tool ``{"type": "function", "function":
-{"name", "description", "parameters"}}`` as a plain ``dict`` subclass, so it goes straight into
-``json.dumps`` (the official SDK returns a pydantic model that ``json.dumps`` refuses) and into
-``AppClient.run(tools=[...])``. Facts that have no place on the wire travel as attributes:
-``return_description`` and ``return_schema``. Code written for the official model keeps
-working: ``.type``, ``.function``, ``.model_dump()`` and ``.model_dump_json()`` read the same.
+A ``dict`` subclass holding the wire tool, so it goes straight into ``json.dumps`` (the official
+SDK returns a pydantic model that ``json.dumps`` refuses) and into ``AppClient.run(tools=[...])``;
+code written for the official model keeps working (``.type``, ``.function``, ``.model_dump()``).
 """
 
 from __future__ import annotations
@@ -57,27 +54,20 @@ class Manifest(dict[str, Any]):
             return self._spec.return_schema
         return copy.deepcopy(self._return_schema)
 
-    def _extras(self) -> tuple[str | None, dict[str, Any] | None]:
-        return self.return_description, self.return_schema
-
     @classmethod
     def _restore(
-        cls, tool: dict[str, Any], extras: tuple[str | None, dict[str, Any] | None]
+        cls, tool: dict[str, Any], returns: str | None, return_schema: dict[str, Any] | None
     ) -> Manifest:
         result = cls(tool)
-        result.return_description, result._return_schema = extras
+        result.return_description, result._return_schema = returns, return_schema
         return result
 
-    # Copies and pickles carry the wire dict and the extras, never the spec (which holds the
-    # callable and a validation model that neither copies nor pickles).
+    # Copies (deep ones too: copy reads this) and pickles carry the wire dict and the extras,
+    # never the spec (which holds the callable and a validation model that neither copies nor
+    # pickles).
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Manifest._restore, (dict(self), self._extras()))
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Manifest:
-        return Manifest._restore(copy.deepcopy(dict(self), memo), self._extras())
-
-    def __copy__(self) -> Manifest:
-        return Manifest._restore(dict(self), self._extras())
+        extras = (self.return_description, self.return_schema)
+        return (Manifest._restore, (dict(self), *extras))
 
     @classmethod
     def from_function(

@@ -100,14 +100,9 @@ def _any_of(options: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def python_type_to_schema(type_name: str) -> dict[str, Any]:
-    """Translate a Python type name, as the official SDK writes it, into JSON Schema.
+    """Translate a type name as the official SDK writes it (``"Optional[int]"``) to JSON Schema.
 
-    Args:
-        type_name: For example ``"str"``, ``"Optional[int]"``, ``"Dict[str, Any]"``,
-            ``"Literal[celsius, fahrenheit]"`` or a class name.
-
-    Returns:
-        A JSON Schema fragment. An unknown class name becomes ``{"type": "object"}``.
+    An unknown class name becomes ``{"type": "object"}``.
     """
     text = type_name.strip().removeprefix("typing.")
     if "[" in text and text.endswith("]"):
@@ -144,18 +139,13 @@ def python_type_to_schema(type_name: str) -> dict[str, Any]:
     key = text.lower()
     if key in _SCALARS:
         return dict(_SCALARS[key])
-    if key in _ARRAYS:
-        return {"type": "array"}
-    if key in _OBJECTS:
-        return {"type": "object"}
-    return {"type": "object"}
+    return {"type": "array" if key in _ARRAYS else "object"}
 
 
-def _normalize_property(prop: Any, doc_description: str | None) -> tuple[dict[str, Any], bool]:
-    """Return the JSON Schema of one property and whether it declared itself required."""
-    if not isinstance(prop, dict):
+def _normalize_property(result: Any, doc_description: str | None) -> tuple[dict[str, Any], bool]:
+    """Return the JSON Schema of one property (changed in place) and whether it said required."""
+    if not isinstance(result, dict):
         return {}, False
-    result = copy.deepcopy(prop)
     declared_required = result.pop("required", None) is True
     result.pop("name", None)
     type_value = result.get("type")
@@ -169,7 +159,7 @@ def _normalize_property(prop: Any, doc_description: str | None) -> tuple[dict[st
         result.pop("description", None)
         if doc_description:
             result["description"] = doc_description
-    if result.get("default", 0) is None and "default" in prop and "type" in result:
+    if result.get("default", 0) is None and "type" in result:
         # The official shape writes "default": null for "no default", not "defaults to null".
         del result["default"]
     return result, declared_required
@@ -178,14 +168,9 @@ def _normalize_property(prop: Any, doc_description: str | None) -> tuple[dict[st
 def normalize_parameters(
     parameters: Any, *, param_docs: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    """Return a JSON Schema object for a tool's ``parameters``, whatever shape it came in.
+    """Return a new JSON Schema object for ``parameters`` (JSON Schema, official shape or ``None``).
 
-    Args:
-        parameters: A JSON Schema object, the official Manifest shape, or ``None``.
-        param_docs: Parameter descriptions to use where a property has none.
-
-    Returns:
-        A new ``{"type": "object", "properties": ..., "required": [...]}`` dict.
+    ``param_docs`` fills the descriptions of properties that have none.
     """
     if not isinstance(parameters, dict):
         return {"type": "object", "properties": {}}
@@ -211,15 +196,6 @@ def normalize_parameters(
     if required is not None and (required or "required" in result):
         result["required"] = required
     return result
-
-
-def _docstring_parts(text: str) -> tuple[str, dict[str, str]]:
-    """Split a docstring into its prose (without sections) and parameter descriptions."""
-    info = parse_docstring(text)
-    prose = info.description
-    if info.returns:
-        prose = f"{prose}\n\nReturns: {info.returns}" if prose else prose
-    return (prose or inspect.cleandoc(text)), dict(info.params)
 
 
 #: JSON Schema type -> the type word Lagent's ``tool_api`` writes for it (NUMBER for int).
@@ -249,10 +225,6 @@ def returns_sentence(items: list[ReturnItem] | tuple[ReturnItem, ...], *, lead: 
 
     The protocol has no field for what a tool returns, so Lagent's ``return_data`` and the
     decorators' named and exploded returns are all told in the description, this one way.
-
-    Args:
-        items: The values, in order.
-        lead: What comes first (``Returns the weather``); ``Returns`` when empty.
     """
     parts = [
         name + (f" ({kind})" if kind else "") + (f": {text}" if text else "")
@@ -336,8 +308,12 @@ def normalize_tool(tool: Any) -> Any:
     description = function.get("description")
     param_docs: dict[str, str] = {}
     if isinstance(description, str) and description.strip():
-        prose, param_docs = _docstring_parts(description)
-        function["description"] = prose if param_docs else inspect.cleandoc(description)
+        info = parse_docstring(description)
+        param_docs = dict(info.params)
+        prose = info.description
+        if prose and info.returns:
+            prose = f"{prose}\n\nReturns: {info.returns}"
+        function["description"] = (param_docs and prose) or inspect.cleandoc(description)
     elif description is None:
         function["description"] = ""
     function["parameters"] = normalize_parameters(function.get("parameters"), param_docs=param_docs)

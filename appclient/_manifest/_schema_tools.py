@@ -8,9 +8,7 @@ for a model reading a tool description, so it is tidied here:
   schema keyword by keyword and never looks inside data such as ``default`` or ``enum``.
 - ``$defs`` are inlined where they are used, except definitions that refer to themselves
   (recursive models): those stay in one ``$defs`` at the root of the parameters schema.
-- Non-finite float defaults (``inf``, ``nan``) are dropped, since JSON cannot carry them.
-- Keys are ordered ``type``, ``format``, ``description`` ... so people reading the JSON see
-  the important words first; the agent does not care.
+- Non-finite float defaults are dropped (JSON cannot carry them); keys are ordered for readers.
 
 Strict mode (:func:`apply_strict`) closes every object that lists properties
 (``additionalProperties: false``; a map such as ``dict[str, T]`` keeps its value schema), lists
@@ -89,15 +87,7 @@ def json_copy(value: Any) -> Any:
 
 
 def map_schema(schema: Any, transform: Callable[[Schema], Schema]) -> Any:
-    """Apply ``transform`` to every subschema, innermost first, and return the new schema.
-
-    Args:
-        schema: A JSON Schema (booleans pass through).
-        transform: Called with a fresh dict whose subschemas are already transformed.
-
-    Returns:
-        The transformed schema; the input is not modified.
-    """
+    """Return a copy of ``schema`` with ``transform`` applied to each subschema, innermost first."""
     if not isinstance(schema, dict):
         return schema
     result: Schema = {}
@@ -115,14 +105,10 @@ def map_schema(schema: Any, transform: Callable[[Schema], Schema]) -> Any:
 
 def _unique(values: list[Any]) -> list[Any]:
     # By JSON text, so 1 and true (equal in Python, different in JSON) both stay.
-    seen: set[str] = set()
-    result = []
+    by_text: dict[str, Any] = {}
     for value in values:
-        key = json.dumps(value, sort_keys=True, default=repr)
-        if key not in seen:
-            seen.add(key)
-            result.append(value)
-    return result
+        by_text.setdefault(json.dumps(value, sort_keys=True, default=repr), value)
+    return list(by_text.values())
 
 
 def _tidy_one(schema: Schema) -> Schema:
@@ -196,14 +182,8 @@ def _without_dangling_mapping(item: Schema, keep: set[str]) -> Schema:
 def inline_definitions(schema: Schema) -> Schema:
     """Replace ``$ref``s by the definitions they name, keeping only recursive ones in ``$defs``.
 
-    Keywords written next to a ``$ref`` (a parameter's ``description`` or ``default``) win
-    over the same keywords of the definition.
-
-    Args:
-        schema: A schema whose ``$defs`` sit at its root (as pydantic writes them).
-
-    Returns:
-        A new schema; ``$defs`` remains only if some definition is recursive.
+    Keywords written next to a ``$ref`` (a parameter's ``description`` or ``default``) win over
+    the same keywords of the definition.
     """
     definitions: Mapping[str, Any] = schema.get("$defs") or {}
     if not definitions:
@@ -228,28 +208,10 @@ def inline_definitions(schema: Schema) -> Schema:
     return result
 
 
-def _matches(value: Any, json_type: str) -> bool:
-    if json_type == "null":
-        return value is None
-    if json_type == "string":
-        return isinstance(value, str)
-    return False
-
-
 def admits(
     schema: Any, json_type: str, definitions: Mapping[str, Any], _seen: frozenset[str] = frozenset()
 ) -> bool:
-    """Tell whether a schema accepts some value of a JSON type (``"null"`` or ``"string"``).
-
-    Args:
-        schema: The schema to inspect.
-        json_type: ``"null"`` or ``"string"``.
-        definitions: The ``$defs`` that ``$ref``s point into.
-
-    Returns:
-        True when at least one value of that type can be valid (an unconstrained schema
-        accepts everything).
-    """
+    """Tell whether ``schema`` accepts some value of ``json_type`` (``"null"`` or ``"string"``)."""
     if schema is True or not isinstance(schema, dict):
         return schema is True
     if not _CONSTRAINING_KEYS.intersection(schema):
@@ -264,10 +226,9 @@ def admits(
         return any(admits(option, json_type, definitions, _seen) for option in options)
     if "allOf" in schema:
         return all(admits(part, json_type, definitions, _seen) for part in schema["allOf"])
-    if "enum" in schema:
-        return any(_matches(value, json_type) for value in schema["enum"])
-    if "const" in schema:
-        return _matches(schema["const"], json_type)
+    if "enum" in schema or "const" in schema:
+        values = schema["enum"] if "enum" in schema else [schema["const"]]
+        return any(isinstance(v, type(None) if json_type == "null" else str) for v in values)
     declared = schema.get("type")
     if isinstance(declared, str):
         return declared == json_type
@@ -302,15 +263,7 @@ def _close_object(schema: Schema) -> Schema:
 
 
 def apply_strict(schema: Schema, *, defaulted: Iterable[str]) -> Schema:
-    """Return the strict-mode form of a parameters schema.
-
-    Args:
-        schema: The parameters schema (an object with ``properties``).
-        defaulted: Top-level properties that have a default; they become nullable.
-
-    Returns:
-        A new schema where every object with properties is closed and requires all of them.
-    """
+    """Return the strict form of a parameters schema; ``defaulted`` properties become nullable."""
     result: Schema = map_schema(schema, _close_object)
     result["additionalProperties"] = False
     definitions = result.get("$defs") or {}

@@ -29,18 +29,15 @@ import inspect
 import sys
 import types
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .._core._errors import ManifestError
 
 __all__ = [
     "EMPTY",
-    "CallKind",
     "CallableTarget",
     "SignatureInfo",
-    "SignatureParameter",
-    "call_kind",
     "describe_signature",
     "evaluate_annotation",
     "namespaces",
@@ -72,50 +69,6 @@ class CallableTarget:
     default_name: str = ""
 
 
-@dataclass(frozen=True)
-class SignatureParameter:
-    """One parameter of the described function, with its annotation evaluated.
-
-    Attributes:
-        name: The parameter name.
-        kind: Positional-only, keyword-only, ``*args`` and so on.
-        annotation: The evaluated annotation, or :data:`EMPTY`.
-        default: The default value, or :data:`EMPTY`.
-        preset: True when the value is already supplied (``self``, partial arguments).
-    """
-
-    name: str
-    kind: inspect._ParameterKind
-    annotation: Any
-    default: Any
-    preset: bool
-
-
-@dataclass(frozen=True)
-class CallKind:
-    """What calling a function returns.
-
-    Attributes:
-        is_async: An awaitable.
-        is_generator: A generator.
-        is_async_generator: An async generator.
-    """
-
-    is_async: bool
-    is_generator: bool
-    is_async_generator: bool
-
-
-def call_kind(function: Callable[..., Any]) -> CallKind:
-    """Tell whether calling ``function`` returns an awaitable, a generator or neither."""
-    code = inspect.unwrap(function)
-    return CallKind(
-        is_async=inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(code),
-        is_generator=inspect.isgeneratorfunction(code),
-        is_async_generator=inspect.isasyncgenfunction(code),
-    )
-
-
 def _name_of(obj: Any) -> str:
     name = getattr(obj, "__name__", None)
     return name if isinstance(name, str) else type(obj).__name__
@@ -124,33 +77,17 @@ def _name_of(obj: Any) -> str:
 def resolve_callable(obj: Any) -> CallableTarget:
     """Reduce any supported callable to a :class:`CallableTarget`.
 
-    Args:
-        obj: A function, method, callable object, ``functools.partial`` or static method.
-
-    Returns:
-        The description of how ``obj`` is called.
-
     Raises:
         ManifestError: ``obj`` is not callable, is a class, or is an unbound ``classmethod``.
     """
     if isinstance(obj, functools.partial):
         inner = resolve_callable(obj.func)
-        return CallableTarget(
-            function=inner.function,
-            skip=inner.skip + len(obj.args),
-            preset=inner.preset | frozenset(obj.keywords),
-            doc_owner=inner.doc_owner,
-            default_name=inner.default_name,
+        return replace(
+            inner, skip=inner.skip + len(obj.args), preset=inner.preset | frozenset(obj.keywords)
         )
     if isinstance(obj, types.MethodType):
         inner = resolve_callable(obj.__func__)
-        return CallableTarget(
-            function=inner.function,
-            skip=inner.skip + 1,
-            preset=inner.preset,
-            doc_owner=inner.doc_owner,
-            default_name=inner.default_name,
-        )
+        return replace(inner, skip=inner.skip + 1)
     if isinstance(obj, staticmethod):
         return resolve_callable(obj.__func__)
     if isinstance(obj, classmethod):
@@ -201,16 +138,7 @@ def _builtins_of(globalns: Mapping[str, Any]) -> Mapping[str, Any]:
 def evaluate_annotation(
     annotation: Any, *, globalns: Mapping[str, Any], localns: Mapping[str, Any], where: str
 ) -> Any:
-    """Evaluate a string annotation; return other annotations as they are.
-
-    Args:
-        annotation: The annotation as written (a string under postponed evaluation).
-        globalns: The module namespace of the function.
-        localns: Extra names (the owning class's namespace).
-        where: Words naming the annotation's place, for the error message.
-
-    Returns:
-        The annotation object (``None`` becomes ``type(None)``).
+    """Evaluate a string annotation (``where`` names it in the error); return others as they are.
 
     Raises:
         ManifestError: The string does not evaluate (an unknown or local name).
@@ -241,7 +169,9 @@ class SignatureInfo:
     """The parameters and return annotation of a resolved callable.
 
     Attributes:
-        parameters: Every parameter in signature order; ``preset`` marks those already supplied.
+        parameters: Every parameter in signature order, string annotations evaluated (except
+            for preset parameters).
+        preset: Names of the parameters already supplied (``self``, partial arguments).
         return_annotation: The evaluated return annotation, or :data:`EMPTY` (also when it
             does not resolve: the return type only feeds the optional return schema).
         instance: Parameters only the program can supply although nothing supplies them yet:
@@ -249,19 +179,14 @@ class SignatureInfo:
             never sees them (the official SDK drops ``self`` too); ``bound=`` may supply them.
     """
 
-    parameters: tuple[SignatureParameter, ...]
+    parameters: tuple[inspect.Parameter, ...]
+    preset: frozenset[str]
     return_annotation: Any
     instance: frozenset[str] = frozenset()
 
 
 def describe_signature(target: CallableTarget) -> SignatureInfo:
     """Read the signature of ``target.function`` and evaluate its annotations.
-
-    Args:
-        target: The resolved callable.
-
-    Returns:
-        The parameters (with ``preset`` set for those already supplied) and return annotation.
 
     Raises:
         ManifestError: The signature cannot be read or a parameter annotation does not resolve.
@@ -274,33 +199,26 @@ def describe_signature(target: CallableTarget) -> SignatureInfo:
         ) from exc
     globalns, localns = namespaces(target)
     to_skip = target.skip
-    result: list[SignatureParameter] = []
+    result: list[inspect.Parameter] = []
+    preset_names = set(target.preset)
     for parameter in signature.parameters.values():
-        preset = parameter.name in target.preset
         if to_skip and parameter.kind in _POSITIONAL:
             to_skip -= 1
-            preset = True
+            preset_names.add(parameter.name)
         elif parameter.kind is inspect.Parameter.VAR_POSITIONAL:
             to_skip = 0  # further bound positionals land in *args
-        annotation = parameter.annotation
-        if annotation is not EMPTY and not preset:
-            annotation = evaluate_annotation(
-                annotation,
-                globalns=globalns,
-                localns=localns,
-                where=f"parameter {parameter.name!r} of {target.default_name}",
+        if parameter.annotation is not EMPTY and parameter.name not in preset_names:
+            parameter = parameter.replace(
+                annotation=evaluate_annotation(
+                    parameter.annotation,
+                    globalns=globalns,
+                    localns=localns,
+                    where=f"parameter {parameter.name!r} of {target.default_name}",
+                )
             )
-        result.append(
-            SignatureParameter(
-                name=parameter.name,
-                kind=parameter.kind,
-                annotation=annotation,
-                default=parameter.default,
-                preset=preset,
-            )
-        )
+        result.append(parameter)
     first = next((p for p in result if p.kind in _POSITIONAL), None)
-    unbound_self = first is not None and first.name == "self" and not first.preset
+    unbound_self = first is not None and first.name == "self" and first.name not in preset_names
     returns = signature.return_annotation
     if returns is not EMPTY:
         try:
@@ -311,6 +229,7 @@ def describe_signature(target: CallableTarget) -> SignatureInfo:
             returns = EMPTY
     return SignatureInfo(
         parameters=tuple(result),
+        preset=frozenset(preset_names),
         return_annotation=returns,
         instance=frozenset({"self"}) if unbound_self else frozenset(),
     )

@@ -2,13 +2,8 @@
 
 The format is the one the official Java and Go AppBuilder examples read: a UTF-8 JSON file
 holding one tool object ``{"type": "function", "function": {...}}`` (or a list of them).
-:func:`save_tools` writes one file, or one ``<tool name>.json`` per tool into a folder;
-:func:`load_tools` reads a file or every ``*.json`` file of a folder (sorted by name).
-
-Loading passes every tool through :func:`appclient._official_shape.normalize_tool`, so files
-written from the official SDK's ``Manifest`` (Python type names, ``required`` inside
-properties, raw docstrings) come back as JSON Schema, then checks each tool against the wire
-model and the tool-name rule. Tool names must be unique across everything loaded at once.
+Loading passes every tool through :func:`normalize_tool`, so files written from the official
+SDK's ``Manifest`` come back as JSON Schema, then checks it against the wire model.
 """
 
 from __future__ import annotations

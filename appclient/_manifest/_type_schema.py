@@ -11,14 +11,6 @@ Plain signatures (``str``, ``int``, ``float``, ``bool``, ``None``, ``Any``, ``Op
 writes the same schema without building a model; the model is then built on first validation.
 The tests compare both paths on every type the fast path claims.
 
-Where a type comes from, strongest first (documented precedence):
-
-1. a ``@manifest_parameter(type=...)`` decorator;
-2. the annotation in the signature (a docstring type never overrides it);
-3. the type written in the docstring (``unit (int): ...``), for an unannotated parameter;
-4. the type of the default value (``limit=10`` -> integer); a ``None`` default says nothing;
-5. nothing: the parameter gets no ``type`` at all (never a guessed ``string``).
-
 ``typing.TypedDict`` classes are rewritten into equivalent ``typing_extensions.TypedDict``
 classes on Python < 3.12, where pydantic refuses the former.
 """
@@ -37,8 +29,7 @@ import types
 import typing
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Optional, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import typing_extensions
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
@@ -51,14 +42,13 @@ from ._schema_tools import Schema, inline_definitions, tidy
 from ._signature import EMPTY
 
 __all__ = [
-    "FieldDefinition",
+    "ArgumentField",
     "annotated_description",
     "arguments_schema",
     "build_arguments_model",
     "fast_default",
     "fast_schema",
     "infer_from_default",
-    "optional_of",
     "prepare_annotation",
     "resolve_type_name",
     "type_schema",
@@ -108,32 +98,21 @@ class _Generator(GenerateJsonSchema):
         return result
 
 
-@dataclass(frozen=True)
-class FieldDefinition:
-    """One visible parameter as a model field.
-
-    Attributes:
-        alias: The parameter name (the property name in the schema).
-        annotation: The type the argument is validated against (:data:`EMPTY` = ``Any``).
-        default: The default (:data:`EMPTY` = required); may be a pydantic ``FieldInfo``.
-    """
-
-    alias: str
-    annotation: Any
-    default: Any
-
+#: A visible parameter as a model field: ``(parameter name, annotation or EMPTY for Any,
+#: default or EMPTY when required)``; the default may be a pydantic ``FieldInfo``.
+ArgumentField = tuple[str, Any, Any]
 
 _ARGUMENTS_CONFIG = ConfigDict(extra="ignore", coerce_numbers_to_str=True)
 
 
-def _field_error(fields: Sequence[FieldDefinition], exc: Exception) -> ManifestError:
-    for item in fields:
-        annotation = Any if item.annotation is EMPTY else item.annotation
+def _field_error(fields: Sequence[ArgumentField], exc: Exception) -> ManifestError:
+    for alias, annotation, _ in fields:
+        annotation = Any if annotation is EMPTY else annotation
         try:
             TypeAdapter(annotation).json_schema(schema_generator=_Generator)
         except Exception as field_exc:
             return ManifestError(
-                f"parameter {item.alias!r} has type {annotation!r}, which cannot be described "
+                f"parameter {alias!r} has type {annotation!r}, which cannot be described "
                 f"as JSON Schema ({type(field_exc).__name__}: {field_exc}); bind it "
                 "(functools.partial or bound=) or use a JSON-friendly type"
             )
@@ -141,31 +120,27 @@ def _field_error(fields: Sequence[FieldDefinition], exc: Exception) -> ManifestE
 
 
 def build_arguments_model(
-    fields: Sequence[FieldDefinition], *, module: str | None
+    fields: Sequence[ArgumentField], *, module: str | None
 ) -> type[BaseModel]:
-    """Create the pydantic model whose fields are the visible parameters.
+    """Create the model whose field ``p<i>`` (alias ``fields[i][0]``) is the i-th visible parameter.
 
-    Args:
-        fields: The parameters, in signature order.
-        module: The function's module, where pydantic resolves forward references.
-
-    Returns:
-        A model class; field ``p<i>`` has alias ``fields[i].alias``.
+    ``module`` is where pydantic resolves forward references.
 
     Raises:
         ManifestError: A type cannot be validated or described as JSON Schema.
     """
     definitions: dict[str, Any] = {}
-    for index, item in enumerate(fields):
-        annotation = Any if item.annotation is EMPTY else item.annotation
-        default = ... if item.default is EMPTY else item.default
+    for index, (alias, annotation, default) in enumerate(fields):
         if isinstance(default, FieldInfo):
             # The parameter name is the property name (the call needs it): a Field default's
             # own alias would rename the property and lose the parameter.
             default = FieldInfo.merge_field_infos(
-                default, alias=item.alias, validation_alias=item.alias, serialization_alias=None
+                default, alias=alias, validation_alias=alias, serialization_alias=None
             )
-        definitions[f"p{index}"] = (Annotated[annotation, Field(alias=item.alias)], default)
+        definitions[f"p{index}"] = (
+            Annotated[Any if annotation is EMPTY else annotation, Field(alias=alias)],
+            ... if default is EMPTY else default,
+        )
     try:
         return create_model(
             "Arguments", __config__=_ARGUMENTS_CONFIG, __module__=module or __name__, **definitions
@@ -174,7 +149,7 @@ def build_arguments_model(
         raise _field_error(fields, exc) from exc
 
 
-def arguments_schema(model: type[BaseModel], fields: Sequence[FieldDefinition]) -> Schema:
+def arguments_schema(model: type[BaseModel], fields: Sequence[ArgumentField]) -> Schema:
     """Return the tidied JSON Schema of an arguments model (``$defs`` inlined where possible).
 
     Raises:
@@ -218,14 +193,7 @@ def _literal_schema(values: tuple[Any, ...]) -> Schema | None:
 
 
 def fast_schema(annotation: Any) -> Schema | None:
-    """Return the schema of a plain type without pydantic, or ``None`` if it is not plain.
-
-    Args:
-        annotation: An evaluated annotation (:data:`EMPTY` means none).
-
-    Returns:
-        The same schema pydantic writes for this type, or ``None`` to use pydantic.
-    """
+    """Return pydantic's schema of a plain type without pydantic, or ``None`` if it is not plain."""
     if annotation is EMPTY or annotation is Any:
         return {}
     try:
@@ -339,18 +307,10 @@ def _typing_names() -> dict[str, Any]:
 
 
 def resolve_type_name(text: str, *, globalns: Mapping[str, Any], localns: Mapping[str, Any]) -> Any:
-    """Turn a docstring or decorator type name into a type, or :data:`EMPTY` if it is prose.
+    """Turn a docstring or decorator type name (``"list[str]"``) into a type, or :data:`EMPTY`.
 
     Only text made of names, dots, brackets, commas and ``|`` is evaluated (``str or None`` is
-    read as ``str | None``), so a docstring can never run code.
-
-    Args:
-        text: For example ``"int"``, ``"list[str]"``, ``"Optional[int]"``, ``"Unit"``.
-        globalns: The function's module namespace.
-        localns: Extra names (the owning class).
-
-    Returns:
-        The type, or :data:`EMPTY` when the text is not a resolvable type.
+    read as ``str | None``), so a docstring can never run code; prose gives :data:`EMPTY`.
     """
     candidate = re.sub(r"\s+or\s+", " | ", text.strip())
     if (
@@ -379,12 +339,6 @@ _REWRITTEN: dict[type, Any] = {}
 _QUALIFIERS = (typing_extensions.Required, typing_extensions.NotRequired)
 
 
-def _strip_qualifier(hint: Any) -> Any:
-    while get_origin(hint) in _QUALIFIERS:
-        hint = get_args(hint)[0]
-    return hint
-
-
 def _rewrite_typed_dict(cls: Any, active: frozenset[Any]) -> Any:
     if cls in _REWRITTEN:
         return _REWRITTEN[cls]
@@ -399,13 +353,10 @@ def _rewrite_typed_dict(cls: Any, active: frozenset[Any]) -> Any:
         raise ManifestError(f"cannot resolve the fields of {cls.__name__}: {exc}") from exc
     fields: dict[str, Any] = {}
     for key, hint in hints.items():
-        inner = _rewrite(_strip_qualifier(hint), active | {cls})
-        wrapper = (
-            typing_extensions.Required
-            if key in cls.__required_keys__
-            else (typing_extensions.NotRequired)
-        )
-        fields[key] = wrapper[inner]
+        while get_origin(hint) in _QUALIFIERS:
+            hint = get_args(hint)[0]
+        qualifier = _QUALIFIERS[0] if key in cls.__required_keys__ else _QUALIFIERS[1]
+        fields[key] = qualifier[_rewrite(hint, active | {cls})]
     factory: Any = typing_extensions.TypedDict  # the functional form, with a run-time name
     rewritten = factory(cls.__name__, fields)
     rewritten.__doc__ = cls.__doc__
@@ -449,8 +400,3 @@ def prepare_annotation(annotation: Any) -> Any:
     if plain_class and not typing.is_typeddict(annotation):
         return annotation  # a plain class: nothing inside to rewrite
     return _rewrite(annotation, frozenset())
-
-
-def optional_of(annotation: Any) -> Any:
-    """Return ``Optional[annotation]``."""
-    return Optional[annotation]  # noqa: UP045 - built at run time from a type object

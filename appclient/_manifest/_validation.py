@@ -23,7 +23,6 @@ names the tool, each field and what is wrong with it.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +31,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .._core._errors import ToolArgumentsError
 from ._signature import EMPTY
-from ._type_schema import FieldDefinition, build_arguments_model
+from ._type_schema import ArgumentField, build_arguments_model
 
 __all__ = ["ArgumentBinder", "CallSlot"]
 
@@ -108,7 +107,7 @@ class ArgumentBinder:
     def __init__(
         self,
         *,
-        fields: Sequence[FieldDefinition],
+        fields: Sequence[ArgumentField],
         slots: Sequence[CallSlot],
         hidden: frozenset[str],
         var_keyword: str | None,
@@ -125,17 +124,12 @@ class ArgumentBinder:
         self._module = module
         self._model = model
         self._extras_adapter: TypeAdapter[dict[str, Any]] | None = None
-        self._lock = threading.Lock()
 
     def model(self) -> type[BaseModel]:
-        """Return the arguments model, building it on first use."""
-        model = self._model
-        if model is None:
-            with self._lock:
-                if self._model is None:
-                    self._model = build_arguments_model(self._fields, module=self._module)
-                model = self._model
-        return model
+        """Return the arguments model, building it on first use (a race builds two, harmlessly)."""
+        if self._model is None:
+            self._model = build_arguments_model(self._fields, module=self._module)
+        return self._model
 
     def _validate_extras(self, extras: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
         if not extras or self._var_keyword_type in (EMPTY, Any):
@@ -179,16 +173,7 @@ class ArgumentBinder:
         bound: Mapping[str, Any],
         allow_extra: bool,
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """Validate ``arguments`` and return ``(args, kwargs)`` for the call.
-
-        Args:
-            arguments: The agent's arguments: a mapping, or JSON text of an object.
-            tool_name: The tool name, for the error message.
-            bound: Values the program supplies (never settable by the agent).
-            allow_extra: Drop unknown keys instead of refusing them.
-
-        Returns:
-            Positional arguments (positional-only parameters) and keyword arguments.
+        """Validate ``arguments`` (a mapping or JSON text); return ``(args, kwargs)`` for the call.
 
         Raises:
             ToolArgumentsError: Naming every invalid field and its problem.

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from appclient._manifest import build_tool_spec, manifest, manifest_parameter
 from appclient._manifest._docstrings import DocInfo
-from appclient._manifest._precedence import tool_description
+from appclient._manifest._spec import tool_description
 
 from .samples import get_current_weather
 

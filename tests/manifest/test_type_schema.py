@@ -16,7 +16,6 @@ from appclient import ManifestError
 from appclient._manifest import build_tool_spec
 from appclient._manifest._signature import EMPTY
 from appclient._manifest._type_schema import (
-    FieldDefinition,
     arguments_schema,
     build_arguments_model,
     fast_schema,
@@ -334,10 +333,10 @@ def test_fast_path_matches_pydantic(annotation):
 def test_fast_path_defaults_match_pydantic():
     """Defaults written by the fast path equal pydantic's JSON defaults."""
     fields = [
-        FieldDefinition(alias="a", annotation=float, default=1),
-        FieldDefinition(alias="b", annotation=list[int], default=[1, 2]),
-        FieldDefinition(alias="c", annotation=dict[str, Any], default={"k": [None]}),
-        FieldDefinition(alias="d", annotation=Optional[str], default=None),  # noqa: UP045
+        ("a", float, 1),
+        ("b", list[int], [1, 2]),
+        ("c", dict[str, Any], {"k": [None]}),
+        ("d", Optional[str], None),  # noqa: UP045
     ]
 
     def fast(
