@@ -28,9 +28,6 @@ from ._tools._loop_events import (
 )
 from ._tools._registry import ToolRegistry
 
-__all__ = ["add_arguments", "get_current_weather", "run"]
-
-
 #: The demo's local "weather station": fixed readings, so the demo is reproducible.
 _READINGS: dict[str, tuple[float, str]] = {
     "北京": (25.0, "晴"),

@@ -13,8 +13,6 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["moved_attribute"]
-
 
 def moved_attribute(module: str, name: str, moved: Mapping[str, str]) -> Any:
     """Return ``name`` from its new home (``moved[name]``), with a DeprecationWarning.

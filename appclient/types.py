@@ -26,7 +26,7 @@ from ._core._models import (
 from ._manifest import ParameterSpec, ToolSpec
 from ._tools._dispatch import ToolCallRecord
 from ._tools._loop_events import RoundRecord, RoundTripResult
-from ._tools._registry import RegisteredTool
+from ._tools._registered_tool import RegisteredTool
 from ._tools._tool_groups import ToolGroup
 
 __all__ = [

@@ -30,8 +30,6 @@ if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never
 
     from ._async_transport import AsyncTransport
 
-__all__ = ["AsyncAppClient"]
-
 
 class AsyncAppClient(
     ClientBase[

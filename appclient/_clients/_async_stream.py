@@ -12,8 +12,6 @@ from .._core._errors import AppClientError
 from .._core._models import RunAnswer
 from ._stream import StreamState
 
-__all__ = ["AsyncRunStream"]
-
 
 class AsyncRunStream(StreamState):
     """A streamed run for asyncio code: ``async for`` its messages, or await :meth:`collect`.

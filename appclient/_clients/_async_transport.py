@@ -37,8 +37,6 @@ from ._http_transport import (
     transport_failure,
 )
 
-__all__ = ["AsyncTransport", "Reply"]
-
 
 class Reply(NamedTuple):
     """A whole (non-stream) HTTP 200 answer: what the client reads of it."""

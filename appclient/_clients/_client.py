@@ -62,7 +62,6 @@ from ._stream import RunStream, StreamState
 if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never evaluated
     from typing_extensions import Unpack
 
-__all__ = ["AppClient"]
 
 _T = TypeVar("_T")
 #: An upload's form fields, and its source: a URL, or a readable file's path.

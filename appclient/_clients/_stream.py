@@ -32,8 +32,6 @@ from .._core._limits import Limits
 from .._core._models import Event, RunAnswer, ToolCall
 from .._core._sse import SSEDecoder
 
-__all__ = ["RunStream", "StreamState"]
-
 _S = TypeVar("_S", bound="StreamState")
 
 

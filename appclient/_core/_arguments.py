@@ -12,8 +12,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["ArgumentsDecodeError", "decode_arguments", "find_json_object"]
-
 #: How much of an undecodable text an error message quotes.
 _QUOTE_LIMIT = 120
 

@@ -12,8 +12,6 @@ from collections.abc import Iterator
 
 from ._errors import ResponseDecodeError, ResponseTooLargeError
 
-__all__ = ["BodyReader"]
-
 # gzip, or deflate as zlib (RFC 9110); 32 + MAX_WBITS detects either header by itself.
 _WBITS = 32 + zlib.MAX_WBITS
 

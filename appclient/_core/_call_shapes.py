@@ -26,8 +26,6 @@ from .._manifest._coerce import call_items, field
 from ._errors import InvalidRequestError
 from ._models import ToolCall
 
-__all__ = ["CallRequest", "ToolCallAccumulator", "read_calls"]
-
 _ARGUMENT_KEYS = ("arguments", "parameters")
 
 

@@ -31,14 +31,6 @@ from ._arguments import ArgumentsDecodeError, decode_arguments, find_json_object
 from ._errors import InvalidRequestError, did_you_mean
 from ._models import FunctionCall, ToolCall
 
-__all__ = [
-    "FORMAT_NAMES",
-    "ParsedReply",
-    "ToolFormat",
-    "checked_calls",
-    "get_format",
-]
-
 #: Model text longer than this is read only up to here (a runaway model, or 1 MB of text).
 MAX_REPLY_CHARS: Final = 200_000
 #: A call as the text writes it: the name and the raw arguments.

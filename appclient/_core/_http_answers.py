@@ -26,17 +26,6 @@ from ._errors import (
 from ._models import RunAnswer
 from ._retry import header_value, parse_http_date, parse_retry_after
 
-__all__ = [
-    "body_request_id",
-    "error_body_fields",
-    "parse_run_answer",
-    "raise_for_error_event",
-    "read_json_object",
-    "required_text",
-    "status_error_for",
-    "top_level_error",
-]
-
 _BOM: Final = "\ufeff"
 _BOM_BYTES: Final = _BOM.encode()
 

@@ -20,19 +20,6 @@ from ._models import FeedbackType, ToolChoice, ToolOutput
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = [
-    "FEEDBACK_TYPES",
-    "RunOptions",
-    "ToolChoiceLike",
-    "ToolOutputLike",
-    "encode_json",
-    "feedback_body",
-    "require_text",
-    "run_body",
-    "tool_choice_to_wire",
-    "tool_outputs_to_wire",
-    "unexpected_options",
-]
 
 ToolOutputLike: TypeAlias = "ToolOutput | Mapping[str, Any] | BaseModel"
 #: ``"auto"``, a tool's name (forces it), a dict or a :class:`ToolChoice`.

@@ -14,8 +14,6 @@ from typing import Any, Final, TypeVar, cast
 
 from ._errors import InvalidRequestError
 
-__all__ = ["Limits", "Timeout", "cache_short_keys", "parse_limits", "parse_timeout"]
-
 _MIB: Final = 1024 * 1024
 _F = TypeVar("_F", bound=Callable[..., Any])
 

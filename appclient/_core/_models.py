@@ -23,28 +23,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ._arguments import ArgumentsDecodeError, decode_arguments
 from ._constants import TERMINAL_EVENT_STATUSES
 
-__all__ = [
-    "ConversationCreated",
-    "CreateConversationRequest",
-    "ErrorBody",
-    "Event",
-    "FeedbackRequest",
-    "FeedbackType",
-    "FileUploaded",
-    "Function",
-    "FunctionCall",
-    "Message",
-    "RunAnswer",
-    "RunRequest",
-    "Tool",
-    "ToolCall",
-    "ToolChoice",
-    "ToolChoiceFunction",
-    "ToolOutput",
-    "Usage",
-    "WireModel",
-]
-
 FeedbackType = Literal["upvote", "downvote", "cancel"]
 
 

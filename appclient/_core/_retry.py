@@ -43,14 +43,6 @@ from ._errors import (
     TransportError,
 )
 
-__all__ = [
-    "RetryPolicy",
-    "backoff_delay",
-    "header_value",
-    "parse_http_date",
-    "parse_retry_after",
-]
-
 
 def backoff_delay(
     attempt: int,

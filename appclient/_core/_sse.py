@@ -27,8 +27,6 @@ from typing import Final
 from ._constants import MAX_SSE_LINE_BYTES
 from ._errors import ResponseDecodeError
 
-__all__ = ["SSEDecoder", "decode_sse"]
-
 _LINE_END: Final = re.compile(rb"\r\n|\r|\n")
 _BOM: Final = "\ufeff"
 _DONE_MARKER: Final = "[DONE]"

@@ -21,18 +21,6 @@ from .._core._models import RunAnswer, Tool, ToolCall
 from ._manifest import Manifest
 from ._official_shape import from_list_form
 
-__all__ = [
-    "ToolLike",
-    "ToolsLike",
-    "call_items",
-    "check_unique_names",
-    "field",
-    "is_one",
-    "listed",
-    "tool_name",
-    "tools_to_wire",
-]
-
 
 class _Registry(Protocol):
     def tools(self) -> Iterable[Any]: ...

@@ -23,8 +23,6 @@ from ._decorators import get_overrides
 from ._spec import build_tool_spec
 from ._tool_files import save_tools
 
-__all__ = ["add_arguments", "resolve_reference", "run"]
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the ``manifest`` subcommand's arguments on ``parser``."""

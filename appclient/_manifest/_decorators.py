@@ -24,19 +24,6 @@ from .._core._errors import ManifestError
 from ._signature import EMPTY
 from ._type_schema import resolve_type_name
 
-__all__ = [
-    "OVERRIDES_ATTRIBUTE",
-    "UNSET",
-    "LagentView",
-    "ManifestOverrides",
-    "OfficialView",
-    "ParameterOverride",
-    "get_overrides",
-    "manifest",
-    "manifest_parameter",
-    "manifest_return",
-]
-
 #: The attribute that holds the record on a decorated function.
 OVERRIDES_ATTRIBUTE = "__appclient_manifest__"
 #: What the official SDK's decorators attach: the tool view, and the parameter views.

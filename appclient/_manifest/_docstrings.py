@@ -21,8 +21,6 @@ from docstring_parser import google
 from .._core._limits import cache_short_keys
 from ._signature import CallableTarget
 
-__all__ = ["DocInfo", "doc_info", "merge_doc_info", "named_returns", "parse_docstring"]
-
 
 @dataclass(frozen=True)
 class DocInfo:

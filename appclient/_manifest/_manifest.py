@@ -16,8 +16,6 @@ from ._decorators import LagentView, OfficialView
 from ._official_shape import LAGENT_TYPES
 from ._spec import ToolSpec, build_tool_spec
 
-__all__ = ["Manifest", "lagent_description"]
-
 
 class Manifest(dict[str, Any]):
     """A tool in wire shape (a ``dict``), with the return description as an attribute.

@@ -16,17 +16,6 @@ from typing import Any
 
 from ._docstrings import parse_docstring
 
-__all__ = [
-    "JSON_SCHEMA_TYPES",
-    "LAGENT_TYPES",
-    "ReturnItem",
-    "from_list_form",
-    "normalize_parameters",
-    "normalize_tool",
-    "python_type_to_schema",
-    "returns_sentence",
-]
-
 #: The type names JSON Schema itself defines.
 JSON_SCHEMA_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
 

@@ -24,16 +24,6 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-__all__ = [
-    "REF_PREFIX",
-    "admits",
-    "apply_strict",
-    "inline_definitions",
-    "json_copy",
-    "make_nullable",
-    "tidy",
-]
-
 REF_PREFIX = "#/$defs/"
 
 _SCHEMA_KEYS = frozenset(

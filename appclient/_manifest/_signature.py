@@ -34,16 +34,6 @@ from typing import Any
 
 from .._core._errors import ManifestError
 
-__all__ = [
-    "EMPTY",
-    "CallableTarget",
-    "SignatureInfo",
-    "describe_signature",
-    "evaluate_annotation",
-    "namespaces",
-    "resolve_callable",
-]
-
 #: Marker for "no annotation" and "no default" (the same object :mod:`inspect` uses).
 EMPTY: Any = inspect.Parameter.empty
 

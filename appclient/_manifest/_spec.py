@@ -65,15 +65,6 @@ from ._type_schema import (
 )
 from ._validation import ArgumentBinder, CallSlot
 
-__all__ = [
-    "ParameterSpec",
-    "ToolSpec",
-    "build_tool_spec",
-    "check_tool_name",
-    "default_tool_name",
-    "tool_description",
-]
-
 _VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
 

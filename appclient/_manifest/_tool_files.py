@@ -22,8 +22,6 @@ from .._core._models import Tool
 from ._coerce import ToolLike, check_unique_names, is_one, tool_name, tools_to_wire
 from ._official_shape import normalize_tool
 
-__all__ = ["load_tools", "save_tools"]
-
 _JSON_INDENT = 4
 
 

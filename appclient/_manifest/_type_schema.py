@@ -41,19 +41,6 @@ from .._core._errors import ManifestError
 from ._schema_tools import Schema, inline_definitions, tidy
 from ._signature import EMPTY
 
-__all__ = [
-    "ArgumentField",
-    "annotated_description",
-    "arguments_schema",
-    "build_arguments_model",
-    "fast_default",
-    "fast_schema",
-    "infer_from_default",
-    "prepare_annotation",
-    "resolve_type_name",
-    "type_schema",
-]
-
 _NONE_TYPE = type(None)
 _SCALARS: dict[Any, Schema] = {
     str: {"type": "string"},

@@ -33,8 +33,6 @@ from .._core._errors import ToolArgumentsError
 from ._signature import EMPTY
 from ._type_schema import ArgumentField, build_arguments_model
 
-__all__ = ["ArgumentBinder", "CallSlot"]
-
 _MAX_INPUT_REPR = 60
 
 

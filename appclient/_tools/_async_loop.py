@@ -24,7 +24,6 @@ from ._loop_events import AnswerDone, LoopEvent, RoundTripResult
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["AsyncRoundTripMixin"]
 
 #: The name prefix of the thread each async round trip runs its local tools in.
 ROUND_TRIP_THREAD_PREFIX = "appclient-round-trip"

@@ -55,8 +55,6 @@ class ToolSource(Protocol):
     def names(self, *, enabled_only: bool = False) -> list[str]: ...
 
 
-__all__ = ["ApprovalCallback", "ApprovalRequest", "ToolCallRecord", "ToolSource", "iter_dispatch"]
-
 _BOUND_PROBLEM = "is set by the program and cannot be given in a tool call"
 
 

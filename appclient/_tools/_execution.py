@@ -23,8 +23,6 @@ from typing import Any
 from .._core._constants import DEFAULT_TOOL_WORKERS, DEFAULT_WORKER_IDLE_SECONDS
 from ._tool_results import collect_async_iterator
 
-__all__ = ["Invocation", "Outcome", "ToolRunner", "run_awaitable"]
-
 
 @dataclass(frozen=True)
 class Invocation:

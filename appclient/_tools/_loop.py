@@ -54,15 +54,6 @@ if TYPE_CHECKING:
 
     from ._registry import ToolRegistry
 
-__all__ = [
-    "Do",
-    "RoundTripMixin",
-    "RoundTripOptions",
-    "advance",
-    "as_registry",
-    "check_round_trip_options",
-]
-
 
 @dataclass(frozen=True)
 class Do:

@@ -15,19 +15,6 @@ from typing import Any, TextIO
 from .._core._models import Event, RunAnswer, ToolCall
 from ._dispatch import ToolCallRecord
 
-__all__ = [
-    "AnswerDone",
-    "EventPrinter",
-    "LoopEvent",
-    "RoundFinished",
-    "RoundRecord",
-    "RoundTripResult",
-    "ServerEvent",
-    "TextDelta",
-    "ToolCallFinished",
-    "ToolCallStarted",
-]
-
 
 @dataclass(frozen=True)
 class RoundRecord:

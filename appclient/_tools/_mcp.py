@@ -37,14 +37,6 @@ from ._tool_results import ReportedFailure, ToolFile
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = [
-    "MCPConnectionError",
-    "MCPServer",
-    "MCPServerHTTP",
-    "MCPServerStdio",
-    "protocol_names",
-    "schema_check",
-]
 
 _MAX_NAME = 64
 _UNFIT = re.compile(r"[^A-Za-z0-9_-]")

@@ -23,8 +23,6 @@ from ._mcp import import_mcp
 from ._registry import ToolRegistry
 from ._tool_results import ToolFile
 
-__all__ = ["add_arguments", "build_server", "run", "serve_mcp"]
-
 DESCRIPTION = """\
 Serve Python functions as an MCP server, over stdio or streamable HTTP.
 

@@ -18,7 +18,6 @@ from .._manifest import from_list_form
 if TYPE_CHECKING:
     from .._manifest import ToolSpec
 
-__all__ = ["RegisteredTool", "advertised_tool", "partial_values", "secret_texts", "tool_model"]
 
 _MAX_BOUND_DEPTH = 8
 _MAX_BOUND_VALUES = 1024

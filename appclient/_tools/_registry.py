@@ -45,8 +45,6 @@ from ._registered_tool import (
 from ._tool_groups import ToolGroup, find_group_tool, resolve_group
 from ._tool_results import serialize_result
 
-__all__ = ["RegisteredTool", "ToolRegistry"]
-
 
 class ToolRegistry:
     """Local tools the agent may call, and the dispatcher that runs their calls.

@@ -20,17 +20,6 @@ from .._core._errors import (
     suggest_names,
 )
 
-__all__ = [
-    "approval_declined",
-    "call_failed",
-    "failure_output",
-    "invalid_arguments",
-    "invalid_call",
-    "timed_out",
-    "unknown_tool",
-    "unserializable_result",
-]
-
 #: Names an unknown-tool message lists before summarising the rest.
 _LISTED_NAMES = 20
 #: Argument problems a message lists before summarising the rest.

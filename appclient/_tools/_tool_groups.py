@@ -28,16 +28,6 @@ from .._core._http_bodies import unexpected_options
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = [
-    "AddTool",
-    "GroupEntry",
-    "ToolGroup",
-    "ToolOptions",
-    "find_group_tool",
-    "register_tool",
-    "resolve_group",
-    "tool_group",
-]
 
 F = TypeVar("F", bound=Callable[..., Any])
 

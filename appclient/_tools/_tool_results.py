@@ -19,17 +19,6 @@ from typing import Any
 
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-__all__ = [
-    "ReportedFailure",
-    "ResultSerializationError",
-    "ToolFile",
-    "as_tool_file",
-    "collect_async_iterator",
-    "needs_approval",
-    "serialize_result",
-    "unwrap_status",
-]
-
 
 class ResultSerializationError(TypeError):
     """The tool returned a value that has no faithful text or JSON form."""

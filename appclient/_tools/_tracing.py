@@ -25,15 +25,6 @@ from .._version import __version__
 if TYPE_CHECKING:
     from ._dispatch import ToolCallRecord
 
-__all__ = [
-    "CAPTURE_CONTENT_ENV",
-    "attached",
-    "end_span",
-    "note",
-    "record_tool_call",
-    "run_span",
-    "start_span",
-]
 
 #: The GenAI conventions' switch for recording message content (here: tool arguments and
 #: outputs) on spans.
