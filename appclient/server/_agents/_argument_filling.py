@@ -41,22 +41,61 @@ __all__ = ["ArgumentPlan", "complete_arguments", "parameter_kinds", "plan_argume
 #: Kinds of string parameter by name words and description words, first match wins.
 _STRING_KINDS = (
     ("email", ("email", "mail"), ("邮箱", "e-mail", "email")),
-    ("identifier", ("id", "sku", "path", "file", "filename", "url", "uri", "link"),
-     ("路径", "链接")),
+    (
+        "identifier",
+        ("id", "sku", "path", "file", "filename", "url", "uri", "link"),
+        ("路径", "链接"),
+    ),
     ("expression", ("expression", "expr", "formula"), ("表达式", "算式", "expression")),
-    ("place", ("location", "city", "place", "address", "region", "country", "province", "origin",
-               "destination", "departure", "arrival"),
-     ("城市", "地点", "位置", "地区", "市名", "省", "city", "location")),
+    (
+        "place",
+        (
+            "location",
+            "city",
+            "place",
+            "address",
+            "region",
+            "country",
+            "province",
+            "origin",
+            "destination",
+            "departure",
+            "arrival",
+        ),
+        ("城市", "地点", "位置", "地区", "市名", "省", "city", "location"),
+    ),
     ("date", ("date", "day"), ("日期",)),
-)  # fmt: skip
-_TYPE_KINDS = {"integer": "number", "number": "number", "array": "array", "boolean": "boolean",
-               "object": "object"}  # fmt: skip
-_FORMAT_KINDS = {"date": "date", "date-time": "date", "email": "email", "uri": "identifier",
-                 "url": "identifier"}  # fmt: skip
+)
+_TYPE_KINDS = {
+    "integer": "number",
+    "number": "number",
+    "array": "array",
+    "boolean": "boolean",
+    "object": "object",
+}
+_FORMAT_KINDS = {
+    "date": "date",
+    "date-time": "date",
+    "email": "email",
+    "uri": "identifier",
+    "url": "identifier",
+}
 _ID_KINDS = {"token", "path", "url"}
 #: The order parameters take values in: exact kinds before the free text that takes the rest.
-_ORDER = ("choice", "date", "email", "identifier", "expression", "place", "number", "array",
-          "boolean", "object", "other", "text")  # fmt: skip
+_ORDER = (
+    "choice",
+    "date",
+    "email",
+    "identifier",
+    "expression",
+    "place",
+    "number",
+    "array",
+    "boolean",
+    "object",
+    "other",
+    "text",
+)
 #: As many as there are.
 _EVERY = 1 << 16
 #: Longest schema text whose reading is kept (a bound on the slot cache's memory).
@@ -172,10 +211,13 @@ def _slot(name: str, schema: Mapping[str, Any], *, required: bool) -> _Slot:
     else:
         words, lowered = english_words(name), description.lower()
         kind = next(
-            (k for k, names, cues in _STRING_KINDS
-             if any(w in names for w in words) or any(c in lowered for c in cues)),
+            (
+                k
+                for k, names, cues in _STRING_KINDS
+                if any(w in names for w in words) or any(c in lowered for c in cues)
+            ),
             "text",
-        )  # fmt: skip
+        )
     language, role = _example_language(main), _role(f"{name} {description}")
     return _Slot(name, schema, required, kind, options, example, language, role)
 

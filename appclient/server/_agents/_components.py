@@ -34,9 +34,17 @@ class ComponentInputError(ValueError):
     """The arguments given to a component are wrong; the message says how."""
 
 
-_PHRASES = {"string": "a string", "integer": "an integer", "number": "a number",
-            "boolean": "true or false", "array": "a list", "object": "an object", "null": "null",
-            "date": "a date as YYYY-MM-DD", "date-time": "a date and time (ISO 8601)"}  # fmt: skip
+_PHRASES = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "an object",
+    "null": "null",
+    "date": "a date as YYYY-MM-DD",
+    "date-time": "a date and time (ISO 8601)",
+}
 
 
 def _describe_type(schema: Any) -> str:
@@ -188,12 +196,25 @@ class _FunctionComponent(CloudComponent):
         return f"CloudComponent.from_function({self.info.name!r})"
 
 
-_CONDITIONS = (("晴", "sunny"), ("多云", "partly cloudy"), ("阴", "overcast"),
-               ("小雨", "light rain"), ("阵雨", "showers"), ("雷阵雨", "thunderstorms"),
-               ("雾", "foggy"))  # fmt: skip
-_WINDS = (("北风", "north"), ("东北风", "northeast"), ("东风", "east"), ("东南风", "southeast"),
-          ("南风", "south"), ("西南风", "southwest"), ("西风", "west"),
-          ("西北风", "northwest"))  # fmt: skip
+_CONDITIONS = (
+    ("晴", "sunny"),
+    ("多云", "partly cloudy"),
+    ("阴", "overcast"),
+    ("小雨", "light rain"),
+    ("阵雨", "showers"),
+    ("雷阵雨", "thunderstorms"),
+    ("雾", "foggy"),
+)
+_WINDS = (
+    ("北风", "north"),
+    ("东北风", "northeast"),
+    ("东风", "east"),
+    ("东南风", "southeast"),
+    ("南风", "south"),
+    ("西南风", "southwest"),
+    ("西风", "west"),
+    ("西北风", "northwest"),
+)
 
 
 class WeatherQuery(CloudComponent):

@@ -81,8 +81,10 @@ def english_words(text: str) -> list[str]:
     """The lower-case English words of ``text``; identifiers split into their parts."""
     words = [w.lower() for w in _WORD.findall(text)]
     # A light plural strip, so "cities" and "city" or "orders" and "order" meet.
-    return [w[:-3] + "y" if w.endswith("ies") else w[:-1] if w.endswith("s") and len(w) > 3 else w
-            for w in words]  # fmt: skip
+    return [
+        w[:-3] + "y" if w.endswith("ies") else w[:-1] if w.endswith("s") and len(w) > 3 else w
+        for w in words
+    ]
 
 
 def terms(text: str) -> frozenset[str]:
@@ -242,8 +244,18 @@ def chinese_number(text: str) -> int:
     return total + (digit or 0)
 
 
-_RELATIVE_DAYS = {"前天": -2, "昨天": -1, "yesterday": -1, "今天": 0, "今日": 0, "today": 0,
-                  "明天": 1, "明日": 1, "tomorrow": 1, "后天": 2}  # fmt: skip
+_RELATIVE_DAYS = {
+    "前天": -2,
+    "昨天": -1,
+    "yesterday": -1,
+    "今天": 0,
+    "今日": 0,
+    "today": 0,
+    "明天": 1,
+    "明日": 1,
+    "tomorrow": 1,
+    "后天": 2,
+}
 _DATE_PATTERNS = (
     re.compile(r"(?P<y>\d{4})[-/年](?P<m>\d{1,2})[-/月](?P<d>\d{1,2})[日号]?"),
     re.compile(r"(?P<m>\d{1,2})月(?P<d>\d{1,2})[日号]"),
@@ -259,9 +271,21 @@ _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|「([^」]+)」|'([^']+)'")
 _NUMBER = re.compile(
     r"-?\d+(?:\.\d+)?|[零一二两三四五六七八九十百千]+(?=[天个人位条次件岁年周页名])"
 )
-_OPERATORS = {"乘以": "*", "乘": "*", "×": "*", "加上": "+", "加": "+", "减去": "-", "减": "-",
-              "除以": "/", "÷": "/", "plus": "+", "minus": "-", "times": "*",
-              "divided by": "/"}  # fmt: skip
+_OPERATORS = {
+    "乘以": "*",
+    "乘": "*",
+    "×": "*",
+    "加上": "+",
+    "加": "+",
+    "减去": "-",
+    "减": "-",
+    "除以": "/",
+    "÷": "/",
+    "plus": "+",
+    "minus": "-",
+    "times": "*",
+    "divided by": "/",
+}
 _TERM = r"(?:\(\s*)*-?\d+(?:\.\d+)?(?:\s*\))*"
 _OPERATOR = r"\s*(?:[-+*/%^]|\*\*|//|" + "|".join(_OPERATORS) + r")\s*"
 _EXPRESSION = re.compile(rf"{_TERM}(?:{_OPERATOR}{_TERM})+")

@@ -178,8 +178,14 @@ class RuleAgent:
 
     def _intents(self, query: str, candidates: Sequence[Candidate], today: dt.date) -> list[Intent]:
         """:func:`_intents`, remembered for the last few queries (bounded)."""
-        key = (query, today, *((c.name, c.description, json.dumps(c.parameters, default=str),
-                                c.cloud) for c in candidates))  # fmt: skip
+        key = (
+            query,
+            today,
+            *(
+                (c.name, c.description, json.dumps(c.parameters, default=str), c.cloud)
+                for c in candidates
+            ),
+        )
         with self._lock:
             if (plan := self._plans.get(key)) is not None:
                 self._plans.move_to_end(key)

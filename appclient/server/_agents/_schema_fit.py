@@ -26,8 +26,12 @@ _MISSING: Any = object()
 _PYTHON_TYPES = {"string": str, "boolean": bool, "null": type(None), "array": list, "object": dict}
 _MAX_DEPTH = 8
 #: A number fails a bound keyword when the comparison with the bound is true.
-_BOUNDS = (("minimum", operator.lt), ("maximum", operator.gt), ("exclusiveMinimum", operator.le),
-           ("exclusiveMaximum", operator.ge))  # fmt: skip
+_BOUNDS = (
+    ("minimum", operator.lt),
+    ("maximum", operator.gt),
+    ("exclusiveMinimum", operator.le),
+    ("exclusiveMaximum", operator.ge),
+)
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
 _EMAIL_FORMATS = ("email", "idn-email")
 _TIME = re.compile(r"\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})?")
