@@ -20,11 +20,11 @@ from urllib.parse import parse_qs
 from ..._core._models import CreateConversationRequest, FeedbackRequest, RunRequest
 from .._runs._events import live_message, render_body, render_stream, utc_date
 from .._runs._live_run import live_messages
-from .._runs._run_engine import Emit, RunEngine
+from .._runs._run_engine import Emit, RunEngine, record_run
 from .._runs._tool_choice import forced_tool_name
 from .._settings import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_APP_ID, DEFAULT_RUN_LEASE_SECONDS
 from .._state._idempotency import IdempotencyGuard, fingerprint, stored_response
-from .._state._run_log import MAX_RUNS_KEPT, record_run
+from .._state._run_log import MAX_RUNS_KEPT
 from .._state._state import ConversationState, FeedbackRecord, FileRecord
 from .._state._store import Store, lease_owner_id
 from ._apps import app_list, describe_app, describe_apps

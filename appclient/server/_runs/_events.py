@@ -28,7 +28,7 @@ from .._http._responses import serial_id
 from .._settings import DEFAULT_ANSWER_DELTA_CHARS, MAX_ANSWER_DELTAS
 from .._state._state import PendingCall
 from ._json_template import Hole, JsonTemplate, json_text, string_text
-from ._run_engine import CloudStep, RunFailure, RunOutcome
+from ._run_engine import RunFailure, RunOutcome
 
 __all__ = [
     "USAGE_MODEL_NAME",
@@ -149,8 +149,7 @@ _TOOL_CALL = JsonTemplate(
         "function": {"name": Hole("name"), "arguments": Hole("arguments")},
     }
 )
-_STATUS_EVENT = _event_shape(_AGENT_EVENT_TYPE, Hole("status"), "status", {})
-_COMPONENT_STATUS_EVENT = _event_shape(Hole("name"), Hole("status"), "status", {})
+_STATUS_EVENT = _event_shape(Hole("name"), Hole("status"), "status", {})
 _ERROR_EVENT = _event_shape(
     _AGENT_EVENT_TYPE, "error", "status", {}, code=Hole("code"), message=Hole("message")
 )
@@ -205,14 +204,19 @@ def _function_call_event(name: str, arguments: str) -> str:
     return _FUNCTION_CALL_EVENT.fill(event_id=_event_id(), name=name, arguments=arguments)
 
 
-def _cloud_events(step: CloudStep) -> list[str]:
-    name = string_text(step.name)
-    return [
-        _function_call_event(name, json_text(step.arguments)),
-        _COMPONENT_RESULT_EVENT.fill(
-            event_id=_event_id(), name=name, text=string_text(step.output)
-        ),
-    ]
+def _result_event(name: str, output: str) -> str:
+    return _COMPONENT_RESULT_EVENT.fill(event_id=_event_id(), name=name, text=string_text(output))
+
+
+def _cloud_part(outcome: RunOutcome) -> list[str]:
+    events = []
+    for step in outcome.cloud_steps:
+        name = string_text(step.name)
+        events += [
+            _function_call_event(name, json_text(step.arguments)),
+            _result_event(name, step.output),
+        ]
+    return events
 
 
 def _interrupt_event(outcome: RunOutcome, calls: list[_CallTexts]) -> str:
@@ -238,17 +242,14 @@ def _error_event(failure: RunFailure) -> str:
     )
 
 
-def _status_event(status: str) -> str:
-    return _STATUS_EVENT.fill(event_id=_event_id(), status=string_text(status))
+def _status_event(status: str, name: str = _AGENT_NAME_TEXT) -> str:
+    return _STATUS_EVENT.fill(event_id=_event_id(), name=name, status=string_text(status))
 
 
 def _text_event(status: str, text: str, *, usage: dict[str, str] | None = None) -> str:
-    if usage is None:
-        return _TEXT_EVENT.fill(
-            event_id=_event_id(), status=string_text(status), text=string_text(text)
-        )
-    return _TEXT_EVENT_WITH_USAGE.fill(
-        event_id=_event_id(), status=string_text(status), text=string_text(text), **usage
+    template = _TEXT_EVENT if usage is None else _TEXT_EVENT_WITH_USAGE
+    return template.fill(
+        event_id=_event_id(), status=string_text(status), text=string_text(text), **(usage or {})
     )
 
 
@@ -262,30 +263,14 @@ def _hosted_cloud_messages(outcome: RunOutcome) -> list[list[str]]:
     messages: list[list[str]] = []
     for step in outcome.cloud_steps:
         name = string_text(step.name)
-        messages.extend(
-            [
-                [_function_call_event(name, json_text(step.arguments))],
-                [
-                    _COMPONENT_STATUS_EVENT.fill(
-                        event_id=_event_id(), name=name, status='"preparing"'
-                    )
-                ],
-                [
-                    _COMPONENT_RESULT_EVENT.fill(
-                        event_id=_event_id(), name=name, text=string_text(step.output)
-                    )
-                ],
-                [_COMPONENT_STATUS_EVENT.fill(event_id=_event_id(), name=name, status='"success"')],
-            ]
-        )
+        messages.append([_function_call_event(name, json_text(step.arguments))])
+        messages.append([_status_event("preparing", name)])
+        messages.append([_result_event(name, step.output)])
+        messages.append([_status_event("success", name)])
     origin = json_text({"origin_query": outcome.query})
     messages.append([_function_call_event(_AGENT_NAME_TEXT, origin)])
     messages.append([_status_event("preparing")])
     return messages
-
-
-def _cloud_part(outcome: RunOutcome) -> list[str]:
-    return [event for step in outcome.cloud_steps for event in _cloud_events(step)]
 
 
 def _tool_round(outcome: RunOutcome) -> list[str]:
@@ -294,26 +279,6 @@ def _tool_round(outcome: RunOutcome) -> list[str]:
     events.extend(_function_call_event(call.name, call.arguments) for call in calls)
     events.append(_interrupt_event(outcome, calls))
     return events
-
-
-def _message(
-    outcome: RunOutcome,
-    events: list[str],
-    *,
-    answer: str,
-    is_completion: bool,
-    request_id: str,
-    date: str,
-) -> str:
-    return _fill_message(
-        outcome.state.conversation_id,
-        outcome.message_id,
-        events,
-        answer=answer,
-        is_completion=is_completion,
-        request_id=request_id,
-        date=date,
-    )
 
 
 def _fill_message(
@@ -340,39 +305,29 @@ def _fill_message(
 def live_message(
     text: str,
     *,
-    first: bool,
+    first: bool = False,
+    failure: RunFailure | None = None,
     conversation_id: str,
     message_id: str,
     request_id: str,
     date: str,
 ) -> str:
-    """One SSE message sent while the agent is still at work: an answer delta (``running``).
+    """One SSE message of a run still at work: an answer delta, or ``failure``'s last message.
 
-    The ``first`` one opens the run with its ``preparing`` status too: nothing is sent live
+    The ``first`` delta opens the run with its ``preparing`` status too: nothing is sent live
     before the first delta, so a run that ends in a tool round stays one message.
     """
-    events = [_status_event("preparing")] if first else []
+    if failure is not None:
+        events = [_error_event(failure)]
+    else:
+        events = [_status_event("preparing")] if first else []
+        events.append(_text_event("running", text))
     return _fill_message(
         conversation_id,
         message_id,
-        [*events, _text_event("running", text)],
+        events,
         answer=text,
-        is_completion=False,
-        request_id=request_id,
-        date=date,
-    )
-
-
-def live_failure(
-    failure: RunFailure, *, conversation_id: str, message_id: str, request_id: str, date: str
-) -> str:
-    """The last message of a live run that failed after it started: one ``error`` event."""
-    return _fill_message(
-        conversation_id,
-        message_id,
-        [_error_event(failure)],
-        answer="",
-        is_completion=True,
+        is_completion=failure is not None,
         request_id=request_id,
         date=date,
     )
@@ -400,8 +355,9 @@ def render_body(outcome: RunOutcome, *, request_id: str, date: str) -> str:
             _text_event("done", outcome.answer, usage=usage),
             _status_event("success"),
         ]
-    return _message(
-        outcome,
+    return _fill_message(
+        outcome.state.conversation_id,
+        outcome.message_id,
         events,
         answer=outcome.answer if ending == "answer" else "",
         is_completion=ending != "interrupt",
@@ -456,8 +412,9 @@ def render_stream(
             groups.append(([], ""))  # the hosted service ends such a stream with an empty message
     last = len(groups) - 1
     return [
-        _message(
-            outcome,
+        _fill_message(
+            outcome.state.conversation_id,
+            outcome.message_id,
             events,
             answer=answer,
             # An interrupt is no completion, plain or streamed (the two used to differ).

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 from .._http._responses import HTTPProblem
-from ._events import live_failure
+from ._events import live_message
 from ._run_engine import Emit, RunFailure
 
 _log = logging.getLogger("appclient.server")
@@ -93,8 +93,9 @@ def live_messages(
                 problem = item.message if isinstance(item, HTTPProblem) else "unexpected error"
                 failure = RunFailure(EVENT_CODE_SERVER_FAILED, f"the run failed: {problem}")
                 _log.error("live run %s failed", message_id, exc_info=item)
-                yield live_failure(
-                    failure,
+                yield live_message(
+                    "",
+                    failure=failure,
                     request_id=request_id,
                     date=date,
                     conversation_id=conversation_id,

@@ -54,6 +54,7 @@ from .._settings import (
     DEFAULT_MAX_HISTORY_CHARS,
     DEFAULT_MAX_HISTORY_TURNS,
 )
+from .._state._run_log import RECORD_BYTES, RunRecord
 from .._state._state import ConversationState, OpenTurn, PendingCall, TurnRecord
 from ._tool_choice import UnknownToolChoiceError, forced_tool_name, resolve_tool_choice
 
@@ -67,6 +68,7 @@ __all__ = [
     "RunEngine",
     "RunFailure",
     "RunOutcome",
+    "record_run",
 ]
 
 _log = logging.getLogger("appclient.server")
@@ -511,3 +513,39 @@ def _added(total: dict[str, int] | None, more: dict[str, int] | None) -> dict[st
     if total is None:
         return dict(more)
     return {key: total.get(key, 0) + more.get(key, 0) for key in {*total, *more}}
+
+
+def record_run(
+    outcome: RunOutcome,
+    *,
+    request_id: str,
+    query: str,
+    outputs: Sequence[ToolOutput],
+    stream: bool,
+    started: float,
+    seconds: float,
+) -> RunRecord:
+    """Return the inspector's record of one run (``query``: "" for a tool-outputs run)."""
+    flat = tuple(text for output in outputs for text in (output.tool_call_id, output.output))
+    chars = RECORD_BYTES + len(query) + len(outcome.answer) + len(outcome.thought)
+    if flat:
+        chars += sum(map(len, flat))
+    if outcome.cloud_steps:
+        chars += sum(len(step.output) for step in outcome.cloud_steps)
+    return RunRecord(
+        outcome.message_id,
+        request_id,
+        started,
+        seconds,
+        stream,
+        query,
+        flat,
+        outcome.cloud_steps,
+        outcome.calls,
+        outcome.thought,
+        outcome.answer,
+        outcome.failure,
+        outcome.usage,
+        outcome.ending,
+        chars,
+    )

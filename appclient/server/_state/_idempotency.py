@@ -79,23 +79,14 @@ def stored_response(response: Response, body: bytes | None = None) -> StoredResp
 
 
 def _replay(stored: StoredResponse) -> Response:
-    headers = ((REPLAY_HEADER, "true"),)
-    if stored.stream:
-        pieces = stored.body.split(b"\n\n")
-        chunks = tuple(piece + b"\n\n" for piece in pieces if piece)
-        return Response(
-            status=stored.status,
-            request_id=stored.request_id,
-            chunks=chunks,
-            content_type=stored.content_type,
-            headers=headers,
-        )
+    pieces = stored.body.split(b"\n\n") if stored.stream else ()
     return Response(
         status=stored.status,
         request_id=stored.request_id,
-        body=stored.body,
+        body=b"" if stored.stream else stored.body,
+        chunks=tuple(piece + b"\n\n" for piece in pieces if piece) if stored.stream else None,
         content_type=stored.content_type,
-        headers=headers,
+        headers=((REPLAY_HEADER, "true"),),
     )
 
 

@@ -11,29 +11,22 @@ looks, and is also what the SQLite store saves.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
-from ..._core._models import ToolOutput
-
-__all__ = ["MAX_RUNS_KEPT", "MAX_TEXT_CHARS", "RunRecord", "record_run", "run_view"]
+__all__ = ["MAX_RUNS_KEPT", "MAX_TEXT_CHARS", "RECORD_BYTES", "RunRecord", "run_view"]
 
 #: Runs a conversation keeps for the inspector; older ones are dropped first.
 MAX_RUNS_KEPT: Final = 20
 #: The longest text the inspector shows of a run (a query, an output, an answer).
 MAX_TEXT_CHARS: Final = 2000
-_RECORD_BYTES: Final = 512  # a record's own memory, besides the texts it refers to
+RECORD_BYTES: Final = 512  # a record's own memory, besides the texts it refers to
 
 
 @dataclass(frozen=True, slots=True)
 class RunRecord:
-    """One run, as the inspector shows it (see :func:`run_view`).
-
-    One object per run, referring to what the run made (its steps and calls are the tuples
-    the conversation's state holds anyway): a conversation kept in memory costs the garbage
-    collector little more with it.
-    """
+    """One run, as the inspector shows it (see :func:`run_view`); it refers to what the run made."""
 
     message_id: str
     request_id: str
@@ -51,77 +44,6 @@ class RunRecord:
     ending: str
     #: Roughly the characters it keeps alive (for the memory store's accounting).
     chars: int
-
-
-class RunResult(Protocol):
-    """What a record is made of: the run engine's ``RunOutcome``, as far as it is read here.
-
-    The engine imports the state, which keeps these records: naming only what is read keeps
-    this module free of the engine.
-    """
-
-    @property
-    def message_id(self) -> str: ...
-    @property
-    def answer(self) -> str: ...
-    @property
-    def thought(self) -> str: ...
-    @property
-    def cloud_steps(self) -> tuple[Any, ...]: ...
-    @property
-    def calls(self) -> tuple[Any, ...]: ...
-    @property
-    def failure(self) -> Any: ...
-    @property
-    def usage(self) -> dict[str, int] | None: ...
-    @property
-    def ending(self) -> str: ...
-
-
-def record_run(
-    outcome: RunResult,
-    *,
-    request_id: str,
-    query: str,
-    outputs: Sequence[ToolOutput],
-    stream: bool,
-    started: float,
-    seconds: float,
-) -> RunRecord:
-    """Return the record of one run (cheap: it refers to what the run made).
-
-    Args:
-        outcome: What the run did (its ``state`` is not kept).
-        request_id: The request's id.
-        query: The query the run was asked ("" for a tool-outputs run).
-        outputs: The tool outputs the run was sent.
-        stream: Whether the client asked for a stream.
-        started: When the run started, in seconds since the epoch.
-        seconds: How long the run took.
-    """
-    flat = tuple(text for output in outputs for text in (output.tool_call_id, output.output))
-    chars = _RECORD_BYTES + len(query) + len(outcome.answer) + len(outcome.thought)
-    if flat:
-        chars += sum(map(len, flat))
-    if outcome.cloud_steps:
-        chars += sum(len(step.output) for step in outcome.cloud_steps)
-    return RunRecord(
-        outcome.message_id,
-        request_id,
-        started,
-        seconds,
-        stream,
-        query,
-        flat,
-        outcome.cloud_steps,
-        outcome.calls,
-        outcome.thought,
-        outcome.answer,
-        outcome.failure,
-        outcome.usage,
-        outcome.ending,
-        chars,
-    )
 
 
 def _clip(text: str) -> str:
