@@ -62,31 +62,23 @@ class _BodyReader:
             on_done()
 
     def read(self, size: int = -1) -> bytes:
+        return self._take(self._stream.read, size)
+
+    def readline(self, size: int = -1) -> bytes:
+        return self._take(self._stream.readline, size)
+
+    def _take(self, method: Callable[[int], bytes], size: int) -> bytes:
         if size < 0 or size > self.remaining:
             size = self.remaining
         try:
-            data = self._stream.read(size) if size else b""
+            data = method(size) if size else b""
         except OSError:
             # The client stopped sending (timeout, reset): the connection cannot go on.
             self.broken = True
             raise
-        self._took(len(data))
-        return data
-
-    def _took(self, count: int) -> None:
-        self.remaining -= count
+        self.remaining -= len(data)
         if not self.remaining:
             self._on_done()  # the whole request has arrived: its read deadline ends
-
-    def readline(self, size: int = -1) -> bytes:
-        if size < 0 or size > self.remaining:
-            size = self.remaining
-        try:
-            data = self._stream.readline(size) if size else b""
-        except OSError:
-            self.broken = True
-            raise
-        self._took(len(data))
         return data
 
     def __iter__(self) -> Any:
@@ -191,6 +183,22 @@ def _http_date() -> str:
     return _date_cache[1]
 
 
+def _error_message(status: HTTPStatus, message: str, *headers: tuple[str, str]) -> bytes:
+    """A whole HTTP error response, in the protocol's JSON error shape, that closes."""
+    request_id = new_id()
+    code = status.phrase.replace(" ", "")
+    body = encode_json({"request_id": request_id, "code": code, "message": message})
+    lines = [
+        f"HTTP/1.1 {status.value} {status.phrase}",
+        "Content-Type: application/json; charset=utf-8",
+        f"{HEADER_REQUEST_ID}: {request_id}",
+        *(f"{name}: {value}" for name, value in headers),
+        f"Content-Length: {len(body)}",
+        "Connection: close",
+    ]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
@@ -271,21 +279,9 @@ class _Handler(BaseHTTPRequestHandler):
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """Answer an HTTP-level error in the protocol's JSON error shape, then close."""
         status = HTTPStatus(code)
-        request_id = new_id()
-        body = encode_json(
-            {
-                "request_id": request_id,
-                "code": status.phrase.replace(" ", ""),
-                "message": message or status.description,
-            }
-        )
         self.close_connection = True
-        headers = [
-            ("Content-Type", "application/json; charset=utf-8"),
-            (HEADER_REQUEST_ID, request_id),
-            ("Content-Length", str(len(body))),
-        ]
-        self._send(self._head(f"{code} {status.phrase}", headers) + body)
+        date = ("Date", _http_date())
+        self._send(_error_message(status, message or status.description, date))
 
     def _head(self, status: str, headers: list[tuple[str, str]]) -> bytes:
         lines = [f"{self.protocol_version} {status}\r\n"]
@@ -573,22 +569,14 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
             socketserver.ThreadingMixIn.process_request(self, connection, address)
             return
         _log.warning("refused a connection: %d are open", self.max_connections)
-        request_id = new_id()
-        body = encode_json(
-            {
-                "request_id": request_id,
-                "code": "ServiceUnavailable",
-                "message": "too many open connections; retry later",
-            }
-        )
-        head_line = (
-            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
-            f"{HEADER_REQUEST_ID}: {request_id}\r\nRetry-After: 1\r\n"
-            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        refusal = _error_message(
+            HTTPStatus.SERVICE_UNAVAILABLE,
+            "too many open connections; retry later",
+            ("Retry-After", "1"),
         )
         with contextlib.suppress(OSError):
             connection.settimeout(1.0)
-            connection.sendall(head_line.encode("latin-1") + body)
+            connection.sendall(refusal)
         self.shutdown_request(connection)
 
     def shutdown_request(self, request: Any) -> None:

@@ -28,7 +28,7 @@ from .._settings import (
     DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
 )
 from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
-from ._store import KeyReservation, Store, StoreBusyError, lease_holder_gone
+from ._store import KeyEntry, KeyReservation, Store, StoreBusyError, lease_holder_gone
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
@@ -432,19 +432,15 @@ class SQLiteStore(Store):
                 stored_fingerprint, reserved_at, status, request_id, content_type, body, stream = (
                     row
                 )
-                if stored_fingerprint != fingerprint:
-                    return KeyReservation("mismatch")
+                response = None
                 if status is not None:
                     response = StoredResponse(
-                        status=int(status),
-                        request_id=str(request_id),
-                        content_type=str(content_type),
-                        body=bytes(body),
-                        stream=bool(stream),
+                        int(status), str(request_id), str(content_type), bytes(body), bool(stream)
                     )
-                    return KeyReservation("replay", response)
-                if now - float(reserved_at) < stale_after:
-                    return KeyReservation("busy")
+                entry = KeyEntry(stored_fingerprint, float(reserved_at), response)
+                found = entry.reservation(fingerprint, now=now, stale_after=stale_after)
+                if found.outcome != "new":
+                    return found
             db.execute(
                 "INSERT OR REPLACE INTO idempotency (key, fingerprint, reserved_at, holder) "
                 "VALUES (?, ?, ?, ?)",

@@ -28,6 +28,7 @@ from ._run_log import RunRecord
 from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
 
 __all__ = [
+    "KeyEntry",
     "KeyReservation",
     "MemoryStore",
     "QuotaExceededError",
@@ -210,10 +211,20 @@ _TOOL_SIZE_KEPT_CHARS = 16 * 1024
 
 
 @dataclass(slots=True)
-class _KeyEntry:
+class KeyEntry:
+    """A reserved idempotency key, as a store keeps it."""
+
     fingerprint: str
     reserved_at: float
     response: StoredResponse | None = None
+
+    def reservation(self, fingerprint: str, *, now: float, stale_after: float) -> KeyReservation:
+        """The answer to reserving the key again; ``"new"`` when a stale one is taken over."""
+        if self.fingerprint != fingerprint:
+            return KeyReservation("mismatch")
+        if self.response is not None:
+            return KeyReservation("replay", self.response)
+        return KeyReservation("busy" if now - self.reserved_at < stale_after else "new")
 
 
 class MemoryStore(Store):
@@ -264,7 +275,7 @@ class MemoryStore(Store):
         self._max_messages = max_messages_per_conversation
         self._files: dict[str, FileRecord] = {}
         self._feedback: dict[str, list[FeedbackRecord]] = {}
-        self._keys: OrderedDict[str, _KeyEntry] = OrderedDict()
+        self._keys: OrderedDict[str, KeyEntry] = OrderedDict()
         self._max_keys = max_idempotency_keys
         self._max_key_bytes = max_idempotency_bytes
         self._key_bytes = 0
@@ -440,13 +451,10 @@ class MemoryStore(Store):
         with self._lock:
             entry = self._keys.get(key)
             if entry is not None:
-                if entry.fingerprint != fingerprint:
-                    return KeyReservation("mismatch")
-                if entry.response is not None:
-                    return KeyReservation("replay", entry.response)
-                if now - entry.reserved_at < stale_after:
-                    return KeyReservation("busy")
-            self._keys[key] = _KeyEntry(fingerprint, now)
+                found = entry.reservation(fingerprint, now=now, stale_after=stale_after)
+                if found.outcome != "new":
+                    return found
+            self._keys[key] = KeyEntry(fingerprint, now)
             self._keys.move_to_end(key)
             self._trim_keys()
             return KeyReservation("new")
