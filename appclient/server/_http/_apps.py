@@ -1,10 +1,7 @@
 """The app-management API the official SDK calls, answered with the apps this server serves.
 
-``appbuilder.get_app_list`` (``GET /v2/apps``), ``describe_apps`` (``POST
-/v2/app?Action=DescribeApps``) and ``describe_app`` (``POST /v2/app?Action=DescribeApp``) list
-and describe the published apps of the token. The reference server serves its configured app
-ids (with "any app id", the default one), each a published agent app whose description names
-the server. Pure: request values in, response bodies out.
+``get_app_list`` (``GET /v2/apps``), ``describe_apps`` and ``describe_app`` (``POST
+/v2/app?Action=...``); each served app id is a published agent app. Pure.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Who is calling: bearer tokens, compared in constant time, and the owner they stand for.
 
-The official clients send ``Authorization: Bearer <token>`` (a token that already starts with
-``Bearer`` is sent as is). The server keeps the configured tokens and, for each request,
-compares the presented token against every one of them with :func:`hmac.compare_digest`,
-so timing says nothing about which token or how much of it matched. What the rest of the
-server sees is an *owner*: a SHA-256 fingerprint of the token, safe to store and to log.
+The rest of the server sees an *owner*: a SHA-256 fingerprint of the token, safe to store
+and to log.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The four endpoints of the protocol: create conversation, runs, file upload, feedback.
 
-Each handler gets an authenticated request (owner fingerprint, body bytes), validates it
-completely before touching any state, and returns a :class:`Response`. Writes go through
+Each handler validates its request completely before touching any state. Writes go through
 the idempotency guard, and a run holds its conversation's lease from reading the state to
-committing the new one, so concurrent runs on one conversation get 409 and a failed run
-leaves the conversation as it was.
+committing the new one, so a failed run leaves the conversation as it was.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """A small threaded HTTP/1.1 server for WSGI apps, from the standard library only.
 
-Built for the round trip's latency: keep-alive connections (one thread each), Nagle's
-algorithm off, and each non-stream response written with ONE send (status line, headers
-and body together), so no response waits on a delayed ACK. Streams go out one SSE message
-per send, flushed immediately, and the connection closes after the last message, as the
-protocol asks. A body comes with a ``Content-Length`` (digits only), or alone with
-``Transfer-Encoding: chunked`` (the official Go SDK sends its bodies so; RFC 9112 section 7.1),
-which is decoded here, within a size limit, before the app sees it with a ``Content-Length``.
-Both together are refused with 411 and the connection closed, since a proxy in front may
-frame the body by the other one; any other coding is answered 501. Errors the parser finds
-itself (a bad request line, headers too long) are answered in the same JSON shape as the
-app's errors.
+Built for the round trip's latency: keep-alive, Nagle off, each non-stream response in ONE
+send; streams go out one SSE message per send and the connection closes after the last. A
+chunked body (the official Go SDK sends its bodies so) is decoded before the app sees it;
+one with a ``Content-Length`` too is refused (411), as a proxy may frame it by the other.
 """
 
 from __future__ import annotations

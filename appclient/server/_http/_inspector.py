@@ -1,15 +1,8 @@
 """The run inspector: a read-only page at ``/`` showing a token's conversations and runs.
 
-The page (``inspector/``: plain HTML, CSS and JavaScript shipped in the package, no build
-step, nothing fetched from elsewhere) asks for a token, keeps it in the browser's session
-storage and sends it as the ``Authorization`` header to the JSON endpoints under
-``/inspector/api/``, never in a URL. Those have the protocol's tenancy: a token sees its own
-conversations only (another's is a 404, as in the protocol). Everything shown is put on the
-page as text, so a tool output holding ``<script>`` is shown, not run; the page's content
-security policy allows no script but its own besides.
-
-Nothing here is on the protocol's path: the app routes here only for paths it does not
-serve, and the run records it shows are kept by ``_run_log`` as runs commit.
+The page (``inspector/``, shipped in the package) sends the token as the ``Authorization``
+header to the JSON endpoints under ``/inspector/api/``, never in a URL; a token sees its own
+conversations only. Everything is shown as text, under a content security policy.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """A small ``multipart/form-data`` parser for uploads (pure; the ``cgi`` module is gone).
 
-It reads what the official clients send: text fields (``app_id``, ``conversation_id``,
-``file_url``, Java's ``scenario``) and one file part whose ``filename`` is raw UTF-8 in the
-header (Python ``requests``), percent-encoded via ``filename*=UTF-8''...`` (RFC 5987), or
-quoted with backslash escapes. :func:`parse_form` also reads the
-``application/x-www-form-urlencoded`` body the official async client (aiohttp) sends for a
-``file_url`` upload, which has no file part. Anything malformed raises
-:class:`MultipartError`, which the server answers with a 400.
+It reads what the official clients send: text fields and one file part whose ``filename``
+is raw UTF-8, percent-encoded (RFC 5987 ``filename*``, or aiohttp's), or quoted; and the
+urlencoded form of a ``file_url`` upload. Anything malformed raises :class:`MultipartError`.
 """
 
 from __future__ import annotations

@@ -4,11 +4,6 @@ The embedded server of tests, examples and the README::
 
     with ReferenceServer() as server:
         client = AppClient(server.app_id, token=server.token, base_url=server.url)
-        ...
-
-It binds 127.0.0.1 and a free port by default, generates a token unless given one, and
-serves until the ``with`` block ends. ``faults`` lets a test make the next requests fail,
-hang or stream only partly; ``store`` exposes the state for assertions.
 """
 
 from __future__ import annotations

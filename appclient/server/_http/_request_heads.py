@@ -1,16 +1,8 @@
 """New connections wait for their request head here, without a thread each (slowloris).
 
-A thread per connection is cheap until many clients connect and then send their request a
-byte at a time: each holds a thread that wakes for every byte, and a real client's request
-waits for the interpreter behind hundreds of them (its p99 was 12x the idle one with 1,000
-such connections). Here one thread watches every new connection through the operating
-system's selector (epoll on Linux), keeps what arrives, and hands a connection to a serving
-thread only once its request head (the request line and headers, up to the blank line) is
-whole, or has outgrown ``max_bytes`` (the serving thread then answers the error). The
-server's read deadline covers the head too: a connection it shuts down is seen closed here.
-
-A connection between two requests of a keep-alive client stays with its serving thread, as
-before; its next request is bounded by the server's read deadline.
+One thread watches every new connection through the selector and hands it to a serving
+thread only once its head is whole (or has outgrown ``max_bytes``, to be refused), so
+clients sending a byte at a time cannot hold a thread each.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """What an endpoint answers: a finished HTTP response, and the error that becomes one.
 
-Endpoints return a :class:`Response` (or raise :class:`HTTPProblem`); the WSGI layer turns
-either into headers and bytes. Bodies are encoded here, once, as the protocol wants them:
-compact one-line JSON, non-ASCII kept, and U+2028/U+2029 escaped so that no reader that
-splits lines on them (JavaScript, Python's ``str.splitlines``) sees a broken line.
+Bodies are compact one-line JSON with non-ASCII kept and U+2028/U+2029 escaped.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """``appclient serve``: run the reference agent server until interrupted.
 
-Prints the URL, the token (generated when none is given) and the app id, the three
-``export`` lines that point the official SDKs and appclient's own examples at it, and a
-``curl`` line that works as printed. Binds 127.0.0.1 unless ``--host`` says otherwise.
+Prints the URL, the token, the app id, the ``export`` lines for the SDKs and a ``curl`` line.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Uploaded files on disk: one data directory, server-chosen names, a size limit.
 
-A file is written under the name of its random file id, never under the client's file name,
-so no name a client sends can reach outside the directory. Writes go to a temporary name
-first and are renamed into place, so a crash never leaves half a file under a real id. When
-no directory is given, a private temporary one is made and removed on :meth:`close` (or,
-failing that, when the storage is collected or the process exits).
+A file is written under its random file id, never the client's name, through a temporary
+name renamed into place. A temporary directory made here is removed on :meth:`close` (or
+when the storage is collected or the process exits).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Request bodies in, validated values out; anything wrong is a 400 naming the field (pure).
 
-Bodies are parsed as JSON (never compared as bytes: Python and Java escape differently),
-refusing what would later break a response: ``NaN``/``Infinity``, numbers too large for a
-float, lone UTF-16 surrogates, nesting too deep. Fields are checked with the wire models;
-tools are normalised from the official Manifest shape to JSON Schema, their names checked
-against the tool-name rule and for duplicates.
+Bodies are parsed as JSON, refusing what would later break a response (``NaN``, lone
+surrogates, nesting too deep); fields are checked with the wire models, and tools
+normalised to JSON Schema with their names checked.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """The protocol as a WSGI application: routing, auth, body limits, errors, response headers.
 
-:func:`create_app` builds a :class:`ReferenceApp`, a plain WSGI callable, so the same server
-runs on the embedded HTTP server, under any WSGI server, or in tests without sockets. The
-app keeps no state of its own between requests (everything goes through the store), so
-several worker processes over one SQLite store behave as one server::
+The app keeps no state between requests (everything goes through the store), so several
+worker processes over one SQLite store behave as one server::
 
     gunicorn -w 4 'appclient.server:create_app(tokens=["my-token"], db_path="state.db")'
-
-Every response, errors included, carries ``X-Appbuilder-Request-Id`` equal to the body's
-``request_id``; only success is 200; an unexpected exception is logged with its request id
-and answered as a 500 JSON error that says nothing about the internals.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """Wire events and run messages, built from a :class:`RunOutcome` (docs/protocol.md sections 4-6).
 
-Pure functions from what a run did to the JSON text the protocol sends, written through
-templates whose constant parts are encoded once (a run's answer is on every request's hot
-path). The same outcome renders as one non-stream body or as a list of SSE messages:
-
-- a run that ends with local calls: ``function_call``/``done`` events (cloud components
-  first, each followed by its result event), one per local call, then the ``Interrupt``
-  event, last, carrying ``tool_calls``. In a stream that is ONE message, because the
-  official Go and Java examples read ``tool_calls`` of the last event of every message;
-- a run that ends with an answer: a ``preparing`` status, the cloud component events, the
-  answer (in a stream several ``running`` text deltas, each message carrying its delta as
-  ``answer``, then an empty ``done`` text event; non-stream one ``done`` event with the
-  whole text), and a final ``success`` status on a message with ``is_completion: true``;
-- a run that fails: the events so far and an ``error`` event with a non-zero code.
-
-No field the protocol promises is ever ``null``; ``usage`` and ``tool_calls`` are left out
-where there is nothing to say, as the recorded hosted responses do.
+Pure functions through :class:`JsonTemplate` shapes encoded once (a run's answer is on every
+request's hot path). The same outcome renders as one non-stream body or as SSE messages; a
+tool round is ONE message, because the official Go and Java examples read ``tool_calls`` of
+the last event of every message. No promised field is ever ``null``.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """JSON text for a fixed shape with a few holes, with the constant parts encoded once (pure).
 
-Every run answer has the same nested shape and differs only in a handful of values (ids,
-names, arguments, text). Encoding the whole nest with :func:`json.dumps` on every request
-walks every key and constant again; a :class:`JsonTemplate` encodes the shape once, with
-marker strings where the values go, and afterwards only the values are encoded. The
-shape is still written as a plain dict, so the wire format reads (and is reviewed) as data.
-
-Holes are filled with JSON text: :func:`json_text` for any value, :func:`string_text`
-for a string (the common case, several times cheaper).
+Every run answer has the same nested shape and differs in a handful of values: a
+:class:`JsonTemplate` encodes the shape once and afterwards only the values are encoded
+(:func:`json_text` for any value, :func:`string_text` for a string, several times cheaper).
 """
 
 from __future__ import annotations

@@ -1,31 +1,11 @@
 """The run engine: asks the agent step by step and decides how a run ends (pure, no I/O).
 
-One run either starts a turn (a query) or continues one (tool outputs). The engine asks the
-agent for a :class:`Decision`, runs the cloud components it asks for right here (and asks
-again), and stops at the first of:
-
-- local tool calls: the run ends with an interrupt; the calls wait in the conversation;
-- an answer: the turn is finished and goes into the history;
-- a failure inside the run (a component raised, too many steps): the run ends with an
-  ``error`` event and the turn is dropped.
-
-It returns a :class:`RunOutcome` (the new conversation state plus what happened); the
-events module turns that into wire events. The engine never writes to a store: the caller
-commits the new state only when the whole run succeeded, so a failed run changes nothing.
-
-Choices the protocol leaves open, made here:
-
-- Tool outputs may cover only part of a round: they are applied, and the run answers with
-  an interrupt that repeats the calls still pending (same ids), so every run still ends
-  with an interrupt and no output is lost or applied twice.
-- An output for a call that is not pending (unknown, or already answered) is a 400
-  ``InvalidParameter`` naming the field and the id; nothing of that request is applied.
-- A new query while calls are pending drops the pending turn and starts a new one; a
-  query sent together with tool outputs is ignored (the outputs continue their turn).
-- ``tool_choice`` of type ``function`` replaces the agent's first decision of a turn (an
-  unknown name is a 400 whatever the agent). A forced client tool ends the run with an
-  interrupt calling it; a forced cloud component runs in the run and its result is the
-  answer, as the hosted service does with "component results as the reply" switched on.
+A run starts a turn (a query) or continues one (tool outputs). The engine runs the cloud
+components the agent asks for and asks again, until local tool calls (an interrupt), an
+answer, or a failure (an ``error`` event; the turn is dropped). It returns a
+:class:`RunOutcome`; the caller commits its state only when the whole run succeeded.
+Partial and unknown outputs and forced tools follow docs/protocol.md sections 6-7; a new
+query drops a turn still waiting for outputs, and a query sent with outputs is ignored.
 """
 
 from __future__ import annotations
@@ -184,11 +164,6 @@ def _turns_to_keep(history: Sequence[TurnRecord], latest: TurnRecord, max_turns:
             break
         kept += 1
     return kept
-
-
-def _tool_name(tool: dict[str, Any]) -> str:
-    name: str = tool["function"]["name"]
-    return name
 
 
 class RunEngine:
@@ -403,7 +378,7 @@ class RunEngine:
         if emit is not None:
             emit("")  # the request was valid: from here on, every outcome is a 200
         tools = tuple(self._tool_model(tool) for tool in state.tools)
-        local_names = {_tool_name(tool) for tool in state.tools}
+        local_names = {tool["function"]["name"] for tool in state.tools}
         history: tuple[Turn, ...] = state.history
         steps: list[CloudStep] = []
         results = list(turn.results)
@@ -497,13 +472,8 @@ class RunEngine:
         steps: list[CloudStep],
         failure: RunFailure,
     ) -> RunOutcome:
-        return RunOutcome(
-            state=state.evolve(open_turn=None),
-            message_id=message_id,
-            query=turn.query,
-            cloud_steps=tuple(steps),
-            failure=failure,
-        )
+        dropped = state.evolve(open_turn=None)
+        return RunOutcome(dropped, message_id, turn.query, tuple(steps), failure=failure)
 
 
 def _added(total: dict[str, int] | None, more: dict[str, int] | None) -> dict[str, int] | None:

@@ -1,18 +1,7 @@
 """The tools a run may call, and the one its ``tool_choice`` forces (pure; protocol section 7).
 
-A run may call the conversation's client tools and the server's cloud components; a client
-tool hides a component of the same name (:func:`candidates_from`).
-
-``{"type": "function", "function": {"name": ..., "input": {...}}}`` forces one tool with
-``input`` as its arguments: a client tool of the conversation (answered with an interrupt)
-or a cloud component (run by the server). When exactly one required input is missing, the
-query fills it, read the way the rule agent reads queries (``北京今天的天气`` gives
-``city="北京"``, not the whole sentence). ``auto``, a missing ``function`` or an empty name
-(as the Go SDK sends) force nothing.
-
-The server calls :func:`resolve_tool_choice` before asking any agent, so an unknown name
-becomes an HTTP 400 whichever agent runs; :class:`UnknownToolChoiceError` carries the name
-and the names that would have been accepted.
+A client tool hides a cloud component of the same name. The server resolves ``tool_choice``
+before asking any agent, so an unknown name is a 400 whichever agent runs.
 """
 
 from __future__ import annotations

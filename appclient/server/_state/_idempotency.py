@@ -1,22 +1,9 @@
 """``Idempotency-Key``: a retried request gets the first answer instead of running twice.
 
-A client that retries (after a timeout, a 5xx, a broken stream) sends the same key again.
-The first request with a key reserves it, runs, and stores its answer if it succeeded; a
-repeat gets that stored answer back byte for byte, streams included, with the original
-request id. So a retried ``tool_outputs`` is applied exactly once.
-
-Choices made here:
-
-- Keys are scoped to the caller (the token's owner fingerprint): two tokens never share.
-- The same key with a *different* request (path or parsed body) is a 422
-  ``IdempotencyKeyReused``: the client has a bug, and answering either request's result
-  would be wrong. The comparison is on parsed content, not bytes, so a client that
-  re-encodes the body (or a new multipart boundary) still matches.
-- A repeat while the first request is still running is a 409 ``IdempotencyKeyInUse``
-  with ``Retry-After: 1`` (ask again later); a reservation left by a crashed worker
-  expires after the run lease.
-- Only successes (HTTP 200) are stored. A failed request changed nothing, so its key is
-  released and a retry runs for real.
+Keys are scoped to the caller's owner fingerprint. A repeat gets the stored answer back byte
+for byte (streams included, with the original request id); the same key with a different
+request (compared parsed, not as bytes) is a 422, and a repeat while the first still runs a
+409 with ``Retry-After: 1``. Only successes are stored: a failed request releases its key.
 """
 
 from __future__ import annotations

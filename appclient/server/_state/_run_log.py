@@ -1,12 +1,7 @@
 """What each run of a conversation did, kept for the run inspector (pure, no I/O).
 
-A conversation's state keeps its latest :data:`MAX_RUNS_KEPT` runs as :class:`RunRecord`
-values: what came in (the query, or the tool outputs), the cloud component steps, the
-local tool calls the run ended with, the answer or the error, the model's usage, and when
-and how long. A record only refers to what the run made (texts the conversation's history
-holds anyway), so keeping it costs the protocol's path next to nothing; :func:`run_view`
-turns it into the inspector's JSON (texts clipped to :data:`MAX_TEXT_CHARS`) when someone
-looks, and is also what the SQLite store saves.
+A :class:`RunRecord` only refers to what the run made, so keeping it costs the protocol's
+path next to nothing; :func:`run_view` makes the inspector's JSON (what the SQLite store saves).
 """
 
 from __future__ import annotations

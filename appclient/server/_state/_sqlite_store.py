@@ -1,11 +1,8 @@
 """A store in one SQLite file: survives restarts and is shared by several worker processes.
 
-Conversation states are saved whole as JSON (they are small, and a run replaces one
-atomically). Leases and idempotency reservations are single conditional statements, so two
-processes never both win. The file runs in WAL mode so readers do not block the writer;
-connections come from a small pool (one per concurrently working thread; at most
-``max_idle_connections`` are kept once a burst is over), and a process
-forked from one holding the store (gunicorn ``--preload``) opens connections of its own.
+States are saved whole as JSON; leases and key reservations are single conditional
+statements, so two processes never both win. The file runs in WAL mode, connections come
+from a small pool, and a process forked from one holding the store opens its own.
 """
 
 from __future__ import annotations

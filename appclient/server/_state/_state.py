@@ -1,10 +1,7 @@
 """What the reference server remembers, as plain immutable values (pure, no I/O).
 
-A conversation is one :class:`ConversationState`: who owns it, its local tools, the turn
-that waits for tool outputs (with its pending calls), and the finished turns. The run engine
-reads a state and returns a new one; stores save and load states whole, so memory and
-SQLite stores behave the same. Records for uploads, feedback and idempotency replays live
-beside it. Every record converts to and from JSON-ready dicts for the SQLite store.
+The run engine reads a :class:`ConversationState` and returns a new one; stores save and
+load states whole, so the memory and SQLite stores behave the same.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Where the reference server keeps its state: the store interface and the in-memory store.
 
-Everything that must survive between requests goes through a :class:`Store`, and nothing
-else is shared between requests, so the WSGI app scales out to several worker processes
-over one shared store (the SQLite store). A run takes a *lease* on its conversation: a
-second run while the lease is held is refused (HTTP 409), and a lease left by a crashed
-worker expires. Idempotency keys follow the same reserve/complete/release protocol.
+Everything shared between requests goes through a :class:`Store`, so the WSGI app scales out
+to several worker processes over one shared store. A run takes a *lease* on its
+conversation (a second run meanwhile is a 409; a crashed worker's lease expires).
 """
 
 from __future__ import annotations
