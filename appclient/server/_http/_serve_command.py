@@ -208,17 +208,6 @@ def run(
         print("appclient serve: --model-url needs --model NAME", file=sys.stderr)
         return 2
     try:
-        planner = (
-            {}
-            if not args.model_url
-            else {
-                "model_url": args.model_url,
-                "model": args.model,
-                "tool_format": args.tool_format,
-                "strategy": args.strategy,
-                "model_api_key_env": args.model_api_key_env,
-            }
-        )
         server = ReferenceServer(
             host=args.host,
             port=args.port,
@@ -228,7 +217,11 @@ def run(
             any_app_id=args.any_app_id,
             db_path=args.db,
             data_dir=args.data_dir,
-            **planner,
+            model_url=args.model_url,
+            model=args.model,
+            tool_format=args.tool_format,
+            strategy=args.strategy,
+            model_api_key_env=args.model_api_key_env,
         )
     except InvalidRequestError as exc:  # the openai package is missing, a bad format
         print(f"appclient serve: {exc}", file=sys.stderr)
@@ -259,39 +252,39 @@ def run(
         store = (
             f"sqlite {args.db}" if args.db else "memory (lost at exit; use --db FILE to keep it)"
         )
-        print(f"appclient reference server listening on {server.url}", file=out)
         apps = ", ".join(server.app_ids)
         if args.any_app_id:
             apps = f"any (--any-app-id){'; listed: ' + apps if apps else ''}"
-        print(f"  app id: {apps}", file=out)
         # A token the user chose is not printed (stdout is often a log under docker or
         # systemd); a generated one must be, or nobody could connect.
         token = "(as given with --token)" if tokens else server.token
         export_token = "<your --token>" if tokens else server.token
-        print(f"  token:  {token}", file=out)
-        print(f"  store:  {store}", file=out)
+        lines = [
+            f"appclient reference server listening on {server.url}",
+            f"  app id: {apps}",
+            f"  token:  {token}",
+            f"  store:  {store}",
+        ]
         if args.model_url:
-            print(
+            lines.append(
                 f"  agent:  model {args.model} at {args.model_url} "
-                f"({args.tool_format}, {args.strategy})",
-                file=out,
+                f"({args.tool_format}, {args.strategy})"
             )
-        print("Point the official SDKs and appclient at it (AppClient() reads these):", file=out)
-        print(f"  export {ENV_BASE_URL}={server.url}", file=out)
-        print(f"  export {ENV_TOKEN}={export_token}", file=out)
-        print(f"  export {ENV_APP_ID}={server.app_id}", file=out)
-        print("Try it:", file=out)
-        print(f"  {curl_line(server.url, export_token, server.app_id)}", file=out)
-        print(
-            f"Watch the runs: {server.url}/ (the run inspector; sign in with the token)", file=out
-        )
+        lines += [
+            "Point the official SDKs and appclient at it (AppClient() reads these):",
+            f"  export {ENV_BASE_URL}={server.url}",
+            f"  export {ENV_TOKEN}={export_token}",
+            f"  export {ENV_APP_ID}={server.app_id}",
+            "Try it:",
+            f"  {curl_line(server.url, export_token, server.app_id)}",
+            f"Watch the runs: {server.url}/ (the run inspector; sign in with the token)",
+        ]
         if not is_loopback(args.host):
-            print(
+            lines.append(
                 f"  warning: {args.host} is reachable from the network; "
-                "anyone with the token can use this server",
-                file=out,
+                "anyone with the token can use this server"
             )
-        print("Press Ctrl-C to stop.", file=out, flush=True)
+        print("\n".join([*lines, "Press Ctrl-C to stop."]), file=out, flush=True)
         server.serve_until(stop)
     except KeyboardInterrupt:
         server.stop()

@@ -70,6 +70,10 @@ def _status_line(status: int) -> str:
     return _STATUS_LINES.get(status) or f"{status} Error"
 
 
+def _too_large(limit: int) -> HTTPProblem:
+    return HTTPProblem(413, "PayloadTooLarge", f"body: over the limit of {limit} bytes")
+
+
 class ReferenceApp:
     """The WSGI application of the reference server (build it with :func:`create_app`).
 
@@ -185,7 +189,17 @@ class ReferenceApp:
                 401, "Unauthorized", "Authorization: a valid 'Bearer <token>' header is required"
             )
         key = check_key(environ.get("HTTP_IDEMPOTENCY_KEY"))
-        body = self._read_body(environ, limit=self._body_limit(path))
+        # An upload is bounded by the upload limit, above or below the general body limit,
+        # so max_upload_bytes works as documented and a huge file is refused unread.
+        limit = self.max_body_bytes
+        if path == PATH_FILE_UPLOAD:
+            limit = self.endpoints.uploads.max_bytes + _FORM_OVERHEAD_BYTES
+        try:
+            body = self._read_body(environ, limit)
+        except OSError:  # a timeout or a reset: the client stopped sending its body
+            raise HTTPProblem(
+                408, "RequestTimeout", "body: the client stopped sending before it all arrived"
+            ) from None
         context = RequestContext(
             request_id=request_id,
             owner=owner,
@@ -197,22 +211,7 @@ class ReferenceApp:
         )
         return route(context)
 
-    def _body_limit(self, path: str) -> int:
-        # An upload is bounded by the upload limit, above or below the general body limit,
-        # so max_upload_bytes works as documented and a huge file is refused unread.
-        if path == PATH_FILE_UPLOAD:
-            return self.endpoints.uploads.max_bytes + _FORM_OVERHEAD_BYTES
-        return self.max_body_bytes
-
-    def _read_body(self, environ: dict[str, Any], *, limit: int) -> bytes:
-        try:
-            return self._read_body_bytes(environ, limit)
-        except OSError:  # a timeout or a reset: the client stopped sending its body
-            raise HTTPProblem(
-                408, "RequestTimeout", "body: the client stopped sending before it all arrived"
-            ) from None
-
-    def _read_body_bytes(self, environ: dict[str, Any], limit: int) -> bytes:
+    def _read_body(self, environ: dict[str, Any], limit: int) -> bytes:
         stream = environ.get("wsgi.input")
         length_text = (environ.get("CONTENT_LENGTH") or "").strip()
         if length_text:
@@ -220,7 +219,7 @@ class ReferenceApp:
                 raise HTTPProblem(400, "InvalidParameter", "Content-Length: not a number")
             length = int(length_text)
             if length > limit:
-                raise self._too_large(limit)
+                raise _too_large(limit)
             body: bytes = stream.read(length) if stream is not None and length else b""
             if len(body) < length:
                 raise HTTPProblem(400, "InvalidParameter", "body: shorter than Content-Length")
@@ -228,12 +227,9 @@ class ReferenceApp:
         if stream is not None and environ.get("wsgi.input_terminated"):
             body = stream.read(limit + 1)
             if len(body) > limit:
-                raise self._too_large(limit)
+                raise _too_large(limit)
             return body
         return b""
-
-    def _too_large(self, limit: int) -> HTTPProblem:
-        return HTTPProblem(413, "PayloadTooLarge", f"body: over the limit of {limit} bytes")
 
     def close(self) -> None:
         """Wake held requests and release what the app created (store, upload directory)."""
