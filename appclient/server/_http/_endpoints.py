@@ -47,17 +47,7 @@ _MAX_URL_CHARS = 4096
 
 @dataclass(frozen=True, slots=True)
 class RequestContext:
-    """An authenticated request, as the endpoints see it.
-
-    Attributes:
-        request_id: The id answered in the header and body.
-        owner: The caller's owner fingerprint.
-        path: The request path.
-        body: The whole request body.
-        content_type: The ``Content-Type`` header ("" when absent).
-        idempotency_key: The checked ``Idempotency-Key`` header, if any.
-        query: The URL's query string ("" when absent).
-    """
+    """An authenticated request, as the endpoints see it (``owner``: the token's fingerprint)."""
 
     request_id: str
     owner: str
@@ -71,15 +61,7 @@ class RequestContext:
 class Endpoints:
     """Serves the protocol's endpoints over a store, a run engine and an upload directory.
 
-    Args:
-        store: The server's state.
-        engine: Plans runs.
-        uploads: Where uploaded files go.
-        app_ids: The app ids served and listed; ``None`` serves any.
-        any_app_id: Serve other app ids too (the listed ones stay the app list).
-        lease_seconds: How long a run may hold its conversation.
-        max_delta_chars: The largest streamed answer delta.
-        clock: Returns the current time in seconds.
+    The options are :func:`create_app`'s (``app_ids``: ``None`` serves any).
     """
 
     def __init__(

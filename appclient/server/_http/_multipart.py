@@ -98,14 +98,9 @@ def _unquote(value: str) -> str:
 def parse_header_value(value: str) -> tuple[str, dict[str, str]]:
     """Split a header such as ``form-data; name="a"; filename*=UTF-8''%E6%B5%8B`` into parts.
 
-    Args:
-        value: The header value.
-
-    Returns:
-        The lower-cased main value and a dict of parameters (names lower-cased); an
-        RFC 5987 ``name*`` parameter is decoded and stored under ``name``, winning over it.
-        A plain ``filename`` loses the percent-escapes clients add (see
-        :func:`_decoded_file_name`).
+    Returns the lower-cased main value and the parameters (names lower-cased); an RFC 5987
+    ``name*`` is decoded and wins over ``name``, and a plain ``filename`` loses the
+    percent-escapes clients add (:func:`_decoded_file_name`).
     """
     items = _split_params(value)
     main = items[0].lower() if items else ""
@@ -145,14 +140,7 @@ def _parse_headers(block: bytes) -> dict[str, str]:
 
 
 def parse_multipart(body: bytes, content_type: str) -> list[Part]:
-    """Parse a ``multipart/form-data`` body.
-
-    Args:
-        body: The raw request body.
-        content_type: The request's ``Content-Type`` header (it carries the boundary).
-
-    Returns:
-        The parts in order.
+    """Parse a ``multipart/form-data`` body into its parts, in order.
 
     Raises:
         MultipartError: Not multipart, no boundary, or a malformed body.
@@ -206,12 +194,7 @@ def parse_multipart(body: bytes, content_type: str) -> list[Part]:
 def parse_form(body: bytes, content_type: str) -> list[Part]:
     """Parse an upload form: ``multipart/form-data`` or ``application/x-www-form-urlencoded``.
 
-    Args:
-        body: The raw request body.
-        content_type: The request's ``Content-Type`` header.
-
-    Returns:
-        The fields in order; urlencoded fields are text parts without a file name.
+    Urlencoded fields become text parts without a file name.
 
     Raises:
         MultipartError: Another content type, too many fields, or a malformed multipart body.

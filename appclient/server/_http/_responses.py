@@ -91,14 +91,9 @@ class Response:
     r"""A finished response, ready to be written.
 
     Attributes:
-        status: The HTTP status (200 only on success).
         request_id: Sent as ``X-Appbuilder-Request-Id``; equal to the body's ``request_id``.
-        body: The whole body of a non-stream response.
-        chunks: The SSE messages of a stream response (``None`` for non-stream), each one
-            ``data: <json>\n\n`` and written (flushed) on its own; an iterator when they are
-            still being produced (a live run).
-        content_type: The ``Content-Type`` header.
-        headers: Extra headers, such as ``Retry-After`` or ``Allow``.
+        chunks: The SSE messages of a stream response, each ``data: <json>\n\n`` and
+            flushed on its own; an iterator while a live run still produces them.
     """
 
     status: int

@@ -188,16 +188,11 @@ def run(
     stop: threading.Event | None = None,
     out: TextIO | None = None,
 ) -> int:
-    """Serve until interrupted (Ctrl-C or SIGTERM) or until ``stop`` is set.
-
-    Args:
-        args: The parsed ``serve`` options.
-        stop: Set it to stop the server (tests); otherwise runs until Ctrl-C.
-        out: Where the banner goes (standard output by default).
+    """Serve until Ctrl-C, SIGTERM or ``stop`` is set; the banner goes to ``out`` (stdout).
 
     Returns:
-        The exit status: 0, or 1 when the server cannot listen (port in use, bad host) or
-        open its database.
+        The exit status: 0; 1 when the server cannot listen (port in use, bad host) or open
+        its database; 2 for options that do not go together.
     """
     out = out if out is not None else sys.stdout
     logging.basicConfig(

@@ -221,15 +221,10 @@ def _check_tool(raw: dict[str, Any], field: str) -> dict[str, Any] | None:
 
 
 def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
-    """Validate and normalise the ``tools`` of a run request.
+    """Validate the ``tools`` of a run request and normalise them to JSON Schema.
 
-    Args:
-        raw_tools: The ``tools`` value as decoded from JSON (``None`` or a list).
-
-    Returns:
-        The function tools as ``{"type": "function", "function": {name, description,
-        parameters}}`` dicts with JSON Schema parameters. Tools of other types (the hosted
-        service's ``code_interpreter`` and the like) are accepted and left out.
+    Tools of other types (the hosted service's ``code_interpreter`` and the like) are
+    accepted and left out.
 
     Raises:
         HTTPProblem: 400 naming the first bad field (shape, name rule, duplicate name).

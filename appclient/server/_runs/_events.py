@@ -48,16 +48,10 @@ def utc_date(now: float | None = None) -> str:
 
 
 def split_answer(text: str, *, max_chars: int = DEFAULT_ANSWER_DELTA_CHARS) -> list[str]:
-    """Split an answer into the deltas of a stream: several, of nearly equal size.
+    """Split an answer into a stream's deltas of nearly equal size; joined they give it back.
 
-    Args:
-        text: The whole answer.
-        max_chars: The largest delta, unless that would make more than
-            ``MAX_ANSWER_DELTAS`` deltas; a text of two or more characters always gives at
-            least two deltas, so clients see a real stream.
-
-    Returns:
-        The deltas; joined they give ``text`` back. Empty for an empty text.
+    At most ``MAX_ANSWER_DELTAS`` deltas (longer ones then), and at least two for a text of
+    two or more characters, so clients see a real stream.
     """
     if not text:
         return []
@@ -322,13 +316,7 @@ def live_message(
 
 
 def render_body(outcome: RunOutcome, *, request_id: str, date: str) -> str:
-    """Return the non-stream body of a run as JSON text: every event, the whole answer.
-
-    Args:
-        outcome: What the run did.
-        request_id: The request id (also sent as the header).
-        date: The response date (see :func:`utc_date`).
-    """
+    """Return the non-stream body of a run as JSON text: every event, the whole answer."""
     ending = outcome.ending
     if ending == "interrupt":
         events = _tool_round(outcome)
@@ -364,14 +352,8 @@ def render_stream(
 ) -> list[str]:
     """Return the SSE messages of a run as JSON texts, in order; the last is the completion.
 
-    Args:
-        outcome: What the run did.
-        request_id: The request id (repeated in every message).
-        date: The response date.
-        max_delta_chars: The largest answer delta.
-        sent: The answer text already streamed live (:func:`live_message`, whose first
-            message opened the run); only the rest of the answer follows. ``None`` or ``""``:
-            nothing was sent live.
+    ``sent`` is the answer text already streamed live (:func:`live_message`, whose first
+    message opened the run): only the rest of the answer follows.
     """
     ending = outcome.ending
     if ending == "interrupt":

@@ -109,14 +109,7 @@ class JsonTemplate:
         self.holes = frozenset(pieces[1::2])
 
     def fill(self, **texts: str) -> str:
-        """Return the JSON text with every hole filled.
-
-        Args:
-            **texts: The JSON text of each hole's value, by hole name.
-
-        Raises:
-            KeyError: A hole was given no text.
-        """
+        """Return the JSON text with every hole filled (``KeyError`` for a hole left out)."""
         return self._pattern % texts
 
     def __repr__(self) -> str:

@@ -112,16 +112,10 @@ class RunOutcome:
     """Everything one run did, and the conversation state to save afterwards.
 
     Attributes:
-        state: The conversation's new state.
-        message_id: The run's message id.
         query: The query of the turn (for usage figures).
-        cloud_steps: Cloud component calls made in this run, in order.
         calls: Local calls the run ends with (non-empty for an interrupt).
-        thought: The agent's reason for ``calls``.
-        answer: The final answer (when the run ends with an answer).
-        failure: Why the run failed (when it ends with an error event).
         usage: The model's token usage over the run's decisions, when the agent reported
-            it (a model agent); ``None`` means count characters.
+            it; ``None`` means count characters.
     """
 
     state: ConversationState

@@ -90,20 +90,9 @@ def resolve_tool_choice(
     query: str = "",
     today: dt.date | None = None,
 ) -> PlannedCall | None:
-    """Return the call ``tool_choice`` forces, or ``None`` when it forces nothing.
+    """Return the call ``tool_choice`` forces (``cloud`` for a component), or ``None``.
 
-    A client tool wins over a cloud component of the same name.
-
-    Args:
-        tool_choice: The run's ToolChoice.
-        tools: The conversation's client tools (models or wire dicts, JSON Schema
-            parameters).
-        components: The cloud components the server runs.
-        query: The run's query, to fill the one missing required input.
-        today: The date relative words in the query count from.
-
-    Returns:
-        The forced call: ``cloud=False`` for a client tool, ``True`` for a component.
+    ``query`` fills the one missing required input; relative dates in it count from ``today``.
 
     Raises:
         UnknownToolChoiceError: The name is neither a client tool nor a component.

@@ -107,13 +107,8 @@ class IdempotencyGuard:
     ) -> Response:
         """Return the stored answer for a repeated key, or ``produce()`` and store it.
 
-        Args:
-            key: The request's ``Idempotency-Key`` (``None`` runs ``produce`` directly).
-            owner: The caller's owner fingerprint (keys are scoped to it).
-            request_fingerprint: :func:`fingerprint` of the request.
-            produce: Serves the request for real; gets the scoped key to keep its answer
-                under in the same transaction as its writes (``None`` without a key), via
-                :meth:`Store.commit_run`.
+        ``produce`` gets the owner-scoped key (``None`` without a key), so a run keeps its answer
+        in the same transaction as its writes (:meth:`Store.commit_run`).
 
         Raises:
             HTTPProblem: 409 while the first request runs, 422 for a reused key.

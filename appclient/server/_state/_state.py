@@ -38,12 +38,8 @@ class OpenTurn:
     """A turn that stopped at an interrupt and waits for tool outputs.
 
     Attributes:
-        query: The user's query that started the turn.
         results: Calls finished so far in this turn (cloud results and local outputs).
-        pending: Local calls still waiting for their outputs.
         thought: The agent's reason for the pending calls (repeated if re-asked).
-        file_names: Names of the files attached to the turn.
-        end_user_id: The end user the turn runs for.
         memo: The agent's note for its next decision in this turn (a plan, evidence).
     """
 
@@ -86,15 +82,10 @@ class ConversationState:
     """Everything the server keeps about one conversation.
 
     Attributes:
-        conversation_id: The conversation's id.
         owner: A fingerprint of the token that created it (never the token itself).
-        app_id: The app it belongs to.
-        created_at: Creation time, seconds since the epoch.
         tools: The conversation's local tools, normalised to JSON Schema.
-        open_turn: The turn waiting for tool outputs, if any.
-        history: Finished turns, oldest first.
         runs: The latest runs' records, oldest first (:class:`RunRecord`, or their JSON
-            view once loaded from the SQLite store; for the run inspector).
+            view once loaded from the SQLite store).
     """
 
     conversation_id: str
@@ -188,14 +179,9 @@ class FileRecord:
     """An uploaded file (or a remembered ``file_url``) of a conversation.
 
     Attributes:
-        file_id: The id returned to the client.
-        conversation_id: The conversation it belongs to.
-        owner: The owner fingerprint of that conversation.
         name: The client's file name (or the URL's last segment).
-        size: Stored bytes (0 for a URL).
         stored_as: The file's name inside the server's data directory ("" for a URL).
         url: The ``file_url`` given instead of a file ("" for an upload).
-        created_at: Upload time, seconds since the epoch.
     """
 
     file_id: str
@@ -222,14 +208,10 @@ class FeedbackRecord:
 
 @dataclass(frozen=True, slots=True)
 class StoredResponse:
-    """A successful response kept for ``Idempotency-Key`` replays.
+    """A successful response (HTTP 200) kept for ``Idempotency-Key`` replays.
 
     Attributes:
-        status: The HTTP status (always 200: only successes are kept).
-        request_id: The request id of the first answer (replays repeat it).
-        content_type: The ``Content-Type`` of the first answer.
         body: The whole body; for a stream, the concatenated SSE messages.
-        stream: Whether the body is an SSE stream.
     """
 
     status: int
