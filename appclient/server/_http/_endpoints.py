@@ -8,6 +8,7 @@ committing the new one, so a failed run leaves the conversation as it was.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import time
 from collections.abc import Callable
@@ -210,26 +211,18 @@ class Endpoints:
                 headers={"Retry-After": "1"},
             )
         date = utc_date(self._clock())
+        commit = functools.partial(self._commit, ctx, request, tools, lease_id, replay_key, date)
         if request.stream and getattr(self.engine.agent, "streams_text", False):
             message_id = serial_id()
             live = live_messages(
-                lambda emit: self._commit(
-                    ctx,
-                    request,
-                    tools,
-                    lease_id,
-                    replay_key,
-                    date=date,
-                    message_id=message_id,
-                    emit=emit,
-                )[1],
+                lambda emit: commit(message_id=message_id, emit=emit)[1],
                 conversation_id=conversation_id,
                 message_id=message_id,
                 request_id=ctx.request_id,
                 date=date,
             )
             return sse_response(live, request_id=ctx.request_id)
-        return self._commit(ctx, request, tools, lease_id, replay_key, date=date)[0]
+        return commit()[0]
 
     def _commit(
         self,
@@ -238,8 +231,8 @@ class Endpoints:
         tools: tuple[dict[str, object], ...],
         lease_id: str,
         replay_key: str | None,
-        *,
         date: str,
+        *,
         message_id: str | None = None,
         emit: Emit | None = None,
     ) -> tuple[Response, list[str]]:

@@ -8,6 +8,7 @@ conversations only. Everything is shown as text, under a content security policy
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from importlib import resources
 from typing import Any, Final
 
@@ -92,14 +93,8 @@ class Inspector:
             )
         rest = path[len(_API) :].strip("/")
         payload = self._conversation(owner, rest) if rest else self._list(owner)
-        answer = json_response({"request_id": request_id, **payload}, request_id=request_id)
-        return Response(
-            status=200,
-            request_id=request_id,
-            body=answer.body,
-            content_type=answer.content_type,
-            headers=(("Cache-Control", "no-store"),),
-        )
+        answer = json_response(payload, request_id=request_id)
+        return replace(answer, headers=(("Cache-Control", "no-store"),))
 
     def _list(self, owner: str) -> dict[str, Any]:
         store = self._endpoints.store
