@@ -12,8 +12,7 @@ from dataclasses import replace
 from importlib import resources
 from typing import Any, Final
 
-from .._state._run_log import MAX_TEXT_CHARS, RunRecord, run_view
-from .._state._state import ConversationState
+from .._state._state import MAX_TEXT_CHARS, ConversationState, RunRecord, run_view
 from ._endpoints import Endpoints
 from ._responses import HTTPProblem, Response, json_response
 

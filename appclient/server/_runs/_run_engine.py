@@ -34,8 +34,14 @@ from .._settings import (
     DEFAULT_MAX_HISTORY_CHARS,
     DEFAULT_MAX_HISTORY_TURNS,
 )
-from .._state._run_log import RECORD_BYTES, RunRecord
-from .._state._state import ConversationState, OpenTurn, PendingCall, TurnRecord
+from .._state._state import (
+    RECORD_BYTES,
+    ConversationState,
+    OpenTurn,
+    PendingCall,
+    RunRecord,
+    TurnRecord,
+)
 from ._tool_choice import UnknownToolChoiceError, forced_tool_name, resolve_tool_choice
 
 __all__ = [

@@ -22,8 +22,7 @@ from .._settings import (
     DEFAULT_IDEMPOTENCY_CACHE_SIZE,
     DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
 )
-from ._run_log import RunRecord
-from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
+from ._state import ConversationState, FeedbackRecord, FileRecord, RunRecord, StoredResponse
 
 __all__ = [
     "KeyEntry",
