@@ -27,14 +27,7 @@ def owner_of(token: str) -> str:
 
 
 def presented_token(header: str | None) -> str | None:
-    """Extract the token from an ``Authorization`` header value.
-
-    Args:
-        header: The raw header value, or ``None`` when absent.
-
-    Returns:
-        The token without its ``Bearer`` scheme (any case), or ``None`` when there is none.
-    """
+    """Return an ``Authorization`` header's token without its ``Bearer`` scheme, or ``None``."""
     if not header:
         return None
     value = header.strip()
@@ -45,11 +38,7 @@ def presented_token(header: str | None) -> str | None:
 
 
 class TokenAuthority:
-    """Checks presented tokens against the configured ones.
-
-    Args:
-        tokens: The accepted tokens (at least one; empty strings are refused). A leading
-            ``Bearer`` scheme is not part of the token.
+    """Checks presented tokens against the configured ones (a ``Bearer`` scheme is no part of one).
 
     Raises:
         ValueError: No token, or an empty one, was given.

@@ -434,15 +434,11 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
             literal host (``"::1"``) binds an IPv6 socket.
         app: The WSGI application.
         keepalive_timeout: Seconds an idle connection stays open.
-        max_connections: Connections served at once, each on a thread. A new connection
-            gets its thread once its request head is in (until then it waits in the head
-            reader, up to four per thread, the longest-waiting making room for a new one).
-            At the limit, it takes the place of the connection that has been waiting for a
-            request longest; when every connection is serving a request, it is answered 503
-            and closed.
-        request_read_timeout: Seconds a request may take to arrive (its line, headers and
-            body), counted from when the server starts waiting for it: a client slower than
-            that is dropped (counted in ``slow_clients_dropped``).
+        max_connections: Connections served at once. At the limit a new one takes the place
+            of the one waiting longest for a request; when every one is serving a request,
+            it is answered 503 and closed.
+        request_read_timeout: Seconds a request (line, headers and body) may take to arrive;
+            a slower client is dropped (counted in ``slow_clients_dropped``).
     """
 
     daemon_threads = True
@@ -621,9 +617,6 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
 
     def drain(self, timeout: float) -> bool:
         """Refuse new requests, end idle connections, and wait for requests in flight.
-
-        Args:
-            timeout: The longest wait, in seconds.
 
         Returns:
             True when no request is in flight any more, False when ``timeout`` ran out.

@@ -22,11 +22,7 @@ _MAX_NAME_CHARS = 255
 
 
 def display_name(filename: str) -> str:
-    """Return the last path segment of a client's file name, trimmed to a sane length.
-
-    Args:
-        filename: The name as sent (it may contain directories, either slash style).
-    """
+    """Return the last path segment of a client's file name, trimmed to a sane length."""
     name = filename.replace("\\", "/").rsplit("/", 1)[-1].strip()
     name = "".join(char for char in name if char.isprintable())
     return name[:_MAX_NAME_CHARS] or "file"

@@ -127,10 +127,7 @@ def field_path(location: tuple[int | str, ...], *, prefix: str = "") -> str:
 def validate_model(model: type[ModelT], data: Any, *, prefix: str = "") -> ModelT:
     """Validate ``data`` with a wire model; the first problem becomes a 400 naming its field.
 
-    Args:
-        model: The pydantic model.
-        data: The decoded JSON.
-        prefix: The path of ``data`` inside the body, for nested values.
+    ``prefix`` is the path of ``data`` inside the body, for nested values.
     """
     try:
         return model.model_validate(data)

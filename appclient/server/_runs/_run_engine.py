@@ -167,13 +167,10 @@ def _turns_to_keep(history: Sequence[TurnRecord], latest: TurnRecord, max_turns:
 
 
 class RunEngine:
-    """Plans runs with an agent and cloud components.
+    """Plans runs with an agent (thread-safe) and cloud components.
 
-    Args:
-        agent: Decides each step; must be thread-safe.
-        components: The cloud components the server runs itself.
-        max_steps: Agent decisions allowed in one run before it ends with an error.
-        max_history: Finished turns kept per conversation.
+    ``max_steps`` agent decisions are allowed in one run before it ends with an error;
+    ``max_history`` finished turns are kept per conversation.
     """
 
     def __init__(
