@@ -11,8 +11,6 @@ query drops a turn still waiting for outputs, and a query sent with outputs is i
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol, TypeAlias
@@ -40,6 +38,7 @@ from .._state._state import (
     OpenTurn,
     PendingCall,
     RunRecord,
+    ToolMemo,
     TurnRecord,
 )
 from ._tool_choice import UnknownToolChoiceError, forced_tool_name, resolve_tool_choice
@@ -61,9 +60,6 @@ _log = logging.getLogger("appclient.server")
 
 #: Takes the answer text an agent streams (and ``""`` once, when the run starts).
 Emit: TypeAlias = Callable[[str], None]
-
-_TOOL_MODEL_CACHE_SIZE = 512
-_TOOL_MODEL_CACHE_CHARS = 16 * 1024
 
 #: ``event_code`` of the error event when a cloud component raised.
 EVENT_CODE_COMPONENT_FAILED = 5001
@@ -186,26 +182,7 @@ class RunEngine:
         self._infos = tuple(component.info for component in components)
         self._max_steps = max_steps
         self._max_history = max_history
-        self._models: OrderedDict[int, tuple[dict[str, Any], Tool]] = OrderedDict()
-        self._models_lock = threading.Lock()
-
-    def _tool_model(self, tool: dict[str, Any]) -> Tool:
-        # Tool dicts are shared, read-only values (validation caches them), so their models
-        # are cached by identity; the entry keeps the dict alive, so its id stays unique.
-        # Reading needs no lock: one dict lookup is atomic, and the identity check below
-        # catches an entry replaced meanwhile.
-        key = id(tool)
-        entry = self._models.get(key)
-        if entry is not None and entry[0] is tool:
-            return entry[1]
-        model = Tool.model_validate(tool)
-        if len(str(tool)) > _TOOL_MODEL_CACHE_CHARS:  # kept 512 times over, it would pin GBs
-            return model
-        with self._models_lock:
-            self._models[key] = (tool, model)
-            while len(self._models) > _TOOL_MODEL_CACHE_SIZE:
-                self._models.popitem(last=False)
-        return model
+        self._tool_model = ToolMemo(Tool.model_validate)
 
     def start_turn(
         self,

@@ -9,9 +9,11 @@ run made, and :func:`run_view` makes the inspector's JSON (what the SQLite store
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Final
+from typing import Any, Final, Generic, TypeVar
 
 from .._agents._agent_api import ToolResult, Turn
 
@@ -26,6 +28,7 @@ __all__ = [
     "PendingCall",
     "RunRecord",
     "StoredResponse",
+    "ToolMemo",
     "TurnRecord",
     "run_view",
 ]
@@ -261,6 +264,35 @@ def _open_turn(data: dict[str, Any]) -> OpenTurn:
         end_user_id=data.get("end_user_id"),
         memo=data.get("memo", ""),
     )
+
+
+_T = TypeVar("_T")
+
+
+class ToolMemo(Generic[_T]):
+    """Values derived from the shared, read-only checked tool dicts, kept by identity (LRU).
+
+    An entry holds its dict, so the id stays unique; a tool over 16 KiB is not kept.
+    """
+
+    def __init__(self, derive: Callable[[dict[str, Any]], _T], *, size: int = 512) -> None:
+        self._derive = derive
+        self._size = size
+        self._kept: OrderedDict[int, tuple[dict[str, Any], _T]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, tool: dict[str, Any]) -> _T:
+        # One lookup is atomic without the lock; the identity check catches a replaced entry.
+        entry = self._kept.get(id(tool))
+        if entry is not None and entry[0] is tool:
+            return entry[1]
+        value = self._derive(tool)
+        if len(str(tool)) <= 16 * 1024:
+            with self._lock:
+                self._kept[id(tool)] = (tool, value)
+                while len(self._kept) > self._size:
+                    self._kept.popitem(last=False)
+        return value
 
 
 @dataclass(frozen=True, slots=True)

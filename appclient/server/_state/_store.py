@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from .._http._responses import serial_id
 from .._settings import (
@@ -22,7 +22,14 @@ from .._settings import (
     DEFAULT_IDEMPOTENCY_CACHE_SIZE,
     DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
 )
-from ._state import ConversationState, FeedbackRecord, FileRecord, RunRecord, StoredResponse
+from ._state import (
+    ConversationState,
+    FeedbackRecord,
+    FileRecord,
+    RunRecord,
+    StoredResponse,
+    ToolMemo,
+)
 
 __all__ = [
     "KeyEntry",
@@ -202,9 +209,6 @@ def _weigh(state: ConversationState, tools_size: int) -> int:
 
 
 _CONVERSATION_OVERHEAD = 2048
-# Sizes of small tools remembered (by dict identity), at most this many, cleared when full.
-_TOOL_SIZES_KEPT = 1024
-_TOOL_SIZE_KEPT_CHARS = 16 * 1024
 
 
 @dataclass(slots=True)
@@ -265,7 +269,7 @@ class MemoryStore(Store):
         self._clock = clock
         #: Conversations forgotten for memory or idleness so far.
         self.evicted_conversations = 0
-        self._tool_sizes: dict[int, tuple[dict[str, Any], int]] = {}
+        self._tool_size = ToolMemo(lambda tool: len(str(tool)), size=1024)  # ~ their JSON
         self._leases: dict[str, _Lease] = {}
         # Per conversation, its message ids in run order (a dict is an ordered set).
         self._messages: dict[str, dict[str, None]] = {}
@@ -332,20 +336,6 @@ class MemoryStore(Store):
         self._owner_bytes[owner] = owned + grown
         self._bytes += grown
         self._forget_old(keep=cid, now=now)
-
-    def _tool_size(self, tool: dict[str, Any]) -> int:
-        # The caller holds the lock. Checked tool dicts are shared between runs (validation
-        # keeps them), so their size (str(): close to their JSON) is measured once each.
-        known = self._tool_sizes.get(id(tool))
-        if known is not None and known[0] is tool:
-            return known[1]
-        size = len(str(tool))
-        if size > _TOOL_SIZE_KEPT_CHARS:
-            return size  # kept here, a big tool would stay alive long after its conversation
-        if len(self._tool_sizes) >= _TOOL_SIZES_KEPT:
-            self._tool_sizes.clear()
-        self._tool_sizes[id(tool)] = (tool, size)  # holding the dict keeps its id unique
-        return size
 
     def _forget_old(self, *, keep: str, now: float) -> None:
         # The caller holds the lock. Least recently used first: idle ones, then any over the
