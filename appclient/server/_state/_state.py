@@ -8,12 +8,15 @@ run made, and :func:`run_view` makes the inspector's JSON (what the SQLite store
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Final, Generic, TypeVar
+
+from pydantic import TypeAdapter
 
 from .._agents._agent_api import ToolResult, Turn
 
@@ -228,42 +231,12 @@ class ConversationState:
     @classmethod
     def from_json(cls, text: str) -> ConversationState:
         """Rebuild a state saved with :meth:`to_json`."""
-        data = json.loads(text)
-        open_turn = data.get("open_turn")
-        return cls(
-            conversation_id=data["conversation_id"],
-            owner=data["owner"],
-            app_id=data["app_id"],
-            created_at=float(data["created_at"]),
-            tools=tuple(data.get("tools") or ()),
-            open_turn=_open_turn(open_turn) if open_turn else None,
-            history=tuple(
-                TurnRecord(
-                    query=item["query"],
-                    answer=item["answer"],
-                    message_id=item["message_id"],
-                    results=_results(item.get("results")),
-                )
-                for item in data.get("history") or ()
-            ),
-            runs=tuple(data.get("runs") or ()),
-        )
+        return _state_adapter().validate_python(json.loads(text))
 
 
-def _results(items: list[dict[str, Any]] | None) -> tuple[ToolResult, ...]:
-    return tuple(ToolResult(**item) for item in items or ())
-
-
-def _open_turn(data: dict[str, Any]) -> OpenTurn:
-    return OpenTurn(
-        query=data["query"],
-        results=_results(data.get("results")),
-        pending=tuple(PendingCall(**item) for item in data.get("pending") or ()),
-        thought=data.get("thought", ""),
-        file_names=tuple(data.get("file_names") or ()),
-        end_user_id=data.get("end_user_id"),
-        memo=data.get("memo", ""),
-    )
+@functools.cache
+def _state_adapter() -> TypeAdapter[ConversationState]:
+    return TypeAdapter(ConversationState)
 
 
 _T = TypeVar("_T")
