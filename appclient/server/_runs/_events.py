@@ -14,7 +14,6 @@ from typing import Any, NamedTuple
 
 from .._http._responses import serial_id
 from .._settings import DEFAULT_ANSWER_DELTA_CHARS, MAX_ANSWER_DELTAS
-from .._state._state import PendingCall
 from ._json_template import Hole, JsonTemplate, json_text, string_text
 from ._run_engine import RunFailure, RunOutcome
 
@@ -158,16 +157,9 @@ def _event_id() -> str:
 
 def _usage(prompt: str, completion: str, reported: dict[str, int] | None = None) -> dict[str, str]:
     """Return the usage holes' texts: the model's reported figures, else character counts."""
-    if reported:
-        return {
-            key: str(int(reported.get(key, 0)))
-            for key in ("prompt_tokens", "completion_tokens", "total_tokens")
-        }
-    return {
-        "prompt_tokens": str(len(prompt)),
-        "completion_tokens": str(len(completion)),
-        "total_tokens": str(len(prompt) + len(completion)),
-    }
+    counted = {"prompt_tokens": len(prompt), "completion_tokens": len(completion)}
+    counts = reported or {**counted, "total_tokens": len(prompt) + len(completion)}
+    return {key: str(int(counts.get(key, 0))) for key in _USAGE if key != "name"}
 
 
 class _CallTexts(NamedTuple):
@@ -176,10 +168,6 @@ class _CallTexts(NamedTuple):
     call_id: str
     name: str
     arguments: str
-
-
-def _call_texts(call: PendingCall) -> _CallTexts:
-    return _CallTexts(string_text(call.call_id), string_text(call.name), json_text(call.arguments))
 
 
 def _function_call_event(name: str, arguments: str) -> str:
@@ -256,7 +244,10 @@ def _hosted_cloud_messages(outcome: RunOutcome) -> list[list[str]]:
 
 
 def _tool_round(outcome: RunOutcome) -> list[str]:
-    calls = [_call_texts(call) for call in outcome.calls]
+    calls = [
+        _CallTexts(string_text(call.call_id), string_text(call.name), json_text(call.arguments))
+        for call in outcome.calls
+    ]
     events = _cloud_part(outcome)
     events.extend(_function_call_event(call.name, call.arguments) for call in calls)
     events.append(_interrupt_event(outcome, calls))
