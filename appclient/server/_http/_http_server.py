@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import io
+import itertools
 import logging
 import re
 import selectors
@@ -149,27 +150,6 @@ def read_chunked(stream: io.BufferedIOBase, *, limit: int) -> bytes:
         ) from None
 
 
-class _Headers:
-    """Request headers, kept as the WSGI environ keys they become (``HTTP_USER_AGENT``).
-
-    Repeated headers are joined with commas. Keeping them in environ form means building
-    the environ later is one dict update, not a second pass over the headers.
-    """
-
-    def __init__(self) -> None:
-        self.environ: dict[str, str] = {}
-        self.count = 0
-
-    def add(self, name: str, value: str) -> None:
-        key = "HTTP_" + name.upper().replace("-", "_")
-        known = self.environ.get(key)
-        self.environ[key] = value if known is None else f"{known},{value}"
-        self.count += 1
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self.environ.get("HTTP_" + name.upper().replace("-", "_"), default)
-
-
 _date_cache: tuple[int, str] = (0, "")
 
 
@@ -251,26 +231,29 @@ class _Handler(BaseHTTPRequestHandler):
         if self.request_version not in ("HTTP/1.1", "HTTP/1.0"):
             self.send_error(HTTPStatus.HTTP_VERSION_NOT_SUPPORTED, "use HTTP/1.1")
             return False
-        headers = _Headers()
-        while True:
+        # Kept as the WSGI environ keys they become (repeats joined with commas), so building
+        # the environ later is one dict update, not a second pass over the headers.
+        fields: dict[str, str] = {}
+        for count in itertools.count():
             line = self.rfile.readline(_MAX_LINE + 1)
             if line in (b"\r\n", b"\n", b""):
                 break
-            if len(line) > _MAX_LINE or headers.count >= _MAX_HEADERS:
+            if len(line) > _MAX_LINE or count >= _MAX_HEADERS:
                 self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE)
                 return False
             name, separator, value = line.decode("latin-1").partition(":")
             if not separator or not name or name != name.strip():
                 self.send_error(HTTPStatus.BAD_REQUEST, "malformed header line")
                 return False
-            headers.add(name, value.strip())
-        self.headers = headers  # type: ignore[assignment] # read only via get() and environ
-        connection = (headers.get("Connection") or "").lower()
+            key, value = "HTTP_" + name.upper().replace("-", "_"), value.strip()
+            fields[key] = f"{fields[key]},{value}" if key in fields else value
+        self.fields = fields
+        connection = fields.get("HTTP_CONNECTION", "").lower()
         if self.request_version == "HTTP/1.1":
             self.close_connection = "close" in connection
         else:
             self.close_connection = "keep-alive" not in connection
-        if (headers.get("Expect") or "").lower() == "100-continue":
+        if fields.get("HTTP_EXPECT", "").lower() == "100-continue":
             self._send(b"HTTP/1.1 100 Continue\r\n\r\n")
         return True
 
@@ -321,15 +304,15 @@ class _Handler(BaseHTTPRequestHandler):
             "wsgi.multiprocess": False,
             "wsgi.run_once": False,
         }
-        environ.update(self.headers.environ)  # type: ignore[attr-defined] # our _Headers
+        environ.update(self.fields)
         # CGI names these two without the HTTP_ prefix.
         environ["CONTENT_TYPE"] = environ.pop("HTTP_CONTENT_TYPE", "")
         environ["CONTENT_LENGTH"] = environ.pop("HTTP_CONTENT_LENGTH", "")
         return environ
 
     def _serve(self) -> None:
-        length_text = self.headers.get("Content-Length")
-        coding = self.headers.get("Transfer-Encoding")
+        length_text = self.fields.get("HTTP_CONTENT_LENGTH")
+        coding = self.fields.get("HTTP_TRANSFER_ENCODING")
         body: io.BufferedIOBase = self.rfile
         if coding is not None:
             if length_text is not None:
@@ -351,8 +334,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             length_text = str(len(decoded))
             # The app sees an ordinary body of known length, as a proxy would pass it on.
-            self.headers.environ.pop("HTTP_TRANSFER_ENCODING", None)  # type: ignore[attr-defined]
-            self.headers.environ["HTTP_CONTENT_LENGTH"] = length_text  # type: ignore[attr-defined]
+            del self.fields["HTTP_TRANSFER_ENCODING"]
+            self.fields["HTTP_CONTENT_LENGTH"] = length_text
             body = io.BytesIO(decoded)
         if length_text is None:
             length_text = "0"
