@@ -238,10 +238,8 @@ class Endpoints:
     ) -> tuple[Response, list[str]]:
         """Run the engine on the leased conversation; commit what it did with its answer.
 
-        Returns:
-            The whole response, and for a live run the messages that follow those already
-            handed to ``emit`` (rendered once, so a replay repeats what was sent byte for
-            byte).
+        Returns the whole response and, for a live run, the messages that follow those handed to
+        ``emit`` (each rendered once, so a replay repeats what was sent byte for byte).
         """
         conversation_id = request.conversation_id
         sent: list[str] = []  # a live run's messages so far, as handed to emit

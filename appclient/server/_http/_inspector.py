@@ -45,12 +45,7 @@ def serves(path: str) -> bool:
 
 
 class Inspector:
-    """Answers the inspector's page and JSON endpoints.
-
-    Args:
-        endpoints: The protocol's endpoints (their store, and the runs in progress).
-        authenticate: Returns the owner fingerprint of an ``Authorization`` header, or None.
-    """
+    """Answers the inspector's page and JSON endpoints (``authenticate``: header -> owner)."""
 
     def __init__(
         self, *, endpoints: Endpoints, authenticate: Callable[[str | None], str | None]

@@ -36,11 +36,9 @@ def _remove_directory(directory: str, creator_pid: int) -> None:
 
 
 class UploadStorage:
-    """Stores uploaded bytes in a directory.
+    """Stores uploaded bytes in ``directory`` (a temporary one removed on close when ``None``).
 
-    Args:
-        directory: Where files go; ``None`` makes a temporary directory removed on close.
-        max_bytes: The largest file accepted; bigger uploads are refused with HTTP 413.
+    A file over ``max_bytes`` is refused with HTTP 413.
     """
 
     def __init__(

@@ -40,14 +40,7 @@ def _escape_separators(text: str) -> str:
 
 
 def json_text(value: Any) -> str:
-    """Return ``value`` as compact one-line JSON with non-ASCII text kept.
-
-    Args:
-        value: A JSON-ready value.
-
-    Returns:
-        The JSON text, with U+2028/U+2029 escaped so that it is one line for every reader.
-    """
+    """Return ``value`` as compact one-line JSON, non-ASCII kept and U+2028/U+2029 escaped."""
     if _C_ENCODER is None or isinstance(value, str):
         return _escape_separators(_ENCODER.encode(value))
     return _escape_separators("".join(_C_ENCODER(value, 0)))
@@ -60,11 +53,7 @@ def string_text(value: str) -> str:
 
 @dataclass(frozen=True)
 class Hole:
-    """Where a value goes in a template's shape.
-
-    Attributes:
-        name: The keyword :meth:`JsonTemplate.fill` takes the value's JSON text under.
-    """
+    """Where a value goes in a template's shape; :meth:`JsonTemplate.fill` takes it by ``name``."""
 
     name: str
 

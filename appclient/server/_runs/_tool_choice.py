@@ -60,9 +60,7 @@ def candidates_from(
 class UnknownToolChoiceError(ValueError):
     """``tool_choice`` names neither a tool of the conversation nor a cloud component.
 
-    Attributes:
-        name: The name that was asked for.
-        available: The names that exist (client tools, then components).
+    ``available`` are the names that exist (client tools, then components).
     """
 
     def __init__(self, name: str, available: Sequence[str]) -> None:

@@ -80,10 +80,8 @@ def _replay(stored: StoredResponse) -> Response:
 class IdempotencyGuard:
     """Runs a request at most once per idempotency key.
 
-    Args:
-        store: Where reservations and first answers are kept.
-        stale_after: Seconds after which an unfinished reservation is taken over.
-        clock: Returns the current time in seconds (injectable for tests).
+    An unfinished reservation older than ``stale_after`` seconds (a crashed worker's) is
+    taken over.
     """
 
     def __init__(
