@@ -85,13 +85,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--token",
         type=_token,
         action="append",
-        default=None,
         help="accepted bearer token (repeat for several); a random one is printed when omitted",
     )
     parser.add_argument(
         "--app-id",
         action="append",
-        default=None,
         help=f"app id to serve (repeat for several; default {DEFAULT_APP_ID})",
     )
     parser.add_argument(
@@ -100,9 +98,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="serve every app id (the official SDK's tests and cookbooks use several); the "
         "--app-id ones are still the app list",
     )
-    parser.add_argument(
-        "--db", default=None, metavar="FILE", help="SQLite file for state that survives restarts"
-    )
+    parser.add_argument("--db", metavar="FILE", help="SQLite file for state that survives restarts")
     parser.add_argument(
         "--lease-seconds",
         type=float,
@@ -113,7 +109,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--data-dir",
-        default=None,
         metavar="DIR",
         help="where uploaded files go (default: FILE.files with --db, else a temporary folder)",
     )
