@@ -24,7 +24,7 @@ from .._settings import (
     DEFAULT_IDEMPOTENCY_CACHE_SIZE,
     DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
 )
-from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
+from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse, load_record
 from ._store import KeyEntry, KeyReservation, Store, StoreBusyError, lease_holder_gone
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
@@ -72,6 +72,10 @@ SCHEMA_VERSION = 2
 
 # Waits between attempts to open a file another process is switching to WAL (for tests).
 _sleep = time.sleep
+
+_RELEASE_LEASE = (
+    "UPDATE conversations SET lease_id = NULL, lease_expires = NULL WHERE id = ? AND lease_id = ?"
+)
 
 #: Reservations between two trims of the idempotency table down to its size limit.
 _TRIM_EVERY = 256
@@ -166,11 +170,7 @@ class SQLiteStore(Store):
         gone_keys = [(key, holder) for key, holder in keys if lease_holder_gone(holder)]
         if gone_leases or gone_keys:
             with self._transaction() as db:
-                db.executemany(
-                    "UPDATE conversations SET lease_id = NULL, lease_expires = NULL "
-                    "WHERE id = ? AND lease_id = ?",
-                    gone_leases,
-                )
+                db.executemany(_RELEASE_LEASE, gone_leases)
                 db.executemany(
                     "DELETE FROM idempotency WHERE key = ? AND holder = ? AND status IS NULL",
                     gone_keys,
@@ -354,11 +354,7 @@ class SQLiteStore(Store):
     def release_run(self, conversation_id: str, *, lease_id: str) -> None:
         """Release the lease without changing the conversation."""
         with self._connection() as db:
-            db.execute(
-                "UPDATE conversations SET lease_id = NULL, lease_expires = NULL "
-                "WHERE id = ? AND lease_id = ?",
-                (conversation_id, lease_id),
-            )
+            db.execute(_RELEASE_LEASE, (conversation_id, lease_id))
 
     def has_message(self, conversation_id: str, message_id: str) -> bool:
         """Whether ``message_id`` is one of the conversation's latest runs (see the limit)."""
@@ -381,7 +377,7 @@ class SQLiteStore(Store):
         """Return a file's metadata, or ``None`` if unknown."""
         with self._connection() as db:
             row = db.execute("SELECT record FROM files WHERE id = ?", (file_id,)).fetchone()
-        return FileRecord(**json.loads(row[0])) if row else None
+        return load_record(FileRecord, row[0]) if row else None
 
     def files(self, conversation_id: str) -> list[FileRecord]:
         """Return a conversation's files, oldest first."""
@@ -391,7 +387,7 @@ class SQLiteStore(Store):
                 "ORDER BY rowid",
                 (conversation_id,),
             ).fetchall()
-        return [FileRecord(**json.loads(text)) for (text,) in rows]
+        return [load_record(FileRecord, text) for (text,) in rows]
 
     def add_feedback(self, record: FeedbackRecord) -> None:
         """Record one feedback call."""
@@ -408,12 +404,7 @@ class SQLiteStore(Store):
                 "SELECT record FROM feedback WHERE conversation_id = ? ORDER BY seq",
                 (conversation_id,),
             ).fetchall()
-        records = []
-        for (text,) in rows:
-            data = json.loads(text)
-            data["flag"] = tuple(data.get("flag") or ())
-            records.append(FeedbackRecord(**data))
-        return records
+        return [load_record(FeedbackRecord, text) for (text,) in rows]
 
     def reserve_key(
         self, key: str, fingerprint: str, *, now: float, stale_after: float, holder: str = ""

@@ -8,7 +8,6 @@ run made, and :func:`run_view` makes the inspector's JSON (what the SQLite store
 
 from __future__ import annotations
 
-import functools
 import json
 import threading
 from collections import OrderedDict
@@ -33,6 +32,7 @@ __all__ = [
     "StoredResponse",
     "ToolMemo",
     "TurnRecord",
+    "load_record",
     "run_view",
 ]
 
@@ -231,15 +231,22 @@ class ConversationState:
     @classmethod
     def from_json(cls, text: str) -> ConversationState:
         """Rebuild a state saved with :meth:`to_json`."""
-        return _state_adapter().validate_python(json.loads(text))
-
-
-@functools.cache
-def _state_adapter() -> TypeAdapter[ConversationState]:
-    return TypeAdapter(ConversationState)
+        return load_record(ConversationState, text)
 
 
 _T = TypeVar("_T")
+
+
+_adapters: dict[type, TypeAdapter[Any]] = {}
+
+
+def load_record(cls: type[_T], text: str) -> _T:
+    """Rebuild a record (nested dataclasses included) from the JSON of its ``asdict``."""
+    adapter = _adapters.get(cls)
+    if adapter is None:  # built once per class (a race only builds one twice)
+        adapter = _adapters[cls] = TypeAdapter(cls)
+    record: _T = adapter.validate_python(json.loads(text))
+    return record
 
 
 class ToolMemo(Generic[_T]):
