@@ -306,15 +306,18 @@ def live_message(
     )
 
 
+def _round_or_failure(outcome: RunOutcome) -> list[str] | None:
+    """The events of a run that ends in a tool round or an error (one message); None else."""
+    if outcome.failure is not None:
+        return [*_cloud_part(outcome), _error_event(outcome.failure)]
+    return _tool_round(outcome) if outcome.calls else None
+
+
 def render_body(outcome: RunOutcome, *, request_id: str, date: str) -> str:
     """Return the non-stream body of a run as JSON text: every event, the whole answer."""
     ending = outcome.ending
-    if ending == "interrupt":
-        events = _tool_round(outcome)
-    elif ending == "error":
-        assert outcome.failure is not None  # noqa: S101 - guaranteed by ending == "error"
-        events = [*_cloud_part(outcome), _error_event(outcome.failure)]
-    else:
+    events = _round_or_failure(outcome)
+    if events is None:
         usage = _usage(outcome.query, outcome.answer, outcome.usage)
         events = [
             _status_event("preparing"),
@@ -347,12 +350,9 @@ def render_stream(
     message opened the run): only the rest of the answer follows.
     """
     ending = outcome.ending
-    if ending == "interrupt":
-        groups: list[tuple[list[str], str]] = [(_tool_round(outcome), "")]
-    elif ending == "error":
-        assert outcome.failure is not None  # noqa: S101 - guaranteed by ending == "error"
-        groups = [([*_cloud_part(outcome), _error_event(outcome.failure)], "")]
-    else:
+    early = _round_or_failure(outcome)
+    groups: list[tuple[list[str], str]] = [] if early is None else [(early, "")]
+    if early is None:
         hosted = bool(outcome.cloud_steps) and not sent
         if hosted:
             groups = [(events, "") for events in _hosted_cloud_messages(outcome)]
@@ -378,7 +378,7 @@ def render_stream(
             outcome.message_id,
             events,
             answer=answer,
-            # An interrupt is no completion, plain or streamed (the two used to differ).
+            # An interrupt is no completion, plain or streamed.
             is_completion=index == last and ending != "interrupt",
             request_id=request_id,
             date=date,
