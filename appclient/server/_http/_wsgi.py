@@ -139,27 +139,24 @@ class ReferenceApp:
         try:
             return self._serve(environ, request_id)
         except HTTPProblem as problem:
-            return error_response(problem, request_id=request_id)
+            failure = problem
         except AgentFailure as exc:
             _log.error("request %s: %s", request_id, exc, exc_info=exc.__cause__ is not None)
-            return error_response(HTTPProblem(500, "AgentError", str(exc)), request_id=request_id)
+            failure = HTTPProblem(500, "AgentError", str(exc))
         except QuotaExceededError as exc:
-            quota = HTTPProblem(
-                429, "QuotaExceeded", str(exc), headers={"Retry-After": str(exc.retry_after)}
-            )
-            return error_response(quota, request_id=request_id)
+            retry = {"Retry-After": str(exc.retry_after)}
+            failure = HTTPProblem(429, "QuotaExceeded", str(exc), headers=retry)
         except StoreBusyError as exc:
             _log.warning("request %s: %s", request_id, exc)
-            busy = HTTPProblem(503, "ServiceUnavailable", str(exc), headers={"Retry-After": "1"})
-            return error_response(busy, request_id=request_id)
+            failure = HTTPProblem(503, "ServiceUnavailable", str(exc), headers={"Retry-After": "1"})
         except Exception:
             _log.exception("request %s: unexpected error", request_id)
-            internal = HTTPProblem(
+            failure = HTTPProblem(
                 500,
                 "InternalError",
                 f"unexpected server error; see the server log (request_id={request_id})",
             )
-            return error_response(internal, request_id=request_id)
+        return error_response(failure, request_id=request_id)
 
     def _serve(self, environ: dict[str, Any], request_id: str) -> Response:
         injected = self.faults.before_request()
