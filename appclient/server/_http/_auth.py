@@ -45,15 +45,12 @@ class TokenAuthority:
     """
 
     def __init__(self, tokens: Iterable[str]) -> None:
-        given = list(tokens)
-        if not given:
-            raise ValueError("at least one token is needed")
-        if any(not isinstance(token, str) for token in given):
-            raise ValueError("tokens must be non-empty strings")
         # A token configured as "Bearer x" (how APPBUILDER_TOKEN may hold it) is the token
         # "x": clients send such a token as is, and the header's scheme is not the token.
-        normalized = [presented_token(token) for token in given]
-        accepted = [token for token in normalized if token is not None]
+        given = [presented_token(token) if isinstance(token, str) else None for token in tokens]
+        accepted = [token for token in given if token is not None]
+        if not given:
+            raise ValueError("at least one token is needed")
         if len(accepted) != len(given):
             raise ValueError("tokens must be non-empty strings")
         self._tokens = [token.encode("utf-8") for token in accepted]
