@@ -27,7 +27,7 @@ from .._settings import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_APP_ID, DEFAULT_RUN_
 from .._state._idempotency import IdempotencyGuard, fingerprint, stored_response
 from .._state._state import MAX_RUNS_KEPT, ConversationState, FeedbackRecord, FileRecord
 from .._state._store import Store, lease_owner_id
-from ._multipart import MultipartError, Part, parse_form
+from ._multipart import MultipartError, parse_form
 from ._responses import (
     HTTPProblem,
     Response,
@@ -358,9 +358,7 @@ class Endpoints:
             parts = parse_form(ctx.body, ctx.content_type)
         except MultipartError as exc:
             raise bad_parameter("body", str(exc)) from None
-        fields: dict[str, Part] = {}
-        for part in parts:
-            fields.setdefault(part.name, part)
+        fields = {part.name: part for part in reversed(parts)}  # the first of a name wins
         app_id = fields["app_id"].text() if "app_id" in fields else ""
         conversation_id = fields["conversation_id"].text() if "conversation_id" in fields else ""
         self._check_app(app_id)
