@@ -115,13 +115,16 @@ class Inspector:
             raise HTTPProblem(
                 404, "ConversationNotFound", f"conversation_id: {conversation_id[:80]!r} not found"
             )
+        pending = state.open_turn.pending if state.open_turn is not None else ()
         return {
             "conversation_id": state.conversation_id,
             "app_id": state.app_id,
             "created_at": state.created_at,
             "tools": [_tool_summary(tool) for tool in state.tools],
             "runs": [run_view(run) for run in state.runs],
-            "waiting_for": _pending(state),
+            "waiting_for": [
+                {"id": c.call_id, "name": c.name, "arguments": c.arguments} for c in pending
+            ],
             "running": self._endpoints.running.get(conversation_id),
             "files": [
                 {"file_id": f.file_id, "name": f.name, "size": f.size, "url": f.url}
@@ -145,13 +148,6 @@ def _tool_summary(tool: dict[str, Any]) -> dict[str, str]:
         "name": str(function.get("name", "")),
         "description": str(function.get("description", ""))[:300],
     }
-
-
-def _pending(state: ConversationState) -> list[dict[str, Any]]:
-    turn = state.open_turn
-    if turn is None:
-        return []
-    return [{"id": c.call_id, "name": c.name, "arguments": c.arguments} for c in turn.pending]
 
 
 def _last_query(state: ConversationState) -> str:
