@@ -276,8 +276,6 @@ class RunEngine:
         if forced_tool_name(tool_choice) is None:
             return None
         try:
-            # A client tool wins over a component of the same name; one missing required
-            # input is read from the query the way the rule agent reads queries.
             return resolve_tool_choice(
                 tool_choice,
                 tools=[self._tool_model(tool) for tool in state.tools],
