@@ -9,7 +9,7 @@ import pytest
 
 from appclient.server import PlannedCall
 from appclient.server._http._wsgi import ReferenceApp
-from appclient.server._state._run_log import MAX_RUNS_KEPT, MAX_TEXT_CHARS
+from appclient.server._state._state import MAX_RUNS_KEPT, MAX_TEXT_CHARS
 from appclient.testing import ScriptedAgent
 from tests.server.helpers import (
     OTHER_TOKEN,

@@ -1,5 +1,1 @@
-"""The reference server's HTTP side.
-
-The server, WSGI app, auth, request checks, endpoints, uploads, inspector and fault
-injection.
-"""
+"""The reference server's HTTP side."""

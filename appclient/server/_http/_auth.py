@@ -1,10 +1,7 @@
 """Who is calling: bearer tokens, compared in constant time, and the owner they stand for.
 
-The official clients send ``Authorization: Bearer <token>`` (a token that already starts with
-``Bearer`` is sent as is). The server keeps the configured tokens and, for each request,
-compares the presented token against every one of them with :func:`hmac.compare_digest`,
-so timing says nothing about which token or how much of it matched. What the rest of the
-server sees is an *owner*: a SHA-256 fingerprint of the token, safe to store and to log.
+The rest of the server sees an *owner*: a SHA-256 fingerprint of the token, safe to store
+and to log.
 """
 
 from __future__ import annotations
@@ -30,14 +27,7 @@ def owner_of(token: str) -> str:
 
 
 def presented_token(header: str | None) -> str | None:
-    """Extract the token from an ``Authorization`` header value.
-
-    Args:
-        header: The raw header value, or ``None`` when absent.
-
-    Returns:
-        The token without its ``Bearer`` scheme (any case), or ``None`` when there is none.
-    """
+    """Return an ``Authorization`` header's token without its ``Bearer`` scheme, or ``None``."""
     if not header:
         return None
     value = header.strip()
@@ -48,26 +38,19 @@ def presented_token(header: str | None) -> str | None:
 
 
 class TokenAuthority:
-    """Checks presented tokens against the configured ones.
-
-    Args:
-        tokens: The accepted tokens (at least one; empty strings are refused). A leading
-            ``Bearer`` scheme is not part of the token.
+    """Checks presented tokens against the configured ones (a ``Bearer`` scheme is no part of one).
 
     Raises:
         ValueError: No token, or an empty one, was given.
     """
 
     def __init__(self, tokens: Iterable[str]) -> None:
-        given = list(tokens)
-        if not given:
-            raise ValueError("at least one token is needed")
-        if any(not isinstance(token, str) for token in given):
-            raise ValueError("tokens must be non-empty strings")
         # A token configured as "Bearer x" (how APPBUILDER_TOKEN may hold it) is the token
         # "x": clients send such a token as is, and the header's scheme is not the token.
-        normalized = [presented_token(token) for token in given]
-        accepted = [token for token in normalized if token is not None]
+        given = [presented_token(token) if isinstance(token, str) else None for token in tokens]
+        accepted = [token for token in given if token is not None]
+        if not given:
+            raise ValueError("at least one token is needed")
         if len(accepted) != len(given):
             raise ValueError("tokens must be non-empty strings")
         self._tokens = [token.encode("utf-8") for token in accepted]

@@ -1,34 +1,33 @@
 """The four endpoints of the protocol: create conversation, runs, file upload, feedback.
 
-Each handler gets an authenticated request (owner fingerprint, body bytes), validates it
-completely before touching any state, and returns a :class:`Response`. Writes go through
+Each handler validates its request completely before touching any state. Writes go through
 the idempotency guard, and a run holds its conversation's lease from reading the state to
-committing the new one, so concurrent runs on one conversation get 409 and a failed run
-leaves the conversation as it was.
+committing the new one, so a failed run leaves the conversation as it was. The
+app-management API the official SDK calls (``get_app_list``, ``describe_apps``,
+``describe_app``) answers with the served app ids, each a published agent app.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 from urllib.parse import parse_qs
 
 from ..._core._models import CreateConversationRequest, FeedbackRequest, RunRequest
 from .._runs._events import live_message, render_body, render_stream, utc_date
 from .._runs._live_run import live_messages
-from .._runs._run_engine import Emit, RunEngine
+from .._runs._run_engine import Emit, RunEngine, record_run
 from .._runs._tool_choice import forced_tool_name
 from .._settings import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_APP_ID, DEFAULT_RUN_LEASE_SECONDS
 from .._state._idempotency import IdempotencyGuard, fingerprint, stored_response
-from .._state._run_log import MAX_RUNS_KEPT, record_run
-from .._state._state import ConversationState, FeedbackRecord, FileRecord
+from .._state._state import MAX_RUNS_KEPT, ConversationState, FeedbackRecord, FileRecord
 from .._state._store import Store, lease_owner_id
-from ._apps import app_list, describe_app, describe_apps
-from ._multipart import MultipartError, Part, parse_form
+from ._multipart import MultipartError, parse_form
 from ._responses import (
     HTTPProblem,
     Response,
@@ -49,17 +48,7 @@ _MAX_URL_CHARS = 4096
 
 @dataclass(frozen=True, slots=True)
 class RequestContext:
-    """An authenticated request, as the endpoints see it.
-
-    Attributes:
-        request_id: The id answered in the header and body.
-        owner: The caller's owner fingerprint.
-        path: The request path.
-        body: The whole request body.
-        content_type: The ``Content-Type`` header ("" when absent).
-        idempotency_key: The checked ``Idempotency-Key`` header, if any.
-        query: The URL's query string ("" when absent).
-    """
+    """An authenticated request, as the endpoints see it (``owner``: the token's fingerprint)."""
 
     request_id: str
     owner: str
@@ -73,15 +62,7 @@ class RequestContext:
 class Endpoints:
     """Serves the protocol's endpoints over a store, a run engine and an upload directory.
 
-    Args:
-        store: The server's state.
-        engine: Plans runs.
-        uploads: Where uploaded files go.
-        app_ids: The app ids served and listed; ``None`` serves any.
-        any_app_id: Serve other app ids too (the listed ones stay the app list).
-        lease_seconds: How long a run may hold its conversation.
-        max_delta_chars: The largest streamed answer delta.
-        clock: Returns the current time in seconds.
+    The options are :func:`create_app`'s (``app_ids``: ``None`` serves any).
     """
 
     def __init__(
@@ -230,26 +211,18 @@ class Endpoints:
                 headers={"Retry-After": "1"},
             )
         date = utc_date(self._clock())
+        commit = functools.partial(self._commit, ctx, request, tools, lease_id, replay_key, date)
         if request.stream and getattr(self.engine.agent, "streams_text", False):
             message_id = serial_id()
             live = live_messages(
-                lambda emit: self._commit(
-                    ctx,
-                    request,
-                    tools,
-                    lease_id,
-                    replay_key,
-                    date=date,
-                    message_id=message_id,
-                    emit=emit,
-                )[1],
+                lambda emit: commit(message_id=message_id, emit=emit)[1],
                 conversation_id=conversation_id,
                 message_id=message_id,
                 request_id=ctx.request_id,
                 date=date,
             )
             return sse_response(live, request_id=ctx.request_id)
-        return self._commit(ctx, request, tools, lease_id, replay_key, date=date)[0]
+        return commit()[0]
 
     def _commit(
         self,
@@ -258,17 +231,15 @@ class Endpoints:
         tools: tuple[dict[str, object], ...],
         lease_id: str,
         replay_key: str | None,
-        *,
         date: str,
+        *,
         message_id: str | None = None,
         emit: Emit | None = None,
     ) -> tuple[Response, list[str]]:
         """Run the engine on the leased conversation; commit what it did with its answer.
 
-        Returns:
-            The whole response, and for a live run the messages that follow those already
-            handed to ``emit`` (rendered once, so a replay repeats what was sent byte for
-            byte).
+        Returns the whole response and, for a live run, the messages that follow those handed to
+        ``emit`` (each rendered once, so a replay repeats what was sent byte for byte).
         """
         conversation_id = request.conversation_id
         sent: list[str] = []  # a live run's messages so far, as handed to emit
@@ -387,9 +358,7 @@ class Endpoints:
             parts = parse_form(ctx.body, ctx.content_type)
         except MultipartError as exc:
             raise bad_parameter("body", str(exc)) from None
-        fields: dict[str, Part] = {}
-        for part in parts:
-            fields.setdefault(part.name, part)
+        fields = {part.name: part for part in reversed(parts)}  # the first of a name wins
         app_id = fields["app_id"].text() if "app_id" in fields else ""
         conversation_id = fields["conversation_id"].text() if "conversation_id" in fields else ""
         self._check_app(app_id)
@@ -464,3 +433,93 @@ class Endpoints:
             return json_response({}, request_id=ctx.request_id)
 
         return self._once(ctx, data, produce)
+
+
+# --- the app-management API: pure, request values in, response bodies out -------------
+
+_MAX_KEYS: Final = 100
+_DESCRIPTION: Final = (
+    "An app of appclient's reference agent server (local tools, cloud components)."
+)
+
+
+def _overview(app_id: str) -> dict[str, Any]:
+    return {
+        "id": app_id,
+        "name": app_id,
+        "description": _DESCRIPTION,
+        "appType": "agent",
+        "isPublished": True,
+        "updateTime": 0,
+    }
+
+
+def _page(ids: list[str], *, after: str, limit: int) -> list[str]:
+    start = ids.index(after) + 1 if after in ids else 0
+    return ids[start : start + limit]
+
+
+def _limit(value: Any, name: str) -> int:
+    try:
+        limit = int(value)
+    except (TypeError, ValueError):
+        raise bad_parameter(name, f"must be a whole number from 1 to {_MAX_KEYS}") from None
+    if not 1 <= limit <= _MAX_KEYS:
+        raise bad_parameter(name, f"must be a whole number from 1 to {_MAX_KEYS}")
+    return limit
+
+
+def app_list(app_ids: Iterable[str], query: str) -> dict[str, Any]:
+    """``GET /v2/apps?limit=&after=&before=``: ``{"data": [app overview, ...]}``.
+
+    Raises:
+        HTTPProblem: 400 for a ``limit`` outside 1-100.
+    """
+    values = parse_qs(query)
+    limit = _limit((values.get("limit") or ["10"])[0], "limit")
+    after = (values.get("after") or [""])[0]
+    return {"data": [_overview(i) for i in _page(sorted(app_ids), after=after, limit=limit)]}
+
+
+def describe_apps(app_ids: Iterable[str], body: Mapping[str, Any]) -> dict[str, Any]:
+    """``DescribeApps``: a page of app overviews, with the official marker fields.
+
+    Raises:
+        HTTPProblem: 400 for a ``MaxKeys`` outside 1-100.
+    """
+    limit = _limit(body.get("MaxKeys", body.get("maxKeys", 10)), "MaxKeys")
+    marker = body.get("Marker", body.get("marker")) or ""
+    ids = sorted(app_ids)
+    page = _page(ids, after=str(marker), limit=limit)
+    truncated = bool(page) and page[-1] != ids[-1]
+    return {
+        "marker": str(marker),
+        "isTruncated": truncated,
+        "nextMarker": page[-1] if truncated else "",
+        "maxKeys": limit,
+        "data": [_overview(i) for i in page],
+    }
+
+
+def describe_app(app_ids: Iterable[str], body: Mapping[str, Any]) -> dict[str, Any]:
+    """``DescribeApp``: one app's details.
+
+    Raises:
+        HTTPProblem: 400 without an ``id``; 404 for an app this server does not serve.
+    """
+    app_id = body.get("id")
+    if not isinstance(app_id, str) or not app_id:
+        raise bad_parameter("id", "must name an app")
+    if app_id not in set(app_ids):
+        raise HTTPProblem(404, "AppNotFound", f"id: {app_id!r} is not served here")
+    return {
+        **_overview(app_id),
+        "instruction": "",
+        "prologue": "",
+        "exampleQueries": [],
+        "followupQueries": {},
+        "components": [],
+        "knowledgeBaseConfig": None,
+        "modelConfig": None,
+        "background": None,
+    }

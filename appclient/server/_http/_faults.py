@@ -1,11 +1,8 @@
 """Fault injection for tests: failing, holding, delaying requests and cutting streams.
 
-A :class:`FaultInjector` is shared by a running server and the test that drives it. Faults
-queue up in the order they are asked for and each applies to the next request(s) as a
-whole, before the request is looked at, so an injected failure never changes any state
-(a retry of it is safe). Holding and delaying wait on an event with a timeout instead of
-sleeping: :meth:`FaultInjector.release` (and stopping the server) wakes every held request
-at once, so tests never sit out a real sleep.
+Each fault applies to the next request(s) as a whole, before the request is looked at, so
+an injected failure never changes any state. Held requests wait on an event that
+:meth:`FaultInjector.release` (and stopping the server) sets, so tests never sit out a sleep.
 """
 
 from __future__ import annotations

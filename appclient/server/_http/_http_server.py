@@ -1,16 +1,14 @@
 """A small threaded HTTP/1.1 server for WSGI apps, from the standard library only.
 
-Built for the round trip's latency: keep-alive connections (one thread each), Nagle's
-algorithm off, and each non-stream response written with ONE send (status line, headers
-and body together), so no response waits on a delayed ACK. Streams go out one SSE message
-per send, flushed immediately, and the connection closes after the last message, as the
-protocol asks. A body comes with a ``Content-Length`` (digits only), or alone with
-``Transfer-Encoding: chunked`` (the official Go SDK sends its bodies so; RFC 9112 section 7.1),
-which is decoded here, within a size limit, before the app sees it with a ``Content-Length``.
-Both together are refused with 411 and the connection closed, since a proxy in front may
-frame the body by the other one; any other coding is answered 501. Errors the parser finds
-itself (a bad request line, headers too long) are answered in the same JSON shape as the
-app's errors.
+Built for the round trip's latency: keep-alive, Nagle off, each non-stream response in ONE
+send; streams go out one SSE message per send and the connection closes after the last. A
+chunked body (the official Go SDK sends its bodies so) is decoded before the app sees it;
+one with a ``Content-Length`` too is refused (411), as a proxy may frame it by the other.
+
+New connections wait for their request head in a :class:`HeadReader`, without a thread each:
+one thread watches them through the selector and hands a connection to a serving thread only
+once its head is whole (or has outgrown its limit, to be refused), so clients sending a byte
+at a time (slowloris) cannot hold a thread each.
 """
 
 from __future__ import annotations
@@ -18,8 +16,10 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import io
+import itertools
 import logging
 import re
+import selectors
 import socket
 import socketserver
 import sys
@@ -33,7 +33,6 @@ from urllib.parse import unquote, urlsplit
 
 from ..._core._constants import HEADER_REQUEST_ID
 from .._settings import DEFAULT_KEEPALIVE_TIMEOUT, DEFAULT_MAX_CONNECTIONS
-from ._request_heads import HeadReader, PrefixedReader
 from ._responses import encode_json, new_id
 
 #: Seconds a request may take to arrive (line, headers, body) before its client is dropped.
@@ -62,31 +61,23 @@ class _BodyReader:
             on_done()
 
     def read(self, size: int = -1) -> bytes:
+        return self._take(self._stream.read, size)
+
+    def readline(self, size: int = -1) -> bytes:
+        return self._take(self._stream.readline, size)
+
+    def _take(self, method: Callable[[int], bytes], size: int) -> bytes:
         if size < 0 or size > self.remaining:
             size = self.remaining
         try:
-            data = self._stream.read(size) if size else b""
+            data = method(size) if size else b""
         except OSError:
             # The client stopped sending (timeout, reset): the connection cannot go on.
             self.broken = True
             raise
-        self._took(len(data))
-        return data
-
-    def _took(self, count: int) -> None:
-        self.remaining -= count
+        self.remaining -= len(data)
         if not self.remaining:
             self._on_done()  # the whole request has arrived: its read deadline ends
-
-    def readline(self, size: int = -1) -> bytes:
-        if size < 0 or size > self.remaining:
-            size = self.remaining
-        try:
-            data = self._stream.readline(size) if size else b""
-        except OSError:
-            self.broken = True
-            raise
-        self._took(len(data))
         return data
 
     def __iter__(self) -> Any:
@@ -159,27 +150,6 @@ def read_chunked(stream: io.BufferedIOBase, *, limit: int) -> bytes:
         ) from None
 
 
-class _Headers:
-    """Request headers, kept as the WSGI environ keys they become (``HTTP_USER_AGENT``).
-
-    Repeated headers are joined with commas. Keeping them in environ form means building
-    the environ later is one dict update, not a second pass over the headers.
-    """
-
-    def __init__(self) -> None:
-        self.environ: dict[str, str] = {}
-        self.count = 0
-
-    def add(self, name: str, value: str) -> None:
-        key = "HTTP_" + name.upper().replace("-", "_")
-        known = self.environ.get(key)
-        self.environ[key] = value if known is None else f"{known},{value}"
-        self.count += 1
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self.environ.get("HTTP_" + name.upper().replace("-", "_"), default)
-
-
 _date_cache: tuple[int, str] = (0, "")
 
 
@@ -189,6 +159,22 @@ def _http_date() -> str:
     if _date_cache[0] != now:
         _date_cache = (now, email.utils.formatdate(now, usegmt=True))
     return _date_cache[1]
+
+
+def _error_message(status: HTTPStatus, message: str, *headers: tuple[str, str]) -> bytes:
+    """A whole HTTP error response, in the protocol's JSON error shape, that closes."""
+    request_id = new_id()
+    code = status.phrase.replace(" ", "")
+    body = encode_json({"request_id": request_id, "code": code, "message": message})
+    lines = [
+        f"HTTP/1.1 {status.value} {status.phrase}",
+        "Content-Type: application/json; charset=utf-8",
+        f"{HEADER_REQUEST_ID}: {request_id}",
+        *(f"{name}: {value}" for name, value in headers),
+        f"Content-Length: {len(body)}",
+        "Connection: close",
+    ]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -245,47 +231,38 @@ class _Handler(BaseHTTPRequestHandler):
         if self.request_version not in ("HTTP/1.1", "HTTP/1.0"):
             self.send_error(HTTPStatus.HTTP_VERSION_NOT_SUPPORTED, "use HTTP/1.1")
             return False
-        headers = _Headers()
-        while True:
+        # Kept as the WSGI environ keys they become (repeats joined with commas), so building
+        # the environ later is one dict update, not a second pass over the headers.
+        fields: dict[str, str] = {}
+        for count in itertools.count():
             line = self.rfile.readline(_MAX_LINE + 1)
             if line in (b"\r\n", b"\n", b""):
                 break
-            if len(line) > _MAX_LINE or headers.count >= _MAX_HEADERS:
+            if len(line) > _MAX_LINE or count >= _MAX_HEADERS:
                 self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE)
                 return False
             name, separator, value = line.decode("latin-1").partition(":")
             if not separator or not name or name != name.strip():
                 self.send_error(HTTPStatus.BAD_REQUEST, "malformed header line")
                 return False
-            headers.add(name, value.strip())
-        self.headers = headers  # type: ignore[assignment] # read only via get() and environ
-        connection = (headers.get("Connection") or "").lower()
+            key, value = "HTTP_" + name.upper().replace("-", "_"), value.strip()
+            fields[key] = f"{fields[key]},{value}" if key in fields else value
+        self.fields = fields
+        connection = fields.get("HTTP_CONNECTION", "").lower()
         if self.request_version == "HTTP/1.1":
             self.close_connection = "close" in connection
         else:
             self.close_connection = "keep-alive" not in connection
-        if (headers.get("Expect") or "").lower() == "100-continue":
+        if fields.get("HTTP_EXPECT", "").lower() == "100-continue":
             self._send(b"HTTP/1.1 100 Continue\r\n\r\n")
         return True
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """Answer an HTTP-level error in the protocol's JSON error shape, then close."""
         status = HTTPStatus(code)
-        request_id = new_id()
-        body = encode_json(
-            {
-                "request_id": request_id,
-                "code": status.phrase.replace(" ", ""),
-                "message": message or status.description,
-            }
-        )
         self.close_connection = True
-        headers = [
-            ("Content-Type", "application/json; charset=utf-8"),
-            (HEADER_REQUEST_ID, request_id),
-            ("Content-Length", str(len(body))),
-        ]
-        self._send(self._head(f"{code} {status.phrase}", headers) + body)
+        date = ("Date", _http_date())
+        self._send(_error_message(status, message or status.description, date))
 
     def _head(self, status: str, headers: list[tuple[str, str]]) -> bytes:
         lines = [f"{self.protocol_version} {status}\r\n"]
@@ -327,15 +304,15 @@ class _Handler(BaseHTTPRequestHandler):
             "wsgi.multiprocess": False,
             "wsgi.run_once": False,
         }
-        environ.update(self.headers.environ)  # type: ignore[attr-defined] # our _Headers
+        environ.update(self.fields)
         # CGI names these two without the HTTP_ prefix.
         environ["CONTENT_TYPE"] = environ.pop("HTTP_CONTENT_TYPE", "")
         environ["CONTENT_LENGTH"] = environ.pop("HTTP_CONTENT_LENGTH", "")
         return environ
 
     def _serve(self) -> None:
-        length_text = self.headers.get("Content-Length")
-        coding = self.headers.get("Transfer-Encoding")
+        length_text = self.fields.get("HTTP_CONTENT_LENGTH")
+        coding = self.fields.get("HTTP_TRANSFER_ENCODING")
         body: io.BufferedIOBase = self.rfile
         if coding is not None:
             if length_text is not None:
@@ -357,8 +334,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             length_text = str(len(decoded))
             # The app sees an ordinary body of known length, as a proxy would pass it on.
-            self.headers.environ.pop("HTTP_TRANSFER_ENCODING", None)  # type: ignore[attr-defined]
-            self.headers.environ["HTTP_CONTENT_LENGTH"] = length_text  # type: ignore[attr-defined]
+            del self.fields["HTTP_TRANSFER_ENCODING"]
+            self.fields["HTTP_CONTENT_LENGTH"] = length_text
             body = io.BytesIO(decoded)
         if length_text is None:
             length_text = "0"
@@ -440,15 +417,11 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
             literal host (``"::1"``) binds an IPv6 socket.
         app: The WSGI application.
         keepalive_timeout: Seconds an idle connection stays open.
-        max_connections: Connections served at once, each on a thread. A new connection
-            gets its thread once its request head is in (until then it waits in the head
-            reader, up to four per thread, the longest-waiting making room for a new one).
-            At the limit, it takes the place of the connection that has been waiting for a
-            request longest; when every connection is serving a request, it is answered 503
-            and closed.
-        request_read_timeout: Seconds a request may take to arrive (its line, headers and
-            body), counted from when the server starts waiting for it: a client slower than
-            that is dropped (counted in ``slow_clients_dropped``).
+        max_connections: Connections served at once. At the limit a new one takes the place
+            of the one waiting longest for a request; when every one is serving a request,
+            it is answered 503 and closed.
+        request_read_timeout: Seconds a request (line, headers and body) may take to arrive;
+            a slower client is dropped (counted in ``slow_clients_dropped``).
     """
 
     daemon_threads = True
@@ -573,22 +546,14 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
             socketserver.ThreadingMixIn.process_request(self, connection, address)
             return
         _log.warning("refused a connection: %d are open", self.max_connections)
-        request_id = new_id()
-        body = encode_json(
-            {
-                "request_id": request_id,
-                "code": "ServiceUnavailable",
-                "message": "too many open connections; retry later",
-            }
-        )
-        head_line = (
-            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
-            f"{HEADER_REQUEST_ID}: {request_id}\r\nRetry-After: 1\r\n"
-            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        refusal = _error_message(
+            HTTPStatus.SERVICE_UNAVAILABLE,
+            "too many open connections; retry later",
+            ("Retry-After", "1"),
         )
         with contextlib.suppress(OSError):
             connection.settimeout(1.0)
-            connection.sendall(head_line.encode("latin-1") + body)
+            connection.sendall(refusal)
         self.shutdown_request(connection)
 
     def shutdown_request(self, request: Any) -> None:
@@ -636,9 +601,6 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
     def drain(self, timeout: float) -> bool:
         """Refuse new requests, end idle connections, and wait for requests in flight.
 
-        Args:
-            timeout: The longest wait, in seconds.
-
         Returns:
             True when no request is in flight any more, False when ``timeout`` ran out.
         """
@@ -657,3 +619,156 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
         for connection in connections:
             with contextlib.suppress(OSError):
                 connection.shutdown(socket.SHUT_RDWR)
+
+
+# --- request heads, read without a thread per connection -------------------------------
+
+_RECV_BYTES = 65536
+
+
+class HeadReader:
+    """Buffers new connections' request heads on one thread; hands whole ones on.
+
+    Args:
+        on_head: Called (on the reader's thread) with a connection, its address and the
+            bytes read so far, once they hold a whole head or more than ``max_bytes``.
+        on_gone: Called with a connection that closed or failed before its head was
+            whole (it is not closed here).
+        max_bytes: Bytes after which a head is handed on unfinished (to be refused).
+    """
+
+    def __init__(
+        self,
+        *,
+        on_head: Callable[[socket.socket, Any, bytes], None],
+        on_gone: Callable[[socket.socket], None],
+        max_bytes: int,
+    ) -> None:
+        self._on_head = on_head
+        self._on_gone = on_gone
+        self._max_bytes = max_bytes
+        self._selector = selectors.DefaultSelector()
+        self._wake_read, self._wake_write = socket.socketpair()
+        self._wake_read.setblocking(False)
+        self._selector.register(self._wake_read, selectors.EVENT_READ)
+        self._lock = threading.Lock()
+        self._added: list[tuple[socket.socket, Any]] = []
+        self._waiting: dict[socket.socket, tuple[Any, bytes]] = {}  # -> address, bytes so far
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="appclient-heads", daemon=True)
+        self._thread.start()
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def add(self, connection: socket.socket, address: Any) -> None:
+        """Watch a new connection until its request head has arrived (thread-safe)."""
+        with self._lock:
+            self._added.append((connection, address))
+        with contextlib.suppress(OSError):  # a full wake pipe already wakes the loop
+            self._wake_write.send(b"\0")
+
+    def close(self) -> None:
+        """Stop the reader; connections still waiting are reported gone."""
+        self._closed = True
+        with contextlib.suppress(OSError):
+            self._wake_write.send(b"\0")
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        try:
+            while not self._closed:
+                for key, _ in self._selector.select():
+                    if key.fileobj is self._wake_read:
+                        self._take_added()
+                    else:
+                        self._receive(key.fileobj)  # type: ignore[arg-type]
+        finally:
+            for connection in list(self._waiting):
+                self._forget(connection)
+                self._on_gone(connection)
+            self._selector.close()
+            self._wake_read.close()
+            self._wake_write.close()
+
+    def _take_added(self) -> None:
+        with contextlib.suppress(OSError):
+            while self._wake_read.recv(4096):
+                pass
+        with self._lock:
+            added, self._added = self._added, []
+        for connection, address in added:
+            try:
+                connection.setblocking(False)
+                self._selector.register(connection, selectors.EVENT_READ)
+            except (OSError, ValueError):  # closed meanwhile (made room for another)
+                self._on_gone(connection)
+                continue
+            self._waiting[connection] = (address, b"")
+
+    def _receive(self, connection: socket.socket) -> None:
+        address, head = self._waiting[connection]
+        try:
+            data = connection.recv(_RECV_BYTES)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._forget(connection)
+            self._on_gone(connection)
+            return
+        head += data
+        if b"\n\r\n" in head or b"\n\n" in head or len(head) > self._max_bytes:
+            self._forget(connection)
+            self._on_head(connection, address, head)
+        else:
+            self._waiting[connection] = (address, head)
+
+    def _forget(self, connection: socket.socket) -> None:
+        del self._waiting[connection]
+        with contextlib.suppress(KeyError, ValueError, OSError):
+            self._selector.unregister(connection)
+
+
+class PrefixedReader(io.BufferedIOBase):
+    """A connection's reader that first returns the bytes the head reader already took."""
+
+    def __init__(self, prefix: bytes, rest: io.BufferedIOBase) -> None:
+        super().__init__()
+        self._prefix = prefix
+        self._rest = rest
+
+    def readable(self) -> bool:
+        """Always readable."""
+        return True
+
+    def unwrapped(self) -> io.BufferedIOBase:
+        """The socket's own reader once the kept prefix is read, else this reader."""
+        return self if self._prefix else self._rest
+
+    def read(self, size: int | None = -1) -> bytes:
+        """Read ``size`` bytes (all when negative), the kept prefix first."""
+        if not self._prefix:
+            return self._rest.read(size)
+        if size is None or size < 0:
+            data, self._prefix = self._prefix, b""
+            return data + self._rest.read()
+        data, self._prefix = self._prefix[:size], self._prefix[size:]
+        if len(data) < size:
+            data += self._rest.read(size - len(data))
+        return data
+
+    def readline(self, size: int | None = -1) -> bytes:
+        """Read one line of at most ``size`` bytes, the kept prefix first."""
+        if not self._prefix:
+            return self._rest.readline(size)
+        limit = len(self._prefix) if size is None or size < 0 else min(size, len(self._prefix))
+        end = self._prefix.find(b"\n", 0, limit)
+        cut = end + 1 if end >= 0 else limit
+        line, self._prefix = self._prefix[:cut], self._prefix[cut:]
+        if not line.endswith(b"\n") and not self._prefix:  # the line goes on in the socket
+            more = -1 if size is None or size < 0 else size - len(line)
+            if more:
+                line += self._rest.readline(more)
+        return line

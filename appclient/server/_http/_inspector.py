@@ -1,25 +1,18 @@
 """The run inspector: a read-only page at ``/`` showing a token's conversations and runs.
 
-The page (``inspector/``: plain HTML, CSS and JavaScript shipped in the package, no build
-step, nothing fetched from elsewhere) asks for a token, keeps it in the browser's session
-storage and sends it as the ``Authorization`` header to the JSON endpoints under
-``/inspector/api/``, never in a URL. Those have the protocol's tenancy: a token sees its own
-conversations only (another's is a 404, as in the protocol). Everything shown is put on the
-page as text, so a tool output holding ``<script>`` is shown, not run; the page's content
-security policy allows no script but its own besides.
-
-Nothing here is on the protocol's path: the app routes here only for paths it does not
-serve, and the run records it shows are kept by ``_run_log`` as runs commit.
+The page (``inspector/``, shipped in the package) sends the token as the ``Authorization``
+header to the JSON endpoints under ``/inspector/api/``, never in a URL; a token sees its own
+conversations only. Everything is shown as text, under a content security policy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from importlib import resources
 from typing import Any, Final
 
-from .._state._run_log import MAX_TEXT_CHARS, RunRecord, run_view
-from .._state._state import ConversationState
+from .._state._state import MAX_TEXT_CHARS, ConversationState, RunRecord, run_view
 from ._endpoints import Endpoints
 from ._responses import HTTPProblem, Response, json_response
 
@@ -52,12 +45,7 @@ def serves(path: str) -> bool:
 
 
 class Inspector:
-    """Answers the inspector's page and JSON endpoints.
-
-    Args:
-        endpoints: The protocol's endpoints (their store, and the runs in progress).
-        authenticate: Returns the owner fingerprint of an ``Authorization`` header, or None.
-    """
+    """Answers the inspector's page and JSON endpoints (``authenticate``: header -> owner)."""
 
     def __init__(
         self, *, endpoints: Endpoints, authenticate: Callable[[str | None], str | None]
@@ -99,14 +87,8 @@ class Inspector:
             )
         rest = path[len(_API) :].strip("/")
         payload = self._conversation(owner, rest) if rest else self._list(owner)
-        answer = json_response({"request_id": request_id, **payload}, request_id=request_id)
-        return Response(
-            status=200,
-            request_id=request_id,
-            body=answer.body,
-            content_type=answer.content_type,
-            headers=(("Cache-Control", "no-store"),),
-        )
+        answer = json_response(payload, request_id=request_id)
+        return replace(answer, headers=(("Cache-Control", "no-store"),))
 
     def _list(self, owner: str) -> dict[str, Any]:
         store = self._endpoints.store
@@ -133,13 +115,16 @@ class Inspector:
             raise HTTPProblem(
                 404, "ConversationNotFound", f"conversation_id: {conversation_id[:80]!r} not found"
             )
+        pending = state.open_turn.pending if state.open_turn is not None else ()
         return {
             "conversation_id": state.conversation_id,
             "app_id": state.app_id,
             "created_at": state.created_at,
             "tools": [_tool_summary(tool) for tool in state.tools],
             "runs": [run_view(run) for run in state.runs],
-            "waiting_for": _pending(state),
+            "waiting_for": [
+                {"id": c.call_id, "name": c.name, "arguments": c.arguments} for c in pending
+            ],
             "running": self._endpoints.running.get(conversation_id),
             "files": [
                 {"file_id": f.file_id, "name": f.name, "size": f.size, "url": f.url}
@@ -163,13 +148,6 @@ def _tool_summary(tool: dict[str, Any]) -> dict[str, str]:
         "name": str(function.get("name", "")),
         "description": str(function.get("description", ""))[:300],
     }
-
-
-def _pending(state: ConversationState) -> list[dict[str, Any]]:
-    turn = state.open_turn
-    if turn is None:
-        return []
-    return [{"id": c.call_id, "name": c.name, "arguments": c.arguments} for c in turn.pending]
 
 
 def _last_query(state: ConversationState) -> str:

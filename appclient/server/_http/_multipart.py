@@ -1,12 +1,8 @@
 """A small ``multipart/form-data`` parser for uploads (pure; the ``cgi`` module is gone).
 
-It reads what the official clients send: text fields (``app_id``, ``conversation_id``,
-``file_url``, Java's ``scenario``) and one file part whose ``filename`` is raw UTF-8 in the
-header (Python ``requests``), percent-encoded via ``filename*=UTF-8''...`` (RFC 5987), or
-quoted with backslash escapes. :func:`parse_form` also reads the
-``application/x-www-form-urlencoded`` body the official async client (aiohttp) sends for a
-``file_url`` upload, which has no file part. Anything malformed raises
-:class:`MultipartError`, which the server answers with a 400.
+It reads what the official clients send: text fields and one file part whose ``filename``
+is raw UTF-8, percent-encoded (RFC 5987 ``filename*``, or aiohttp's), or quoted; and the
+urlencoded form of a ``file_url`` upload. Anything malformed raises :class:`MultipartError`.
 """
 
 from __future__ import annotations
@@ -102,14 +98,9 @@ def _unquote(value: str) -> str:
 def parse_header_value(value: str) -> tuple[str, dict[str, str]]:
     """Split a header such as ``form-data; name="a"; filename*=UTF-8''%E6%B5%8B`` into parts.
 
-    Args:
-        value: The header value.
-
-    Returns:
-        The lower-cased main value and a dict of parameters (names lower-cased); an
-        RFC 5987 ``name*`` parameter is decoded and stored under ``name``, winning over it.
-        A plain ``filename`` loses the percent-escapes clients add (see
-        :func:`_decoded_file_name`).
+    Returns the lower-cased main value and the parameters (names lower-cased); an RFC 5987
+    ``name*`` is decoded and wins over ``name``, and a plain ``filename`` loses the
+    percent-escapes clients add (:func:`_decoded_file_name`).
     """
     items = _split_params(value)
     main = items[0].lower() if items else ""
@@ -149,14 +140,7 @@ def _parse_headers(block: bytes) -> dict[str, str]:
 
 
 def parse_multipart(body: bytes, content_type: str) -> list[Part]:
-    """Parse a ``multipart/form-data`` body.
-
-    Args:
-        body: The raw request body.
-        content_type: The request's ``Content-Type`` header (it carries the boundary).
-
-    Returns:
-        The parts in order.
+    """Parse a ``multipart/form-data`` body into its parts, in order.
 
     Raises:
         MultipartError: Not multipart, no boundary, or a malformed body.
@@ -210,12 +194,7 @@ def parse_multipart(body: bytes, content_type: str) -> list[Part]:
 def parse_form(body: bytes, content_type: str) -> list[Part]:
     """Parse an upload form: ``multipart/form-data`` or ``application/x-www-form-urlencoded``.
 
-    Args:
-        body: The raw request body.
-        content_type: The request's ``Content-Type`` header.
-
-    Returns:
-        The fields in order; urlencoded fields are text parts without a file name.
+    Urlencoded fields become text parts without a file name.
 
     Raises:
         MultipartError: Another content type, too many fields, or a malformed multipart body.

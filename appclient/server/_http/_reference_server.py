@@ -4,16 +4,12 @@ The embedded server of tests, examples and the README::
 
     with ReferenceServer() as server:
         client = AppClient(server.app_id, token=server.token, base_url=server.url)
-        ...
-
-It binds 127.0.0.1 and a free port by default, generates a token unless given one, and
-serves until the ``with`` block ends. ``faults`` lets a test make the next requests fail,
-hang or stream only partly; ``store`` exposes the state for assertions.
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -126,20 +122,25 @@ class ReferenceServer:
         self.host = host
         self.port = port
         self.faults = faults if faults is not None else FaultInjector()
-        self._agent = agent
-        self._store = store
-        self._db_path = db_path
         self._app_ids = tuple(served) if served is not None else None
-        self._any_app_id = any_app_id
-        self._extra_tokens = tuple(extra_tokens)
-        self._components = components
-        self._data_dir = data_dir
-        self._max_body_bytes = max_body_bytes
-        self._max_upload_bytes = max_upload_bytes
         self._keepalive_timeout = keepalive_timeout
         self._shutdown_grace = shutdown_grace
-        self._lease_seconds = lease_seconds
-        self._clock = clock
+        self._create_app = functools.partial(
+            create_app,
+            tokens=[self.token, *extra_tokens],
+            app_ids=self._app_ids,
+            any_app_id=any_app_id,
+            agent=agent,
+            components=components,
+            store=store,
+            db_path=db_path,
+            data_dir=data_dir,
+            faults=self.faults,
+            max_body_bytes=max_body_bytes,
+            max_upload_bytes=max_upload_bytes,
+            lease_seconds=lease_seconds,
+            clock=clock,
+        )
         self._app: ReferenceApp | None = None
         self._http: WSGIHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -188,21 +189,7 @@ class ReferenceServer:
         """
         if self._http is not None:
             return self
-        app = create_app(
-            tokens=[self.token, *self._extra_tokens],
-            app_ids=self._app_ids,
-            any_app_id=self._any_app_id,
-            agent=self._agent,
-            components=self._components,
-            store=self._store,
-            db_path=self._db_path,
-            data_dir=self._data_dir,
-            faults=self.faults,
-            max_body_bytes=self._max_body_bytes,
-            max_upload_bytes=self._max_upload_bytes,
-            lease_seconds=self._lease_seconds,
-            clock=self._clock,
-        )
+        app = self._create_app()
         try:
             http = WSGIHTTPServer(
                 (self.host, self.port), app, keepalive_timeout=self._keepalive_timeout

@@ -1,9 +1,6 @@
 """What an endpoint answers: a finished HTTP response, and the error that becomes one.
 
-Endpoints return a :class:`Response` (or raise :class:`HTTPProblem`); the WSGI layer turns
-either into headers and bytes. Bodies are encoded here, once, as the protocol wants them:
-compact one-line JSON, non-ASCII kept, and U+2028/U+2029 escaped so that no reader that
-splits lines on them (JavaScript, Python's ``str.splitlines``) sees a broken line.
+Bodies are compact one-line JSON with non-ASCII kept and U+2028/U+2029 escaped.
 """
 
 from __future__ import annotations
@@ -94,14 +91,9 @@ class Response:
     r"""A finished response, ready to be written.
 
     Attributes:
-        status: The HTTP status (200 only on success).
         request_id: Sent as ``X-Appbuilder-Request-Id``; equal to the body's ``request_id``.
-        body: The whole body of a non-stream response.
-        chunks: The SSE messages of a stream response (``None`` for non-stream), each one
-            ``data: <json>\n\n`` and written (flushed) on its own; an iterator when they are
-            still being produced (a live run).
-        content_type: The ``Content-Type`` header.
-        headers: Extra headers, such as ``Retry-After`` or ``Allow``.
+        chunks: The SSE messages of a stream response, each ``data: <json>\n\n`` and
+            flushed on its own; an iterator while a live run still produces them.
     """
 
     status: int
@@ -121,10 +113,8 @@ class HTTPProblem(Exception):  # noqa: N818 - a problem report (RFC 9457 wording
     """A request that cannot be served; becomes a one-line JSON error response.
 
     Attributes:
-        status: The HTTP status, 4xx or 5xx.
         code: The protocol's error code, for example ``"InvalidParameter"``.
         message: What was wrong, naming the field; never contains a secret.
-        headers: Extra headers for the response.
     """
 
     def __init__(
@@ -143,23 +133,12 @@ class HTTPProblem(Exception):  # noqa: N818 - a problem report (RFC 9457 wording
 
 
 def bad_parameter(field: str, problem: str) -> HTTPProblem:
-    """Return the 400 ``InvalidParameter`` problem for one field.
-
-    Args:
-        field: The field's path in the body, for example ``tools[0].function.name``.
-        problem: What is wrong with it.
-    """
+    """Return the 400 ``InvalidParameter`` problem for one field (``tools[0].function.name``)."""
     return HTTPProblem(400, "InvalidParameter", f"{field}: {problem}")
 
 
 def json_response(payload: dict[str, Any], *, request_id: str, status: int = 200) -> Response:
-    """Return a one-line JSON response whose body carries ``request_id`` first.
-
-    Args:
-        payload: The body's other fields.
-        request_id: The request id, put in the body and the header.
-        status: The HTTP status.
-    """
+    """Return a one-line JSON response whose body carries ``request_id`` first."""
     body = encode_json({"request_id": request_id, **payload})
     return Response(status=status, request_id=request_id, body=body)
 
@@ -183,10 +162,7 @@ def error_response(problem: HTTPProblem, *, request_id: str) -> Response:
 def sse_response(messages: Iterable[str], *, request_id: str) -> Response:
     r"""Return an SSE response: each message exactly ``data: <compact json>\n\n``.
 
-    Args:
-        messages: The run's messages as one-line JSON texts, in order: a list, or an
-            iterator still producing them (then they are encoded as they come).
-        request_id: The request id of the run.
+    ``messages`` is a list, or an iterator still producing them (encoded as they come).
     """
     framed = (b"data: " + encode_text(message) + b"\n\n" for message in messages)
     chunks = framed if isinstance(messages, Iterator) else tuple(framed)

@@ -1,8 +1,6 @@
 """``appclient serve``: run the reference agent server until interrupted.
 
-Prints the URL, the token (generated when none is given) and the app id, the three
-``export`` lines that point the official SDKs and appclient's own examples at it, and a
-``curl`` line that works as printed. Binds 127.0.0.1 unless ``--host`` says otherwise.
+Prints the URL, the token, the app id, the ``export`` lines for the SDKs and a ``curl`` line.
 """
 
 from __future__ import annotations
@@ -87,13 +85,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--token",
         type=_token,
         action="append",
-        default=None,
         help="accepted bearer token (repeat for several); a random one is printed when omitted",
     )
     parser.add_argument(
         "--app-id",
         action="append",
-        default=None,
         help=f"app id to serve (repeat for several; default {DEFAULT_APP_ID})",
     )
     parser.add_argument(
@@ -102,9 +98,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="serve every app id (the official SDK's tests and cookbooks use several); the "
         "--app-id ones are still the app list",
     )
-    parser.add_argument(
-        "--db", default=None, metavar="FILE", help="SQLite file for state that survives restarts"
-    )
+    parser.add_argument("--db", metavar="FILE", help="SQLite file for state that survives restarts")
     parser.add_argument(
         "--lease-seconds",
         type=float,
@@ -115,7 +109,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--data-dir",
-        default=None,
         metavar="DIR",
         help="where uploaded files go (default: FILE.files with --db, else a temporary folder)",
     )
@@ -190,16 +183,11 @@ def run(
     stop: threading.Event | None = None,
     out: TextIO | None = None,
 ) -> int:
-    """Serve until interrupted (Ctrl-C or SIGTERM) or until ``stop`` is set.
-
-    Args:
-        args: The parsed ``serve`` options.
-        stop: Set it to stop the server (tests); otherwise runs until Ctrl-C.
-        out: Where the banner goes (standard output by default).
+    """Serve until Ctrl-C, SIGTERM or ``stop`` is set; the banner goes to ``out`` (stdout).
 
     Returns:
-        The exit status: 0, or 1 when the server cannot listen (port in use, bad host) or
-        open its database.
+        The exit status: 0; 1 when the server cannot listen (port in use, bad host) or open
+        its database; 2 for options that do not go together.
     """
     out = out if out is not None else sys.stdout
     logging.basicConfig(
@@ -210,17 +198,6 @@ def run(
         print("appclient serve: --model-url needs --model NAME", file=sys.stderr)
         return 2
     try:
-        planner = (
-            {}
-            if not args.model_url
-            else {
-                "model_url": args.model_url,
-                "model": args.model,
-                "tool_format": args.tool_format,
-                "strategy": args.strategy,
-                "model_api_key_env": args.model_api_key_env,
-            }
-        )
         server = ReferenceServer(
             host=args.host,
             port=args.port,
@@ -230,7 +207,11 @@ def run(
             any_app_id=args.any_app_id,
             db_path=args.db,
             data_dir=args.data_dir,
-            **planner,
+            model_url=args.model_url,
+            model=args.model,
+            tool_format=args.tool_format,
+            strategy=args.strategy,
+            model_api_key_env=args.model_api_key_env,
         )
     except InvalidRequestError as exc:  # the openai package is missing, a bad format
         print(f"appclient serve: {exc}", file=sys.stderr)
@@ -261,39 +242,39 @@ def run(
         store = (
             f"sqlite {args.db}" if args.db else "memory (lost at exit; use --db FILE to keep it)"
         )
-        print(f"appclient reference server listening on {server.url}", file=out)
         apps = ", ".join(server.app_ids)
         if args.any_app_id:
             apps = f"any (--any-app-id){'; listed: ' + apps if apps else ''}"
-        print(f"  app id: {apps}", file=out)
         # A token the user chose is not printed (stdout is often a log under docker or
         # systemd); a generated one must be, or nobody could connect.
         token = "(as given with --token)" if tokens else server.token
         export_token = "<your --token>" if tokens else server.token
-        print(f"  token:  {token}", file=out)
-        print(f"  store:  {store}", file=out)
+        lines = [
+            f"appclient reference server listening on {server.url}",
+            f"  app id: {apps}",
+            f"  token:  {token}",
+            f"  store:  {store}",
+        ]
         if args.model_url:
-            print(
+            lines.append(
                 f"  agent:  model {args.model} at {args.model_url} "
-                f"({args.tool_format}, {args.strategy})",
-                file=out,
+                f"({args.tool_format}, {args.strategy})"
             )
-        print("Point the official SDKs and appclient at it (AppClient() reads these):", file=out)
-        print(f"  export {ENV_BASE_URL}={server.url}", file=out)
-        print(f"  export {ENV_TOKEN}={export_token}", file=out)
-        print(f"  export {ENV_APP_ID}={server.app_id}", file=out)
-        print("Try it:", file=out)
-        print(f"  {curl_line(server.url, export_token, server.app_id)}", file=out)
-        print(
-            f"Watch the runs: {server.url}/ (the run inspector; sign in with the token)", file=out
-        )
+        lines += [
+            "Point the official SDKs and appclient at it (AppClient() reads these):",
+            f"  export {ENV_BASE_URL}={server.url}",
+            f"  export {ENV_TOKEN}={export_token}",
+            f"  export {ENV_APP_ID}={server.app_id}",
+            "Try it:",
+            f"  {curl_line(server.url, export_token, server.app_id)}",
+            f"Watch the runs: {server.url}/ (the run inspector; sign in with the token)",
+        ]
         if not is_loopback(args.host):
-            print(
+            lines.append(
                 f"  warning: {args.host} is reachable from the network; "
-                "anyone with the token can use this server",
-                file=out,
+                "anyone with the token can use this server"
             )
-        print("Press Ctrl-C to stop.", file=out, flush=True)
+        print("\n".join([*lines, "Press Ctrl-C to stop."]), file=out, flush=True)
         server.serve_until(stop)
     except KeyboardInterrupt:
         server.stop()

@@ -1,10 +1,8 @@
 """Uploaded files on disk: one data directory, server-chosen names, a size limit.
 
-A file is written under the name of its random file id, never under the client's file name,
-so no name a client sends can reach outside the directory. Writes go to a temporary name
-first and are renamed into place, so a crash never leaves half a file under a real id. When
-no directory is given, a private temporary one is made and removed on :meth:`close` (or,
-failing that, when the storage is collected or the process exits).
+A file is written under its random file id, never the client's name, through a temporary
+name renamed into place. A temporary directory made here is removed on :meth:`close` (or
+when the storage is collected or the process exits).
 """
 
 from __future__ import annotations
@@ -24,11 +22,7 @@ _MAX_NAME_CHARS = 255
 
 
 def display_name(filename: str) -> str:
-    """Return the last path segment of a client's file name, trimmed to a sane length.
-
-    Args:
-        filename: The name as sent (it may contain directories, either slash style).
-    """
+    """Return the last path segment of a client's file name, trimmed to a sane length."""
     name = filename.replace("\\", "/").rsplit("/", 1)[-1].strip()
     name = "".join(char for char in name if char.isprintable())
     return name[:_MAX_NAME_CHARS] or "file"
@@ -42,11 +36,9 @@ def _remove_directory(directory: str, creator_pid: int) -> None:
 
 
 class UploadStorage:
-    """Stores uploaded bytes in a directory.
+    """Stores uploaded bytes in ``directory`` (a temporary one removed on close when ``None``).
 
-    Args:
-        directory: Where files go; ``None`` makes a temporary directory removed on close.
-        max_bytes: The largest file accepted; bigger uploads are refused with HTTP 413.
+    A file over ``max_bytes`` is refused with HTTP 413.
     """
 
     def __init__(

@@ -1,10 +1,8 @@
 """Request bodies in, validated values out; anything wrong is a 400 naming the field (pure).
 
-Bodies are parsed as JSON (never compared as bytes: Python and Java escape differently),
-refusing what would later break a response: ``NaN``/``Infinity``, numbers too large for a
-float, lone UTF-16 surrogates, nesting too deep. Fields are checked with the wire models;
-tools are normalised from the official Manifest shape to JSON Schema, their names checked
-against the tool-name rule and for duplicates.
+Bodies are parsed as JSON, refusing what would later break a response (``NaN``, lone
+surrogates, nesting too deep); fields are checked with the wire models, and tools
+normalised to JSON Schema with their names checked.
 """
 
 from __future__ import annotations
@@ -129,10 +127,7 @@ def field_path(location: tuple[int | str, ...], *, prefix: str = "") -> str:
 def validate_model(model: type[ModelT], data: Any, *, prefix: str = "") -> ModelT:
     """Validate ``data`` with a wire model; the first problem becomes a 400 naming its field.
 
-    Args:
-        model: The pydantic model.
-        data: The decoded JSON.
-        prefix: The path of ``data`` inside the body, for nested values.
+    ``prefix`` is the path of ``data`` inside the body, for nested values.
     """
     try:
         return model.model_validate(data)
@@ -223,15 +218,10 @@ def _check_tool(raw: dict[str, Any], field: str) -> dict[str, Any] | None:
 
 
 def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
-    """Validate and normalise the ``tools`` of a run request.
+    """Validate the ``tools`` of a run request and normalise them to JSON Schema.
 
-    Args:
-        raw_tools: The ``tools`` value as decoded from JSON (``None`` or a list).
-
-    Returns:
-        The function tools as ``{"type": "function", "function": {name, description,
-        parameters}}`` dicts with JSON Schema parameters. Tools of other types (the hosted
-        service's ``code_interpreter`` and the like) are accepted and left out.
+    Tools of other types (the hosted service's ``code_interpreter`` and the like) are
+    accepted and left out.
 
     Raises:
         HTTPProblem: 400 naming the first bad field (shape, name rule, duplicate name).

@@ -1,15 +1,9 @@
 """The protocol as a WSGI application: routing, auth, body limits, errors, response headers.
 
-:func:`create_app` builds a :class:`ReferenceApp`, a plain WSGI callable, so the same server
-runs on the embedded HTTP server, under any WSGI server, or in tests without sockets. The
-app keeps no state of its own between requests (everything goes through the store), so
-several worker processes over one SQLite store behave as one server::
+The app keeps no state between requests (everything goes through the store), so several
+worker processes over one SQLite store behave as one server::
 
     gunicorn -w 4 'appclient.server:create_app(tokens=["my-token"], db_path="state.db")'
-
-Every response, errors included, carries ``X-Appbuilder-Request-Id`` equal to the body's
-``request_id``; only success is 200; an unexpected exception is logged with its request id
-and answered as a 500 JSON error that says nothing about the internals.
 """
 
 from __future__ import annotations
@@ -74,6 +68,10 @@ _STATUS_LINES = {status.value: f"{status.value} {status.phrase}" for status in H
 
 def _status_line(status: int) -> str:
     return _STATUS_LINES.get(status) or f"{status} Error"
+
+
+def _too_large(limit: int) -> HTTPProblem:
+    return HTTPProblem(413, "PayloadTooLarge", f"body: over the limit of {limit} bytes")
 
 
 class ReferenceApp:
@@ -141,27 +139,24 @@ class ReferenceApp:
         try:
             return self._serve(environ, request_id)
         except HTTPProblem as problem:
-            return error_response(problem, request_id=request_id)
+            failure = problem
         except AgentFailure as exc:
             _log.error("request %s: %s", request_id, exc, exc_info=exc.__cause__ is not None)
-            return error_response(HTTPProblem(500, "AgentError", str(exc)), request_id=request_id)
+            failure = HTTPProblem(500, "AgentError", str(exc))
         except QuotaExceededError as exc:
-            quota = HTTPProblem(
-                429, "QuotaExceeded", str(exc), headers={"Retry-After": str(exc.retry_after)}
-            )
-            return error_response(quota, request_id=request_id)
+            retry = {"Retry-After": str(exc.retry_after)}
+            failure = HTTPProblem(429, "QuotaExceeded", str(exc), headers=retry)
         except StoreBusyError as exc:
             _log.warning("request %s: %s", request_id, exc)
-            busy = HTTPProblem(503, "ServiceUnavailable", str(exc), headers={"Retry-After": "1"})
-            return error_response(busy, request_id=request_id)
+            failure = HTTPProblem(503, "ServiceUnavailable", str(exc), headers={"Retry-After": "1"})
         except Exception:
             _log.exception("request %s: unexpected error", request_id)
-            internal = HTTPProblem(
+            failure = HTTPProblem(
                 500,
                 "InternalError",
                 f"unexpected server error; see the server log (request_id={request_id})",
             )
-            return error_response(internal, request_id=request_id)
+        return error_response(failure, request_id=request_id)
 
     def _serve(self, environ: dict[str, Any], request_id: str) -> Response:
         injected = self.faults.before_request()
@@ -191,7 +186,17 @@ class ReferenceApp:
                 401, "Unauthorized", "Authorization: a valid 'Bearer <token>' header is required"
             )
         key = check_key(environ.get("HTTP_IDEMPOTENCY_KEY"))
-        body = self._read_body(environ, limit=self._body_limit(path))
+        # An upload is bounded by the upload limit, above or below the general body limit,
+        # so max_upload_bytes works as documented and a huge file is refused unread.
+        limit = self.max_body_bytes
+        if path == PATH_FILE_UPLOAD:
+            limit = self.endpoints.uploads.max_bytes + _FORM_OVERHEAD_BYTES
+        try:
+            body = self._read_body(environ, limit)
+        except OSError:  # a timeout or a reset: the client stopped sending its body
+            raise HTTPProblem(
+                408, "RequestTimeout", "body: the client stopped sending before it all arrived"
+            ) from None
         context = RequestContext(
             request_id=request_id,
             owner=owner,
@@ -203,22 +208,7 @@ class ReferenceApp:
         )
         return route(context)
 
-    def _body_limit(self, path: str) -> int:
-        # An upload is bounded by the upload limit, above or below the general body limit,
-        # so max_upload_bytes works as documented and a huge file is refused unread.
-        if path == PATH_FILE_UPLOAD:
-            return self.endpoints.uploads.max_bytes + _FORM_OVERHEAD_BYTES
-        return self.max_body_bytes
-
-    def _read_body(self, environ: dict[str, Any], *, limit: int) -> bytes:
-        try:
-            return self._read_body_bytes(environ, limit)
-        except OSError:  # a timeout or a reset: the client stopped sending its body
-            raise HTTPProblem(
-                408, "RequestTimeout", "body: the client stopped sending before it all arrived"
-            ) from None
-
-    def _read_body_bytes(self, environ: dict[str, Any], limit: int) -> bytes:
+    def _read_body(self, environ: dict[str, Any], limit: int) -> bytes:
         stream = environ.get("wsgi.input")
         length_text = (environ.get("CONTENT_LENGTH") or "").strip()
         if length_text:
@@ -226,7 +216,7 @@ class ReferenceApp:
                 raise HTTPProblem(400, "InvalidParameter", "Content-Length: not a number")
             length = int(length_text)
             if length > limit:
-                raise self._too_large(limit)
+                raise _too_large(limit)
             body: bytes = stream.read(length) if stream is not None and length else b""
             if len(body) < length:
                 raise HTTPProblem(400, "InvalidParameter", "body: shorter than Content-Length")
@@ -234,12 +224,9 @@ class ReferenceApp:
         if stream is not None and environ.get("wsgi.input_terminated"):
             body = stream.read(limit + 1)
             if len(body) > limit:
-                raise self._too_large(limit)
+                raise _too_large(limit)
             return body
         return b""
-
-    def _too_large(self, limit: int) -> HTTPProblem:
-        return HTTPProblem(413, "PayloadTooLarge", f"body: over the limit of {limit} bytes")
 
     def close(self) -> None:
         """Wake held requests and release what the app created (store, upload directory)."""

@@ -1,4 +1,1 @@
-"""How the reference server runs a turn.
-
-The run engine, tool choice, events and streamed answers.
-"""
+"""How the reference server runs a turn."""

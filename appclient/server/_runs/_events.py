@@ -1,21 +1,9 @@
 """Wire events and run messages, built from a :class:`RunOutcome` (docs/protocol.md sections 4-6).
 
-Pure functions from what a run did to the JSON text the protocol sends, written through
-templates whose constant parts are encoded once (a run's answer is on every request's hot
-path). The same outcome renders as one non-stream body or as a list of SSE messages:
-
-- a run that ends with local calls: ``function_call``/``done`` events (cloud components
-  first, each followed by its result event), one per local call, then the ``Interrupt``
-  event, last, carrying ``tool_calls``. In a stream that is ONE message, because the
-  official Go and Java examples read ``tool_calls`` of the last event of every message;
-- a run that ends with an answer: a ``preparing`` status, the cloud component events, the
-  answer (in a stream several ``running`` text deltas, each message carrying its delta as
-  ``answer``, then an empty ``done`` text event; non-stream one ``done`` event with the
-  whole text), and a final ``success`` status on a message with ``is_completion: true``;
-- a run that fails: the events so far and an ``error`` event with a non-zero code.
-
-No field the protocol promises is ever ``null``; ``usage`` and ``tool_calls`` are left out
-where there is nothing to say, as the recorded hosted responses do.
+Pure functions through :class:`JsonTemplate` shapes encoded once (a run's answer is on every
+request's hot path). The same outcome renders as one non-stream body or as SSE messages; a
+tool round is ONE message, because the official Go and Java examples read ``tool_calls`` of
+the last event of every message. No promised field is ever ``null``.
 """
 
 from __future__ import annotations
@@ -26,9 +14,8 @@ from typing import Any, NamedTuple
 
 from .._http._responses import serial_id
 from .._settings import DEFAULT_ANSWER_DELTA_CHARS, MAX_ANSWER_DELTAS
-from .._state._state import PendingCall
 from ._json_template import Hole, JsonTemplate, json_text, string_text
-from ._run_engine import CloudStep, RunFailure, RunOutcome
+from ._run_engine import RunFailure, RunOutcome
 
 __all__ = [
     "USAGE_MODEL_NAME",
@@ -60,16 +47,10 @@ def utc_date(now: float | None = None) -> str:
 
 
 def split_answer(text: str, *, max_chars: int = DEFAULT_ANSWER_DELTA_CHARS) -> list[str]:
-    """Split an answer into the deltas of a stream: several, of nearly equal size.
+    """Split an answer into a stream's deltas of nearly equal size; joined they give it back.
 
-    Args:
-        text: The whole answer.
-        max_chars: The largest delta, unless that would make more than
-            ``MAX_ANSWER_DELTAS`` deltas; a text of two or more characters always gives at
-            least two deltas, so clients see a real stream.
-
-    Returns:
-        The deltas; joined they give ``text`` back. Empty for an empty text.
+    At most ``MAX_ANSWER_DELTAS`` deltas (longer ones then), and at least two for a text of
+    two or more characters, so clients see a real stream.
     """
     if not text:
         return []
@@ -149,8 +130,7 @@ _TOOL_CALL = JsonTemplate(
         "function": {"name": Hole("name"), "arguments": Hole("arguments")},
     }
 )
-_STATUS_EVENT = _event_shape(_AGENT_EVENT_TYPE, Hole("status"), "status", {})
-_COMPONENT_STATUS_EVENT = _event_shape(Hole("name"), Hole("status"), "status", {})
+_STATUS_EVENT = _event_shape(Hole("name"), Hole("status"), "status", {})
 _ERROR_EVENT = _event_shape(
     _AGENT_EVENT_TYPE, "error", "status", {}, code=Hole("code"), message=Hole("message")
 )
@@ -177,16 +157,9 @@ def _event_id() -> str:
 
 def _usage(prompt: str, completion: str, reported: dict[str, int] | None = None) -> dict[str, str]:
     """Return the usage holes' texts: the model's reported figures, else character counts."""
-    if reported:
-        return {
-            key: str(int(reported.get(key, 0)))
-            for key in ("prompt_tokens", "completion_tokens", "total_tokens")
-        }
-    return {
-        "prompt_tokens": str(len(prompt)),
-        "completion_tokens": str(len(completion)),
-        "total_tokens": str(len(prompt) + len(completion)),
-    }
+    counted = {"prompt_tokens": len(prompt), "completion_tokens": len(completion)}
+    counts = reported or {**counted, "total_tokens": len(prompt) + len(completion)}
+    return {key: str(int(counts.get(key, 0))) for key in _USAGE if key != "name"}
 
 
 class _CallTexts(NamedTuple):
@@ -197,22 +170,23 @@ class _CallTexts(NamedTuple):
     arguments: str
 
 
-def _call_texts(call: PendingCall) -> _CallTexts:
-    return _CallTexts(string_text(call.call_id), string_text(call.name), json_text(call.arguments))
-
-
 def _function_call_event(name: str, arguments: str) -> str:
     return _FUNCTION_CALL_EVENT.fill(event_id=_event_id(), name=name, arguments=arguments)
 
 
-def _cloud_events(step: CloudStep) -> list[str]:
-    name = string_text(step.name)
-    return [
-        _function_call_event(name, json_text(step.arguments)),
-        _COMPONENT_RESULT_EVENT.fill(
-            event_id=_event_id(), name=name, text=string_text(step.output)
-        ),
-    ]
+def _result_event(name: str, output: str) -> str:
+    return _COMPONENT_RESULT_EVENT.fill(event_id=_event_id(), name=name, text=string_text(output))
+
+
+def _cloud_part(outcome: RunOutcome) -> list[str]:
+    events = []
+    for step in outcome.cloud_steps:
+        name = string_text(step.name)
+        events += [
+            _function_call_event(name, json_text(step.arguments)),
+            _result_event(name, step.output),
+        ]
+    return events
 
 
 def _interrupt_event(outcome: RunOutcome, calls: list[_CallTexts]) -> str:
@@ -238,17 +212,14 @@ def _error_event(failure: RunFailure) -> str:
     )
 
 
-def _status_event(status: str) -> str:
-    return _STATUS_EVENT.fill(event_id=_event_id(), status=string_text(status))
+def _status_event(status: str, name: str = _AGENT_NAME_TEXT) -> str:
+    return _STATUS_EVENT.fill(event_id=_event_id(), name=name, status=string_text(status))
 
 
 def _text_event(status: str, text: str, *, usage: dict[str, str] | None = None) -> str:
-    if usage is None:
-        return _TEXT_EVENT.fill(
-            event_id=_event_id(), status=string_text(status), text=string_text(text)
-        )
-    return _TEXT_EVENT_WITH_USAGE.fill(
-        event_id=_event_id(), status=string_text(status), text=string_text(text), **usage
+    template = _TEXT_EVENT if usage is None else _TEXT_EVENT_WITH_USAGE
+    return template.fill(
+        event_id=_event_id(), status=string_text(status), text=string_text(text), **(usage or {})
     )
 
 
@@ -262,58 +233,25 @@ def _hosted_cloud_messages(outcome: RunOutcome) -> list[list[str]]:
     messages: list[list[str]] = []
     for step in outcome.cloud_steps:
         name = string_text(step.name)
-        messages.extend(
-            [
-                [_function_call_event(name, json_text(step.arguments))],
-                [
-                    _COMPONENT_STATUS_EVENT.fill(
-                        event_id=_event_id(), name=name, status='"preparing"'
-                    )
-                ],
-                [
-                    _COMPONENT_RESULT_EVENT.fill(
-                        event_id=_event_id(), name=name, text=string_text(step.output)
-                    )
-                ],
-                [_COMPONENT_STATUS_EVENT.fill(event_id=_event_id(), name=name, status='"success"')],
-            ]
-        )
+        messages.append([_function_call_event(name, json_text(step.arguments))])
+        messages.append([_status_event("preparing", name)])
+        messages.append([_result_event(name, step.output)])
+        messages.append([_status_event("success", name)])
     origin = json_text({"origin_query": outcome.query})
     messages.append([_function_call_event(_AGENT_NAME_TEXT, origin)])
     messages.append([_status_event("preparing")])
     return messages
 
 
-def _cloud_part(outcome: RunOutcome) -> list[str]:
-    return [event for step in outcome.cloud_steps for event in _cloud_events(step)]
-
-
 def _tool_round(outcome: RunOutcome) -> list[str]:
-    calls = [_call_texts(call) for call in outcome.calls]
+    calls = [
+        _CallTexts(string_text(call.call_id), string_text(call.name), json_text(call.arguments))
+        for call in outcome.calls
+    ]
     events = _cloud_part(outcome)
     events.extend(_function_call_event(call.name, call.arguments) for call in calls)
     events.append(_interrupt_event(outcome, calls))
     return events
-
-
-def _message(
-    outcome: RunOutcome,
-    events: list[str],
-    *,
-    answer: str,
-    is_completion: bool,
-    request_id: str,
-    date: str,
-) -> str:
-    return _fill_message(
-        outcome.state.conversation_id,
-        outcome.message_id,
-        events,
-        answer=answer,
-        is_completion=is_completion,
-        request_id=request_id,
-        date=date,
-    )
 
 
 def _fill_message(
@@ -340,59 +278,46 @@ def _fill_message(
 def live_message(
     text: str,
     *,
-    first: bool,
+    first: bool = False,
+    failure: RunFailure | None = None,
     conversation_id: str,
     message_id: str,
     request_id: str,
     date: str,
 ) -> str:
-    """One SSE message sent while the agent is still at work: an answer delta (``running``).
+    """One SSE message of a run still at work: an answer delta, or ``failure``'s last message.
 
-    The ``first`` one opens the run with its ``preparing`` status too: nothing is sent live
+    The ``first`` delta opens the run with its ``preparing`` status too: nothing is sent live
     before the first delta, so a run that ends in a tool round stays one message.
     """
-    events = [_status_event("preparing")] if first else []
+    if failure is not None:
+        events = [_error_event(failure)]
+    else:
+        events = [_status_event("preparing")] if first else []
+        events.append(_text_event("running", text))
     return _fill_message(
         conversation_id,
         message_id,
-        [*events, _text_event("running", text)],
+        events,
         answer=text,
-        is_completion=False,
+        is_completion=failure is not None,
         request_id=request_id,
         date=date,
     )
 
 
-def live_failure(
-    failure: RunFailure, *, conversation_id: str, message_id: str, request_id: str, date: str
-) -> str:
-    """The last message of a live run that failed after it started: one ``error`` event."""
-    return _fill_message(
-        conversation_id,
-        message_id,
-        [_error_event(failure)],
-        answer="",
-        is_completion=True,
-        request_id=request_id,
-        date=date,
-    )
+def _round_or_failure(outcome: RunOutcome) -> list[str] | None:
+    """The events of a run that ends in a tool round or an error (one message); None else."""
+    if outcome.failure is not None:
+        return [*_cloud_part(outcome), _error_event(outcome.failure)]
+    return _tool_round(outcome) if outcome.calls else None
 
 
 def render_body(outcome: RunOutcome, *, request_id: str, date: str) -> str:
-    """Return the non-stream body of a run as JSON text: every event, the whole answer.
-
-    Args:
-        outcome: What the run did.
-        request_id: The request id (also sent as the header).
-        date: The response date (see :func:`utc_date`).
-    """
+    """Return the non-stream body of a run as JSON text: every event, the whole answer."""
     ending = outcome.ending
-    if ending == "interrupt":
-        events = _tool_round(outcome)
-    elif ending == "error":
-        assert outcome.failure is not None  # noqa: S101 - guaranteed by ending == "error"
-        events = [*_cloud_part(outcome), _error_event(outcome.failure)]
-    else:
+    events = _round_or_failure(outcome)
+    if events is None:
         usage = _usage(outcome.query, outcome.answer, outcome.usage)
         events = [
             _status_event("preparing"),
@@ -400,8 +325,9 @@ def render_body(outcome: RunOutcome, *, request_id: str, date: str) -> str:
             _text_event("done", outcome.answer, usage=usage),
             _status_event("success"),
         ]
-    return _message(
-        outcome,
+    return _fill_message(
+        outcome.state.conversation_id,
+        outcome.message_id,
         events,
         answer=outcome.answer if ending == "answer" else "",
         is_completion=ending != "interrupt",
@@ -420,22 +346,13 @@ def render_stream(
 ) -> list[str]:
     """Return the SSE messages of a run as JSON texts, in order; the last is the completion.
 
-    Args:
-        outcome: What the run did.
-        request_id: The request id (repeated in every message).
-        date: The response date.
-        max_delta_chars: The largest answer delta.
-        sent: The answer text already streamed live (:func:`live_message`, whose first
-            message opened the run); only the rest of the answer follows. ``None`` or ``""``:
-            nothing was sent live.
+    ``sent`` is the answer text already streamed live (:func:`live_message`, whose first
+    message opened the run): only the rest of the answer follows.
     """
     ending = outcome.ending
-    if ending == "interrupt":
-        groups: list[tuple[list[str], str]] = [(_tool_round(outcome), "")]
-    elif ending == "error":
-        assert outcome.failure is not None  # noqa: S101 - guaranteed by ending == "error"
-        groups = [([*_cloud_part(outcome), _error_event(outcome.failure)], "")]
-    else:
+    early = _round_or_failure(outcome)
+    groups: list[tuple[list[str], str]] = [] if early is None else [(early, "")]
+    if early is None:
         hosted = bool(outcome.cloud_steps) and not sent
         if hosted:
             groups = [(events, "") for events in _hosted_cloud_messages(outcome)]
@@ -456,11 +373,12 @@ def render_stream(
             groups.append(([], ""))  # the hosted service ends such a stream with an empty message
     last = len(groups) - 1
     return [
-        _message(
-            outcome,
+        _fill_message(
+            outcome.state.conversation_id,
+            outcome.message_id,
             events,
             answer=answer,
-            # An interrupt is no completion, plain or streamed (the two used to differ).
+            # An interrupt is no completion, plain or streamed.
             is_completion=index == last and ending != "interrupt",
             request_id=request_id,
             date=date,

@@ -1,13 +1,8 @@
 """JSON text for a fixed shape with a few holes, with the constant parts encoded once (pure).
 
-Every run answer has the same nested shape and differs only in a handful of values (ids,
-names, arguments, text). Encoding the whole nest with :func:`json.dumps` on every request
-walks every key and constant again; a :class:`JsonTemplate` encodes the shape once, with
-marker strings where the values go, and afterwards only the values are encoded. The
-shape is still written as a plain dict, so the wire format reads (and is reviewed) as data.
-
-Holes are filled with JSON text: :func:`json_text` for any value, :func:`string_text`
-for a string (the common case, several times cheaper).
+Every run answer has the same nested shape and differs in a handful of values: a
+:class:`JsonTemplate` encodes the shape once and afterwards only the values are encoded
+(:func:`json_text` for any value, :func:`string_text` for a string, several times cheaper).
 """
 
 from __future__ import annotations
@@ -45,14 +40,7 @@ def _escape_separators(text: str) -> str:
 
 
 def json_text(value: Any) -> str:
-    """Return ``value`` as compact one-line JSON with non-ASCII text kept.
-
-    Args:
-        value: A JSON-ready value.
-
-    Returns:
-        The JSON text, with U+2028/U+2029 escaped so that it is one line for every reader.
-    """
+    """Return ``value`` as compact one-line JSON, non-ASCII kept and U+2028/U+2029 escaped."""
     if _C_ENCODER is None or isinstance(value, str):
         return _escape_separators(_ENCODER.encode(value))
     return _escape_separators("".join(_C_ENCODER(value, 0)))
@@ -65,11 +53,7 @@ def string_text(value: str) -> str:
 
 @dataclass(frozen=True)
 class Hole:
-    """Where a value goes in a template's shape.
-
-    Attributes:
-        name: The keyword :meth:`JsonTemplate.fill` takes the value's JSON text under.
-    """
+    """Where a value goes in a template's shape; :meth:`JsonTemplate.fill` takes it by ``name``."""
 
     name: str
 
@@ -114,14 +98,7 @@ class JsonTemplate:
         self.holes = frozenset(pieces[1::2])
 
     def fill(self, **texts: str) -> str:
-        """Return the JSON text with every hole filled.
-
-        Args:
-            **texts: The JSON text of each hole's value, by hole name.
-
-        Raises:
-            KeyError: A hole was given no text.
-        """
+        """Return the JSON text with every hole filled (``KeyError`` for a hole left out)."""
         return self._pattern % texts
 
     def __repr__(self) -> str:

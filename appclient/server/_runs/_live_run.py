@@ -1,19 +1,10 @@
 """A streamed run whose answer goes out as the agent writes it (an agent with ``streams_text``).
 
-The plain path computes the whole run, commits it and then renders its messages. With an
-agent that streams (a model), the first delta would wait for the model's last token. Here
-the run is computed in a worker thread while the response streams: each answer delta the
-agent emits as a ``running`` message (the first one opening the run), then the rest of the
-run's messages once it is committed. A run that ends in a tool round sends nothing live, so
-its interrupt stays one message, as the official Go and Java examples need.
-
-Everything that can make the request a 4xx (an unknown ``tool_call_id``, a ``tool_choice``
-naming no tool) is found before the first byte: the worker signals the start of the agent's
-work (``emit("")``) and the request thread waits for that or for the error. Deltas wait in a
-bounded queue, so a slow client slows the agent instead of filling memory; a client that
-leaves does not stop the run, which still commits. Each message is rendered once, by the
-worker, so the run's replay (kept when it commits) repeats byte for byte what went out live.
-Pure plumbing: what the messages say is ``_events``'.
+The run is computed in a worker thread while the response streams its deltas, so the first
+delta does not wait for the model's last token. Whatever makes the request a 4xx is found
+before the first byte (the worker signals ``emit("")`` when the agent starts). Deltas wait in
+a bounded queue, so a slow client slows the agent; a client that leaves does not stop the
+run, which still commits. Each message is rendered once, so a replay repeats it byte for byte.
 """
 
 from __future__ import annotations
@@ -25,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 from .._http._responses import HTTPProblem
-from ._events import live_failure
+from ._events import live_message
 from ._run_engine import Emit, RunFailure
 
 _log = logging.getLogger("appclient.server")
@@ -93,8 +84,9 @@ def live_messages(
                 problem = item.message if isinstance(item, HTTPProblem) else "unexpected error"
                 failure = RunFailure(EVENT_CODE_SERVER_FAILED, f"the run failed: {problem}")
                 _log.error("live run %s failed", message_id, exc_info=item)
-                yield live_failure(
-                    failure,
+                yield live_message(
+                    "",
+                    failure=failure,
                     request_id=request_id,
                     date=date,
                     conversation_id=conversation_id,

@@ -1,38 +1,16 @@
 """The run engine: asks the agent step by step and decides how a run ends (pure, no I/O).
 
-One run either starts a turn (a query) or continues one (tool outputs). The engine asks the
-agent for a :class:`Decision`, runs the cloud components it asks for right here (and asks
-again), and stops at the first of:
-
-- local tool calls: the run ends with an interrupt; the calls wait in the conversation;
-- an answer: the turn is finished and goes into the history;
-- a failure inside the run (a component raised, too many steps): the run ends with an
-  ``error`` event and the turn is dropped.
-
-It returns a :class:`RunOutcome` (the new conversation state plus what happened); the
-events module turns that into wire events. The engine never writes to a store: the caller
-commits the new state only when the whole run succeeded, so a failed run changes nothing.
-
-Choices the protocol leaves open, made here:
-
-- Tool outputs may cover only part of a round: they are applied, and the run answers with
-  an interrupt that repeats the calls still pending (same ids), so every run still ends
-  with an interrupt and no output is lost or applied twice.
-- An output for a call that is not pending (unknown, or already answered) is a 400
-  ``InvalidParameter`` naming the field and the id; nothing of that request is applied.
-- A new query while calls are pending drops the pending turn and starts a new one; a
-  query sent together with tool outputs is ignored (the outputs continue their turn).
-- ``tool_choice`` of type ``function`` replaces the agent's first decision of a turn (an
-  unknown name is a 400 whatever the agent). A forced client tool ends the run with an
-  interrupt calling it; a forced cloud component runs in the run and its result is the
-  answer, as the hosted service does with "component results as the reply" switched on.
+A run starts a turn (a query) or continues one (tool outputs). The engine runs the cloud
+components the agent asks for and asks again, until local tool calls (an interrupt), an
+answer, or a failure (an ``error`` event; the turn is dropped). It returns a
+:class:`RunOutcome`; the caller commits its state only when the whole run succeeded.
+Partial and unknown outputs and forced tools follow docs/protocol.md sections 6-7; a new
+query drops a turn still waiting for outputs, and a query sent with outputs is ignored.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol, TypeAlias
@@ -54,7 +32,15 @@ from .._settings import (
     DEFAULT_MAX_HISTORY_CHARS,
     DEFAULT_MAX_HISTORY_TURNS,
 )
-from .._state._state import ConversationState, OpenTurn, PendingCall, TurnRecord
+from .._state._state import (
+    RECORD_BYTES,
+    ConversationState,
+    OpenTurn,
+    PendingCall,
+    RunRecord,
+    ToolMemo,
+    TurnRecord,
+)
 from ._tool_choice import UnknownToolChoiceError, forced_tool_name, resolve_tool_choice
 
 __all__ = [
@@ -67,15 +53,13 @@ __all__ = [
     "RunEngine",
     "RunFailure",
     "RunOutcome",
+    "record_run",
 ]
 
 _log = logging.getLogger("appclient.server")
 
 #: Takes the answer text an agent streams (and ``""`` once, when the run starts).
 Emit: TypeAlias = Callable[[str], None]
-
-_TOOL_MODEL_CACHE_SIZE = 512
-_TOOL_MODEL_CACHE_CHARS = 16 * 1024
 
 #: ``event_code`` of the error event when a cloud component raised.
 EVENT_CODE_COMPONENT_FAILED = 5001
@@ -130,16 +114,10 @@ class RunOutcome:
     """Everything one run did, and the conversation state to save afterwards.
 
     Attributes:
-        state: The conversation's new state.
-        message_id: The run's message id.
         query: The query of the turn (for usage figures).
-        cloud_steps: Cloud component calls made in this run, in order.
         calls: Local calls the run ends with (non-empty for an interrupt).
-        thought: The agent's reason for ``calls``.
-        answer: The final answer (when the run ends with an answer).
-        failure: Why the run failed (when it ends with an error event).
         usage: The model's token usage over the run's decisions, when the agent reported
-            it (a model agent); ``None`` means count characters.
+            it; ``None`` means count characters.
     """
 
     state: ConversationState
@@ -184,19 +162,11 @@ def _turns_to_keep(history: Sequence[TurnRecord], latest: TurnRecord, max_turns:
     return kept
 
 
-def _tool_name(tool: dict[str, Any]) -> str:
-    name: str = tool["function"]["name"]
-    return name
-
-
 class RunEngine:
-    """Plans runs with an agent and cloud components.
+    """Plans runs with an agent (thread-safe) and cloud components.
 
-    Args:
-        agent: Decides each step; must be thread-safe.
-        components: The cloud components the server runs itself.
-        max_steps: Agent decisions allowed in one run before it ends with an error.
-        max_history: Finished turns kept per conversation.
+    ``max_steps`` agent decisions are allowed in one run before it ends with an error;
+    ``max_history`` finished turns are kept per conversation.
     """
 
     def __init__(
@@ -212,26 +182,7 @@ class RunEngine:
         self._infos = tuple(component.info for component in components)
         self._max_steps = max_steps
         self._max_history = max_history
-        self._models: OrderedDict[int, tuple[dict[str, Any], Tool]] = OrderedDict()
-        self._models_lock = threading.Lock()
-
-    def _tool_model(self, tool: dict[str, Any]) -> Tool:
-        # Tool dicts are shared, read-only values (validation caches them), so their models
-        # are cached by identity; the entry keeps the dict alive, so its id stays unique.
-        # Reading needs no lock: one dict lookup is atomic, and the identity check below
-        # catches an entry replaced meanwhile.
-        key = id(tool)
-        entry = self._models.get(key)
-        if entry is not None and entry[0] is tool:
-            return entry[1]
-        model = Tool.model_validate(tool)
-        if len(str(tool)) > _TOOL_MODEL_CACHE_CHARS:  # kept 512 times over, it would pin GBs
-            return model
-        with self._models_lock:
-            self._models[key] = (tool, model)
-            while len(self._models) > _TOOL_MODEL_CACHE_SIZE:
-                self._models.popitem(last=False)
-        return model
+        self._tool_model = ToolMemo(Tool.model_validate)
 
     def start_turn(
         self,
@@ -325,8 +276,6 @@ class RunEngine:
         if forced_tool_name(tool_choice) is None:
             return None
         try:
-            # A client tool wins over a component of the same name; one missing required
-            # input is read from the query the way the rule agent reads queries.
             return resolve_tool_choice(
                 tool_choice,
                 tools=[self._tool_model(tool) for tool in state.tools],
@@ -401,7 +350,7 @@ class RunEngine:
         if emit is not None:
             emit("")  # the request was valid: from here on, every outcome is a 200
         tools = tuple(self._tool_model(tool) for tool in state.tools)
-        local_names = {_tool_name(tool) for tool in state.tools}
+        local_names = {tool["function"]["name"] for tool in state.tools}
         history: tuple[Turn, ...] = state.history
         steps: list[CloudStep] = []
         results = list(turn.results)
@@ -495,13 +444,8 @@ class RunEngine:
         steps: list[CloudStep],
         failure: RunFailure,
     ) -> RunOutcome:
-        return RunOutcome(
-            state=state.evolve(open_turn=None),
-            message_id=message_id,
-            query=turn.query,
-            cloud_steps=tuple(steps),
-            failure=failure,
-        )
+        dropped = state.evolve(open_turn=None)
+        return RunOutcome(dropped, message_id, turn.query, tuple(steps), failure=failure)
 
 
 def _added(total: dict[str, int] | None, more: dict[str, int] | None) -> dict[str, int] | None:
@@ -511,3 +455,39 @@ def _added(total: dict[str, int] | None, more: dict[str, int] | None) -> dict[st
     if total is None:
         return dict(more)
     return {key: total.get(key, 0) + more.get(key, 0) for key in {*total, *more}}
+
+
+def record_run(
+    outcome: RunOutcome,
+    *,
+    request_id: str,
+    query: str,
+    outputs: Sequence[ToolOutput],
+    stream: bool,
+    started: float,
+    seconds: float,
+) -> RunRecord:
+    """Return the inspector's record of one run (``query``: "" for a tool-outputs run)."""
+    flat = tuple(text for output in outputs for text in (output.tool_call_id, output.output))
+    chars = RECORD_BYTES + len(query) + len(outcome.answer) + len(outcome.thought)
+    if flat:
+        chars += sum(map(len, flat))
+    if outcome.cloud_steps:
+        chars += sum(len(step.output) for step in outcome.cloud_steps)
+    return RunRecord(
+        outcome.message_id,
+        request_id,
+        started,
+        seconds,
+        stream,
+        query,
+        flat,
+        outcome.cloud_steps,
+        outcome.calls,
+        outcome.thought,
+        outcome.answer,
+        outcome.failure,
+        outcome.usage,
+        outcome.ending,
+        chars,
+    )

@@ -1,18 +1,7 @@
 """The tools a run may call, and the one its ``tool_choice`` forces (pure; protocol section 7).
 
-A run may call the conversation's client tools and the server's cloud components; a client
-tool hides a component of the same name (:func:`candidates_from`).
-
-``{"type": "function", "function": {"name": ..., "input": {...}}}`` forces one tool with
-``input`` as its arguments: a client tool of the conversation (answered with an interrupt)
-or a cloud component (run by the server). When exactly one required input is missing, the
-query fills it, read the way the rule agent reads queries (``北京今天的天气`` gives
-``city="北京"``, not the whole sentence). ``auto``, a missing ``function`` or an empty name
-(as the Go SDK sends) force nothing.
-
-The server calls :func:`resolve_tool_choice` before asking any agent, so an unknown name
-becomes an HTTP 400 whichever agent runs; :class:`UnknownToolChoiceError` carries the name
-and the names that would have been accepted.
+A client tool hides a cloud component of the same name. The server resolves ``tool_choice``
+before asking any agent, so an unknown name is a 400 whichever agent runs.
 """
 
 from __future__ import annotations
@@ -71,9 +60,7 @@ def candidates_from(
 class UnknownToolChoiceError(ValueError):
     """``tool_choice`` names neither a tool of the conversation nor a cloud component.
 
-    Attributes:
-        name: The name that was asked for.
-        available: The names that exist (client tools, then components).
+    ``available`` are the names that exist (client tools, then components).
     """
 
     def __init__(self, name: str, available: Sequence[str]) -> None:
@@ -101,20 +88,9 @@ def resolve_tool_choice(
     query: str = "",
     today: dt.date | None = None,
 ) -> PlannedCall | None:
-    """Return the call ``tool_choice`` forces, or ``None`` when it forces nothing.
+    """Return the call ``tool_choice`` forces (``cloud`` for a component), or ``None``.
 
-    A client tool wins over a cloud component of the same name.
-
-    Args:
-        tool_choice: The run's ToolChoice.
-        tools: The conversation's client tools (models or wire dicts, JSON Schema
-            parameters).
-        components: The cloud components the server runs.
-        query: The run's query, to fill the one missing required input.
-        today: The date relative words in the query count from.
-
-    Returns:
-        The forced call: ``cloud=False`` for a client tool, ``True`` for a component.
+    ``query`` fills the one missing required input; relative dates in it count from ``today``.
 
     Raises:
         UnknownToolChoiceError: The name is neither a client tool nor a component.

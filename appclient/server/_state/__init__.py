@@ -1,4 +1,1 @@
-"""What the reference server remembers.
-
-State values, the memory and SQLite stores, idempotency and the run log.
-"""
+"""What the reference server remembers."""

@@ -1,22 +1,9 @@
 """``Idempotency-Key``: a retried request gets the first answer instead of running twice.
 
-A client that retries (after a timeout, a 5xx, a broken stream) sends the same key again.
-The first request with a key reserves it, runs, and stores its answer if it succeeded; a
-repeat gets that stored answer back byte for byte, streams included, with the original
-request id. So a retried ``tool_outputs`` is applied exactly once.
-
-Choices made here:
-
-- Keys are scoped to the caller (the token's owner fingerprint): two tokens never share.
-- The same key with a *different* request (path or parsed body) is a 422
-  ``IdempotencyKeyReused``: the client has a bug, and answering either request's result
-  would be wrong. The comparison is on parsed content, not bytes, so a client that
-  re-encodes the body (or a new multipart boundary) still matches.
-- A repeat while the first request is still running is a 409 ``IdempotencyKeyInUse``
-  with ``Retry-After: 1`` (ask again later); a reservation left by a crashed worker
-  expires after the run lease.
-- Only successes (HTTP 200) are stored. A failed request changed nothing, so its key is
-  released and a retry runs for real.
+Keys are scoped to the caller's owner fingerprint. A repeat gets the stored answer back byte
+for byte (streams included, with the original request id); the same key with a different
+request (compared parsed, not as bytes) is a 422, and a repeat while the first still runs a
+409 with ``Retry-After: 1``. Only successes are stored: a failed request releases its key.
 """
 
 from __future__ import annotations
@@ -79,33 +66,22 @@ def stored_response(response: Response, body: bytes | None = None) -> StoredResp
 
 
 def _replay(stored: StoredResponse) -> Response:
-    headers = ((REPLAY_HEADER, "true"),)
-    if stored.stream:
-        pieces = stored.body.split(b"\n\n")
-        chunks = tuple(piece + b"\n\n" for piece in pieces if piece)
-        return Response(
-            status=stored.status,
-            request_id=stored.request_id,
-            chunks=chunks,
-            content_type=stored.content_type,
-            headers=headers,
-        )
+    pieces = stored.body.split(b"\n\n") if stored.stream else ()
     return Response(
         status=stored.status,
         request_id=stored.request_id,
-        body=stored.body,
+        body=b"" if stored.stream else stored.body,
+        chunks=tuple(piece + b"\n\n" for piece in pieces if piece) if stored.stream else None,
         content_type=stored.content_type,
-        headers=headers,
+        headers=((REPLAY_HEADER, "true"),),
     )
 
 
 class IdempotencyGuard:
     """Runs a request at most once per idempotency key.
 
-    Args:
-        store: Where reservations and first answers are kept.
-        stale_after: Seconds after which an unfinished reservation is taken over.
-        clock: Returns the current time in seconds (injectable for tests).
+    An unfinished reservation older than ``stale_after`` seconds (a crashed worker's) is
+    taken over.
     """
 
     def __init__(
@@ -129,13 +105,8 @@ class IdempotencyGuard:
     ) -> Response:
         """Return the stored answer for a repeated key, or ``produce()`` and store it.
 
-        Args:
-            key: The request's ``Idempotency-Key`` (``None`` runs ``produce`` directly).
-            owner: The caller's owner fingerprint (keys are scoped to it).
-            request_fingerprint: :func:`fingerprint` of the request.
-            produce: Serves the request for real; gets the scoped key to keep its answer
-                under in the same transaction as its writes (``None`` without a key), via
-                :meth:`Store.commit_run`.
+        ``produce`` gets the owner-scoped key (``None`` without a key), so a run keeps its answer
+        in the same transaction as its writes (:meth:`Store.commit_run`).
 
         Raises:
             HTTPProblem: 409 while the first request runs, 422 for a reused key.

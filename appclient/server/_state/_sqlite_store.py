@@ -1,11 +1,8 @@
 """A store in one SQLite file: survives restarts and is shared by several worker processes.
 
-Conversation states are saved whole as JSON (they are small, and a run replaces one
-atomically). Leases and idempotency reservations are single conditional statements, so two
-processes never both win. The file runs in WAL mode so readers do not block the writer;
-connections come from a small pool (one per concurrently working thread; at most
-``max_idle_connections`` are kept once a burst is over), and a process
-forked from one holding the store (gunicorn ``--preload``) opens connections of its own.
+States are saved whole as JSON; leases and key reservations are single conditional
+statements, so two processes never both win. The file runs in WAL mode, connections come
+from a small pool, and a process forked from one holding the store opens its own.
 """
 
 from __future__ import annotations
@@ -27,8 +24,8 @@ from .._settings import (
     DEFAULT_IDEMPOTENCY_CACHE_SIZE,
     DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
 )
-from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
-from ._store import KeyReservation, Store, StoreBusyError, lease_holder_gone
+from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse, load_record
+from ._store import KeyEntry, KeyReservation, Store, StoreBusyError, lease_holder_gone
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
@@ -75,6 +72,10 @@ SCHEMA_VERSION = 2
 
 # Waits between attempts to open a file another process is switching to WAL (for tests).
 _sleep = time.sleep
+
+_RELEASE_LEASE = (
+    "UPDATE conversations SET lease_id = NULL, lease_expires = NULL WHERE id = ? AND lease_id = ?"
+)
 
 #: Reservations between two trims of the idempotency table down to its size limit.
 _TRIM_EVERY = 256
@@ -169,11 +170,7 @@ class SQLiteStore(Store):
         gone_keys = [(key, holder) for key, holder in keys if lease_holder_gone(holder)]
         if gone_leases or gone_keys:
             with self._transaction() as db:
-                db.executemany(
-                    "UPDATE conversations SET lease_id = NULL, lease_expires = NULL "
-                    "WHERE id = ? AND lease_id = ?",
-                    gone_leases,
-                )
+                db.executemany(_RELEASE_LEASE, gone_leases)
                 db.executemany(
                     "DELETE FROM idempotency WHERE key = ? AND holder = ? AND status IS NULL",
                     gone_keys,
@@ -357,11 +354,7 @@ class SQLiteStore(Store):
     def release_run(self, conversation_id: str, *, lease_id: str) -> None:
         """Release the lease without changing the conversation."""
         with self._connection() as db:
-            db.execute(
-                "UPDATE conversations SET lease_id = NULL, lease_expires = NULL "
-                "WHERE id = ? AND lease_id = ?",
-                (conversation_id, lease_id),
-            )
+            db.execute(_RELEASE_LEASE, (conversation_id, lease_id))
 
     def has_message(self, conversation_id: str, message_id: str) -> bool:
         """Whether ``message_id`` is one of the conversation's latest runs (see the limit)."""
@@ -384,7 +377,7 @@ class SQLiteStore(Store):
         """Return a file's metadata, or ``None`` if unknown."""
         with self._connection() as db:
             row = db.execute("SELECT record FROM files WHERE id = ?", (file_id,)).fetchone()
-        return FileRecord(**json.loads(row[0])) if row else None
+        return load_record(FileRecord, row[0]) if row else None
 
     def files(self, conversation_id: str) -> list[FileRecord]:
         """Return a conversation's files, oldest first."""
@@ -394,7 +387,7 @@ class SQLiteStore(Store):
                 "ORDER BY rowid",
                 (conversation_id,),
             ).fetchall()
-        return [FileRecord(**json.loads(text)) for (text,) in rows]
+        return [load_record(FileRecord, text) for (text,) in rows]
 
     def add_feedback(self, record: FeedbackRecord) -> None:
         """Record one feedback call."""
@@ -411,12 +404,7 @@ class SQLiteStore(Store):
                 "SELECT record FROM feedback WHERE conversation_id = ? ORDER BY seq",
                 (conversation_id,),
             ).fetchall()
-        records = []
-        for (text,) in rows:
-            data = json.loads(text)
-            data["flag"] = tuple(data.get("flag") or ())
-            records.append(FeedbackRecord(**data))
-        return records
+        return [load_record(FeedbackRecord, text) for (text,) in rows]
 
     def reserve_key(
         self, key: str, fingerprint: str, *, now: float, stale_after: float, holder: str = ""
@@ -432,19 +420,15 @@ class SQLiteStore(Store):
                 stored_fingerprint, reserved_at, status, request_id, content_type, body, stream = (
                     row
                 )
-                if stored_fingerprint != fingerprint:
-                    return KeyReservation("mismatch")
+                response = None
                 if status is not None:
                     response = StoredResponse(
-                        status=int(status),
-                        request_id=str(request_id),
-                        content_type=str(content_type),
-                        body=bytes(body),
-                        stream=bool(stream),
+                        int(status), str(request_id), str(content_type), bytes(body), bool(stream)
                     )
-                    return KeyReservation("replay", response)
-                if now - float(reserved_at) < stale_after:
-                    return KeyReservation("busy")
+                entry = KeyEntry(stored_fingerprint, float(reserved_at), response)
+                found = entry.reservation(fingerprint, now=now, stale_after=stale_after)
+                if found.outcome != "new":
+                    return found
             db.execute(
                 "INSERT OR REPLACE INTO idempotency (key, fingerprint, reserved_at, holder) "
                 "VALUES (?, ?, ?, ?)",

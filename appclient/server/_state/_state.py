@@ -1,30 +1,122 @@
 """What the reference server remembers, as plain immutable values (pure, no I/O).
 
-A conversation is one :class:`ConversationState`: who owns it, its local tools, the turn
-that waits for tool outputs (with its pending calls), and the finished turns. The run engine
-reads a state and returns a new one; stores save and load states whole, so memory and
-SQLite stores behave the same. Records for uploads, feedback and idempotency replays live
-beside it. Every record converts to and from JSON-ready dicts for the SQLite store.
+The run engine reads a :class:`ConversationState` and returns a new one; stores save and
+load states whole, so the memory and SQLite stores behave the same. A state keeps its
+latest runs as :class:`RunRecord` values for the run inspector: they only refer to what the
+run made, and :func:`run_view` makes the inspector's JSON (what the SQLite store saves).
 """
 
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, Final, Generic, TypeVar
+
+from pydantic import TypeAdapter
 
 from .._agents._agent_api import ToolResult, Turn
-from ._run_log import RunRecord, run_view
 
 __all__ = [
+    "MAX_RUNS_KEPT",
+    "MAX_TEXT_CHARS",
+    "RECORD_BYTES",
     "ConversationState",
     "FeedbackRecord",
     "FileRecord",
     "OpenTurn",
     "PendingCall",
+    "RunRecord",
     "StoredResponse",
+    "ToolMemo",
     "TurnRecord",
+    "load_record",
+    "run_view",
 ]
+
+
+#: Runs a conversation keeps for the inspector; older ones are dropped first.
+MAX_RUNS_KEPT: Final = 20
+#: The longest text the inspector shows of a run (a query, an output, an answer).
+MAX_TEXT_CHARS: Final = 2000
+RECORD_BYTES: Final = 512  # a record's own memory, besides the texts it refers to
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """One run, as the inspector shows it (see :func:`run_view`); it refers to what the run made."""
+
+    message_id: str
+    request_id: str
+    started: float
+    seconds: float
+    stream: bool
+    query: str
+    outputs: tuple[str, ...]  # tool call id, output, tool call id, output, ...
+    cloud_steps: tuple[Any, ...]
+    calls: tuple[Any, ...]
+    thought: str
+    answer: str
+    failure: Any
+    usage: dict[str, int] | None
+    ending: str
+    #: Roughly the characters it keeps alive (for the memory store's accounting).
+    chars: int
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_TEXT_CHARS:
+        return text
+    return text[:MAX_TEXT_CHARS] + f"… ({len(text) - MAX_TEXT_CHARS:,} more characters)"
+
+
+def _arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: _clip(v) if isinstance(v, str) else v for key, v in arguments.items()}
+
+
+def run_view(run: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
+    """Return a run as the inspector's JSON (texts clipped); a view passes through as is."""
+    if not isinstance(run, RunRecord):
+        return dict(run)  # loaded from the SQLite store, which saves views
+    ran = run
+    events: list[dict[str, Any]] = [
+        {
+            "kind": "component",
+            "name": step.name,
+            "call_id": step.call_id,
+            "arguments": _arguments(step.arguments),
+            "output": _clip(step.output),
+        }
+        for step in ran.cloud_steps
+    ]
+    if ran.calls:
+        calls = [
+            {"id": call.call_id, "name": call.name, "arguments": _arguments(call.arguments)}
+            for call in ran.calls
+        ]
+        events.append({"kind": "tool_calls", "thought": _clip(ran.thought), "calls": calls})
+    elif ran.failure is not None:
+        failure = ran.failure
+        events.append({"kind": "error", "code": failure.code, "message": _clip(failure.message)})
+    else:
+        events.append({"kind": "answer", "text": _clip(ran.answer)})
+    return {
+        "message_id": run.message_id,
+        "request_id": run.request_id,
+        "started": run.started,
+        "seconds": run.seconds,
+        "stream": run.stream,
+        "query": _clip(run.query),
+        "outputs": [
+            {"tool_call_id": run.outputs[i], "output": _clip(run.outputs[i + 1])}
+            for i in range(0, len(run.outputs), 2)
+        ],
+        "events": events,
+        "ending": ran.ending,
+        "usage": ran.usage,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,12 +133,8 @@ class OpenTurn:
     """A turn that stopped at an interrupt and waits for tool outputs.
 
     Attributes:
-        query: The user's query that started the turn.
         results: Calls finished so far in this turn (cloud results and local outputs).
-        pending: Local calls still waiting for their outputs.
         thought: The agent's reason for the pending calls (repeated if re-asked).
-        file_names: Names of the files attached to the turn.
-        end_user_id: The end user the turn runs for.
         memo: The agent's note for its next decision in this turn (a plan, evidence).
     """
 
@@ -89,15 +177,10 @@ class ConversationState:
     """Everything the server keeps about one conversation.
 
     Attributes:
-        conversation_id: The conversation's id.
         owner: A fingerprint of the token that created it (never the token itself).
-        app_id: The app it belongs to.
-        created_at: Creation time, seconds since the epoch.
         tools: The conversation's local tools, normalised to JSON Schema.
-        open_turn: The turn waiting for tool outputs, if any.
-        history: Finished turns, oldest first.
         runs: The latest runs' records, oldest first (:class:`RunRecord`, or their JSON
-            view once loaded from the SQLite store; for the run inspector).
+            view once loaded from the SQLite store).
     """
 
     conversation_id: str
@@ -148,42 +231,48 @@ class ConversationState:
     @classmethod
     def from_json(cls, text: str) -> ConversationState:
         """Rebuild a state saved with :meth:`to_json`."""
-        data = json.loads(text)
-        open_turn = data.get("open_turn")
-        return cls(
-            conversation_id=data["conversation_id"],
-            owner=data["owner"],
-            app_id=data["app_id"],
-            created_at=float(data["created_at"]),
-            tools=tuple(data.get("tools") or ()),
-            open_turn=_open_turn(open_turn) if open_turn else None,
-            history=tuple(
-                TurnRecord(
-                    query=item["query"],
-                    answer=item["answer"],
-                    message_id=item["message_id"],
-                    results=_results(item.get("results")),
-                )
-                for item in data.get("history") or ()
-            ),
-            runs=tuple(data.get("runs") or ()),
-        )
+        return load_record(ConversationState, text)
 
 
-def _results(items: list[dict[str, Any]] | None) -> tuple[ToolResult, ...]:
-    return tuple(ToolResult(**item) for item in items or ())
+_T = TypeVar("_T")
 
 
-def _open_turn(data: dict[str, Any]) -> OpenTurn:
-    return OpenTurn(
-        query=data["query"],
-        results=_results(data.get("results")),
-        pending=tuple(PendingCall(**item) for item in data.get("pending") or ()),
-        thought=data.get("thought", ""),
-        file_names=tuple(data.get("file_names") or ()),
-        end_user_id=data.get("end_user_id"),
-        memo=data.get("memo", ""),
-    )
+_adapters: dict[type, TypeAdapter[Any]] = {}
+
+
+def load_record(cls: type[_T], text: str) -> _T:
+    """Rebuild a record (nested dataclasses included) from the JSON of its ``asdict``."""
+    adapter = _adapters.get(cls)
+    if adapter is None:  # built once per class (a race only builds one twice)
+        adapter = _adapters[cls] = TypeAdapter(cls)
+    record: _T = adapter.validate_python(json.loads(text))
+    return record
+
+
+class ToolMemo(Generic[_T]):
+    """Values derived from the shared, read-only checked tool dicts, kept by identity (LRU).
+
+    An entry holds its dict, so the id stays unique; a tool over 16 KiB is not kept.
+    """
+
+    def __init__(self, derive: Callable[[dict[str, Any]], _T], *, size: int = 512) -> None:
+        self._derive = derive
+        self._size = size
+        self._kept: OrderedDict[int, tuple[dict[str, Any], _T]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, tool: dict[str, Any]) -> _T:
+        # One lookup is atomic without the lock; the identity check catches a replaced entry.
+        entry = self._kept.get(id(tool))
+        if entry is not None and entry[0] is tool:
+            return entry[1]
+        value = self._derive(tool)
+        if len(str(tool)) <= 16 * 1024:
+            with self._lock:
+                self._kept[id(tool)] = (tool, value)
+                while len(self._kept) > self._size:
+                    self._kept.popitem(last=False)
+        return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,14 +280,9 @@ class FileRecord:
     """An uploaded file (or a remembered ``file_url``) of a conversation.
 
     Attributes:
-        file_id: The id returned to the client.
-        conversation_id: The conversation it belongs to.
-        owner: The owner fingerprint of that conversation.
         name: The client's file name (or the URL's last segment).
-        size: Stored bytes (0 for a URL).
         stored_as: The file's name inside the server's data directory ("" for a URL).
         url: The ``file_url`` given instead of a file ("" for an upload).
-        created_at: Upload time, seconds since the epoch.
     """
 
     file_id: str
@@ -225,14 +309,10 @@ class FeedbackRecord:
 
 @dataclass(frozen=True, slots=True)
 class StoredResponse:
-    """A successful response kept for ``Idempotency-Key`` replays.
+    """A successful response (HTTP 200) kept for ``Idempotency-Key`` replays.
 
     Attributes:
-        status: The HTTP status (always 200: only successes are kept).
-        request_id: The request id of the first answer (replays repeat it).
-        content_type: The ``Content-Type`` of the first answer.
         body: The whole body; for a stream, the concatenated SSE messages.
-        stream: Whether the body is an SSE stream.
     """
 
     status: int

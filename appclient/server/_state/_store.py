@@ -1,10 +1,8 @@
 """Where the reference server keeps its state: the store interface and the in-memory store.
 
-Everything that must survive between requests goes through a :class:`Store`, and nothing
-else is shared between requests, so the WSGI app scales out to several worker processes
-over one shared store (the SQLite store). A run takes a *lease* on its conversation: a
-second run while the lease is held is refused (HTTP 409), and a lease left by a crashed
-worker expires. Idempotency keys follow the same reserve/complete/release protocol.
+Everything shared between requests goes through a :class:`Store`, so the WSGI app scales out
+to several worker processes over one shared store. A run takes a *lease* on its
+conversation (a second run meanwhile is a 409; a crashed worker's lease expires).
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from .._http._responses import serial_id
 from .._settings import (
@@ -24,10 +22,17 @@ from .._settings import (
     DEFAULT_IDEMPOTENCY_CACHE_SIZE,
     DEFAULT_MAX_MESSAGES_PER_CONVERSATION,
 )
-from ._run_log import RunRecord
-from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse
+from ._state import (
+    ConversationState,
+    FeedbackRecord,
+    FileRecord,
+    RunRecord,
+    StoredResponse,
+    ToolMemo,
+)
 
 __all__ = [
+    "KeyEntry",
     "KeyReservation",
     "MemoryStore",
     "QuotaExceededError",
@@ -204,16 +209,23 @@ def _weigh(state: ConversationState, tools_size: int) -> int:
 
 
 _CONVERSATION_OVERHEAD = 2048
-# Sizes of small tools remembered (by dict identity), at most this many, cleared when full.
-_TOOL_SIZES_KEPT = 1024
-_TOOL_SIZE_KEPT_CHARS = 16 * 1024
 
 
 @dataclass(slots=True)
-class _KeyEntry:
+class KeyEntry:
+    """A reserved idempotency key, as a store keeps it."""
+
     fingerprint: str
     reserved_at: float
     response: StoredResponse | None = None
+
+    def reservation(self, fingerprint: str, *, now: float, stale_after: float) -> KeyReservation:
+        """The answer to reserving the key again; ``"new"`` when a stale one is taken over."""
+        if self.fingerprint != fingerprint:
+            return KeyReservation("mismatch")
+        if self.response is not None:
+            return KeyReservation("replay", self.response)
+        return KeyReservation("busy" if now - self.reserved_at < stale_after else "new")
 
 
 class MemoryStore(Store):
@@ -257,14 +269,14 @@ class MemoryStore(Store):
         self._clock = clock
         #: Conversations forgotten for memory or idleness so far.
         self.evicted_conversations = 0
-        self._tool_sizes: dict[int, tuple[dict[str, Any], int]] = {}
+        self._tool_size = ToolMemo(lambda tool: len(str(tool)), size=1024)  # ~ their JSON
         self._leases: dict[str, _Lease] = {}
         # Per conversation, its message ids in run order (a dict is an ordered set).
         self._messages: dict[str, dict[str, None]] = {}
         self._max_messages = max_messages_per_conversation
         self._files: dict[str, FileRecord] = {}
         self._feedback: dict[str, list[FeedbackRecord]] = {}
-        self._keys: OrderedDict[str, _KeyEntry] = OrderedDict()
+        self._keys: OrderedDict[str, KeyEntry] = OrderedDict()
         self._max_keys = max_idempotency_keys
         self._max_key_bytes = max_idempotency_bytes
         self._key_bytes = 0
@@ -324,20 +336,6 @@ class MemoryStore(Store):
         self._owner_bytes[owner] = owned + grown
         self._bytes += grown
         self._forget_old(keep=cid, now=now)
-
-    def _tool_size(self, tool: dict[str, Any]) -> int:
-        # The caller holds the lock. Checked tool dicts are shared between runs (validation
-        # keeps them), so their size (str(): close to their JSON) is measured once each.
-        known = self._tool_sizes.get(id(tool))
-        if known is not None and known[0] is tool:
-            return known[1]
-        size = len(str(tool))
-        if size > _TOOL_SIZE_KEPT_CHARS:
-            return size  # kept here, a big tool would stay alive long after its conversation
-        if len(self._tool_sizes) >= _TOOL_SIZES_KEPT:
-            self._tool_sizes.clear()
-        self._tool_sizes[id(tool)] = (tool, size)  # holding the dict keeps its id unique
-        return size
 
     def _forget_old(self, *, keep: str, now: float) -> None:
         # The caller holds the lock. Least recently used first: idle ones, then any over the
@@ -440,13 +438,10 @@ class MemoryStore(Store):
         with self._lock:
             entry = self._keys.get(key)
             if entry is not None:
-                if entry.fingerprint != fingerprint:
-                    return KeyReservation("mismatch")
-                if entry.response is not None:
-                    return KeyReservation("replay", entry.response)
-                if now - entry.reserved_at < stale_after:
-                    return KeyReservation("busy")
-            self._keys[key] = _KeyEntry(fingerprint, now)
+                found = entry.reservation(fingerprint, now=now, stale_after=stale_after)
+                if found.outcome != "new":
+                    return found
+            self._keys[key] = KeyEntry(fingerprint, now)
             self._keys.move_to_end(key)
             self._trim_keys()
             return KeyReservation("new")
