@@ -13,18 +13,6 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..._core._models import Tool, ToolChoice
 
-__all__ = [
-    "MAX_MEMO_CHARS",
-    "Agent",
-    "AgentInput",
-    "ComponentInfo",
-    "Decision",
-    "PlannedCall",
-    "ToolResult",
-    "Turn",
-]
-
-
 #: Longest memo (:attr:`Decision.memo`) the server keeps for an agent within a turn.
 MAX_MEMO_CHARS = 64 * 1024
 

@@ -17,8 +17,6 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-__all__ = ["AnswerFilter"]
-
 _FINAL_ANSWER: Final = re.compile(r"Final[ _]Answer\s*[:：]\s*")
 #: Longest text held back while looking for ``Final Answer:`` (past it, nothing is streamed).
 _MAX_HELD: Final = 64 * 1024

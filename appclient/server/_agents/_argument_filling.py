@@ -36,8 +36,6 @@ from ._query_text import (
 )
 from ._schema_fit import fits_schema, inline_refs, value_for_schema
 
-__all__ = ["ArgumentPlan", "complete_arguments", "parameter_kinds", "plan_arguments"]
-
 #: Kinds of string parameter by name words and description words, first match wins.
 _STRING_KINDS = (
     ("email", ("email", "mail"), ("邮箱", "e-mail", "email")),

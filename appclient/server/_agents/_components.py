@@ -25,8 +25,6 @@ from ._query_text import detect_language, lookup_place
 from ._safe_arithmetic import ExpressionError, evaluate_arithmetic, format_number
 from ._schema_fit import fits_schema
 
-__all__ = ["Calculator", "CloudComponent", "WeatherQuery", "default_components"]
-
 _log = logging.getLogger("appclient.server")
 
 

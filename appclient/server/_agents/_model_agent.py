@@ -39,8 +39,6 @@ from .._runs._run_engine import AgentFailure, Emit
 from ._agent_api import AgentInput, Decision, PlannedCall, ToolResult
 from ._answer_stream import AnswerFilter
 
-__all__ = ["STRATEGIES", "TOOL_FORMATS", "ModelAgent", "ModelReplyText"]
-
 #: ``tool_format`` values: the model's own tool calling, or a text format.
 TOOL_FORMATS: Final = ("native", *FORMAT_NAMES)
 #: ``strategy`` values, as LazyLLM names its agents.

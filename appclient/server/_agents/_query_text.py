@@ -15,23 +15,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-__all__ = [
-    "Found",
-    "Language",
-    "Place",
-    "detect_language",
-    "english_words",
-    "find_values",
-    "is_cjk",
-    "lookup_place",
-    "place_name",
-    "shape_of",
-    "split_clauses",
-    "states_arithmetic",
-    "terms",
-    "weight",
-]
-
 Language = Literal["zh", "en"]
 
 

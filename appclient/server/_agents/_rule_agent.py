@@ -37,8 +37,6 @@ from ._argument_filling import ArgumentPlan, parameter_kinds, plan_arguments
 from ._components import default_components
 from ._query_text import detect_language, split_clauses, states_arithmetic, terms, weight
 
-__all__ = ["RuleAgent"]
-
 _GREETINGS = frozenset(
     {"你好", "您好", "嗨", "哈喽", "在吗", "hi", "hello", "hey", "good morning", "good evening"}
 )

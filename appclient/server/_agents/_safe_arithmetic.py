@@ -20,8 +20,6 @@ from .._settings import (
     CALCULATOR_MAX_EXPRESSION_CHARS,
 )
 
-__all__ = ["ExpressionError", "evaluate_arithmetic", "format_number", "normalize_expression"]
-
 Number = int | float
 
 _WRITTEN_FORMS = str.maketrans("×✕·÷（）＋－−＊／％＾＝？，", "***/()+--*/%^=?,")

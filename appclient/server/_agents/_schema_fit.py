@@ -20,8 +20,6 @@ import re
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
-__all__ = ["fits_schema", "inline_refs", "is_type", "value_for_schema"]
-
 _MISSING: Any = object()
 _PYTHON_TYPES = {"string": str, "boolean": bool, "null": type(None), "array": list, "object": dict}
 _MAX_DEPTH = 8

@@ -22,8 +22,6 @@ from typing import Any, TypeAlias, TypeGuard
 
 from ._agent_api import AgentInput, Decision, PlannedCall, ToolResult
 
-__all__ = ["ScriptExhaustedError", "ScriptStep", "ScriptedAgent"]
-
 _PLACEHOLDER = re.compile(r"\{outputs\}|\{query\}")
 
 StepValue: TypeAlias = Decision | str | PlannedCall | Sequence[PlannedCall]

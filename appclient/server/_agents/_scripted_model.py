@@ -27,8 +27,6 @@ from typing import Any, TypeAlias
 
 from .._http._http_server import WSGIHTTPServer
 
-__all__ = ["ModelError", "ModelReply", "ModelStep", "ScriptedModel"]
-
 _MAX_RECORDED = 1000
 _MAX_REQUEST_BYTES = 16 * 1024 * 1024
 

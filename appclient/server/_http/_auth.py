@@ -11,8 +11,6 @@ import hmac
 import secrets
 from collections.abc import Iterable
 
-__all__ = ["TokenAuthority", "generate_token", "owner_of"]
-
 _BEARER = "bearer"
 
 

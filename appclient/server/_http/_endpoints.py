@@ -41,8 +41,6 @@ from ._responses import (
 from ._uploads import UploadStorage, display_name
 from ._validation import parse_json_object, validate_model, validate_tools
 
-__all__ = ["Endpoints", "RequestContext"]
-
 _MAX_URL_CHARS = 4096
 
 

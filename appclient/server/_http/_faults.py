@@ -16,8 +16,6 @@ from typing import Literal
 from .._settings import DEFAULT_HANG_SECONDS
 from ._responses import HTTPProblem
 
-__all__ = ["FaultInjector"]
-
 _CODES = {
     408: "RequestTimeout",
     429: "TooManyRequests",

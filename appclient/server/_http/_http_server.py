@@ -38,7 +38,6 @@ from ._responses import encode_json, new_id
 #: Seconds a request may take to arrive (line, headers, body) before its client is dropped.
 DEFAULT_REQUEST_READ_TIMEOUT = 30.0
 
-__all__ = ["WSGIHTTPServer"]
 
 _log = logging.getLogger("appclient.server.http")
 

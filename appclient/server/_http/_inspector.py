@@ -16,8 +16,6 @@ from .._state._state import MAX_TEXT_CHARS, ConversationState, RunRecord, run_vi
 from ._endpoints import Endpoints
 from ._responses import HTTPProblem, Response, json_response
 
-__all__ = ["INSPECTOR_PREFIX", "Inspector"]
-
 INSPECTOR_PREFIX: Final = "/inspector/"
 _API = "/inspector/api/conversations"
 #: Conversations the list shows, newest first.

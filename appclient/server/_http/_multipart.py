@@ -11,8 +11,6 @@ import re
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote
 
-__all__ = ["MultipartError", "Part", "parse_form", "parse_header_value", "parse_multipart"]
-
 _MAX_PARTS = 64
 _MAX_HEADER_BYTES = 16 * 1024
 _URL_ENCODED = "application/x-www-form-urlencoded"

@@ -35,8 +35,6 @@ from ._faults import FaultInjector
 from ._http_server import WSGIHTTPServer
 from ._wsgi import ReferenceApp, create_app
 
-__all__ = ["ReferenceServer"]
-
 _POLL_SECONDS = 0.05
 
 

@@ -14,20 +14,6 @@ from typing import Any
 
 from .._runs._json_template import json_text
 
-__all__ = [
-    "HTTPProblem",
-    "Response",
-    "bad_parameter",
-    "encode_json",
-    "encode_text",
-    "error_response",
-    "json_response",
-    "new_id",
-    "serial_id",
-    "sse_response",
-    "text_response",
-]
-
 JSON_CONTENT_TYPE = "application/json"
 SSE_CONTENT_TYPE = "text/event-stream"
 

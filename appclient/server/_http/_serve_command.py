@@ -33,8 +33,6 @@ from .._settings import DEFAULT_APP_ID, DEFAULT_RUN_LEASE_SECONDS, DEFAULT_SERVE
 from .._state._store import StoreBusyError
 from ._reference_server import ReferenceServer
 
-__all__ = ["DESCRIPTION", "add_arguments", "is_loopback", "run"]
-
 #: ``appclient serve --help``: what the server answers, and where to read more.
 DESCRIPTION = f"""run the reference agent server: the AppBuilder conversation protocol on a local
 port, with a rule-based agent, so clients and tools are tried without a hosted app.

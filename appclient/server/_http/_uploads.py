@@ -16,8 +16,6 @@ from pathlib import Path
 from .._settings import DEFAULT_MAX_UPLOAD_BYTES
 from ._responses import HTTPProblem
 
-__all__ = ["UploadStorage", "display_name"]
-
 _MAX_NAME_CHARS = 255
 
 

@@ -22,8 +22,6 @@ from ..._manifest import normalize_tool
 from .._settings import DEFAULT_MAX_TOOLS
 from ._responses import HTTPProblem, bad_parameter
 
-__all__ = ["field_path", "parse_json_object", "validate_model", "validate_tools"]
-
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

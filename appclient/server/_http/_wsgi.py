@@ -48,8 +48,6 @@ from ._inspector import serves as serves_inspector
 from ._responses import HTTPProblem, Response, error_response, serial_id
 from ._uploads import UploadStorage
 
-__all__ = ["ReferenceApp", "create_app"]
-
 _log = logging.getLogger("appclient.server")
 
 StartResponse = Callable[..., Any]

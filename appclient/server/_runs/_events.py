@@ -17,15 +17,6 @@ from .._settings import DEFAULT_ANSWER_DELTA_CHARS, MAX_ANSWER_DELTAS
 from ._json_template import Hole, JsonTemplate, json_text, string_text
 from ._run_engine import RunFailure, RunOutcome
 
-__all__ = [
-    "USAGE_MODEL_NAME",
-    "live_message",
-    "render_body",
-    "render_stream",
-    "split_answer",
-    "utc_date",
-]
-
 #: The ``usage.name`` the reference agent reports (its figures are character counts).
 USAGE_MODEL_NAME = "appclient-reference-agent"
 

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
-__all__ = ["Hole", "JsonTemplate", "json_text", "string_text"]
-
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
 # JSONEncoder.encode builds its C encoder again on every call; for the small values filled
 # into holes that setup is most of the cost, so it is built once (where CPython has one).

@@ -23,7 +23,6 @@ _log = logging.getLogger("appclient.server")
 #: ``event_code`` of a live run that failed on the server after its first message.
 EVENT_CODE_SERVER_FAILED: Final = 5004
 
-__all__ = ["live_messages"]
 
 #: Deltas waiting for a slow client before the agent is made to wait.
 _QUEUE_SIZE: Final = 256

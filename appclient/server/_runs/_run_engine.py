@@ -43,19 +43,6 @@ from .._state._state import (
 )
 from ._tool_choice import UnknownToolChoiceError, forced_tool_name, resolve_tool_choice
 
-__all__ = [
-    "EVENT_CODE_AGENT_FAILED",
-    "EVENT_CODE_COMPONENT_FAILED",
-    "EVENT_CODE_STEP_LIMIT",
-    "AgentFailure",
-    "CloudStep",
-    "Component",
-    "RunEngine",
-    "RunFailure",
-    "RunOutcome",
-    "record_run",
-]
-
 _log = logging.getLogger("appclient.server")
 
 #: Takes the answer text an agent streams (and ``""`` once, when the run starts).

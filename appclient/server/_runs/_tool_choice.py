@@ -15,14 +15,6 @@ from ..._core._models import Tool, ToolChoice
 from .._agents._agent_api import ComponentInfo, PlannedCall
 from .._agents._argument_filling import complete_arguments
 
-__all__ = [
-    "Candidate",
-    "UnknownToolChoiceError",
-    "candidates_from",
-    "forced_tool_name",
-    "resolve_tool_choice",
-]
-
 
 @dataclass(frozen=True, eq=False)
 class Candidate:

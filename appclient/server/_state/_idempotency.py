@@ -22,8 +22,6 @@ from .._settings import DEFAULT_RUN_LEASE_SECONDS, MAX_IDEMPOTENCY_KEY_LENGTH
 from ._state import StoredResponse
 from ._store import Store, lease_owner_id
 
-__all__ = ["REPLAY_HEADER", "IdempotencyGuard", "check_key", "fingerprint", "stored_response"]
-
 _log = logging.getLogger("appclient.server")
 
 #: Header set on a replayed answer, so tests and logs can tell replays apart.

@@ -27,8 +27,6 @@ from .._settings import (
 from ._state import ConversationState, FeedbackRecord, FileRecord, StoredResponse, load_record
 from ._store import KeyEntry, KeyReservation, Store, StoreBusyError, lease_holder_gone
 
-__all__ = ["SCHEMA_VERSION", "SQLiteStore"]
-
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
     id TEXT PRIMARY KEY,

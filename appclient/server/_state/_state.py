@@ -19,24 +19,6 @@ from pydantic import TypeAdapter
 
 from .._agents._agent_api import ToolResult, Turn
 
-__all__ = [
-    "MAX_RUNS_KEPT",
-    "MAX_TEXT_CHARS",
-    "RECORD_BYTES",
-    "ConversationState",
-    "FeedbackRecord",
-    "FileRecord",
-    "OpenTurn",
-    "PendingCall",
-    "RunRecord",
-    "StoredResponse",
-    "ToolMemo",
-    "TurnRecord",
-    "load_record",
-    "run_view",
-]
-
-
 #: Runs a conversation keeps for the inspector; older ones are dropped first.
 MAX_RUNS_KEPT: Final = 20
 #: The longest text the inspector shows of a run (a query, an output, an answer).

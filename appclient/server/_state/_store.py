@@ -31,17 +31,6 @@ from ._state import (
     ToolMemo,
 )
 
-__all__ = [
-    "KeyEntry",
-    "KeyReservation",
-    "MemoryStore",
-    "QuotaExceededError",
-    "Store",
-    "StoreBusyError",
-    "lease_holder_gone",
-    "lease_owner_id",
-]
-
 
 class QuotaExceededError(RuntimeError):
     """A token's conversations would take more of the store's memory than its quota.
