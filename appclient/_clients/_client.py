@@ -164,9 +164,11 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
             TransportError: No answer (connection failure or timeout) after all retries.
             ResponseDecodeError: The answer holds no conversation id.
         """
-        body = lambda: encode_json({"app_id": self.app_id})  # noqa: E731
         return self._exchange(
-            PATH_CONVERSATION, body, "the create-conversation answer", "conversation_id"
+            PATH_CONVERSATION,
+            lambda: encode_json({"app_id": self.app_id}),
+            "the create-conversation answer",
+            "conversation_id",
         )
 
     @overload
@@ -309,16 +311,19 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
             APIStatusError: The server refused.
             TransportError: No answer after all retries.
         """
-        body = lambda: encode_json(  # noqa: E731 - built as sent: its checks fail there
-            feedback_body(
-                app_id=self.app_id,
-                conversation_id=conversation_id,
-                message_id=message_id,
-                type=type,
-                flag=flag,
-                reason=reason,
+
+        def body() -> bytes:  # built as sent, so its checks fail there (in the coroutine)
+            return encode_json(
+                feedback_body(
+                    app_id=self.app_id,
+                    conversation_id=conversation_id,
+                    message_id=message_id,
+                    type=type,
+                    flag=flag,
+                    reason=reason,
+                )
             )
-        )
+
         return self._exchange(PATH_FEEDBACK, body, "the feedback answer", None)
 
     # --- what each client sends in its own way ----------------------------------------------

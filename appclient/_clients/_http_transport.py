@@ -565,9 +565,12 @@ class Transport(TransportBase):
             current[0] = self._send(*request, stream=True)
             return chunks()
 
-        close = lambda: abort_response(current[0])  # noqa: E731
         stream: RunStream = self._run_stream(
-            current[0], conversation_id, chunks(), close=close, reopen=reopen
+            current[0],
+            conversation_id,
+            chunks(),
+            close=lambda: abort_response(current[0]),
+            reopen=reopen,
         )
         return stream
 

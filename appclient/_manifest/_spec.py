@@ -332,8 +332,8 @@ def _choose_annotation(
         globalns, localns = namespaces(target)
         resolved = resolve_type_name(written, globalns=globalns, localns=localns)
         if resolved is not EMPTY:
-            # Optional[...] is built at run time from a type object: no "|" on Python 3.10.
-            return Optional[resolved] if parameter.default is None else resolved  # noqa: UP045
+            optional: Any = Optional[resolved]  # noqa: UP045 - some typing forms have no "|" on 3.10
+            return optional if parameter.default is None else resolved
     return infer_from_default(parameter.default)
 
 
