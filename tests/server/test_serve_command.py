@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import threading
+from typing import Any
 
 import pytest
 import requests
@@ -348,16 +349,23 @@ def test_serve_refuses_a_model_url_without_a_model(capsys: pytest.CaptureFixture
     assert "--model-url needs --model NAME" in capsys.readouterr().err
 
 
-def test_serve_takes_the_run_lease_from_lease_seconds() -> None:
-    """--lease-seconds sets how long a crashed run keeps its conversation busy."""
-    args = build_parser().parse_args(["serve", "--lease-seconds", "5"])
-    assert args.lease_seconds == 5.0
+def test_serve_takes_the_run_lease_from_lease_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--lease-seconds reaches the server: how long a crashed run keeps its conversation busy."""
+    made: list[Any] = []
+    real = _serve_command.ReferenceServer
+
+    def recording(**kwargs: Any) -> Any:
+        made.append(kwargs)
+        return real(**kwargs)
+
+    monkeypatch.setattr(_serve_command, "ReferenceServer", recording)
     stop, worker, out = _serve(["--port", "0", "--lease-seconds", "5"])
     try:
         assert "listening on" in out.getvalue()
     finally:
         stop.set()
         worker.join()
+    assert [kwargs["lease_seconds"] for kwargs in made] == [5.0]
 
 
 def test_any_app_id_with_app_ids_serves_any_and_lists_those() -> None:

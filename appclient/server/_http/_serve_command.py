@@ -204,6 +204,7 @@ def run(
             app_id=args.app_id or (None if args.any_app_id else [DEFAULT_APP_ID]),
             any_app_id=args.any_app_id,
             db_path=args.db,
+            lease_seconds=args.lease_seconds,
             data_dir=args.data_dir,
             model_url=args.model_url,
             model=args.model,
