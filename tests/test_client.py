@@ -500,14 +500,14 @@ def test_repr_shows_app_and_url_only() -> None:
 def test_requests_are_logged_at_debug(
     client: AppClient, mock: responses.RequestsMock, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Each attempt is logged under the appclient logger with its path and status."""
+    """Each attempt is logged with its path and status, under 0.1's logger name."""
     mock.post(CONV, json={"conversation_id": "c1"})
     with caplog.at_level(logging.DEBUG, logger="appclient"):
         client.create_conversation()
     messages = [record.getMessage() for record in caplog.records]
     assert any("POST /v2/app/conversation request_id=" in m for m in messages)
     assert any("-> HTTP 200" in m for m in messages)
-    assert all(record.name.startswith("appclient") for record in caplog.records)
+    assert {record.name for record in caplog.records} == {"appclient._http_transport"}
 
 
 def test_package_logger_has_a_null_handler() -> None:

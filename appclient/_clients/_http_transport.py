@@ -61,7 +61,8 @@ from .._tools._tracing import note
 from .._version import __version__
 from ._stream import RunStream, StreamState
 
-_logger = logging.getLogger(__name__)
+# Both transports log here, under the name 0.1 used (a logging config naming it keeps working).
+_logger = logging.getLogger("appclient._http_transport")
 
 USER_AGENT: Final = f"appclient/{__version__}"
 #: An error response's body is read up to this many bytes: enough for any error message.
