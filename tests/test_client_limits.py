@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from appclient import AppClient, AsyncAppClient, InvalidRequestError, Limits, Timeout
-from appclient._clients import _http_transport
+from appclient._clients import _transport_base
 from appclient.errors import DeadlineExceededError, ResponseTooLargeError, StreamInterruptedError
 from appclient.types import RunStream
 from tests.client_fake_gateway import FakeGateway, Reply, sse_bytes
@@ -147,7 +147,7 @@ def test_a_dripping_body_cannot_outlast_the_total_timeout(
     # socket waits it sets (the time left, at least 100 real seconds) never end a read first,
     # however slowly a loaded machine drips.
     clock = _ticking(100.0)
-    monkeypatch.setattr(_http_transport, "now", lambda: next(clock))
+    monkeypatch.setattr(_transport_base, "now", lambda: next(clock))
     reply = Reply(endless=b" ")
     with FakeGateway().add(reply) as gateway:
         client = AppClient(
@@ -163,7 +163,7 @@ def test_a_dripping_stream_cannot_outlast_the_total_timeout(
 ) -> None:
     """A stream of endless deltas is cut at Timeout.total, saying so."""
     clock = _ticking(100.0)  # as above: real socket waits of at least 100 s
-    monkeypatch.setattr(_http_transport, "now", lambda: next(clock))
+    monkeypatch.setattr(_transport_base, "now", lambda: next(clock))
     reply = Reply(endless=sse_bytes(DELTA), headers=SSE)
     with FakeGateway().add(reply) as gateway:
         stream = _client(gateway, timeout=Timeout(total=3000)).run("c1", "hi", stream=True)

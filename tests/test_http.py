@@ -19,13 +19,8 @@ from appclient import (
     RateLimitError,
     TransportError,
 )
-from appclient._clients._http_transport import (
-    USER_AGENT,
-    authorization_value,
-    iter_body_chunks,
-    status_error,
-    transport_error,
-)
+from appclient._clients._http_transport import iter_body_chunks, status_error, transport_error
+from appclient._clients._transport_base import USER_AGENT, authorization_value
 from appclient._core._errors import Secret
 from appclient._version import __version__
 from appclient.errors import ConnectError, ConnectTimeoutError, RequestTimeoutError, ServerError

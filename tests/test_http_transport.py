@@ -9,7 +9,8 @@ import pytest
 import responses
 
 from appclient import AuthenticationError, InvalidRequestError
-from appclient._clients._http_transport import Transport, parse_base_url
+from appclient._clients._http_transport import Transport
+from appclient._clients._transport_base import parse_base_url
 from appclient._core._limits import Limits, Timeout, parse_timeout
 from appclient.errors import ServerError
 

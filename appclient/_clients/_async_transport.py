@@ -26,7 +26,7 @@ from .._core._constants import STREAM_CHUNK_BYTES
 from .._core._errors import APIStatusError, ResponseTooLargeError, TransportError
 from .._core._http_answers import status_error_for
 from ._async_stream import AsyncRunStream
-from ._http_transport import (
+from ._transport_base import (
     ERROR_BODY_LIMIT,
     TransportBase,
     check_deadline,

@@ -56,8 +56,9 @@ from .._core._limits import Limits, Timeout, parse_limits, parse_timeout
 from .._core._models import FeedbackType, Message
 from .._tools._loop import RoundTripMixin
 from .._tools._tracing import note, run_span
-from ._http_transport import Transport, TransportBase, parse_base_url
+from ._http_transport import Transport
 from ._stream import RunStream, StreamState
+from ._transport_base import TransportBase, parse_base_url
 
 if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never evaluated
     from typing_extensions import Unpack
