@@ -18,6 +18,7 @@ Which source wins for each fact (arguments, decorators, ``Field``/``Annotated``,
 docstring) is documented in ``_spec``.
 """
 
+from ._building import build_tool_spec, default_tool_name
 from ._decorators import (
     ManifestOverrides,
     get_overrides,
@@ -27,13 +28,7 @@ from ._decorators import (
 )
 from ._manifest import Manifest
 from ._official_shape import from_list_form, normalize_tool
-from ._spec import (
-    ParameterSpec,
-    ToolSpec,
-    build_tool_spec,
-    check_tool_name,
-    default_tool_name,
-)
+from ._spec import ParameterSpec, ToolSpec, check_tool_name
 from ._tool_files import load_tools, save_tools
 
 __all__ = [

@@ -18,9 +18,9 @@ from types import ModuleType
 from typing import Any
 
 from .._core._errors import AppClientError, ManifestError
+from ._building import build_tool_spec
 from ._coerce import check_unique_names
 from ._decorators import get_overrides
-from ._spec import build_tool_spec
 from ._tool_files import save_tools
 
 

@@ -12,9 +12,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ._building import build_tool_spec
 from ._decorators import LagentView, OfficialView
 from ._official_shape import LAGENT_TYPES
-from ._spec import ToolSpec, build_tool_spec
+from ._spec import ToolSpec
 
 
 class Manifest(dict[str, Any]):

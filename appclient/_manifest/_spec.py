@@ -1,71 +1,31 @@
-"""``ToolSpec``: one Python callable as a tool, with its schema and its argument validation.
+"""``ToolSpec`` and ``ParameterSpec``: one Python callable as a tool, its schema and its checks.
 
-:func:`build_tool_spec` reads the callable (``_signature``), decides which source wins for
-each fact, writes the JSON Schema (``_type_schema`` and ``_schema_tools``) and prepares the
-argument validation (``_validation``). Which source wins, strongest first:
-
-- **name**: the ``name=`` argument, ``@manifest(name=...)``, the function's ``__name__`` (a
-  lambda has none: it needs an explicit name). Checked against ``TOOL_NAME_PATTERN``.
-- **description**: the ``description=`` argument, ``@manifest(description=...)``, the
-  docstring's summary and body (without its Args/Returns/Raises/Examples sections). For a
-  callable object, its ``__call__`` docstring (what calling it does), then its class docstring.
-- **return description**: ``@manifest_return(description=...)``, then the docstring's
-  ``Returns:``. It is appended to the description in plain words (``Returns the weather.``,
-  ``返回天气。``; never a section heading, which reads as a stray docstring to an agent) unless
-  the description already says it, and kept as ``ToolSpec.return_description``.
-- **parameter description**: ``@manifest_parameter(description=...)``, then ``Field(...)`` (as
-  the default or inside ``Annotated``) or ``Annotated[T, "text"]``, then the docstring's entry.
-- **parameter type**: ``@manifest_parameter(type=...)``, the annotation in the signature (a
-  docstring type never overrides it), the docstring's type (``unit (int): ...``), the default
-  value's type (a ``None`` default says nothing); else no type at all, never a guessed string.
-- **required**: a parameter without a default; ``@manifest_parameter(required=True)`` can
-  insist on a defaulted one.
-
-Building is cached weakly per function (per class for callable objects, whose ids recur once
-dead) and per set of options; what differs between two bound methods of one class, or between
-two partials with different bound values, is kept out of it, so repeated builds are cheap.
+:func:`~appclient._manifest._building.build_tool_spec` makes them; a spec validates and binds
+the agent's arguments (``_validation``) and renders itself for the wire and for humans.
 """
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import pickle
-import threading
-import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any, Optional
-
-from pydantic.fields import FieldInfo
-from pydantic_core import PydanticSerializationError, to_jsonable_python
+from typing import Any
 
 from .._core._constants import (
-    MANIFEST_CACHE_ENTRIES_PER_FUNCTION,
-    TOOL_NAME_RULE,
     tool_name_problem,
 )
 from .._core._errors import ManifestError
-from ._decorators import UNSET, ManifestOverrides, ParameterOverride, get_overrides
-from ._docstrings import DocInfo, doc_info, named_returns
-from ._official_shape import ReturnItem, python_type_to_schema, returns_sentence
-from ._schema_tools import Schema, admits, apply_strict, json_copy
-from ._signature import EMPTY, CallableTarget, describe_signature, namespaces, resolve_callable
+from ._official_shape import ReturnItem
+from ._schema_tools import Schema, json_copy
+from ._signature import EMPTY
 from ._type_schema import (
-    annotated_description,
-    arguments_schema,
-    build_arguments_model,
-    fast_default,
-    fast_schema,
-    infer_from_default,
-    prepare_annotation,
-    resolve_type_name,
     type_schema,
 )
-from ._validation import ArgumentBinder, CallSlot
+from ._validation import ArgumentBinder
 
-_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
 
 def check_tool_name(name: str) -> str:
@@ -115,7 +75,28 @@ class ParameterSpec:
 
 
 @dataclass(frozen=True)
-class _Template:
+class ToolText:
+    """What a tool says in words.
+
+    Attributes:
+        description: As the agent reads it (the return sentence included).
+        summary: The description alone, without the return sentence (Lagent's view).
+        returns: The return description, if any.
+        return_items: The named return values (decorators' named/exploded returns, or the
+            properties of ``@manifest_return(schema=...)``), if any.
+        return_named: The one item names the value itself (``returns_named_value``), not a
+            member of it.
+    """
+
+    description: str
+    summary: str
+    returns: str | None
+    return_items: tuple[ReturnItem, ...] = ()
+    return_named: bool = False
+
+
+@dataclass(frozen=True)
+class ToolTemplate:
     """Everything about a tool that does not depend on the exact callable object."""
 
     name: str
@@ -163,7 +144,7 @@ class ToolSpec:
     __slots__ = ("_bound", "_template", "func")
 
     def __init__(
-        self, template: _Template, func: Callable[..., Any], bound: Mapping[str, Any]
+        self, template: ToolTemplate, func: Callable[..., Any], bound: Mapping[str, Any]
     ) -> None:
         self._template = template
         self.func: Callable[..., Any] = func
@@ -278,410 +259,3 @@ class ToolSpec:
         names = ", ".join(p.name for p in self.parameters)
         bound = f", bound=[{', '.join(sorted(self._bound))}]" if self._bound else ""
         return f"ToolSpec(name={self.name!r}, parameters=[{names}], strict={self.strict}{bound})"
-
-
-# --- building -----------------------------------------------------------------------------
-
-_CACHE_LOCK = threading.Lock()
-_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], _Template]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _cached(function: Any, key: tuple[Any, ...]) -> _Template | None:
-    try:
-        entries = _CACHE.get(function)
-    except TypeError:  # not weakly referenceable (some builtins): never cached
-        return None
-    return entries.get(key) if entries else None
-
-
-def _store(function: Any, key: tuple[Any, ...], template: _Template) -> None:
-    with _CACHE_LOCK, contextlib.suppress(TypeError):  # not weakly referenceable: not cached
-        entries = _CACHE.setdefault(function, {})
-        entries[key] = template
-        while len(entries) > MANIFEST_CACHE_ENTRIES_PER_FUNCTION:
-            del entries[next(iter(entries))]  # dicts keep insertion order: the oldest goes
-
-
-# --- deciding each fact -------------------------------------------------------------------
-
-
-def _choose_annotation(
-    parameter: inspect.Parameter,
-    override: ParameterOverride | None,
-    doc: DocInfo,
-    target: CallableTarget,
-) -> Any:
-    if override is not None and override.type is not UNSET:
-        chosen = override.type
-        if isinstance(chosen, str):
-            globalns, localns = namespaces(target)
-            resolved = resolve_type_name(chosen, globalns=globalns, localns=localns)
-            if resolved is EMPTY:
-                raise ManifestError(
-                    f"cannot resolve type {chosen!r} given to @manifest_parameter for "
-                    f"{parameter.name!r}; pass a type, or use schema= for a raw JSON Schema"
-                )
-            chosen = resolved
-        return chosen
-    if parameter.annotation is not EMPTY:
-        return parameter.annotation
-    written = doc.param_types.get(parameter.name)
-    if written:
-        globalns, localns = namespaces(target)
-        resolved = resolve_type_name(written, globalns=globalns, localns=localns)
-        if resolved is not EMPTY:
-            optional: Any = Optional[resolved]  # noqa: UP045 - some typing forms have no "|" on 3.10
-            return optional if parameter.default is None else resolved
-    return infer_from_default(parameter.default)
-
-
-def _parameter(
-    parameter: inspect.Parameter,
-    override: ParameterOverride | None,
-    doc: DocInfo,
-    target: CallableTarget,
-) -> ParameterSpec:
-    """Decide the type, requiredness and description of one parameter (no schema yet)."""
-    annotation = prepare_annotation(_choose_annotation(parameter, override, doc, target))
-    default = parameter.default
-    required = default is EMPTY or (isinstance(default, FieldInfo) and default.is_required())
-    field_description = default.description if isinstance(default, FieldInfo) else None
-    return ParameterSpec(
-        name=parameter.name,
-        kind=parameter.kind,
-        annotation=annotation,
-        default=default,
-        required=required or (override is not None and override.required is True),
-        description=(override.description if override is not None else None)
-        or field_description
-        or annotated_description(annotation)
-        or doc.params.get(parameter.name),
-        schema={},
-        nullable=True,
-    )
-
-
-def _as_json(value: Any, name: str, keyword: str) -> Any:
-    # Decorator values are Python objects (dates, enums, tuples): the tool must be plain JSON.
-    try:
-        return to_jsonable_python(value)
-    except PydanticSerializationError as exc:
-        raise ManifestError(
-            f"@manifest_parameter({keyword}=...) of {name!r} holds a value that "
-            f"cannot be written as JSON: {exc}"
-        ) from exc
-
-
-def _finish_property(
-    schema: Schema, item: ParameterSpec, override: ParameterOverride | None
-) -> Schema:
-    """Write the winning description and the decorator's keywords into a property schema."""
-    if item.description:
-        schema["description"] = item.description
-    if override is not None and override.examples is not None:
-        schema["examples"] = _as_json(list(override.examples), item.name, "examples")
-    if override is not None and override.schema is not None:
-        schema.update(_as_json(dict(override.schema), item.name, "schema"))
-    first: Schema = {k: schema[k] for k in ("type", "format", "description") if k in schema}
-    return {**first, **{k: v for k, v in schema.items() if k not in first}}
-
-
-@dataclass(frozen=True)
-class ToolText:
-    """What a tool says in words.
-
-    Attributes:
-        description: As the agent reads it (the return sentence included).
-        summary: The description alone, without the return sentence (Lagent's view).
-        returns: The return description, if any.
-        return_items: The named return values (decorators' named/exploded returns, or the
-            properties of ``@manifest_return(schema=...)``), if any.
-        return_named: The one item names the value itself (``returns_named_value``), not a
-            member of it.
-    """
-
-    description: str
-    summary: str
-    returns: str | None
-    return_items: tuple[ReturnItem, ...] = ()
-    return_named: bool = False
-
-
-def _return_items(overrides: ManifestOverrides | None, doc: DocInfo) -> tuple[ReturnItem, ...]:
-    style = overrides.return_style if overrides is not None else None
-    if style is not None:
-        items = named_returns(doc, exploded=style == "exploded")
-        if not items:
-            keyword = "returns_named_value" if style == "named" else "explode_return"
-            shape = "name (type): what it is" if style == "named" else "- name (type): what"
-            raise ManifestError(
-                f"@manifest({keyword}=True) needs the docstring's Returns section to name "
-                f"the value{'s' if style == 'exploded' else ''}, as '{shape}'"
-            )
-        return tuple(
-            (name, python_type_to_schema(kind).get("type") if kind else None, text)
-            for name, kind, text in items
-        )
-    schema = overrides.return_schema if overrides is not None else None
-    properties = schema.get("properties") if schema is not None else None
-    if not isinstance(properties, dict):
-        return ()
-    return tuple(
-        (
-            name,
-            prop.get("type") if isinstance(prop.get("type"), str) else None,
-            str(prop.get("description") or ""),
-        )
-        for name, prop in properties.items()
-        if isinstance(prop, dict)
-    )
-
-
-def tool_description(
-    explicit: str | None, overrides: ManifestOverrides | None, doc: DocInfo
-) -> ToolText:
-    """Return the tool's words: description, return description and named return values.
-
-    Raises:
-        ManifestError: Named or exploded returns were asked for and the docstring names none.
-    """
-    said = overrides.return_description if overrides is not None else None
-    returns = said or doc.returns
-    text = explicit or (overrides.description if overrides is not None else None)
-    summary = (text or doc.description).strip()
-    items = _return_items(overrides, doc)
-    named = bool(items) and overrides is not None and overrides.return_style == "named"
-    if named and not said:
-        returns = items[0][2] or returns  # "bold_text (str): bold text" -> "bold text"
-    if items:
-        lead = _return_sentence(said).rstrip(".。") if said else ""
-        sentence = returns_sentence(items, lead=lead)
-    elif returns and returns not in summary:
-        sentence = _return_sentence(returns)
-    else:
-        sentence = ""
-    description = f"{summary}\n\n{sentence}" if summary and sentence else summary or sentence
-    return ToolText(description, summary, returns, items, named)
-
-
-#: Words that start a return description and read in lower case after "Returns".
-_LEADING_WORDS = frozenset(
-    {"A", "An", "The", "This", "That", "These", "Those", "Its", "Each", "Every", "All", "One"}
-)
-
-
-def _return_sentence(returns: str) -> str:
-    """The return description as a sentence: ``Returns the weather.``, ``返回天气。``."""
-    if any("\u4e00" <= char <= "\u9fff" for char in returns[:8]):
-        return returns if returns.startswith("返回") else f"返回{returns}"
-    word, _, rest = returns.partition(" ")
-    # "The weather" -> "the weather"; other words keep their case ("JSON", "Beijing").
-    if word in _LEADING_WORDS:
-        word = word.lower()
-    return f"Returns {word} {rest}" if rest else f"Returns {word}"
-
-
-# --- building -----------------------------------------------------------------------------
-
-
-def _fast_properties(gathered: list[ParameterSpec]) -> dict[str, Schema] | None:
-    properties: dict[str, Schema] = {}
-    for item in gathered:
-        schema = fast_schema(item.annotation)
-        if schema is None:
-            return None
-        if not item.required:
-            ok, value = fast_default(item.default)
-            if not ok:
-                return None
-            schema["default"] = value
-        properties[item.name] = schema
-    return properties
-
-
-def _build_template(
-    target: CallableTarget,
-    *,
-    name: str,
-    description: str | None,
-    strict: bool,
-    bound_names: frozenset[str],
-    allow_extra: bool,
-    overrides: ManifestOverrides | None,
-) -> _Template:
-    info = describe_signature(target)
-    code = inspect.unwrap(target.function)
-    doc = doc_info(target)
-    by_name = {p.name: p for p in info.parameters}
-    var_keyword = next((p for p in info.parameters if p.kind is p.VAR_KEYWORD), None)
-    for bound_name in bound_names:
-        if bound_name in info.preset or (bound_name not in by_name and var_keyword is None):
-            raise ManifestError(
-                f"bound argument {bound_name!r} is not a free parameter of tool {name!r}"
-            )
-    said = overrides.parameters if overrides is not None else {}
-    unknown = sorted(set(said) - set(by_name))
-    if unknown:
-        raise ManifestError(f"@manifest_parameter names unknown parameters {unknown} of {name!r}")
-    hidden = info.preset | bound_names | info.instance
-    gathered = [
-        _parameter(p, said.get(p.name), doc, target)
-        for p in info.parameters
-        if p.kind not in _VARIADIC and p.name not in hidden
-    ]
-    fields = [(p.name, p.annotation, EMPTY if p.required else p.default) for p in gathered]
-    module = getattr(code, "__module__", None)
-    model = None
-    definitions: Schema = {}
-    properties = _fast_properties(gathered)
-    if properties is None:
-        model = build_arguments_model(fields, module=module)
-        raw = arguments_schema(model, fields)
-        properties = raw.get("properties", {})
-        definitions = raw.get("$defs", {})
-    properties = {
-        p.name: _finish_property(properties[p.name], p, said.get(p.name)) for p in gathered
-    }
-    nullable = {n: admits(s, "null", definitions) for n, s in properties.items()}
-    accepts_string = {n: admits(s, "string", definitions) for n, s in properties.items()}
-    schema: Schema = {
-        "type": "object",
-        "properties": properties,
-        "required": [p.name for p in gathered if p.required],
-    }
-    if var_keyword is None and not allow_extra:
-        schema["additionalProperties"] = False
-    elif var_keyword is not None and var_keyword.annotation not in (EMPTY, Any):
-        extras_schema = type_schema(prepare_annotation(var_keyword.annotation), mode="validation")
-        if extras_schema:
-            schema["additionalProperties"] = extras_schema
-    if definitions:
-        schema["$defs"] = definitions
-    if strict:
-        schema = apply_strict(schema, defaulted=[p.name for p in gathered if not p.required])
-    field_names = {p.name: f"p{i}" for i, p in enumerate(gathered)}
-    slots = [
-        CallSlot(
-            name=p.name,
-            positional=p.kind is p.POSITIONAL_ONLY,
-            field=field_names.get(p.name),
-            default=p.default,
-            nullable=nullable.get(p.name, True),
-            accepts_string=accepts_string.get(p.name, True),
-            always_pass=isinstance(p.default, FieldInfo),
-        )
-        for p in info.parameters
-        if p.kind not in _VARIADIC and p.name not in info.preset
-    ]
-    binder = ArgumentBinder(
-        fields=fields,
-        slots=slots,
-        hidden=hidden,
-        var_keyword=var_keyword.name if var_keyword is not None else None,
-        var_keyword_type=(
-            prepare_annotation(var_keyword.annotation) if var_keyword is not None else EMPTY
-        ),
-        module=module,
-        model=model,
-    )
-    return _Template(
-        name=name,
-        text=tool_description(description, overrides, doc),
-        return_annotation=info.return_annotation,
-        return_schema_override=overrides.return_schema if overrides is not None else None,
-        parameters=tuple(
-            replace(p, schema=schema["properties"][p.name], nullable=nullable[p.name])
-            for p in gathered
-        ),
-        strict=strict,
-        allow_extra=allow_extra,
-        hidden=hidden,
-        binder=binder,
-        schema_bytes=pickle.dumps(schema),
-        is_async=inspect.iscoroutinefunction(target.function) or inspect.iscoroutinefunction(code),
-        is_generator=inspect.isgeneratorfunction(code),
-        is_async_generator=inspect.isasyncgenfunction(code),
-    )
-
-
-def _default_name(target: CallableTarget, overrides: ManifestOverrides | None) -> str:
-    return (overrides.name if overrides is not None else None) or target.default_name
-
-
-def default_tool_name(func: Callable[..., Any]) -> str:
-    """Return the name :func:`build_tool_spec` gives ``func`` when no ``name=`` is passed.
-
-    Cheap (nothing is built), for callers that only need the name, such as a toolkit
-    composing ``Class__method`` names.
-
-    Raises:
-        ManifestError: ``func`` cannot become a tool (see :func:`resolve_callable`).
-    """
-    target = resolve_callable(func)
-    return _default_name(target, get_overrides(func) or get_overrides(target.function))
-
-
-def build_tool_spec(
-    func: Callable[..., Any],
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    strict: bool = False,
-    bound: Mapping[str, Any] | None = None,
-    allow_extra: bool = False,
-) -> ToolSpec:
-    """Describe a callable as a tool.
-
-    Args:
-        func: A function (sync, async, generator), method, callable object, static or
-            class method, or ``functools.partial``.
-        name: The tool name (beats ``@manifest(name=...)`` and ``__name__``).
-        description: The tool description (beats ``@manifest`` and the docstring).
-        strict: Emit the strict schema form (every object closed, every property required,
-            defaulted parameters nullable).
-        bound: Values the program supplies for some parameters; hidden from the agent.
-        allow_extra: Drop unknown argument keys instead of refusing them (and leave the
-            schema open).
-
-    Returns:
-        The tool specification.
-
-    Raises:
-        ManifestError: The name is invalid, a type cannot be described, a decorator names
-            an unknown parameter, or ``bound`` names a parameter that does not exist.
-    """
-    target = resolve_callable(func)
-    overrides = get_overrides(func) or get_overrides(target.function)
-    chosen = name or _default_name(target, overrides)
-    if chosen == "<lambda>":
-        raise ManifestError(
-            f"a lambda has no name: pass name=... (a tool name must be {TOOL_NAME_RULE})"
-        )
-    check_tool_name(chosen)
-    bound_values = dict(bound or {})
-    key = (
-        target.skip,
-        target.preset,
-        id(target.function),
-        chosen,
-        description,
-        strict,
-        frozenset(bound_values),
-        allow_extra,
-        overrides.version if overrides is not None else 0,
-    )
-    template = _cached(holder := target.doc_owner or target.function, key)
-    if template is None:
-        template = _build_template(
-            target,
-            name=chosen,
-            description=description,
-            strict=strict,
-            bound_names=frozenset(bound_values),
-            allow_extra=allow_extra,
-            overrides=overrides,
-        )
-        _store(holder, key, template)
-    return ToolSpec(template, func, bound_values)

@@ -9,8 +9,8 @@ from typing import Annotated
 from pydantic import Field
 
 from appclient._manifest import build_tool_spec, manifest, manifest_parameter
+from appclient._manifest._building import tool_description
 from appclient._manifest._docstrings import DocInfo
-from appclient._manifest._spec import tool_description
 
 from .samples import get_current_weather
 

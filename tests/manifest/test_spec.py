@@ -9,7 +9,7 @@ import pytest
 
 from appclient import ManifestError
 from appclient._core._constants import MANIFEST_CACHE_ENTRIES_PER_FUNCTION
-from appclient._manifest import ToolSpec, _spec, build_tool_spec, default_tool_name, manifest
+from appclient._manifest import ToolSpec, _building, build_tool_spec, default_tool_name, manifest
 
 from .samples import Order
 
@@ -208,7 +208,7 @@ def test_the_cache_of_one_function_stays_bounded():
 
     for day in range(MANIFEST_CACHE_ENTRIES_PER_FUNCTION * 3):
         build_tool_spec(lookup, description=f"Weather on day {day}")
-    assert len(_spec._CACHE[lookup]) == MANIFEST_CACHE_ENTRIES_PER_FUNCTION
+    assert len(_building._CACHE[lookup]) == MANIFEST_CACHE_ENTRIES_PER_FUNCTION
     latest = f"Weather on day {MANIFEST_CACHE_ENTRIES_PER_FUNCTION * 3 - 1}"
     assert build_tool_spec(lookup, description=latest)._template is (
         build_tool_spec(lookup, description=latest)._template
