@@ -1,6 +1,6 @@
 """AsyncAppClient: the AppClient API as coroutines, sent natively with aiohttp.
 
-Arguments, bodies and answers are :class:`~appclient._clients._client.ClientBase`'s, as for
+Arguments, bodies and answers are :class:`~appclient._clients._client_base.ClientBase`'s, as for
 :class:`~appclient.AppClient`; :class:`~appclient._clients._async_transport.AsyncTransport`
 sends on the caller's event loop. The automatic round trip comes from
 :class:`~appclient._tools._async_loop.AsyncRoundTripMixin`.
@@ -22,7 +22,7 @@ from .._core._models import Message
 from .._tools._async_loop import AsyncRoundTripMixin
 from .._tools._tracing import run_span
 from ._async_stream import AsyncRunStream
-from ._client import UPLOAD, ClientBase, ClientOptions, Upload, open_upload
+from ._client_base import UPLOAD, ClientBase, ClientOptions, Upload, open_upload
 
 if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never evaluated
     import aiohttp
