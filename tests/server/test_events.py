@@ -10,8 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from appclient._core._models import RunAnswer
+from appclient.server._agents._agent_api import ToolResult
 from appclient.server._runs._events import render_body, render_stream, split_answer, utc_date
-from appclient.server._runs._run_engine import CloudStep, RunFailure, RunOutcome
+from appclient.server._runs._run_engine import RunFailure, RunOutcome
 from appclient.server._settings import MAX_ANSWER_DELTAS
 from appclient.server._state._state import ConversationState, PendingCall
 
@@ -26,7 +27,7 @@ NEVER_NULL = (
 )
 STATE = ConversationState("conv-1", "owner", "app", 0.0)
 CALL = PendingCall("call-1", "get_current_weather", {"location": "北京", "unit": "celsius"})
-STEP = CloudStep("cloud-1", "WeatherQuery", {"city": "北京"}, "北京 晴 25度")
+STEP = ToolResult("cloud-1", "WeatherQuery", {"city": "北京"}, "北京 晴 25度", cloud=True)
 
 
 def _outcome(**fields) -> RunOutcome:
@@ -181,7 +182,7 @@ def test_utc_date_format() -> None:
 @given(text=st.text(), value=st.text())
 def test_any_text_renders_as_valid_json_that_keeps_it(text: str, value: str) -> None:
     """Thoughts, answers, outputs, messages and arguments of any text come back intact."""
-    step = CloudStep("cloud-1", "WeatherQuery", {"city": value}, text)
+    step = ToolResult("cloud-1", "WeatherQuery", {"city": value}, text, cloud=True)
     call = PendingCall("call-1", "get_current_weather", {"location": value, text: [value]})
     outcomes = [
         _outcome(calls=(call,), thought=text, cloud_steps=(step,)),

@@ -22,15 +22,11 @@ AUTH = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
 def _serving(app: Any, *, host: str = "127.0.0.1", **options: Any) -> Iterator[WSGIHTTPServer]:
     """Serve ``app`` on a free port in a thread; stop and close everything afterwards."""
     httpd = WSGIHTTPServer((host, 0), app, **options)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01})
-    thread.start()
+    httpd.start()
     try:
         yield httpd
     finally:
-        httpd.shutdown()
-        httpd.close_connections()
-        httpd.server_close()
-        thread.join()
+        httpd.stop()
         close = getattr(app, "close", None)
         if close is not None:
             close()

@@ -36,6 +36,7 @@ from ..._core._formats import (
     get_format,
 )
 from .._runs._run_engine import AgentFailure, Emit
+from .._runs._tool_choice import candidates_from
 from ._agent_api import AgentInput, Decision, PlannedCall, ToolResult
 from ._answer_stream import AnswerFilter
 
@@ -179,13 +180,11 @@ class ModelAgent:
             for tool in agent_input.tools
             if tool.function is not None
         ]
-        names = {f.get("name") for f in functions}
-        functions += [
+        return functions + [
             {"name": c.name, "description": c.description, "parameters": c.parameters}
-            for c in agent_input.components
-            if c.name not in names
+            for c in candidates_from(agent_input.tools, agent_input.components)
+            if c.cloud
         ]
-        return functions
 
     def messages(self, agent_input: AgentInput) -> list[dict[str, Any]]:
         """The conversation so far, in the chosen format, with the turn's plan (its memo)."""

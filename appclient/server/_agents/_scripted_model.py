@@ -96,7 +96,6 @@ class ScriptedModel:
         self._lock = threading.Lock()
         self._port = port
         self._http: WSGIHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
@@ -120,22 +119,14 @@ class ScriptedModel:
         if self._http is None:
             self._http = WSGIHTTPServer(("127.0.0.1", self._port), self._app)
             self._port = self._http.server_port
-            self._thread = threading.Thread(
-                target=self._http.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-            )
-            self._thread.start()
+            self._http.start()
         return self
 
     def stop(self) -> None:
         """Stop serving and close the connections."""
         http, self._http = self._http, None
         if http is not None:
-            http.shutdown()
-            http.close_connections()
-            http.server_close()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+            http.stop()
 
     def __enter__(self) -> ScriptedModel:
         return self.start()

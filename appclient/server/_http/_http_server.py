@@ -449,6 +449,7 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
         self._busy: set[socket.socket] = set()
         self._idle = threading.Condition(self._connections_lock)
         self._draining = False
+        self._thread: threading.Thread | None = None
         if ":" in address[0]:
             # An IPv6 literal ("::1", "::"); the class default is IPv4 only.
             self.address_family = socket.AF_INET6
@@ -618,6 +619,22 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
         for connection in connections:
             with contextlib.suppress(OSError):
                 connection.shutdown(socket.SHUT_RDWR)
+
+    def start(self, name: str | None = None) -> None:
+        """Serve on a daemon thread (named ``name``) until :meth:`stop`."""
+        self._thread = threading.Thread(
+            target=self.serve_forever, kwargs={"poll_interval": 0.05}, name=name, daemon=True
+        )
+        self._thread.start()
+
+    def stop(self, grace: float = 0.0) -> None:
+        """End :meth:`start`: requests in flight get ``grace`` seconds, then all is closed."""
+        self.shutdown()
+        self.drain(timeout=grace)
+        self.close_connections()
+        self.server_close()
+        if self._thread is not None:
+            self._thread.join()
 
 
 # --- request heads, read without a thread per connection -------------------------------

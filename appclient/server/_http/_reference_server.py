@@ -35,8 +35,6 @@ from ._faults import FaultInjector
 from ._http_server import WSGIHTTPServer
 from ._wsgi import ReferenceApp, create_app
 
-_POLL_SECONDS = 0.05
-
 
 class ReferenceServer:
     """Runs the reference agent server in a background thread.
@@ -141,7 +139,6 @@ class ReferenceServer:
         )
         self._app: ReferenceApp | None = None
         self._http: WSGIHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     def __repr__(self) -> str:
         state = "running" if self._http is not None else "stopped"
@@ -198,13 +195,7 @@ class ReferenceServer:
         self._app = app
         self._http = http
         self.port = http.server_port
-        self._thread = threading.Thread(
-            target=http.serve_forever,
-            kwargs={"poll_interval": _POLL_SECONDS},
-            name=f"appclient-reference-server:{self.port}",
-            daemon=True,
-        )
-        self._thread.start()
+        http.start(name=f"appclient-reference-server:{self.port}")
         # A server started without a with block is stopped when the program ends, so its
         # temporary upload folder is not left behind.
         atexit.register(self.stop)
@@ -217,15 +208,9 @@ class ReferenceServer:
             return
         atexit.unregister(self.stop)
         self.faults.release()
-        http.shutdown()
         # Runs in flight finish (and release their conversation's lease) before the store
         # closes; otherwise a lease left in a SQLite file blocks the conversation after restart.
-        http.drain(timeout=self._shutdown_grace)
-        http.close_connections()
-        http.server_close()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+        http.stop(grace=self._shutdown_grace)
         if self._app is not None:
             self._app.close()
             self._app = None

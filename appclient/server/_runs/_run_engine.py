@@ -79,16 +79,6 @@ class AgentFailure(Exception):  # noqa: N818 - reads better at the raise site th
 
 
 @dataclass(frozen=True, slots=True)
-class CloudStep:
-    """A cloud component call made inside the run, with its result."""
-
-    call_id: str
-    name: str
-    arguments: dict[str, Any]
-    output: str
-
-
-@dataclass(frozen=True, slots=True)
 class RunFailure:
     """Why a run ended with an ``error`` event."""
 
@@ -110,7 +100,7 @@ class RunOutcome:
     state: ConversationState
     message_id: str
     query: str
-    cloud_steps: tuple[CloudStep, ...] = ()
+    cloud_steps: tuple[ToolResult, ...] = ()
     calls: tuple[PendingCall, ...] = ()
     thought: str = ""
     answer: str = ""
@@ -339,7 +329,7 @@ class RunEngine:
         tools = tuple(self._tool_model(tool) for tool in state.tools)
         local_names = {tool["function"]["name"] for tool in state.tools}
         history: tuple[Turn, ...] = state.history
-        steps: list[CloudStep] = []
+        steps: list[ToolResult] = []
         results = list(turn.results)
         memo = turn.memo
         usage: dict[str, int] | None = None
@@ -395,10 +385,8 @@ class RunEngine:
                         EVENT_CODE_COMPONENT_FAILED, f"component {call.name} failed: {exc}"
                     )
                     return self._failed(state, turn, message_id, steps, failure)
-                steps.append(CloudStep(call_id, call.name, dict(call.arguments), output))
-                results.append(
-                    ToolResult(call_id, call.name, dict(call.arguments), output, cloud=True)
-                )
+                steps.append(ToolResult(call_id, call.name, dict(call.arguments), output, True))
+                results.append(steps[-1])
             if local:
                 pending = tuple(
                     PendingCall(serial_id(), call.name, dict(call.arguments)) for call in local
@@ -428,7 +416,7 @@ class RunEngine:
         state: ConversationState,
         turn: OpenTurn,
         message_id: str,
-        steps: list[CloudStep],
+        steps: list[ToolResult],
         failure: RunFailure,
     ) -> RunOutcome:
         dropped = state.evolve(open_turn=None)

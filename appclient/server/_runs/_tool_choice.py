@@ -7,7 +7,7 @@ before asking any agent, so an unknown name is a 400 whichever agent runs.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,13 +16,10 @@ from .._agents._agent_api import ComponentInfo, PlannedCall
 from .._agents._argument_filling import complete_arguments
 
 
-@dataclass(frozen=True, eq=False)
-class Candidate:
+@dataclass(frozen=True, slots=True)
+class Candidate(ComponentInfo):
     """A tool a run may call: a client tool (``cloud=False``) or a cloud component."""
 
-    name: str
-    description: str
-    parameters: Mapping[str, Any]
     cloud: bool
 
     @property
