@@ -1,0 +1,231 @@
+"""Reading a request off a connection: its head without a thread each, a chunked body.
+
+A thread per connection is cheap until many clients connect and then send their request a
+byte at a time (slowloris): each holds a thread that wakes for every byte, and a real
+client's request waits behind hundreds of them. :class:`HeadReader` watches every new
+connection through the operating system's selector (epoll on Linux), keeps what arrives, and
+hands a connection to a serving thread only once its request head is whole, or has outgrown
+its limit (the serving thread then answers the error). A keep-alive connection between two
+requests stays with its serving thread, bounded by the server's read deadline.
+
+:func:`read_chunked` decodes a ``Transfer-Encoding: chunked`` body (the official Go SDK sends
+its bodies so), bounded in size, line length and trailers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import selectors
+import socket
+import threading
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import Any
+
+#: Longest request line or header line accepted.
+MAX_LINE = 65536
+#: Longest chunk-size line (hex size and extensions) and most trailer lines accepted.
+_MAX_CHUNK_LINE = 4096
+_MAX_TRAILERS = 100
+
+
+class ChunkedBodyError(ValueError):
+    """A chunked request body that cannot be read; ``status`` is the answer to give."""
+
+    def __init__(self, message: str, *, status: HTTPStatus = HTTPStatus.BAD_REQUEST) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def read_chunked(stream: io.BufferedIOBase, *, limit: int) -> bytes:
+    """Read and decode a ``Transfer-Encoding: chunked`` body (RFC 9112 section 7.1).
+
+    Chunk extensions and trailer fields are read and ignored.
+
+    Raises:
+        ChunkedBodyError: Bad framing (400), a body over ``limit`` bytes (413), or a client
+            that stopped sending (408).
+    """
+    parts: list[bytes] = []
+    total = 0
+    try:
+        while True:
+            line = stream.readline(_MAX_CHUNK_LINE + 1)
+            if len(line) > _MAX_CHUNK_LINE or not line.endswith(b"\n"):
+                raise ChunkedBodyError("chunked body: a chunk-size line is cut or too long")
+            size_text = line.split(b";", 1)[0].strip()
+            if not size_text or any(c not in b"0123456789abcdefABCDEF" for c in size_text):
+                raise ChunkedBodyError(f"chunked body: {size_text[:20]!r} is not a hex size")
+            size = int(size_text, 16)
+            if size == 0:
+                break
+            total += size
+            if total > limit:
+                raise ChunkedBodyError(
+                    f"chunked body: over the limit of {limit} bytes",
+                    status=HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                )
+            data = stream.read(size)
+            if len(data) < size or stream.read(2) != b"\r\n":
+                raise ChunkedBodyError("chunked body: a chunk is cut short or not ended by CRLF")
+            parts.append(data)
+        for _ in range(_MAX_TRAILERS):
+            if stream.readline(MAX_LINE + 1) in (b"\r\n", b"\n", b""):
+                return b"".join(parts)
+        raise ChunkedBodyError("chunked body: too many trailer lines")
+    except OSError:  # a timeout or a reset while the body was still coming
+        raise ChunkedBodyError(
+            "chunked body: the client stopped sending", status=HTTPStatus.REQUEST_TIMEOUT
+        ) from None
+
+
+_RECV_BYTES = 65536
+
+
+class HeadReader:
+    """Buffers new connections' request heads on one thread; hands whole ones on.
+
+    Args:
+        on_head: Called (on the reader's thread) with a connection, its address and the
+            bytes read so far, once they hold a whole head or more than ``max_bytes``.
+        on_gone: Called with a connection that closed or failed before its head was
+            whole (it is not closed here).
+        max_bytes: Bytes after which a head is handed on unfinished (to be refused).
+    """
+
+    def __init__(
+        self,
+        *,
+        on_head: Callable[[socket.socket, Any, bytes], None],
+        on_gone: Callable[[socket.socket], None],
+        max_bytes: int,
+    ) -> None:
+        self._on_head = on_head
+        self._on_gone = on_gone
+        self._max_bytes = max_bytes
+        self._selector = selectors.DefaultSelector()
+        self._wake_read, self._wake_write = socket.socketpair()
+        self._wake_read.setblocking(False)
+        self._selector.register(self._wake_read, selectors.EVENT_READ)
+        self._lock = threading.Lock()
+        self._added: list[tuple[socket.socket, Any]] = []
+        self._waiting: dict[socket.socket, tuple[Any, bytes]] = {}  # -> address, bytes so far
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="appclient-heads", daemon=True)
+        self._thread.start()
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def add(self, connection: socket.socket, address: Any) -> None:
+        """Watch a new connection until its request head has arrived (thread-safe)."""
+        with self._lock:
+            self._added.append((connection, address))
+        with contextlib.suppress(OSError):  # a full wake pipe already wakes the loop
+            self._wake_write.send(b"\0")
+
+    def close(self) -> None:
+        """Stop the reader; connections still waiting are reported gone."""
+        self._closed = True
+        with contextlib.suppress(OSError):
+            self._wake_write.send(b"\0")
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        try:
+            while not self._closed:
+                for key, _ in self._selector.select():
+                    if key.fileobj is self._wake_read:
+                        self._take_added()
+                    else:
+                        self._receive(key.fileobj)  # type: ignore[arg-type]
+        finally:
+            for connection in list(self._waiting):
+                self._forget(connection)
+                self._on_gone(connection)
+            self._selector.close()
+            self._wake_read.close()
+            self._wake_write.close()
+
+    def _take_added(self) -> None:
+        with contextlib.suppress(OSError):
+            while self._wake_read.recv(4096):
+                pass
+        with self._lock:
+            added, self._added = self._added, []
+        for connection, address in added:
+            try:
+                connection.setblocking(False)
+                self._selector.register(connection, selectors.EVENT_READ)
+            except (OSError, ValueError):  # closed meanwhile (made room for another)
+                self._on_gone(connection)
+                continue
+            self._waiting[connection] = (address, b"")
+
+    def _receive(self, connection: socket.socket) -> None:
+        address, head = self._waiting[connection]
+        try:
+            data = connection.recv(_RECV_BYTES)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._forget(connection)
+            self._on_gone(connection)
+            return
+        head += data
+        if b"\n\r\n" in head or b"\n\n" in head or len(head) > self._max_bytes:
+            self._forget(connection)
+            self._on_head(connection, address, head)
+        else:
+            self._waiting[connection] = (address, head)
+
+    def _forget(self, connection: socket.socket) -> None:
+        del self._waiting[connection]
+        with contextlib.suppress(KeyError, ValueError, OSError):
+            self._selector.unregister(connection)
+
+
+class PrefixedReader(io.BufferedIOBase):
+    """A connection's reader that first returns the bytes the head reader already took."""
+
+    def __init__(self, prefix: bytes, rest: io.BufferedIOBase) -> None:
+        super().__init__()
+        self._prefix = prefix
+        self._rest = rest
+
+    def readable(self) -> bool:
+        """Always readable."""
+        return True
+
+    def unwrapped(self) -> io.BufferedIOBase:
+        """The socket's own reader once the kept prefix is read, else this reader."""
+        return self if self._prefix else self._rest
+
+    def read(self, size: int | None = -1) -> bytes:
+        """Read ``size`` bytes (all when negative), the kept prefix first."""
+        if not self._prefix:
+            return self._rest.read(size)
+        if size is None or size < 0:
+            data, self._prefix = self._prefix, b""
+            return data + self._rest.read()
+        data, self._prefix = self._prefix[:size], self._prefix[size:]
+        if len(data) < size:
+            data += self._rest.read(size - len(data))
+        return data
+
+    def readline(self, size: int | None = -1) -> bytes:
+        """Read one line of at most ``size`` bytes, the kept prefix first."""
+        if not self._prefix:
+            return self._rest.readline(size)
+        limit = len(self._prefix) if size is None or size < 0 else min(size, len(self._prefix))
+        end = self._prefix.find(b"\n", 0, limit)
+        cut = end + 1 if end >= 0 else limit
+        line, self._prefix = self._prefix[:cut], self._prefix[cut:]
+        if not line.endswith(b"\n") and not self._prefix:  # the line goes on in the socket
+            more = -1 if size is None or size < 0 else size - len(line)
+            if more:
+                line += self._rest.readline(more)
+        return line
