@@ -27,3 +27,18 @@ def test_output_pipe_closed_early_ends_quietly() -> None:
     process.wait(timeout=120)
     assert "Traceback" not in stderr
     assert "BrokenPipeError" not in stderr
+
+
+def test_python_m_appclient_is_the_command() -> None:
+    """`python -m appclient serve --help` works where the script is not on PATH."""
+    result = subprocess.run(
+        [sys.executable, "-m", "appclient", "serve", "--help"],
+        cwd=REPO_ROOT,
+        env=child_environment(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: appclient serve")

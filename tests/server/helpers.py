@@ -4,14 +4,31 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+import pytest
 
 from appclient.server import Decision, PlannedCall, create_app
 from appclient.server._agents._agent_api import AgentInput, ComponentInfo
 from appclient.server._http._wsgi import ReferenceApp
 from tests.seed import SEED_WEATHER_TOOL, official_run_body
+
+_T = TypeVar("_T")
+
+
+def forks(test: _T) -> _T:
+    """Mark a test that forks on purpose, as a preforking server (gunicorn --preload) does.
+
+    The suite's process has threads by then (other tests' servers winding down, idle tool
+    workers), and Python 3.12+ warns about forking one; the child only checks its own state
+    and exits, so the warning is expected there.
+    """
+    quiet = pytest.mark.filterwarnings("ignore:This process .* is multi-threaded")
+    return pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")(quiet(test))
+
 
 TOKEN = "test-token"
 OTHER_TOKEN = "other-token"

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import uuid
-
-import pytest
 
 from appclient.server._http._responses import (
     HTTPProblem,
@@ -20,6 +17,7 @@ from appclient.server._http._responses import (
     sse_response,
     text_response,
 )
+from tests.server.helpers import forks
 
 
 def test_encode_json_is_compact_utf8_with_line_separators_escaped() -> None:
@@ -88,7 +86,7 @@ def test_ids_are_uuid4_text_and_unique() -> None:
     assert all(str(uuid.UUID(value)) == value for value in serial)
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@forks
 def test_serial_ids_differ_in_a_forked_worker() -> None:
     """A forked worker gets its own serial prefix, so workers never share an id."""
     context = multiprocessing.get_context("fork")

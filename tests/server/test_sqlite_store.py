@@ -20,6 +20,7 @@ from tests.server.helpers import (
     APP_ID,
     WEATHER_TOOL,
     call_app,
+    forks,
     make_app,
     new_conversation,
     run_body,
@@ -115,7 +116,7 @@ def test_two_wsgi_workers_share_one_round_trip(tmp_path: Path) -> None:
         worker_b.close()
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@forks
 def test_forked_child_opens_its_own_connections(tmp_path: Path) -> None:
     """After a fork (gunicorn --preload) the child never uses a connection of its parent."""
     store = SQLiteStore(tmp_path / "s.db")

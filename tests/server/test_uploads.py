@@ -12,6 +12,7 @@ import pytest
 
 from appclient.server._http._responses import HTTPProblem
 from appclient.server._http._uploads import UploadStorage, display_name
+from tests.server.helpers import forks
 
 
 @pytest.mark.parametrize(
@@ -86,7 +87,7 @@ def test_temporary_directory_is_removed_at_exit(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("appclient-uploads-*"))
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@forks
 def test_forked_worker_leaves_the_shared_temporary_directory_alone() -> None:
     """A forked worker (gunicorn --preload) exiting does not remove its parent's folder."""
     storage = UploadStorage()
