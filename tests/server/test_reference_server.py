@@ -12,7 +12,7 @@ import requests
 from appclient.server import MemoryStore
 from appclient.server._agents._agent_api import AgentInput, Decision
 from appclient.server._settings import DEFAULT_APP_ID
-from appclient.testing import ReferenceServer
+from appclient.testing import FaultInjector, ReferenceServer
 from tests.server.helpers import WeatherAgent
 
 
@@ -51,6 +51,17 @@ def test_extra_tokens_are_other_tenants() -> None:
     """Extra tokens are accepted and own their own conversations."""
     with ReferenceServer(WeatherAgent(), components=(), extra_tokens=["second"]) as server:
         assert _create(server, token="second").status_code == 200
+
+
+def test_token_and_faults_set_before_start_are_the_ones_served() -> None:
+    """The public token and fault injector are read when the server starts."""
+    server = ReferenceServer(WeatherAgent(), components=())
+    server.token = "a-token-of-my-own"
+    server.faults = FaultInjector()
+    with server:
+        assert _create(server, token="a-token-of-my-own").status_code == 200
+        server.faults.fail_next(1, status=503, retry_after=0)
+        assert _create(server, token="a-token-of-my-own").status_code == 503
 
 
 def test_repr_never_shows_the_token() -> None:

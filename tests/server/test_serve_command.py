@@ -349,6 +349,22 @@ def test_serve_refuses_a_model_url_without_a_model(capsys: pytest.CaptureFixture
     assert "--model-url needs --model NAME" in capsys.readouterr().err
 
 
+def test_an_empty_model_url_serves_the_rule_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--model-url "" (an unset variable in a script) is no model: the rule agent plans."""
+    made: list[Any] = []
+    real = _serve_command.ReferenceServer
+
+    def recording(**kwargs: Any) -> Any:
+        made.append(kwargs)
+        return real(**kwargs)
+
+    monkeypatch.setattr(_serve_command, "ReferenceServer", recording)
+    stop, worker, _ = _serve(["--port", "0", "--model-url", ""])
+    stop.set()
+    worker.join()
+    assert [kwargs["model_url"] for kwargs in made] == [None]
+
+
 def test_serve_takes_the_run_lease_from_lease_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
     """--lease-seconds reaches the server: how long a crashed run keeps its conversation busy."""
     made: list[Any] = []

@@ -121,9 +121,10 @@ class ReferenceServer:
         self._app_ids = tuple(served) if served is not None else None
         self._keepalive_timeout = keepalive_timeout
         self._shutdown_grace = shutdown_grace
+        self._extra_tokens = tuple(extra_tokens)
+        # token and faults are public attributes read when the server starts, not here.
         self._create_app = functools.partial(
             create_app,
-            tokens=[self.token, *extra_tokens],
             app_ids=self._app_ids,
             any_app_id=any_app_id,
             agent=agent,
@@ -131,7 +132,6 @@ class ReferenceServer:
             store=store,
             db_path=db_path,
             data_dir=data_dir,
-            faults=self.faults,
             max_body_bytes=max_body_bytes,
             max_upload_bytes=max_upload_bytes,
             lease_seconds=lease_seconds,
@@ -184,7 +184,7 @@ class ReferenceServer:
         """
         if self._http is not None:
             return self
-        app = self._create_app()
+        app = self._create_app(tokens=[self.token, *self._extra_tokens], faults=self.faults)
         try:
             http = WSGIHTTPServer(
                 (self.host, self.port), app, keepalive_timeout=self._keepalive_timeout

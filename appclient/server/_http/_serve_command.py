@@ -206,7 +206,7 @@ def run(
             db_path=args.db,
             lease_seconds=args.lease_seconds,
             data_dir=args.data_dir,
-            model_url=args.model_url,
+            model_url=args.model_url or None,  # an empty one (an unset $VAR) is none
             model=args.model,
             tool_format=args.tool_format,
             strategy=args.strategy,
