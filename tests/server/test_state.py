@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from appclient.server import ToolResult, Turn
-from appclient.server._state._state import ConversationState, OpenTurn, PendingCall, TurnRecord
+from appclient.server._state._state import (
+    ConversationState,
+    OpenTurn,
+    PendingCall,
+    ToolMemo,
+    TurnRecord,
+)
 
 STATE = ConversationState("c", "owner", "app", 1.5)
 
@@ -43,3 +49,28 @@ def test_history_keeps_the_newest_turns() -> None:
         state = state.with_turn_finished(TurnRecord(f"q{index}", "a", "m"), keep=2)
     assert [turn.query for turn in state.history] == ["q2", "q3"]
     assert state.open_turn is None
+
+
+def test_a_tool_memo_weighs_a_tool_with_what_it_is_told() -> None:
+    """A memo given the weight measures a tool once per call; one over 16 KiB is not kept."""
+    measured: list[int] = []
+
+    class BigTool(dict):
+        def __str__(self) -> str:
+            measured.append(1)
+            return "x" * 20_000
+
+    memo = ToolMemo(lambda tool: len(str(tool)), weigh=lambda _, chars: chars)
+    tool = BigTool(name="big")
+    assert [memo(tool), memo(tool)] == [20_000, 20_000]
+    assert len(measured) == 2
+
+
+def test_a_tool_memo_keeps_a_small_tool_by_identity() -> None:
+    """A small tool's value is derived once, and the oldest entry goes first when full."""
+    derived: list[str] = []
+    memo = ToolMemo(lambda tool: derived.append(tool["name"]) or tool["name"], size=2)
+    a, b, c = {"name": "a"}, {"name": "b"}, {"name": "c"}
+    for tool in (a, b, a, c, a):
+        memo(tool)
+    assert derived == ["a", "b", "c", "a"]

@@ -232,13 +232,21 @@ def load_record(cls: type[_T], text: str) -> _T:
 
 
 class ToolMemo(Generic[_T]):
-    """Values derived from the shared, read-only checked tool dicts, kept by identity (LRU).
+    """Values derived from the shared, read-only checked tool dicts, kept by identity.
 
-    An entry holds its dict, so the id stays unique; a tool over 16 KiB is not kept.
+    An entry holds its dict, so the id stays unique; the oldest entry is forgotten first, and
+    a tool over 16 KiB (``weigh`` says how big: its text's length unless told) is not kept.
     """
 
-    def __init__(self, derive: Callable[[dict[str, Any]], _T], *, size: int = 512) -> None:
+    def __init__(
+        self,
+        derive: Callable[[dict[str, Any]], _T],
+        *,
+        size: int = 512,
+        weigh: Callable[[dict[str, Any], _T], int] = lambda tool, _: len(str(tool)),
+    ) -> None:
         self._derive = derive
+        self._weigh = weigh
         self._size = size
         self._kept: OrderedDict[int, tuple[dict[str, Any], _T]] = OrderedDict()
         self._lock = threading.Lock()
@@ -249,7 +257,7 @@ class ToolMemo(Generic[_T]):
         if entry is not None and entry[0] is tool:
             return entry[1]
         value = self._derive(tool)
-        if len(str(tool)) <= 16 * 1024:
+        if self._weigh(tool, value) <= 16 * 1024:
             with self._lock:
                 self._kept[id(tool)] = (tool, value)
                 while len(self._kept) > self._size:

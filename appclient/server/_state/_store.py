@@ -258,7 +258,8 @@ class MemoryStore(Store):
         self._clock = clock
         #: Conversations forgotten for memory or idleness so far.
         self.evicted_conversations = 0
-        self._tool_size = ToolMemo(lambda tool: len(str(tool)), size=1024)  # ~ their JSON
+        # Their text's length (about their JSON's), which is also what the memo weighs.
+        self._tool_size = ToolMemo(lambda tool: len(str(tool)), size=1024, weigh=lambda _, n: n)
         self._leases: dict[str, _Lease] = {}
         # Per conversation, its message ids in run order (a dict is an ordered set).
         self._messages: dict[str, dict[str, None]] = {}
