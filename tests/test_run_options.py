@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -67,3 +69,14 @@ def test_a_misspelt_client_setting_is_a_type_error_with_a_hint(client_type: type
         TypeError, match=rf"{client_type.__name__}\(\) got an unexpected .* 'timout'; did you mean"
     ):
         client_type("app", token="tok-options", **options)
+
+
+@pytest.mark.parametrize(
+    "name", ["create_conversation", "feedback", "run", "upload_file", "upload_local_file"]
+)
+def test_the_async_methods_are_coroutine_functions(name: str) -> None:
+    """Declared once for both clients, the async client's are still coroutine functions."""
+    assert inspect.iscoroutinefunction(getattr(AsyncAppClient, name))
+    assert not inspect.iscoroutinefunction(getattr(AppClient, name))
+    spec = mock.create_autospec(AsyncAppClient, instance=True)
+    assert isinstance(getattr(spec, name), mock.AsyncMock)
