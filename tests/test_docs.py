@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 
 from appclient._core import _constants
@@ -51,3 +52,24 @@ def test_the_architecture_names_every_module_and_no_other() -> None:
     modules = {path.relative_to(package).as_posix() for path in package.rglob("*.py")}
     assert sorted(modules - documented) == []
     assert sorted(documented - modules) == []
+
+
+def _plain(text: str) -> str:
+    """Docstring or Markdown text without its markup: roles, module paths, backquotes."""
+    text = re.sub(r":(?:class|func|mod|meth|attr|data|exc):", "", text)
+    text = re.sub(r"~?appclient(?:\.\w+)*\.(\w+)", r"\1", text)
+    return " ".join(text.replace("`", "").split()).rstrip(".")
+
+
+def test_each_architecture_line_is_its_module_s_first_docstring_line() -> None:
+    """What docs/architecture.md says of a module is what the module's docstring says."""
+    text = (REPO_ROOT / "docs" / "architecture.md").read_text("utf-8")
+    rows = re.findall(r"^\| `([\w/]+\.py)` \| (.*) \|$", text, flags=re.MULTILINE)
+    differ = {}
+    for path, line in rows:
+        source = (REPO_ROOT / "appclient" / path).read_text("utf-8")
+        first = (ast.get_docstring(ast.parse(source)) or "").partition("\n")[0]
+        if _plain(first) != _plain(line):
+            differ[path] = (first, line)
+    assert rows
+    assert differ == {}

@@ -15,7 +15,7 @@ Typical use::
     args, kwargs = spec.validate_arguments({"city": "北京"})
 
 Which source wins for each fact (arguments, decorators, ``Field``/``Annotated``, the
-docstring) is documented in ``_spec``.
+docstring) is documented in ``_building``.
 """
 
 from ._building import build_tool_spec, default_tool_name

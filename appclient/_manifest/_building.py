@@ -1,4 +1,4 @@
-"""Build a :class:`~appclient._manifest._spec.ToolSpec` from a callable: which source wins.
+"""``build_tool_spec``: a callable as a ``ToolSpec``, and which source wins for each fact.
 
 :func:`build_tool_spec` reads the callable (``_signature``), decides which source wins for
 each fact, writes the JSON Schema (``_type_schema`` and ``_schema_tools``) and prepares the
