@@ -47,6 +47,8 @@ class Reply(NamedTuple):
 
 #: What to send: JSON bytes, or a fresh multipart form per attempt (a form is read once).
 Body = bytes | Callable[[], aiohttp.FormData]
+#: One logical request, the same on every attempt: path, body, idempotency key, deadline.
+_Request = tuple[str, Body, str, float | None]
 
 
 def _failure_kind(error: BaseException) -> str:
@@ -129,14 +131,14 @@ class AsyncTransport(TransportBase):
     async def send(self, path: str, body: Body) -> Reply:
         """Send one logical request and read its answer (as ``Transport.send``)."""
         deadline = deadline_after(self.timeout.total)
-        reply: Reply = await self._send(path, body, str(uuid.uuid4()), deadline, stream=False)
+        reply: Reply = await self._send((path, body, str(uuid.uuid4()), deadline), stream=False)
         return reply
 
     async def send_stream(self, path: str, body: bytes, *, conversation_id: str) -> AsyncRunStream:
         """Send a streamed run; return its stream (as ``Transport.send_stream``)."""
         deadline = deadline_after(self.timeout.total)
-        request = (path, body, str(uuid.uuid4()), deadline)
-        current: list[aiohttp.ClientResponse] = [await self._send(*request, stream=True)]
+        request: _Request = (path, body, str(uuid.uuid4()), deadline)
+        current: list[aiohttp.ClientResponse] = [await self._send(request, stream=True)]
         if is_json_answer(current[0].headers):
             content = await self._read(current[0], deadline, self.limits.max_body_bytes)
             one: AsyncRunStream = self._run_stream(current[0], conversation_id, content)
@@ -144,7 +146,7 @@ class AsyncTransport(TransportBase):
 
         async def reopen() -> AsyncIterator[bytes]:
             current[0].close()
-            current[0] = await self._send(*request, stream=True)
+            current[0] = await self._send(request, stream=True)
             return self._chunks(current[0], deadline, self.limits.max_stream_bytes)
 
         stream: AsyncRunStream = self._run_stream(
@@ -156,7 +158,7 @@ class AsyncTransport(TransportBase):
         )
         return stream
 
-    async def _send(self, *request: Any, stream: bool) -> Any:
+    async def _send(self, request: _Request, *, stream: bool) -> Any:
         """One logical request: the first attempt outside tenacity (as ``Transport._send``)."""
         try:
             return await self._attempt(*request, stream=stream)
@@ -165,12 +167,12 @@ class AsyncTransport(TransportBase):
                 raise
             first_failure: list[BaseException] = [error]
 
-        async def attempt(*request: Any, stream: bool) -> Any:
+        async def attempt(request: _Request) -> Any:
             if first_failure:
                 raise first_failure.pop()
             return await self._attempt(*request, stream=stream)
 
-        return await self._retrying(attempt, *request, stream=stream)
+        return await self._retrying(attempt, request)
 
     async def _attempt(
         self, path: str, body: Body, key: str, deadline: float | None, *, stream: bool

@@ -36,6 +36,10 @@ from ._transport_base import (
     transport_failure,
 )
 
+#: One logical request, the same on every attempt: path, body (JSON bytes or form fields),
+#: files, idempotency key, deadline.
+_Request = tuple[str, bytes | dict[str, str] | None, dict[str, Any] | None, str, float | None]
+
 
 def _reason(error: BaseException) -> str:
     # requests nests urllib3's MaxRetryError(reason=NewConnectionError(...)); show the cause.
@@ -225,7 +229,7 @@ class Transport(TransportBase):
         """
         data = json_body if json_body is not None else form
         deadline = deadline_after(self.timeout.total)
-        return self._send(path, data, files, str(uuid.uuid4()), deadline, stream=False)
+        return self._send((path, data, files, str(uuid.uuid4()), deadline), stream=False)
 
     def send_stream(self, path: str, *, json_body: bytes, conversation_id: str) -> RunStream:
         """Send a streamed run; return its :class:`RunStream` (a JSON answer: one message).
@@ -241,8 +245,8 @@ class Transport(TransportBase):
             TransportError: Connection failure or timeout (after all retries).
         """
         deadline = deadline_after(self.timeout.total)
-        request = (path, json_body, None, str(uuid.uuid4()), deadline)
-        current = [self._send(*request, stream=True)]
+        request: _Request = (path, json_body, None, str(uuid.uuid4()), deadline)
+        current = [self._send(request, stream=True)]
         if is_json_answer(current[0].headers):
             body = self._read(current[0], deadline, self.limits.max_body_bytes)
             one: RunStream = self._run_stream(current[0], conversation_id, body)
@@ -259,7 +263,7 @@ class Transport(TransportBase):
 
         def reopen() -> Iterator[bytes]:
             abort_response(current[0])
-            current[0] = self._send(*request, stream=True)
+            current[0] = self._send(request, stream=True)
             return chunks()
 
         stream: RunStream = self._run_stream(
@@ -275,7 +279,7 @@ class Transport(TransportBase):
         request.headers["Authorization"] = self._authorization.reveal()
         return request
 
-    def _send(self, *request: Any, stream: bool) -> requests.Response:
+    def _send(self, request: _Request, *, stream: bool) -> requests.Response:
         """Send one logical request, retrying what is safe; return the HTTP 200 response.
 
         The first attempt runs outside tenacity, so a request that succeeds pays nothing for
@@ -290,12 +294,12 @@ class Transport(TransportBase):
                 raise
             first_failure: list[BaseException] = [error]
 
-        def attempt(*request: Any, stream: bool) -> requests.Response:
+        def attempt(request: _Request) -> requests.Response:
             if first_failure:
                 raise first_failure.pop()
             return self._attempt(*request, stream=stream)
 
-        response: requests.Response = self._retrying(attempt, *request, stream=stream)
+        response: requests.Response = self._retrying(attempt, request)
         return response
 
     def _attempt(

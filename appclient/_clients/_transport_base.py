@@ -22,7 +22,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterable, Callable, Iterable
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -290,7 +290,7 @@ class TransportBase:
         wait = state.next_action.sleep if state.next_action is not None else 0.0
         _logger.info(
             "retrying POST %s in %.2f s (attempt %d of %d failed: %s)",
-            state.args[0] if state.args else "?",
+            state.args[0][0] if state.args else "?",  # the request tuple's path
             wait,
             state.attempt_number,
             self.retry_policy.max_retries + 1,
@@ -307,10 +307,19 @@ class TransportBase:
         policy = self.retry_policy
         return bool(policy.max_retries) and policy.is_retryable(error, stream=stream)
 
-    def _run_stream(self, response: Any, conversation_id: str, chunks: Any, **reading: Any) -> Any:
-        """The streamed run of ``response`` over ``chunks`` (``close``, ``reopen`` given).
+    def _run_stream(
+        self,
+        response: Any,
+        conversation_id: str,
+        chunks: bytes | Iterable[bytes] | AsyncIterable[bytes],
+        *,
+        close: Callable[[], None] | None = None,
+        reopen: Callable[[], Any] | None = None,
+    ) -> Any:
+        """The streamed run of ``response`` (either client's) over ``chunks``.
 
         ``chunks`` as bytes: a JSON answer to the stream request, a stream of one message.
+        Returns the transport's stream type (``RunStream`` or ``AsyncRunStream``).
         """
         ids = {
             "conversation_id": conversation_id,
@@ -320,5 +329,10 @@ class TransportBase:
         if isinstance(chunks, bytes):
             return self._stream_type.from_body(chunks, **ids)
         return self._stream_type(
-            chunks, limits=self.limits, max_reopens=self.retry_policy.max_retries, **ids, **reading
+            chunks,
+            limits=self.limits,
+            max_reopens=self.retry_policy.max_retries,
+            close=close,
+            reopen=reopen,
+            **ids,
         )

@@ -159,9 +159,13 @@ class ToolRegistry:
         allow_extra: bool = False,
         tool: Mapping[str, Any] | Tool | None = None,
         bind: Mapping[str, Any] | None = None,
-        **more: Any,
+        requires_approval: bool = False,
+        enabled: bool = True,
+        check: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None,
+        toolkit: object | None = None,
+        method: str | None = None,
     ) -> RegisteredTool:
-        """Build a tool; ``more`` are :class:`RegisteredTool` fields (``toolkit``, ``check``...)."""
+        """Build a tool: its spec from ``func`` and the options, then its registry entry."""
         values = dict(bind or {})
         if tool is not None:
             tool = tool_model(tool)  # a clear ManifestError for anything else
@@ -183,7 +187,11 @@ class ToolRegistry:
             timeout=self._timeout(timeout),
             bound=values,
             secrets=secret_texts([*values.values(), *partial_values(func)]),
-            **more,
+            requires_approval=requires_approval,
+            enabled=enabled,
+            check=check,
+            toolkit=toolkit,
+            method=method,
         )
 
     def add_mcp(
