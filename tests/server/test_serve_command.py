@@ -44,6 +44,19 @@ def _serve(argv: list[str]) -> tuple[threading.Event, threading.Thread, io.Strin
     return stop, worker, out
 
 
+def _record_servers(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """The options each ReferenceServer that serve makes is given, as it makes them."""
+    made: list[dict[str, Any]] = []
+    real = _serve_command.ReferenceServer
+
+    def recording(**kwargs: Any) -> Any:
+        made.append(kwargs)
+        return real(**kwargs)
+
+    monkeypatch.setattr(_serve_command, "ReferenceServer", recording)
+    return made
+
+
 def _url_and_headers(banner: str) -> tuple[str, dict[str, str]]:
     """The URL and the Authorization header that a serve banner prints."""
     url = re.search(r"listening on (\S+)", banner)
@@ -351,14 +364,7 @@ def test_serve_refuses_a_model_url_without_a_model(capsys: pytest.CaptureFixture
 
 def test_an_empty_model_url_serves_the_rule_agent(monkeypatch: pytest.MonkeyPatch) -> None:
     """--model-url "" (an unset variable in a script) is no model: the rule agent plans."""
-    made: list[Any] = []
-    real = _serve_command.ReferenceServer
-
-    def recording(**kwargs: Any) -> Any:
-        made.append(kwargs)
-        return real(**kwargs)
-
-    monkeypatch.setattr(_serve_command, "ReferenceServer", recording)
+    made = _record_servers(monkeypatch)
     stop, worker, _ = _serve(["--port", "0", "--model-url", ""])
     stop.set()
     worker.join()
@@ -367,14 +373,7 @@ def test_an_empty_model_url_serves_the_rule_agent(monkeypatch: pytest.MonkeyPatc
 
 def test_serve_takes_the_run_lease_from_lease_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
     """--lease-seconds reaches the server: how long a crashed run keeps its conversation busy."""
-    made: list[Any] = []
-    real = _serve_command.ReferenceServer
-
-    def recording(**kwargs: Any) -> Any:
-        made.append(kwargs)
-        return real(**kwargs)
-
-    monkeypatch.setattr(_serve_command, "ReferenceServer", recording)
+    made = _record_servers(monkeypatch)
     stop, worker, out = _serve(["--port", "0", "--lease-seconds", "5"])
     try:
         assert "listening on" in out.getvalue()
