@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Iterator
+from concurrent.futures import CancelledError
 
 import aiohttp
 import pytest
@@ -20,6 +22,7 @@ from appclient import (
     ToolCallFinished,
     ToolRegistry,
 )
+from appclient._tools._async_loop import _Approvals
 from appclient.testing import ReferenceServer
 from tests.async_support import (
     FINAL,
@@ -264,3 +267,41 @@ def test_an_async_approval_may_use_the_default_executor_while_the_trip_waits(
 
 def _recording_client(server: ReferenceServer, session: aiohttp.ClientSession) -> AsyncAppClient:
     return AsyncAppClient(server.app_id, token=server.token, base_url=server.url, session=session)
+
+
+def test_an_approval_left_waiting_when_the_loop_has_closed_is_refused_quietly(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A round trip stopped after its event loop closed refuses the call, logging no error."""
+    loop = asyncio.new_event_loop()
+    runner = threading.Thread(target=loop.run_forever)
+    runner.start()
+    asked = threading.Event()
+
+    async def approve(request: object) -> bool:
+        asked.set()
+        await asyncio.Event().wait()  # never answers
+        return True
+
+    approvals = _Approvals(loop)
+    ask = approvals.wrap(approve)
+    assert ask is not None
+    outcome: list[str] = []
+
+    def tool_thread() -> None:
+        try:
+            ask(None)  # type: ignore[arg-type]
+        except CancelledError:
+            outcome.append("refused")
+
+    tool = threading.Thread(target=tool_thread)
+    tool.start()
+    assert asked.wait(timeout=10)
+    loop.call_soon_threadsafe(loop.stop)
+    runner.join()
+    loop.close()
+    with caplog.at_level(logging.ERROR, logger="concurrent.futures"):
+        approvals.stop()
+        tool.join(timeout=10)
+    assert outcome == ["refused"]
+    assert caplog.records == []

@@ -14,7 +14,7 @@ import contextlib
 import functools
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
 from ._dispatch import ApprovalCallback, ApprovalRequest
@@ -47,8 +47,11 @@ class _Approvals:
             if not inspect.isawaitable(answer):
                 return answer
             approval = asyncio.run_coroutine_threadsafe(_awaited(answer), self._loop)
-            wait([approval, self._stopped], return_when=FIRST_COMPLETED)
-            approval.cancel()  # stopped first: the tool thread gets a refusal
+            done, _ = wait([approval, self._stopped], return_when=FIRST_COMPLETED)
+            if approval not in done:  # stopped first: the tool thread gets a refusal
+                if not self._loop.is_closed():  # a closed loop has dropped the task already
+                    approval.cancel()
+                raise CancelledError
             return approval.result()
 
         return ask
