@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 #: The docs' raw JSON Schema weather tool (方式1), exactly as the official client sends it
 #: in fixture 02 (``tests/test_seed_tools.py`` checks that they stay equal).
 SEED_WEATHER_TOOL: dict[str, Any] = {
@@ -61,3 +63,26 @@ def official_run_body(conversation_id: str, *, app_id: str, **fields: Any) -> di
     }
     body.update(fields)
     return body
+
+
+class OfficialFunction(BaseModel):
+    """The shape of the official SDK's data_class.Function."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class OfficialTool(BaseModel):
+    """The shape of the official SDK's data_class.Tool."""
+
+    type: str = "function"
+    function: OfficialFunction
+
+
+class OfficialMCPTool(BaseModel):
+    """The shape of the official SDK's data_class.MCPTool (and of an MCP SDK tool)."""
+
+    name: str
+    description: str
+    inputSchema: dict[str, Any]  # noqa: N815 - the MCP field name

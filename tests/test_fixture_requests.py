@@ -16,11 +16,10 @@ from typing import Any
 
 import pytest
 import responses
-from pydantic import BaseModel
 
 from appclient import AppClient, ToolChoice, ToolChoiceFunction, ToolOutput
 from tests.conftest import load_request_fixture
-from tests.seed import SEED_WEATHER_TOOL
+from tests.seed import SEED_WEATHER_TOOL, OfficialFunction, OfficialMCPTool, OfficialTool
 
 BASE = "http://127.0.0.1:8934"
 APP_ID = "oracle-app-id"
@@ -34,29 +33,6 @@ def _tool_call_id(scenario: dict[str, Any]) -> str:
     outputs = scenario["requests"][0]["json"]["tool_outputs"]
     tool_call_id: str = outputs[0]["tool_call_id"]
     return tool_call_id
-
-
-class _OfficialFunction(BaseModel):
-    """The shape of the official SDK's data_class.Function."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]
-
-
-class _OfficialTool(BaseModel):
-    """The shape of the official SDK's data_class.Tool."""
-
-    type: str = "function"
-    function: _OfficialFunction
-
-
-class _OfficialMCPTool(BaseModel):
-    """The shape of the official SDK's data_class.MCPTool (and of an MCP SDK tool)."""
-
-    name: str
-    description: str
-    inputSchema: dict[str, Any]  # noqa: N815 - the MCP field name
 
 
 def _upload_file(client: AppClient, tmp_path: Path) -> Any:
@@ -115,13 +91,13 @@ CALLS: dict[str, Callable[[AppClient, dict[str, Any], Path], Any]] = {
         CID, "msg-1", "downvote", flag=["答非所问"], reason="测试"
     ),
     "16_run_tools_dataclass_Tool": lambda c, s, p: c.run(
-        CID, QUERY, tools=[_OfficialTool(function=_OfficialFunction(**WEATHER_TOOL["function"]))]
+        CID, QUERY, tools=[OfficialTool(function=OfficialFunction(**WEATHER_TOOL["function"]))]
     ),
     "17_run_tools_MCPTool": lambda c, s, p: c.run(
         CID,
         QUERY,
         tools=[
-            _OfficialMCPTool(
+            OfficialMCPTool(
                 name="get_current_weather",
                 description="天气",
                 inputSchema=WEATHER_TOOL["function"]["parameters"],

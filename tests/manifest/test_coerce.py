@@ -12,15 +12,9 @@ from pydantic import BaseModel
 from appclient import Function, InvalidRequestError, ManifestError, Tool, ToolRegistry
 from appclient._manifest import save_tools
 from appclient._manifest._coerce import tools_to_wire
+from tests.seed import SEED_WEATHER_TOOL, OfficialFunction, OfficialTool
 
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_current_weather",
-        "description": "天气",
-        "parameters": {"type": "object", "properties": {"location": {"type": "string"}}},
-    },
-}
+WEATHER = SEED_WEATHER_TOOL
 
 
 def _named(name: str) -> dict[str, Any]:
@@ -59,16 +53,6 @@ def test_tool_models_are_dumped() -> None:
 
 def test_foreign_pydantic_tool_models_are_dumped() -> None:
     """A pydantic model of the tool shape (as the official SDK has) is accepted."""
-
-    class OfficialFunction(BaseModel):
-        name: str
-        description: str
-        parameters: dict[str, Any]
-
-    class OfficialTool(BaseModel):
-        type: str = "function"
-        function: OfficialFunction
-
     tool = OfficialTool(function=OfficialFunction(name="f", description="d", parameters={}))
     assert tools_to_wire([tool])[0]["function"]["name"] == "f"
 
