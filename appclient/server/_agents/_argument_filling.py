@@ -1,13 +1,10 @@
 """Fill a tool's arguments from a user's query, guided by the parameters' schema (pure).
 
-Each parameter wants one kind of value, read from its type, name and description (a choice
-such as an ``enum`` or quoted options, a date, an e-mail, an id, an expression, a place, a
-number, a list, or free text), and each value the query states (:func:`._query_text.find_values`)
-goes to one parameter of its kind. Free text gets what is left once the tool's own words and
-filler are gone (``查找张三的信息`` for a tool described as ``查找公司内指定人员的信息`` gives
-``张三``). A required parameter without a value gets its default or a plain valid value and is
-reported as guessed (an id, a path or a URL as unsure: only the user can give it). Several
-places for a tool's one place parameter make one argument set per place: parallel calls.
+Each parameter wants one kind of value (from its type, name and description) and each value
+the query states (:func:`._query_text.find_values`) goes to one parameter of its kind; free
+text gets what is left once the tool's own words and filler are gone. A required parameter
+without a value is guessed (an id, a path or a URL is unsure: only the user can give it).
+Several places for a tool's one place parameter make parallel calls, one per place.
 """
 
 from __future__ import annotations
@@ -37,32 +34,20 @@ from ._query_text import (
 from ._schema_fit import fits_schema, inline_refs, value_for_schema
 
 #: Kinds of string parameter by name words and description words, first match wins.
-_STRING_KINDS = (
-    ("email", ("email", "mail"), ("邮箱", "e-mail", "email")),
-    (
-        "identifier",
-        ("id", "sku", "path", "file", "filename", "url", "uri", "link"),
-        ("路径", "链接"),
-    ),
-    ("expression", ("expression", "expr", "formula"), ("表达式", "算式", "expression")),
-    (
-        "place",
+_STRING_KINDS = tuple(
+    (kind, tuple(names.split()), tuple(cues.split()))
+    for kind, names, cues in (
+        ("email", "email mail", "邮箱 e-mail email"),
+        ("identifier", "id sku path file filename url uri link", "路径 链接"),
+        ("expression", "expression expr formula", "表达式 算式 expression"),
         (
-            "location",
-            "city",
             "place",
-            "address",
-            "region",
-            "country",
-            "province",
-            "origin",
-            "destination",
-            "departure",
-            "arrival",
+            "location city place address region country province origin destination "
+            "departure arrival",
+            "城市 地点 位置 地区 市名 省 city location",
         ),
-        ("城市", "地点", "位置", "地区", "市名", "省", "city", "location"),
-    ),
-    ("date", ("date", "day"), ("日期",)),
+        ("date", "date day", "日期"),
+    )
 )
 _TYPE_KINDS = {
     "integer": "number",

@@ -1,10 +1,7 @@
 """Cloud components: tools the reference server runs itself, inside a run (pure logic).
 
-A :class:`CloudComponent` is described like a tool (:class:`ComponentInfo`) and its
-:meth:`~CloudComponent.run` never raises: a bad argument or a failure comes back as a result
-text, as the hosted service's components do. Built in (:func:`default_components`):
-``WeatherQuery`` (fake but stable weather for any city) and ``Calculator``;
-:meth:`CloudComponent.from_function` turns a plain function into a component.
+As on the hosted service, :meth:`CloudComponent.run` never raises: a bad argument or a
+failure comes back as the result text.
 """
 
 from __future__ import annotations
@@ -59,9 +56,8 @@ class CloudComponent(abc.ABC):
     """A tool the server runs itself. Subclass it and implement :meth:`execute`.
 
     Attributes:
-        info: The component's name, description and JSON Schema parameters; the rule agent
-            matches queries against them, and ``tool_choice`` names the component by
-            ``info.name``.
+        info: The component's name, description and JSON Schema parameters (``tool_choice``
+            names the component by ``info.name``).
     """
 
     info: ComponentInfo
@@ -70,7 +66,7 @@ class CloudComponent(abc.ABC):
         """Run the component; every problem comes back as text, never as an exception.
 
         Undeclared arguments are dropped (unless the schema declares no properties or allows
-        ``additionalProperties``); missing or unfitting ones are reported by name.
+        ``additionalProperties``).
 
         Args:
             arguments: The call's arguments (a JSON object).
@@ -92,8 +88,7 @@ class CloudComponent(abc.ABC):
     def execute(self, arguments: dict[str, Any]) -> str:
         """Do the work for checked ``arguments`` and return the result as text.
 
-        Raise :class:`ComponentInputError` for a value the schema could not rule out;
-        :meth:`run` turns it (and any other exception) into an error text.
+        Raise :class:`ComponentInputError` for a value the schema could not rule out.
         """
 
     def _checked(self, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -108,7 +103,6 @@ class CloudComponent(abc.ABC):
         if missing:
             names = ", ".join(repr(name) for name in missing)
             raise ComponentInputError(f"missing required argument {names}")
-        # Undeclared arguments are dropped, unless the schema declares none or allows extras.
         keep_extra = not properties or bool(parameters.get("additionalProperties", False))
         checked = {
             name: value
@@ -178,8 +172,6 @@ def _signature_schema(func: Callable[..., Any], name: str) -> dict[str, Any]:
 
 
 class _FunctionComponent(CloudComponent):
-    """A component made by :meth:`CloudComponent.from_function`."""
-
     def __init__(self, info: ComponentInfo, func: Callable[..., Any]) -> None:
         self.info = info
         self._func = func
@@ -194,24 +186,19 @@ class _FunctionComponent(CloudComponent):
         return f"CloudComponent.from_function({self.info.name!r})"
 
 
-_CONDITIONS = (
-    ("晴", "sunny"),
-    ("多云", "partly cloudy"),
-    ("阴", "overcast"),
-    ("小雨", "light rain"),
-    ("阵雨", "showers"),
-    ("雷阵雨", "thunderstorms"),
-    ("雾", "foggy"),
+_CONDITIONS = tuple(
+    zip(
+        ["晴", "多云", "阴", "小雨", "阵雨", "雷阵雨", "雾"],
+        ("sunny", "partly cloudy", "overcast", "light rain", "showers", "thunderstorms", "foggy"),
+        strict=True,
+    )
 )
-_WINDS = (
-    ("北风", "north"),
-    ("东北风", "northeast"),
-    ("东风", "east"),
-    ("东南风", "southeast"),
-    ("南风", "south"),
-    ("西南风", "southwest"),
-    ("西风", "west"),
-    ("西北风", "northwest"),
+_WINDS = tuple(
+    zip(
+        ["北风", "东北风", "东风", "东南风", "南风", "西南风", "西风", "西北风"],
+        ["north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest"],
+        strict=True,
+    )
 )
 
 
@@ -219,8 +206,7 @@ class WeatherQuery(CloudComponent):
     """Fake, deterministic weather for any city (the same inputs always give the same text).
 
     Args:
-        today: Returns today's date, so a ``date`` equal to it reads as "today"; the system
-            date by default (inject one in tests).
+        today: Returns today's date, so a ``date`` equal to it reads as "today".
     """
 
     info = ComponentInfo(

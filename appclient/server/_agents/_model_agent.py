@@ -1,23 +1,17 @@
 """``ModelAgent``: the reference server plans with a real model behind an OpenAI-compatible API.
 
-Point it at vLLM, Ollama, LM Studio, ``swift deploy`` or a hosted API (the base URL an
-``openai`` client takes, e.g. ``http://127.0.0.1:8000/v1``). Each decision offers the model the
-client's local tools and the server's cloud components, natively (``tool_format="native"``)
-or in a text format of :mod:`appclient.formats` (the tools in the system prompt, the calls
-parsed out of its text). The conversation is rebuilt from the :class:`AgentInput` every time,
-so the agent keeps no state and a conversation stored with ``--db`` survives a restart.
-Strategies (after LazyLLM's agents): ``fc``, one model call per decision; ``react``, the same
-over a ReAct text format; ``plan_and_solve``, a plan first (kept as the turn's memo), then its
-steps; ``rewoo``, a planner writes ``#E1 = tool[input]`` evidence steps (which may use earlier
-evidence), their calls are made, then a solver answers: two model calls per turn.
-
-An unusable reply (an unknown tool, arguments that are not an object) goes back to the model
-as an error observation, up to ``repair_attempts`` times; a model that fails, times out or
-keeps failing ends the run with an error event naming the problem (:class:`AgentFailure`).
+Each decision offers the model the client's local tools and the server's cloud components,
+natively or in a text format of :mod:`appclient.formats`, over a conversation rebuilt from
+the :class:`AgentInput` (no state: a conversation stored with ``--db`` survives a restart).
+Strategies, after LazyLLM's agents: ``fc`` and ``react`` make one model call per decision;
+``plan_and_solve`` plans first (kept as the turn's memo); ``rewoo`` plans ``#E1 = tool[input]``
+evidence steps, runs them, then a solver answers. An unusable reply goes back to the model as
+an error observation, up to ``repair_attempts`` times.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -59,16 +53,6 @@ class ModelReplyText:
     usage: dict[str, int] | None = None
 
 
-def _openai() -> Any:
-    try:
-        import openai  # an optional extra, imported only when a model is used
-    except ImportError:
-        raise InvalidRequestError(
-            "planning with a model needs the openai package: pip install 'appclient[model]'"
-        ) from None
-    return openai
-
-
 class ModelAgent:
     """Plans runs with a chat model behind an OpenAI-compatible endpoint.
 
@@ -81,8 +65,7 @@ class ModelAgent:
         api_key: The key; ``$OPENAI_API_KEY`` (or ``api_key_env``) when ``None``; local
             servers need none. Never logged or shown.
         api_key_env: The environment variable read for the key.
-        max_tool_results: Tool results one turn may gather before the agent stops the run
-            (a model that keeps calling tools).
+        max_tool_results: Tool results one turn may gather before the agent stops the run.
         repair_attempts: How often an unusable reply is sent back to the model to correct.
         timeout: Seconds the model may stay silent (connecting, or between two pieces).
         reply_seconds: Seconds one whole reply may take; a model that never stops is cut.
@@ -133,7 +116,12 @@ class ModelAgent:
             None if tool_format == "native" else get_format(tool_format)
         )
         if client is None:
-            openai = _openai()
+            try:
+                import openai  # an optional extra, imported only when a model is used
+            except ImportError:
+                raise InvalidRequestError(
+                    "planning with a model needs the openai package: pip install 'appclient[model]'"
+                ) from None
             key = api_key if api_key is not None else os.environ.get(api_key_env)
             client = openai.OpenAI(
                 base_url=base_url,
@@ -153,7 +141,7 @@ class ModelAgent:
     streams_text = True
 
     def decide(self, agent_input: AgentInput, *, emit: Emit | None = None) -> Decision:
-        """Ask the model for the next step (see the module docs).
+        """Ask the model for the next step.
 
         Args:
             agent_input: The run so far.
@@ -236,8 +224,7 @@ class ModelAgent:
         Args:
             messages: The conversation.
             functions: The tools to offer natively.
-            emit: Gets the reply's answer text as it streams in (what the format's answer
-                part is, as far as it can be told while streaming).
+            emit: Gets the reply's answer text as it streams in.
             plain_text: The whole reply is an answer (a solver), whatever the format.
 
         Raises:
@@ -247,8 +234,7 @@ class ModelAgent:
         options: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
-            # Streamed, so that a reply that never ends is cut at max_reply_chars or the
-            # deadline instead of being read into memory for ever.
+            # Streamed, so that a reply that never ends is cut at max_reply_chars or the deadline.
             "stream": True,
             "stream_options": {"include_usage": True},
         }
@@ -262,8 +248,7 @@ class ModelAgent:
         calls = ToolCallAccumulator(max_argument_chars=self.max_reply_chars)
         usage: dict[str, int] | None = None
         try:
-            stream = self._client.chat.completions.create(**options)
-            try:
+            with contextlib.closing(self._client.chat.completions.create(**options)) as stream:
                 for chunk in stream:
                     calls.add(chunk)
                     for choice in getattr(chunk, "choices", None) or ():
@@ -283,10 +268,6 @@ class ModelAgent:
                         raise AgentFailure(
                             f"the model's reply took longer than {self.reply_seconds:g} s; stopped"
                         )
-            finally:
-                close = getattr(stream, "close", None)
-                if callable(close):
-                    close()
         except AgentFailure:
             raise
         except Exception as exc:  # every openai error, and a broken connection under it

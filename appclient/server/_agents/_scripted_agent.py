@@ -47,7 +47,6 @@ class ScriptExhaustedError(RuntimeError):
 
 
 def _as_decision(value: Any, *, where: str) -> Decision:
-    """Turn a step's value into a Decision, or raise TypeError naming the step."""
     if isinstance(value, Decision):
         return value
     if isinstance(value, str):
@@ -88,9 +87,8 @@ def _is_callable_step(step: Any) -> TypeGuard[Callable[[AgentInput], StepValue]]
 class ScriptedAgent:
     """An agent that plays a fixed script of steps, one per decision; thread-safe.
 
-    The server asks once when a turn starts (unless ``tool_choice`` forces a function), once
-    after each round of tool outputs and once after each round of cloud component calls (a
-    forced cloud component's result is the reply without an ask); asking past the end raises
+    The server asks when a turn starts (unless ``tool_choice`` forces a call) and after each
+    round of tool outputs or cloud calls; asking past the end raises
     :class:`ScriptExhaustedError` (the server answers a JSON 500 naming it).
 
     Args:
@@ -129,8 +127,7 @@ class ScriptedAgent:
     def reset(self, *steps: ScriptStep) -> ScriptedAgent:
         """Forget the script and what was recorded, then play ``steps``; returns the agent.
 
-        For an agent shared by the tests of one module- or session-scoped server: each test
-        starts a fresh script, and steps a failed test left unused do not leak into the next.
+        For an agent shared by many tests: steps a failed test left unused do not leak.
 
         Raises:
             TypeError: A step is not one of the accepted kinds (the message names it).
@@ -198,8 +195,6 @@ class ScriptedAgent:
         """How many steps are left."""
         with self._lock:
             return len(self._steps) - self._next
-
-    # --- building steps -------------------------------------------------------------------
 
     @staticmethod
     def call(

@@ -1,18 +1,12 @@
 """``ScriptedModel``: an OpenAI-compatible chat model on a local port that answers from a script.
 
-For testing agents that plan with a model (``ModelAgent``, your own code on the ``openai``
-package) without one: it serves ``POST /v1/chat/completions`` plain and streamed (SSE
-``chat.completion.chunk`` messages ending with ``[DONE]``), native tool calls included,
-streamed as deltas the way OpenAI and vLLM send them::
+For testing agents that plan with a model without one: it serves ``POST
+/v1/chat/completions``, plain and streamed, with native tool calls streamed as deltas the way
+OpenAI and vLLM send them::
 
     with ScriptedModel([ModelReply(tool_calls=[("get_weather", {"city": "北京"})]),
                         "北京今天晴"]) as model:
         client = openai.OpenAI(base_url=model.url, api_key="unused")
-
-Each request takes the next step of the script: text, a :class:`ModelReply`, a
-:class:`ModelError` (an HTTP error), or a callable that gets the request body and returns one
-of those (to answer from the messages). Requests are recorded (the last
-``_MAX_RECORDED``) for assertions. Binds 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -65,14 +59,14 @@ ModelStep: TypeAlias = "str | ModelReply | ModelError | Callable[[dict[str, Any]
 
 
 class ScriptedModel:
-    """An OpenAI-compatible chat-completions server answering from a script.
+    """An OpenAI-compatible chat-completions server on 127.0.0.1 answering from a script.
 
     Args:
-        steps: The replies, in order; more can be added with :meth:`add`.
+        steps: The replies, in order: text, a :class:`ModelReply`, a :class:`ModelError`, or a
+            callable that gets the request body and returns one of those.
         model: The model name it reports.
         chunk_chars: Characters of text per streamed chunk.
-        latency: Seconds it "thinks" before answering (its first token), to stand in for a
-            real model's speed in benchmarks; 0 in tests.
+        latency: Seconds it "thinks" before answering (its first token), for benchmarks.
         chunk_seconds: Seconds between two streamed chunks (a model generating tokens).
         port: The port; 0 picks a free one.
     """
@@ -133,8 +127,6 @@ class ScriptedModel:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-    # --- the WSGI app -----------------------------------------------------------------------
 
     def _app(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
