@@ -255,19 +255,14 @@ _NUMBER = re.compile(
     r"-?\d+(?:\.\d+)?|[零一二两三四五六七八九十百千]+(?=[天个人位条次件岁年周页名])"
 )
 _OPERATORS = {
-    "乘以": "*",
-    "乘": "*",
-    "×": "*",
-    "加上": "+",
-    "加": "+",
-    "减去": "-",
-    "减": "-",
-    "除以": "/",
-    "÷": "/",
-    "plus": "+",
-    "minus": "-",
-    "times": "*",
-    "divided by": "/",
+    word: symbol
+    for symbol, words in (
+        ("*", "乘以|乘|×|times"),
+        ("+", "加上|加|plus"),
+        ("-", "减去|减|minus"),
+        ("/", "除以|÷|divided by"),
+    )
+    for word in words.split("|")
 }
 _TERM = r"(?:\(\s*)*-?\d+(?:\.\d+)?(?:\s*\))*"
 _OPERATOR = r"\s*(?:[-+*/%^]|\*\*|//|" + "|".join(_OPERATORS) + r")\s*"

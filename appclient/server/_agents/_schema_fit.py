@@ -1,13 +1,9 @@
 """Does a value fit a JSON Schema, and which value would? The subset tools use (pure).
 
-The rule agent promises that every call it makes is valid against the tool's parameters, and
-the server has no JSON Schema dependency. :func:`fits_schema` checks the keywords tool
-parameters use in practice (``type``, ``enum``, ``const``, number bounds and ``multipleOf``,
-string lengths, ``pattern`` and the date, time and e-mail formats, array and object keywords,
-``anyOf``/``oneOf``/``allOf``) and ignores unknown ones, as JSON Schema does; local ``$ref``
-is read by :func:`inline_refs` first. :func:`value_for_schema` returns a valid value as
-close to a preferred one as the schema allows (a number clamped, a string cut, an array
-padded, an object given its required properties).
+Every call the rule agent makes is valid against the tool's parameters, without a JSON Schema
+dependency: :func:`fits_schema` checks the keywords tool parameters use in practice and
+ignores unknown ones, as JSON Schema does; :func:`value_for_schema` returns a valid value as
+close to a preferred one as the schema allows.
 """
 
 from __future__ import annotations
@@ -17,7 +13,7 @@ import json
 import math
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeGuard
 
 _MISSING: Any = object()
@@ -33,6 +29,17 @@ _BOUNDS = (
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
 _EMAIL_FORMATS = ("email", "idn-email")
 _TIME = re.compile(r"\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})?")
+#: A string of a format fits when its shape matches and it parses.
+_FORMAT_CHECKS: dict[str, tuple[Callable[[str], object], Callable[[str], object]]] = {
+    "email": (_EMAIL.fullmatch, str),
+    "idn-email": (_EMAIL.fullmatch, str),
+    "time": (_TIME.fullmatch, dt.time.fromisoformat),
+    "date": (re.compile(r"\d{4}-\d{2}-\d{2}").fullmatch, dt.date.fromisoformat),
+    "date-time": (
+        re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}").match,
+        dt.datetime.fromisoformat,
+    ),
+}
 #: What a string of a format gets when no preferred value fits (``{0}`` is today).
 _FORMAT_VALUES = {"date": "{0}", "date-time": "{0}T00:00:00", "time": "00:00:00"}
 #: What an address parameter gets when the query gives none (example.com is reserved).
@@ -84,24 +91,13 @@ def _within(size: int, schema: Mapping[str, Any], low: str, high: str) -> bool:
 
 
 def _fits_format(value: str, fmt: Any) -> bool:
-    if fmt in _EMAIL_FORMATS:
-        return _EMAIL.fullmatch(value) is not None
+    if str(fmt) not in _FORMAT_CHECKS:
+        return True
+    shape, parse = _FORMAT_CHECKS[str(fmt)]
     try:
-        if fmt == "time":
-            return _TIME.fullmatch(value) is not None and bool(
-                dt.time.fromisoformat(value.replace("Z", "+00:00"))
-            )
-        if fmt == "date":
-            return re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) is not None and bool(
-                dt.date.fromisoformat(value)
-            )
-        if fmt == "date-time":
-            return bool(re.match(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}", value)) and bool(
-                dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-            )
+        return shape(value) is not None and bool(parse(value.replace("Z", "+00:00")))
     except ValueError:
         return False
-    return True
 
 
 def _fits_string(value: str, schema: Mapping[str, Any]) -> bool:
