@@ -1,9 +1,8 @@
 """The small interface between the reference server's run engine and its agents (pure data).
 
 An agent is asked, over and over within a run, *given the query, the tools and the results
-so far, what next?*, and answers with a :class:`Decision`: call tools or answer with text.
-The run engine does the rest (runs cloud components, interrupts for local calls, stores,
-events), so agents never see HTTP, stores or threads and are tested with plain values.
+so far, what next?*, and answers with a :class:`Decision`; the run engine does the rest, so
+agents never see HTTP, stores or threads.
 """
 
 from __future__ import annotations

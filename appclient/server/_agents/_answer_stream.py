@@ -1,14 +1,9 @@
 """Which part of a model's reply is its answer, told while the reply still streams in (pure).
 
-A server that streams an agent's answer as the model writes it must not stream a tool call,
-or the words before one, as if they were answer text: a tool round must stay one message for
-the official Go and Java clients. :class:`AnswerFilter` passes on only what is surely answer:
-
-- native tool calling (and a solver's plain reply): the text, until a tool call shows up
-  (models that call tools send no text first; one that does has that text streamed);
-- ReAct formats (``react_en``, ``react_zh``): what follows ``Final Answer:``;
-- the other formats (hermes, InternLM, AgentScope, ToolBench): nothing, since text before a
-  call cannot be told from an answer until the reply ends; their answers go out whole.
+A tool call, or the words before one, must not stream as answer text (a tool round stays one
+message for the official Go and Java clients). With native tool calling the text streams
+until a tool call shows up; in a ReAct format, what follows ``Final Answer:`` streams; in the
+other text formats nothing does, and the answer goes out whole when the reply ends.
 """
 
 from __future__ import annotations
@@ -23,7 +18,7 @@ _MAX_HELD: Final = 64 * 1024
 
 
 class AnswerFilter:
-    """Passes on the answer part of a streaming reply (see the module docs).
+    """Passes on the answer part of a streaming reply.
 
     Args:
         tool_format: ``None`` or ``"native"`` for plain text, else a text format's name.

@@ -1,12 +1,8 @@
 """``ModelAgent``: the reference server plans with a real model behind an OpenAI-compatible API.
 
-Each decision offers the model the client's local tools and the server's cloud components,
-natively or in a text format of :mod:`appclient.formats`, over a conversation rebuilt from
-the :class:`AgentInput` (no state: a conversation stored with ``--db`` survives a restart).
-Strategies, after LazyLLM's agents: ``fc`` and ``react`` make one model call per decision;
-``plan_and_solve`` plans first (kept as the turn's memo); ``rewoo`` plans ``#E1 = tool[input]``
-evidence steps, runs them, then a solver answers. An unusable reply goes back to the model as
-an error observation, up to ``repair_attempts`` times.
+The conversation is rebuilt from the :class:`AgentInput` at each decision, so the agent keeps
+no state. Formats and strategies (``fc``, ``react``, ``plan_and_solve``, ``rewoo``) are told in
+the README, "Test your tools against a real model".
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """The reference server's default agent: plans tool calls with rules, no model (pure).
 
-Each :meth:`RuleAgent.decide` looks at the whole turn again: a forcing ``tool_choice`` is
-honoured first; otherwise each clause of the query goes to the tool sharing the most words
-with it (:func:`._query_text.terms`) or wanting a value it states (a place, arithmetic), a
-client tool before a cloud component unless the component matches twice as well. The first
-such tool not yet run in the turn is called with arguments read from the query
-(:mod:`._argument_filling`), once per place it names; when all have run, the agent answers
-from the results. A tool whose required values the query lacks is not called on a guess (a
-cloud component, or an id, path or URL): the agent asks for them. With no matching tool it
-greets, or echoes the query. A follow-up such as ``那上海呢？`` reuses the latest turn's tool.
-The only state, a bounded memo of recent plans, is locked: the agent is thread-safe.
+A forcing ``tool_choice`` is honoured first; otherwise each clause of the query goes to the
+tool sharing the most words with it or wanting a value it states (a client tool before a
+cloud component unless the component matches twice as well). Each such tool not yet run in
+the turn is called with arguments read from the query, once per place it names; then the
+agent answers from the results. Required values only the user can give are asked for, not
+guessed. A follow-up such as ``那上海呢？`` reuses the latest turn's tool.
 """
 
 from __future__ import annotations
@@ -45,8 +41,6 @@ _EXPRESSION_BONUS = 3.0
 
 
 class _Described(Protocol):
-    """Anything with a component's ``info`` (a :class:`CloudComponent`, for example)."""
-
     @property
     def info(self) -> ComponentInfo: ...
 
@@ -138,7 +132,7 @@ class RuleAgent:
         return f"RuleAgent(components=[{', '.join(info.name for info in self._infos)}])"
 
     def decide(self, agent_input: AgentInput) -> Decision:
-        """Return the next step of the turn (see the module docs).
+        """Return the next step of the turn.
 
         Raises:
             UnknownToolChoiceError: ``tool_choice`` forces a name that is neither a client
@@ -175,7 +169,7 @@ class RuleAgent:
         return Decision.reply(_plain_answer(query, candidates, agent_input.file_names))
 
     def _intents(self, query: str, candidates: Sequence[Candidate], today: dt.date) -> list[Intent]:
-        """:func:`_intents`, remembered for the last few queries (bounded)."""
+        """:func:`_intents`, remembered for the last few queries."""
         key = (
             query,
             today,

@@ -60,10 +60,7 @@ def _power(base: Number, exponent: Number) -> Number:
             raise ExpressionError(f"the result has more than {CALCULATOR_MAX_DIGITS} digits")
     if base == 0 and exponent < 0:
         raise ExpressionError("zero cannot be raised to a negative power")
-    try:
-        result = base**exponent
-    except OverflowError as exc:
-        raise ExpressionError("the result is too large") from exc
+    result = base**exponent  # an OverflowError is reported by _evaluate
     if isinstance(result, complex):
         raise ExpressionError("a negative number cannot be raised to a fractional power")
     return result

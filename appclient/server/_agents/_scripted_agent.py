@@ -1,16 +1,8 @@
 """A scripted agent: a fixed list of steps, for deterministic tests of your own tools.
 
-``ScriptedAgent`` answers each :meth:`~ScriptedAgent.decide` with the next step of its
-script, whatever the query says, so a test fixes exactly which tool calls the server sends
-and can then check what the program under test sent back::
-
-    agent = ScriptedAgent([
-        PlannedCall("get_current_weather", {"location": "北京", "unit": "celsius"}),
-        ScriptedAgent.echo_outputs("天气：{outputs}"),
-    ])
-    with ReferenceServer(agent=agent) as server:
-        ...  # run the program against server.url
-    assert agent.outputs_seen == ("北京今天25度",)
+``ScriptedAgent`` answers each decision with the next step of its script, whatever the query
+says, so a test fixes which tool calls the server sends and checks what came back (README,
+"Testing your tools offline").
 """
 
 from __future__ import annotations
@@ -18,7 +10,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeAlias, TypeGuard
+from typing import Any, TypeAlias
 
 from ._agent_api import AgentInput, Decision, PlannedCall, ToolResult
 
@@ -75,13 +67,9 @@ def _checked_call(call: Any, *, where: str) -> PlannedCall:
 
 def _checked_steps(steps: Sequence[ScriptStep], start: int = 0) -> list[ScriptStep]:
     for index, step in enumerate(steps, start):
-        if not _is_callable_step(step):  # a callable's result is checked when it runs
+        if not callable(step):  # a callable's result is checked when it runs
             _as_decision(step, where=f"step {index}")
     return list(steps)
-
-
-def _is_callable_step(step: Any) -> TypeGuard[Callable[[AgentInput], StepValue]]:
-    return callable(step) and not isinstance(step, (Decision, PlannedCall))
 
 
 class ScriptedAgent:
@@ -155,7 +143,7 @@ class ScriptedAgent:
                 raise ScriptExhaustedError(steps=len(self._steps), query=agent_input.query)
             self._next += 1
             step = self._steps[index]
-        if _is_callable_step(step):
+        if callable(step):
             # User code runs outside the lock so a slow callable never blocks other runs.
             decision = _as_decision(step(agent_input), where=f"step {index} (callable)")
         else:

@@ -1,12 +1,7 @@
 """``ScriptedModel``: an OpenAI-compatible chat model on a local port that answers from a script.
 
-For testing agents that plan with a model without one: it serves ``POST
-/v1/chat/completions``, plain and streamed, with native tool calls streamed as deltas the way
-OpenAI and vLLM send them::
-
-    with ScriptedModel([ModelReply(tool_calls=[("get_weather", {"city": "北京"})]),
-                        "北京今天晴"]) as model:
-        client = openai.OpenAI(base_url=model.url, api_key="unused")
+It serves ``POST /v1/chat/completions`` plain and streamed, with native tool calls streamed as
+deltas the way OpenAI and vLLM send them.
 """
 
 from __future__ import annotations
