@@ -154,21 +154,17 @@ class CloudComponent(abc.ABC):
         if description is None:
             description = (inspect.getdoc(func) or "").split("\n\n")[0]
         if parameters is None:
-            parameters = _signature_schema(func, component_name)
-        return _FunctionComponent(
-            ComponentInfo(component_name, description, dict(parameters)), func
-        )
-
-
-def _signature_schema(func: Callable[..., Any], name: str) -> dict[str, Any]:
-    # The manifest reads the signature (Optional, list[int], string annotations, docstring
-    # descriptions); a component keeps the bare schema: no defaults, open to extras.
-    schema = build_tool_spec(func, name=name).schema
-    properties = {
-        key: {k: v for k, v in prop.items() if k != "default"}
-        for key, prop in schema.get("properties", {}).items()
-    }
-    return {"type": "object", "properties": properties, "required": schema.get("required", [])}
+            # The manifest reads the signature; a component keeps the bare schema: no
+            # defaults, open to extras.
+            schema = build_tool_spec(func, name=component_name).schema
+            properties = {
+                key: {k: v for k, v in prop.items() if k != "default"}
+                for key, prop in schema.get("properties", {}).items()
+            }
+            required = schema.get("required", [])
+            parameters = {"type": "object", "properties": properties, "required": required}
+        info = ComponentInfo(component_name, description, dict(parameters))
+        return _FunctionComponent(info, func)
 
 
 class _FunctionComponent(CloudComponent):
@@ -178,9 +174,11 @@ class _FunctionComponent(CloudComponent):
 
     def execute(self, arguments: dict[str, Any]) -> str:
         result = self._func(**arguments)
-        if isinstance(result, str):
-            return result
-        return json.dumps(result, ensure_ascii=False, default=str)
+        return (
+            result
+            if isinstance(result, str)
+            else json.dumps(result, ensure_ascii=False, default=str)
+        )
 
     def __repr__(self) -> str:
         return f"CloudComponent.from_function({self.info.name!r})"

@@ -18,13 +18,7 @@ from typing import Any, Final
 
 from ..._core._call_shapes import ToolCallAccumulator
 from ..._core._errors import InvalidRequestError
-from ..._core._formats import (
-    FORMAT_NAMES,
-    ParsedReply,
-    ToolFormat,
-    checked_calls,
-    get_format,
-)
+from ..._core._formats import FORMAT_NAMES, ParsedReply, ToolFormat, checked_calls, get_format
 from .._runs._run_engine import AgentFailure, Emit
 from .._runs._tool_choice import candidates_from
 from ._agent_api import AgentInput, Decision, PlannedCall, ToolResult
