@@ -227,18 +227,9 @@ def chinese_number(text: str) -> int:
     return total + (digit or 0)
 
 
-_RELATIVE_DAYS = {
-    "前天": -2,
-    "昨天": -1,
-    "yesterday": -1,
-    "今天": 0,
-    "今日": 0,
-    "today": 0,
-    "明天": 1,
-    "明日": 1,
-    "tomorrow": 1,
-    "后天": 2,
-}
+#: Words for the days from two days ago (the first) to two days ahead (the last).
+_DAY_WORDS = ("前天", "昨天 yesterday", "今天 今日 today", "明天 明日 tomorrow", "后天")
+_RELATIVE_DAYS = {word: n - 2 for n, words in enumerate(_DAY_WORDS) for word in words.split()}
 _DATE_PATTERNS = (
     re.compile(r"(?P<y>\d{4})[-/年](?P<m>\d{1,2})[-/月](?P<d>\d{1,2})[日号]?"),
     re.compile(r"(?P<m>\d{1,2})月(?P<d>\d{1,2})[日号]"),
