@@ -245,6 +245,7 @@ _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|「([^」]+)」|'([^']+)'")
 _NUMBER = re.compile(
     r"-?\d+(?:\.\d+)?|[零一二两三四五六七八九十百千]+(?=[天个人位条次件岁年周页名])"
 )
+# A longer word before its prefix (乘以 before 乘): they are replaced in this order.
 _OPERATORS = {
     word: symbol
     for symbol, words in (
