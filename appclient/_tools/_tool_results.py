@@ -67,11 +67,9 @@ class ToolFile:
 
     def describe(self, *, file_id: str | None = None) -> str:
         """The tool output that names this file to the agent (JSON text)."""
-        described: dict[str, Any] = {"type": "file"}
-        if file_id is not None:
-            described["file_id"] = file_id
-        described.update(name=self.name, mime_type=self.mime_type, size=self.size)
-        return json.dumps(described, ensure_ascii=False)
+        uploaded = {"file_id": file_id} if file_id is not None else {}
+        described = {"name": self.name, "mime_type": self.mime_type, "size": self.size}
+        return json.dumps({"type": "file", **uploaded, **described}, ensure_ascii=False)
 
 
 #: Leading bytes of the media types a tool most often returns raw: (magic, offset, type, ext).
@@ -162,11 +160,6 @@ def unwrap_status(value: Any) -> Any:
     return value["content"] if word in _SUCCEEDED else value
 
 
-def _has_own_str(value: object) -> bool:
-    # A class that defines __str__ meant it as the readable form; object.__str__ is a repr.
-    return type(value).__str__ is not object.__str__
-
-
 def _fallback(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray)):
         return _bytes_text(bytes(value))
@@ -175,7 +168,8 @@ def _fallback(value: Any) -> Any:
         return to_dict()
     if isinstance(value, Collection) and not isinstance(value, BaseException):
         return list(value)  # a range, a dict's keys or values: a finite sequence of values
-    if _has_own_str(value) and not isinstance(value, BaseException):
+    # A class that defines __str__ meant it as the readable form; object.__str__ is a repr.
+    if type(value).__str__ is not object.__str__ and not isinstance(value, BaseException):
         return str(value)
     raise ResultSerializationError(
         f"the tool returned a {type(value).__qualname__}, which has no JSON form; return a "
@@ -205,15 +199,13 @@ async def collect_async_iterator(iterator: AsyncIterator[Any]) -> Any:
 def serialize_result(value: Any) -> str:
     """Return the output text for a tool's return value.
 
-    ``str`` as is; ``bytes`` as UTF-8 text (else base64 with a ``base64:`` prefix); a
-    generator consumed first (text chunks joined); everything else as JSON with
-    ``ensure_ascii=False`` (NaN and infinities as ``null``), or as plain text when its JSON
-    form is a lone string (an enum member, a date, an object with its own ``__str__``).
+    ``str`` as is; ``bytes`` as UTF-8 text (else ``base64:`` and base64); a generator
+    consumed first (text chunks joined); else JSON with ``ensure_ascii=False`` (NaN as
+    ``null``), or plain text when the JSON is a lone string (an enum member, a date...).
 
     Raises:
-        ResultSerializationError: The value is an object with no JSON form and no ``__str__``
-            of its own (its repr would tell the agent nothing), or it holds something JSON
-            cannot (nested bytes that are not UTF-8, a key such as a frozenset).
+        ResultSerializationError: The value has no JSON form and no ``__str__`` of its own,
+            or holds something JSON cannot (bytes that are not UTF-8, a frozenset key).
     """
     if isinstance(value, str):
         return value
