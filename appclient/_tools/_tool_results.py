@@ -160,6 +160,11 @@ def unwrap_status(value: Any) -> Any:
     return value["content"] if word in _SUCCEEDED else value
 
 
+def _has_own_str(value: object) -> bool:
+    # A class that defines __str__ meant it as the readable form; object.__str__ is a repr.
+    return type(value).__str__ is not object.__str__
+
+
 def _fallback(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray)):
         return _bytes_text(bytes(value))
@@ -168,8 +173,7 @@ def _fallback(value: Any) -> Any:
         return to_dict()
     if isinstance(value, Collection) and not isinstance(value, BaseException):
         return list(value)  # a range, a dict's keys or values: a finite sequence of values
-    # A class that defines __str__ meant it as the readable form; object.__str__ is a repr.
-    if type(value).__str__ is not object.__str__ and not isinstance(value, BaseException):
+    if _has_own_str(value) and not isinstance(value, BaseException):
         return str(value)
     raise ResultSerializationError(
         f"the tool returned a {type(value).__qualname__}, which has no JSON form; return a "
