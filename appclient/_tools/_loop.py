@@ -168,7 +168,7 @@ def _requested_calls(answer: RunAnswer, conversation_id: str) -> list[ToolCall]:
 
 
 class RoundTripOptions(TypedDict, total=False):
-    """The arguments of a round trip, in one place for the sync and async clients.
+    """The keyword arguments of a round trip, for the sync and async clients.
 
     Attributes:
         tools: A :class:`ToolRegistry`, or functions, toolkit objects and groups, or one of
@@ -243,9 +243,7 @@ class RoundTripMixin:
             query: The user's message (sent with the first run only).
             stream: Stream each run (``on_event`` then gets the answer text as it arrives).
             on_event: Called with every :class:`LoopEvent`, in order.
-            **options: ``tools`` (required), ``tool_choice``, ``max_rounds``, ``approve``,
-                ``raise_errors``, ``file_ids``, ``end_user_id``, ``action``, ``parameters``
-                and ``custom_metadata``, as :class:`RoundTripOptions` describes them.
+            **options: ``tools`` (required) and the other :class:`RoundTripOptions`.
 
         Returns:
             The answer, every tool call with its arguments, output, error flag and duration,
@@ -266,8 +264,7 @@ class RoundTripMixin:
         """
         check_round_trip_options(options, where="run_until_answer")
         events = self.iter_until_answer(conversation_id, query, stream=stream, **options)
-        # Closed on every way out, so a callback that raises does not leave a stream open
-        # for as long as its traceback is kept.
+        # Closed on every way out: a callback's exception must not keep a stream open.
         with contextlib.closing(events):
             for event in events:
                 if on_event is not None:
