@@ -1,17 +1,8 @@
 """Named groups of tools, for projects that register tools where they are defined.
 
-As LazyLLM's ``@fc_register("tool")``; a group only remembers the functions and their
-options, a :class:`~appclient.ToolRegistry` makes them tools::
-
-    weather = tool_group("weather")
-
-    @weather.tool
-    def get_current_weather(location: str) -> str: ...
-
-    @register_tool("weather", requires_approval=True)
-    def cancel_trip(trip_id: str) -> str: ...
-
-    registry = ToolRegistry([weather])          # or registry.add_group("weather")
+As LazyLLM's ``@fc_register("tool")``: a group (``tool_group("weather")``, filled by
+``@register_tool("weather")`` or ``@group.tool``) only remembers the functions and their
+options; a :class:`~appclient.ToolRegistry` makes them tools (``ToolRegistry([group])``).
 """
 
 from __future__ import annotations

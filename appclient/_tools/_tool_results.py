@@ -96,12 +96,9 @@ def _sniffed(data: bytes) -> tuple[str, str] | None:
 
 
 def as_tool_file(value: Any) -> Any:
-    """Return a file a tool returned in another common shape as a :class:`ToolFile`.
+    """Return raw image, audio or PDF bytes, or Lagent's typed file result, as a ToolFile.
 
-    The shapes: raw bytes of an image, audio or PDF (recognised by their first bytes, named
-    ``result.png`` and so on), and Lagent's typed result ``{"type": "image" | "audio" |
-    "video" | "file", "content": path or bytes}`` (alone or as a one-item list). Anything
-    else (a path that is no file, such as a URL, too) is returned unchanged.
+    Anything else (a path that is no file, such as a URL, too) is returned unchanged.
     """
     if isinstance(value, (bytes, bytearray)):
         known = _sniffed(bytes(value))
@@ -142,14 +139,10 @@ def needs_approval(value: Any) -> bool:
 
 
 def unwrap_status(value: Any) -> Any:
-    """Return the content of a status-bearing result, or ``value`` itself when it is not one.
+    """Return the content of AgentScope's ``ServiceResponse`` (``status`` and ``content``).
 
-    AgentScope's ``ServiceResponse``: a mapping of exactly ``status`` (an enum member or a
-    string) and ``content``. A success gives its content; a failure raises, so the call is
-    reported to the agent as failed, with the content as the reason.
-
-    Raises:
-        ReportedFailure: The status says the tool failed.
+    A failed status raises :class:`ReportedFailure` with the content; a value of any other
+    shape is returned as it is.
     """
     if not isinstance(value, Mapping) or len(value) != 2 or set(value) != {"status", "content"}:
         return value
