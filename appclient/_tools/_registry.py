@@ -199,8 +199,11 @@ class ToolRegistry(Dispatcher):
             MCPConnectionError: The server did not start or list its tools.
             InvalidRequestError: The ``mcp`` package is not installed.
         """
-        by_name = {tool.name: tool for tool in server.start()}
-        names = protocol_names(list(by_name), taken=self.names(), prefix=server.prefix)
+        mcp_tools = server.start()
+        by_name = {tool.name: tool for tool in mcp_tools}
+        names = protocol_names(
+            [t.name for t in mcp_tools], taken=self.names(), prefix=server.prefix
+        )
         entries = []
         for advertised, mcp_name in names.items():
             schema = dict(by_name[mcp_name].inputSchema or {"type": "object", "properties": {}})
