@@ -37,11 +37,7 @@ class MCPConnectionError(AppClientError):
 
 
 def import_mcp() -> Any:
-    """Import the ``mcp`` package, or say which extra brings it.
-
-    Raises:
-        InvalidRequestError: ``mcp`` is not installed.
-    """
+    """Import the ``mcp`` package, or raise InvalidRequestError naming the extra."""
     try:
         import mcp
     except ImportError as exc:
@@ -394,11 +390,7 @@ class MCPServerHTTP(MCPServer):
 
 
 def schema_check(schema: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], list[tuple[str, str]]]:
-    """A check of arguments against an MCP tool's input schema (``jsonschema`` comes with mcp).
-
-    Returns:
-        A function giving ``(field path, problem)`` for each violation, empty when valid.
-    """
+    """Return a check giving ``(field path, problem)`` per violation of an input schema."""
     import jsonschema
 
     validator = jsonschema.validators.validator_for(schema)(schema)
