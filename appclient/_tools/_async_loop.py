@@ -1,10 +1,8 @@
 """The automatic round trip for :class:`~appclient.AsyncAppClient`: the same steps, awaited.
 
-This module only drives the round trip's generator (:mod:`appclient._tools._loop`) on the
-event loop: requests and stream reads are awaited on the caller's loop; local tools run in
-a thread of the round trip's own, so a tool never blocks the loop nor takes a thread of its
-default executor (which an async approval callback may need). An async approval callback
-is awaited on the caller's loop.
+Requests, stream reads and async approval callbacks are awaited on the caller's loop; local
+tools run in a thread of the round trip's own, so a tool never blocks the loop nor takes a
+thread of its default executor (which an async approval callback may need).
 """
 
 from __future__ import annotations
@@ -18,7 +16,14 @@ from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ThreadPo
 from typing import TYPE_CHECKING, Any
 
 from ._dispatch import ApprovalCallback, ApprovalRequest
-from ._loop import Do, RoundTripMixin, RoundTripOptions, advance, check_round_trip_options
+from ._loop import (
+    Do,
+    RoundTripMixin,
+    RoundTripOptions,
+    advance,
+    as_registry,
+    check_round_trip_options,
+)
 from ._loop_events import AnswerDone, LoopEvent, RoundTripResult
 
 if TYPE_CHECKING:
@@ -37,7 +42,7 @@ class _Approvals:
         self._stopped: Future[Any] = Future()
 
     def wrap(self, approve: ApprovalCallback | None) -> ApprovalCallback | None:
-        """Return ``approve`` for the tool thread, awaiting its awaitables on the loop."""
+        """Return ``approve`` for the tool thread, its awaitables awaited on the loop."""
         if approve is None:
             return None
         callback = approve
@@ -110,15 +115,11 @@ class AsyncRoundTripMixin(RoundTripMixin):
         :class:`AnswerDone`. Closing the iterator early (``aclose()``, leaving ``async for``)
         or cancelling the task that waits on it closes the open stream.
         """
-        # Imported here, as the synchronous loop does, to keep the manifest builder lazy.
-        from ._registry import ToolRegistry
-
         check_round_trip_options(options, where="iter_until_answer")
         approvals = _Approvals(asyncio.get_running_loop())
-        tools, approve = options["tools"], options.get("approve")
-        if approve is None and isinstance(tools, ToolRegistry):
-            approve = tools.approve  # what the dispatcher would fall back to
-        options["approve"] = approvals.wrap(approve)
+        registry = options["tools"] = as_registry(options["tools"])
+        approve = options.get("approve")
+        options["approve"] = approvals.wrap(approve if approve is not None else registry.approve)
         steps = self._round_trip_steps(conversation_id, query, stream, options)
         # One thread per round trip for its tools (started on the first round): a round may
         # take minutes (tools, approvals), and holding default-executor threads that long

@@ -2,22 +2,24 @@
 
 For each call of a round, in order: read its shape, find the tool, decode and validate the
 arguments (bound parameters may not be given by the agent), ask for approval when the tool
-needs it; then run the approved calls in parallel and serialise each result as text.
-
-A failed call becomes that call's output, written for the agent, so one bad call never sinks
-the round (with ``raise_errors=True`` its :class:`~appclient.ToolError` is raised instead).
-Bound values are redacted from every text that leaves here.
+needs it; then run the approved calls in parallel and serialise each result as text. A
+failed call becomes that call's output, written for the agent, so one bad call never sinks
+the round. Bound values are redacted from every text that leaves here.
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import inspect
+import uuid
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from .._core._arguments import ArgumentsDecodeError, decode_arguments
 from .._core._call_shapes import CallRequest, read_calls
+from .._core._constants import TOOLKIT_NAME_SEPARATOR
 from .._core._errors import ToolApprovalDeniedError, ToolArgumentsError, ToolError, redact
 from .._core._models import ToolOutput
 from ._execution import Invocation, Outcome, ToolRunner, run_awaitable
@@ -41,19 +43,6 @@ from ._tool_results import (
     needs_approval,
     unwrap_status,
 )
-
-
-class ToolSource(Protocol):
-    """What dispatching needs of a registry (so it never imports the registry that calls it)."""
-
-    approve: ApprovalCallback | None
-    runner: ToolRunner
-    serialize: Callable[[Any], str]
-
-    def get(self, name: str) -> RegisteredTool | None: ...
-
-    def names(self, *, enabled_only: bool = False) -> list[str]: ...
-
 
 _BOUND_PROBLEM = "is set by the program and cannot be given in a tool call"
 
@@ -122,6 +111,182 @@ class _SerializationFailedError(Exception):
     """A serialisation failure, not to be mistaken for the tool's own exception."""
 
 
+class Dispatcher:
+    """The dispatching half of :class:`~appclient.ToolRegistry`: running the agent's calls."""
+
+    # What dispatching asks of the registry it is mixed into.
+    approve: ApprovalCallback | None
+    runner: ToolRunner
+    serialize: Callable[[Any], str]
+    get: Callable[[str], RegisteredTool | None]
+    names: Callable[..., list[str]]
+
+    def dispatch(
+        self,
+        tool_calls: Any,
+        *,
+        raise_errors: bool = False,
+        approve: ApprovalCallback | None = None,
+    ) -> list[ToolOutput]:
+        """Run the agent's tool calls and return their outputs, in call order.
+
+        Args:
+            tool_calls: ``ToolCall`` objects, dicts (AppBuilder, OpenAI or AgentScope shape),
+                a list of them, their JSON text, or a run's message.
+            raise_errors: Raise the first failure instead of sending it to the agent.
+            approve: Approval callback for this dispatch (default: the registry's).
+
+        Returns:
+            One :class:`~appclient.ToolOutput` per call, for ``run(tool_outputs=...)``; a
+            failed call's output is ``"Error: ..."``, naming the problem.
+
+        Raises:
+            InvalidRequestError: ``tool_calls`` cannot be read as tool calls.
+            ToolError: With ``raise_errors=True``, the first failing call (its subclass names
+                the failure: ``ToolNotFoundError``, ``ToolArgumentsError``,
+                ``ToolExecutionError``, ``ToolTimeoutError``, ``ToolApprovalDeniedError``).
+        """
+        records = self.iter_dispatch(tool_calls, raise_errors=raise_errors, approve=approve)
+        return [record.to_output() for record in records]
+
+    def dispatch_records(
+        self,
+        tool_calls: Any,
+        *,
+        raise_errors: bool = False,
+        approve: ApprovalCallback | None = None,
+    ) -> list[ToolCallRecord]:
+        """Like :meth:`dispatch`, returning full records (arguments, errors, durations)."""
+        return list(self.iter_dispatch(tool_calls, raise_errors=raise_errors, approve=approve))
+
+    def iter_dispatch(
+        self,
+        tool_calls: Any,
+        *,
+        raise_errors: bool = False,
+        approve: ApprovalCallback | None = None,
+    ) -> Iterator[ToolCallRecord]:
+        """Like :meth:`dispatch_records`, yielding each record as soon as it is ready.
+
+        Every call is checked first (tool, arguments, approval), so with ``raise_errors`` an
+        invalid call raises before any tool of the round has run; then the approved calls
+        run in parallel, each record yielded once it and all earlier calls are done.
+        """
+        approve = approve if approve is not None else self.approve
+        slots: list[_Ready | ToolCallRecord] = []
+        seen_ids: set[str] = set()
+        for request in read_calls(tool_calls):
+            try:
+                # An output answers an id, so a repeated id cannot get an output of its own;
+                # running it again would apply the same side effect twice.
+                if request.id in seen_ids:
+                    raise invalid_call(
+                        f"the tool_call_id {request.id!r} repeats an earlier call of this "
+                        "round, which is the one that runs",
+                        tool_name=request.name,
+                        tool_call_id=request.id,
+                    )
+                seen_ids.add(request.id)
+                ready = self._prepare(request)
+                if ready.tool.requires_approval:
+                    _approve(ready, approve)
+                slots.append(ready)
+            except ToolError as error:
+                if raise_errors:
+                    raise
+                slots.append(_failure(request, error, _shown_arguments(request)))
+        runnable = [slot for slot in slots if isinstance(slot, _Ready)]
+        outcomes = self.runner.iter_outcomes(
+            [_invocation(ready, self.serialize, approve) for ready in runnable]
+        )
+        for slot in slots:
+            record = slot if isinstance(slot, ToolCallRecord) else _finished(slot, next(outcomes))
+            if raise_errors and record.error is not None:
+                raise record.error
+            yield record
+
+    def dispatch_report(self, tool_calls: Any) -> str:
+        """Run calls (any shape :meth:`dispatch` reads) and report each as AgentScope does.
+
+        Returns:
+            ``1. Execute function NAME`` with its ``[ARGUMENTS]``, ``[STATUS]`` (``SUCCESS`` or
+            ``ERROR``) and ``[RESULT]``, for each call.
+        """
+        blocks = []
+        for index, record in enumerate(self.dispatch_records(tool_calls), start=1):
+            arguments = "".join(f"\n        {k}: {v}" for k, v in record.arguments.items())
+            blocks.append(
+                f"{index}. Execute function {record.name}\n    [ARGUMENTS]:{arguments}\n"
+                f"    [STATUS]: {'ERROR' if record.is_error else 'SUCCESS'}\n"
+                f"    [RESULT]: {record.output}"
+            )
+        return "\n".join(blocks)
+
+    #: AgentScope's name for :meth:`dispatch_report` (``ServiceToolkit.parse_and_call_func``).
+    parse_and_call_func = dispatch_report
+
+    def __call__(
+        self, name: str, arguments: str | Mapping[str, Any] | tuple[Any, ...] = "{}", /
+    ) -> ToolCallRecord:
+        """Run one tool by name, as Lagent's ``executor("Name", '{"a": 1}')`` does.
+
+        Args:
+            name: The tool's name (a toolkit method also as Lagent's ``Toolkit.method``).
+            arguments: JSON text (or any text the decoder reads), a dict, or (Lagent's
+                ``TupleParser``) a tuple or its text, ``'("x", 2)'``, for the parameters in
+                order.
+
+        Returns:
+            The call's record: ``output``, ``is_error``, ``error``, ``duration``.
+        """
+        if self.get(name) is None and "." in name:  # Lagent's "Toolkit.method"
+            name = name.replace(".", TOOLKIT_NAME_SEPARATOR, 1)
+        if isinstance(arguments, str) and arguments.lstrip().startswith("("):
+            with contextlib.suppress(ValueError, SyntaxError, MemoryError, RecursionError):
+                parsed = ast.literal_eval(arguments)
+                arguments = parsed if isinstance(parsed, tuple) else arguments
+        entry = self.get(name)
+        if isinstance(arguments, tuple) and entry is not None:  # by parameter order
+            names = list(entry.spec.schema.get("properties", {}))
+            # Extra values keep a name of their own, so the call is refused naming them.
+            names += [f"argument {i + 1}" for i in range(len(names), len(arguments))]
+            arguments = dict(zip(names, arguments, strict=False))  # fewer: defaults fill in
+        function = {"name": name, "arguments": arguments}
+        call = {"id": f"call-{uuid.uuid4().hex[:12]}", "function": function}
+        (record,) = self.dispatch_records([call])
+        return record
+
+    def _prepare(self, request: CallRequest) -> _Ready:
+        if request.problem is not None:
+            raise invalid_call(request.problem, tool_name=request.name, tool_call_id=request.id)
+        tool = self.get(request.name)
+        if tool is None or not tool.enabled:  # a tool switched off is not there for the agent
+            available = self.names(enabled_only=True)
+            raise unknown_tool(request.name, available, tool_call_id=request.id)
+        if request.arguments_error is not None:
+            problem = [("<arguments>", request.arguments_error)]
+            raise invalid_arguments(tool.name, problem, tool_call_id=request.id)
+        try:
+            arguments = decode_arguments(request.arguments)
+        except ArgumentsDecodeError as exc:
+            problem = [("<arguments>", str(exc))]
+            raise invalid_arguments(tool.name, problem, tool_call_id=request.id) from None
+        problems = [(key, _BOUND_PROBLEM) for key in arguments if key in tool.bound_names]
+        given = {k: v for k, v in arguments.items() if k not in tool.bound_names}
+        try:
+            args, kwargs = tool.spec.validate_arguments(given)
+        except ToolArgumentsError as exc:
+            problems.extend(exc.problems or [("<arguments>", str(exc))])
+        except Exception as exc:  # a parameter type's own validator may raise anything
+            problems.append(("<arguments>", f"validation failed: {describe_exception(exc)}"))
+        if tool.check is not None:
+            problems.extend(tool.check(given))
+        if problems:
+            redacted = [(name, redact(text, tool.secrets)) for name, text in problems]
+            raise invalid_arguments(tool.name, redacted, tool_call_id=request.id)
+        return _Ready(request, tool, arguments, args, kwargs)
+
+
 def _failure(
     request: CallRequest, error: ToolError, arguments: Mapping[str, Any], duration: float = 0.0
 ) -> ToolCallRecord:
@@ -129,36 +294,11 @@ def _failure(
     return ToolCallRecord(request.id, request.name, arguments, output, True, error, duration)
 
 
-def _prepare(registry: ToolSource, request: CallRequest) -> _Ready:
-    if request.problem is not None:
-        raise invalid_call(request.problem, tool_name=request.name, tool_call_id=request.id)
-    tool = registry.get(request.name)
-    if tool is None or not tool.enabled:  # a tool switched off is not there for the agent
-        available = registry.names(enabled_only=True)
-        raise unknown_tool(request.name, available, tool_call_id=request.id)
-    if request.arguments_error is not None:
-        raise invalid_arguments(
-            tool.name, [("<arguments>", request.arguments_error)], tool_call_id=request.id
-        )
+def _shown_arguments(request: CallRequest) -> dict[str, Any]:
     try:
-        arguments = decode_arguments(request.arguments)
-    except ArgumentsDecodeError as exc:
-        problem = [("<arguments>", str(exc))]
-        raise invalid_arguments(tool.name, problem, tool_call_id=request.id) from None
-    problems = [(key, _BOUND_PROBLEM) for key in arguments if key in tool.bound_names]
-    given = {k: v for k, v in arguments.items() if k not in tool.bound_names}
-    try:
-        args, kwargs = tool.spec.validate_arguments(given)
-    except ToolArgumentsError as exc:
-        problems.extend(exc.problems or [("<arguments>", str(exc))])
-    except Exception as exc:  # a parameter type's own validator may raise anything
-        problems.append(("<arguments>", f"validation failed: {describe_exception(exc)}"))
-    if tool.check is not None:
-        problems.extend(tool.check(given))
-    if problems:
-        redacted = [(name, redact(text, tool.secrets)) for name, text in problems]
-        raise invalid_arguments(tool.name, redacted, tool_call_id=request.id)
-    return _Ready(request, tool, arguments, args, kwargs)
+        return decode_arguments(request.arguments)
+    except ArgumentsDecodeError:
+        return {}
 
 
 def _approve(ready: _Ready, approve: ApprovalCallback | None) -> None:
@@ -196,11 +336,10 @@ def _short_repr(value: Any, secrets: tuple[str, ...]) -> str:
 
 
 def _scrub(exc: BaseException, secrets: tuple[str, ...]) -> bool:
-    """Redact secrets in place from the exception and every exception chained to it.
+    """Redact secrets in place from the exception and all it chains; False if some still leak.
 
-    A traceback prints the whole ``__cause__``/``__context__`` chain, notes and the members
-    of exception groups, so each is cleaned. Returns False when some text still leaks (a
-    custom ``__str__``).
+    A traceback prints the ``__cause__``/``__context__`` chain, notes and the members of
+    exception groups, so each is cleaned; a custom ``__str__`` may still show a secret.
     """
     if not secrets:
         return True
@@ -297,63 +436,3 @@ def _invocation(
     return Invocation(
         ready.tool.func, ready.args, ready.kwargs, timeout=ready.tool.timeout, then=finish
     )
-
-
-def iter_dispatch(
-    registry: ToolSource,
-    calls: Any,
-    *,
-    approve: ApprovalCallback | None = None,
-    raise_errors: bool = False,
-) -> Iterator[ToolCallRecord]:
-    """Dispatch the calls of one round and yield a record per call, in call order.
-
-    Every call is checked first (tool, arguments, approval; a repeated call id is refused),
-    so with ``raise_errors`` an invalid call raises before any tool of the round has run;
-    then the approved calls run in parallel, each record yielded as soon as it and all
-    earlier calls are done.
-
-    Raises:
-        ToolError: Only with ``raise_errors=True``.
-        InvalidRequestError: ``calls`` cannot be read as tool calls at all.
-    """
-    approve = approve if approve is not None else registry.approve
-    slots: list[_Ready | ToolCallRecord] = []
-    seen_ids: set[str] = set()
-    for request in read_calls(calls):
-        try:
-            # An output answers an id, so a repeated id cannot get an output of its own;
-            # running it again would apply the same side effect twice.
-            if request.id in seen_ids:
-                raise invalid_call(
-                    f"the tool_call_id {request.id!r} repeats an earlier call of this round, "
-                    "which is the one that runs",
-                    tool_name=request.name,
-                    tool_call_id=request.id,
-                )
-            seen_ids.add(request.id)
-            ready = _prepare(registry, request)
-            if ready.tool.requires_approval:
-                _approve(ready, approve)
-            slots.append(ready)
-        except ToolError as error:
-            if raise_errors:
-                raise
-            slots.append(_failure(request, error, _shown_arguments(request)))
-
-    runnable = [slot for slot in slots if isinstance(slot, _Ready)]
-    outcomes = registry.runner.iter_outcomes(
-        [_invocation(ready, registry.serialize, approve) for ready in runnable]
-    )
-    for slot in slots:
-        record = slot if isinstance(slot, ToolCallRecord) else _finished(slot, next(outcomes))
-        if raise_errors and record.error is not None:
-            raise record.error
-        yield record
-
-
-def _shown_arguments(request: CallRequest) -> dict[str, Any]:
-    try:
-        return decode_arguments(request.arguments)
-    except ArgumentsDecodeError:
-        return {}

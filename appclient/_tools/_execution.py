@@ -1,10 +1,8 @@
 """Running the tool calls of one round: threads, event loops, timeouts, call order.
 
-Each call runs on a daemon worker thread, so calls of a round run in parallel, a hung tool
-is abandoned at its timeout without blocking the program or its exit, and the caller may be
-inside a running event loop. Async tools (coroutines, awaitables, async iterators) run on a
-fresh event loop in their worker thread and are cancelled at their timeout. Results come
-back in call order, each as soon as it and every earlier call are done.
+Each call runs on a daemon worker thread, so a hung tool is abandoned at its timeout without
+blocking the program or its exit, even from inside a running event loop. Async tools run on
+a fresh event loop in their worker thread and are cancelled at their timeout.
 """
 
 from __future__ import annotations
@@ -177,11 +175,7 @@ class ToolRunner:
 
 
 def run_awaitable(awaitable: Awaitable[Any]) -> Any:
-    """Wait for an awaitable from synchronous code, even inside a running event loop.
-
-    With no loop running in this thread a new loop runs it here; otherwise a new loop in a
-    worker thread does, while this thread waits. Its exception is raised here.
-    """
+    """Wait for an awaitable from synchronous code, in a worker thread if a loop runs here."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -2,16 +2,9 @@
 
 :class:`RoundTripMixin` gives :class:`~appclient.AppClient` ``run_until_answer`` and
 ``iter_until_answer``, built only on its ``create_conversation()``, ``upload_file()`` and
-``run(...)``. The round trip is one generator for both clients: it yields the events, and
-:class:`Do` steps (a request, a stream read, the next finished tool call) that its driver
-makes: called here, awaited by :class:`~appclient._tools._async_loop.AsyncRoundTripMixin`.
-
-The protocol rules it keeps (docs/protocol.md section 6): the query, tools, files and
-``tool_choice`` go with the first run only; each later run carries all outputs of one round
-in one request; the loop stops at the answer, raises :class:`~appclient.RunError` on an
-``error`` event, :class:`~appclient.errors.StreamInterruptedError` on a stream that ends without a
-final event, and :class:`~appclient.MaxRoundsExceededError` (holding the partial result)
-when the agent keeps asking for tools past ``max_rounds``.
+``run(...)``, keeping the rules of docs/protocol.md section 6. The round trip is one
+generator for both clients: it yields the events, and :class:`Do` steps that its driver makes
+(called here, awaited by :mod:`~appclient._tools._async_loop`).
 """
 
 from __future__ import annotations
@@ -59,9 +52,8 @@ if TYPE_CHECKING:
 class Do:
     """A step of the round trip that waits on the outside world; its driver makes it.
 
-    The driver calls ``func`` (awaiting what it returns, in the async driver) and sends the
-    result back, or throws its exception in. ``blocking`` work (local tools running) the
-    async driver makes in the round trip's own thread, never on the event loop.
+    The driver calls ``func`` (the async one awaits the result, and runs ``blocking`` steps in
+    the round trip's own thread) and sends the result back, or throws its exception in.
     """
 
     func: Callable[..., Any]
@@ -84,7 +76,7 @@ def advance(steps: Steps, value: Any, error: BaseException | None) -> LoopEvent 
 def _uploaded(
     upload: Callable[..., Any], conversation_id: str, record: ToolCallRecord
 ) -> Generator[Do, Any, ToolCallRecord]:
-    """Upload the file a tool returned and name it in the output; a failed upload fails the call."""
+    """Upload the file a tool returned and name it in the output; a failed upload fails it."""
     file = record.file
     assert file is not None  # noqa: S101 - the caller checked
     try:
@@ -175,19 +167,8 @@ def _requested_calls(answer: RunAnswer, conversation_id: str) -> list[ToolCall]:
     return []
 
 
-#: The options sent with the first run of a round trip (besides its tools).
-_FIRST_RUN_OPTIONS = (
-    "tool_choice",
-    "file_ids",
-    "end_user_id",
-    "action",
-    "parameters",
-    "custom_metadata",
-)
-
-
 class RoundTripOptions(TypedDict, total=False):
-    """The arguments of a round trip, in one place for the sync and async clients.
+    """The keyword arguments of a round trip, for the sync and async clients.
 
     Attributes:
         tools: A :class:`ToolRegistry`, or functions, toolkit objects and groups, or one of
@@ -217,12 +198,17 @@ class RoundTripOptions(TypedDict, total=False):
     custom_metadata: Mapping[str, Any] | None
 
 
-def check_round_trip_options(options: Mapping[str, Any], *, where: str) -> None:
-    """Refuse an unknown or missing keyword as Python would for a plain signature.
+#: The options sent with the first run of a round trip; the others steer the loop.
+_FIRST_RUN_OPTIONS = RoundTripOptions.__annotations__.keys() - {
+    "tools",
+    "max_rounds",
+    "approve",
+    "raise_errors",
+}
 
-    Raises:
-        TypeError: An unknown keyword (with a "did you mean"), or no ``tools``.
-    """
+
+def check_round_trip_options(options: Mapping[str, Any], *, where: str) -> None:
+    """Raise the ``TypeError`` Python would for an unknown or missing keyword."""
     if error := unexpected_options(options, RoundTripOptions.__annotations__, where=where):
         raise error
     if "tools" not in options:
@@ -232,9 +218,8 @@ def check_round_trip_options(options: Mapping[str, Any], *, where: str) -> None:
 class RoundTripMixin:
     """Adds the automatic tool round trip to :class:`appclient.AppClient`."""
 
-    # What the round trip asks of the client it is mixed into (AppClient has them all), so
-    # the mixin is a client of the protocol by its type, with no cast.
-    # (Any: the async client's are coroutine functions; the driver awaits what they return.)
+    # What the round trip asks of the client it is mixed into (Any: the async client's are
+    # coroutine functions; its driver awaits what they return).
     create_conversation: Callable[[], Any]
     upload_file: Callable[..., Any]
     run: Callable[..., Any]
@@ -258,9 +243,7 @@ class RoundTripMixin:
             query: The user's message (sent with the first run only).
             stream: Stream each run (``on_event`` then gets the answer text as it arrives).
             on_event: Called with every :class:`LoopEvent`, in order.
-            **options: ``tools`` (required), ``tool_choice``, ``max_rounds``, ``approve``,
-                ``raise_errors``, ``file_ids``, ``end_user_id``, ``action``, ``parameters``
-                and ``custom_metadata``, as :class:`RoundTripOptions` describes them.
+            **options: ``tools`` (required) and the other :class:`RoundTripOptions`.
 
         Returns:
             The answer, every tool call with its arguments, output, error flag and duration,
@@ -281,8 +264,7 @@ class RoundTripMixin:
         """
         check_round_trip_options(options, where="run_until_answer")
         events = self.iter_until_answer(conversation_id, query, stream=stream, **options)
-        # Closed on every way out, so a callback that raises does not leave a stream open
-        # for as long as its traceback is kept.
+        # Closed on every way out: a callback's exception must not keep a stream open.
         with contextlib.closing(events):
             for event in events:
                 if on_event is not None:

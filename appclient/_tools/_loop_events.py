@@ -1,7 +1,6 @@
 """What the automatic round trip reports: progress events and the final result.
 
-:meth:`~appclient.AppClient.iter_until_answer` yields these events (``run_until_answer``
-passes them to ``on_event``); the last is always :class:`AnswerDone`, holding the result.
+The last event is always :class:`AnswerDone`, holding the result.
 """
 
 from __future__ import annotations
@@ -136,12 +135,9 @@ def _short(text: str, limit: int) -> str:
 class EventPrinter:
     """Shows a round trip in a terminal: the answer as it streams, each tool call on a line.
 
-    Pass an instance as ``on_event``::
-
-        client.run_until_answer(query=..., tools=registry, stream=True, on_event=EventPrinter())
-
-    prints ``→ get_weather(location='北京')`` when a call starts, ``← get_weather 12 ms:
-    北京今天25度`` (or ``✗`` and the error) when it ends, and the answer text.
+    Pass an instance as ``on_event``: it prints ``→ get_weather(location='北京')`` when a call
+    starts, ``← get_weather 12 ms: 北京今天25度`` (or ``✗`` and the error) when it ends, and
+    the answer text.
 
     Args:
         file: Where to write; standard output when ``None``.
@@ -164,7 +160,9 @@ class EventPrinter:
                 f"{key}={json.dumps(value, ensure_ascii=False, default=str)}"
                 for key, value in event.arguments.items()
             )
-            out.write(f"{self._break()}→ {event.name}({_short(shown, self._width)})\n")
+            newline = "\n" if self._streamed else ""  # end the streamed text's line
+            self._streamed = False
+            out.write(f"{newline}→ {event.name}({_short(shown, self._width)})\n")
         elif isinstance(event, ToolCallFinished):
             record = event.record
             mark = "✗" if record.is_error else "←"
@@ -176,10 +174,3 @@ class EventPrinter:
             out.write("\n")
             self._streamed = False
         out.flush()
-
-    def _break(self) -> str:
-        """A newline when streamed text is on the current line."""
-        if self._streamed:
-            self._streamed = False
-            return "\n"
-        return ""

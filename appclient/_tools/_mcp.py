@@ -1,19 +1,9 @@
 """MCP servers as local tools: connect, list their tools, run the agent's calls on them.
 
-An :class:`MCPServerStdio` (a subprocess) or :class:`MCPServerHTTP` (streamable HTTP) is
-added to a :class:`~appclient.ToolRegistry` like a function: its tools keep their own JSON
-Schema and their calls go through the registry's dispatcher (validation, timeouts,
-approval, redaction, errors back to the agent). Each server runs its session on an event
-loop in a thread of its own, so the sync and async round trips call it alike. The ``mcp``
-package (``pip install 'appclient[mcp]'``) is imported only when a server starts.
-
-Names (:func:`protocol_names`): characters outside ``[A-Za-z0-9_-]`` become ``_``, a name
-over 64 characters is cut and ends with a short hash, a taken name gets ``_2``, ``_3``...,
-and ``prefix="fs"`` gives ``fs__<name>``; ``server.tool_names`` maps them back.
-
-Results (:func:`result_value`): text parts joined by blank lines; structured content without
-text as JSON; an image, audio or blob resource alone as a :class:`~appclient.ToolFile`;
-``isError`` as a failed call.
+A server's tools keep their JSON Schema in a :class:`~appclient.ToolRegistry`, and their
+calls go through its dispatcher like a function's. Each server runs its session on an event
+loop in a thread of its own, so the sync and async round trips call it alike; the ``mcp``
+package is imported only when a server starts.
 """
 
 from __future__ import annotations
@@ -47,11 +37,7 @@ class MCPConnectionError(AppClientError):
 
 
 def import_mcp() -> Any:
-    """Import the ``mcp`` package, or say which extra brings it.
-
-    Raises:
-        InvalidRequestError: ``mcp`` is not installed.
-    """
+    """Import the ``mcp`` package, or raise InvalidRequestError naming the extra."""
     try:
         import mcp
     except ImportError as exc:
@@ -64,7 +50,10 @@ def import_mcp() -> Any:
 def protocol_names(
     names: Sequence[str], *, taken: Iterable[str] = (), prefix: str | None = None
 ) -> dict[str, str]:
-    """Give MCP tool names protocol names (see the module docstring for the rule).
+    """Give MCP tool names protocol names.
+
+    Characters outside ``[A-Za-z0-9_-]`` become ``_``, a name over 64 characters is cut and
+    ends with a short hash, a taken name gets ``_2``, ``_3``...
 
     Args:
         names: The MCP tool names, in the server's listing order.
@@ -98,6 +87,9 @@ def _file_from(data: str, mime_type: str, stem: str) -> ToolFile:
 
 def result_value(result: Any) -> Any:
     """Turn an MCP ``CallToolResult`` into what a tool returns: text, JSON data or a file.
+
+    Text parts are joined by blank lines; structured content without text is the value; an
+    image, audio or blob resource alone is a :class:`~appclient.ToolFile`.
 
     Raises:
         ReportedFailure: The result says the call failed (``isError``).
@@ -134,14 +126,7 @@ def result_value(result: Any) -> Any:
 
 
 class ServerOptions(TypedDict, total=False):
-    """The options every MCP server takes.
-
-    Attributes:
-        name: A label for errors and reprs (default: the command, or the URL).
-        timeout: Seconds one call may take; a call with no answer by then ends the session.
-        startup_timeout: Seconds to start the server and list its tools.
-        prefix: Put ``prefix__`` before each of its tool names.
-    """
+    """The options every MCP server takes, as :class:`MCPServer` describes them."""
 
     name: str | None
     timeout: float
@@ -195,7 +180,7 @@ class MCPServer:
         self.close()
 
     def _transport(self) -> Any:  # pragma: no cover - every subclass has one
-        """The async context manager that yields the session's read and write streams."""
+        """The async context manager yielding the session's streams."""
         raise NotImplementedError
 
     @property
@@ -225,11 +210,12 @@ class MCPServer:
             self._ended = asyncio.run_coroutine_threadsafe(self._serve(ready), loop)
             try:
                 self._tools = ready.result(timeout=self.startup_timeout)
+            except concurrent.futures.TimeoutError:
+                self._shutdown()
+                reason = f"did not start within {self.startup_timeout:g} s"
+                raise MCPConnectionError(f"MCP server {self.name!r} {reason}") from None
             except Exception as exc:
                 self._shutdown()
-                if isinstance(exc, concurrent.futures.TimeoutError):
-                    reason = f"did not start within {self.startup_timeout:g} s"
-                    raise MCPConnectionError(f"MCP server {self.name!r} {reason}") from None
                 raise MCPConnectionError(
                     f"MCP server {self.name!r} failed to start: {exc}"
                 ) from exc
@@ -290,7 +276,7 @@ class MCPServer:
         return result_value(result)
 
     def caller(self, mcp_name: str) -> Callable[..., Any]:
-        """A function that calls one of this server's tools (what the registry runs)."""
+        """Return a function calling one of this server's tools (what the registry runs)."""
 
         def call_mcp_tool(**arguments: Any) -> Any:
             return self.call(mcp_name, arguments)
@@ -404,11 +390,7 @@ class MCPServerHTTP(MCPServer):
 
 
 def schema_check(schema: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], list[tuple[str, str]]]:
-    """A check of arguments against an MCP tool's input schema (``jsonschema`` comes with mcp).
-
-    Returns:
-        A function giving ``(field path, problem)`` for each violation, empty when valid.
-    """
+    """Return a check giving ``(field path, problem)`` per violation of an input schema."""
     import jsonschema
 
     validator = jsonschema.validators.validator_for(schema)(schema)

@@ -1,8 +1,7 @@
 """Local tools as an MCP server: ``appclient mcp serve FILE[:NAME]`` and :func:`serve_mcp`.
 
-Every call goes through :class:`~appclient.ToolRegistry` (lax validation, hidden bound
-values, failures as error results); a returned file is image, audio or blob content. Over
-stdio (messages go to stderr) or streamable HTTP at ``/mcp``, on 127.0.0.1 unless told.
+Every call goes through :class:`~appclient.ToolRegistry`; a failure is an error result, a
+returned file image, audio or blob content.
 """
 
 from __future__ import annotations
@@ -51,16 +50,7 @@ def _file_content(file: ToolFile) -> Any:
 
 
 def build_server(tools: Any, *, name: str = "appclient") -> Any:
-    """Return an MCP server (the ``mcp`` package's low-level ``Server``) for some tools.
-
-    Args:
-        tools: What a :class:`~appclient.ToolRegistry` takes: functions, toolkits, groups,
-            a registry, or a list of them.
-        name: The server name the host sees.
-
-    Raises:
-        InvalidRequestError: The ``mcp`` package is not installed, or a tool is not usable.
-    """
+    """Return the ``mcp`` package's low-level ``Server`` for what a registry takes."""
     types = import_mcp().types  # first: without mcp, the error names the extra
     from mcp.server.lowlevel import Server
 
@@ -80,8 +70,7 @@ def build_server(tools: Any, *, name: str = "appclient") -> Any:
 
     @server.call_tool(validate_input=False)  # type: ignore[misc, untyped-decorator, unused-ignore]
     async def call_tool(tool_name: str, arguments: dict[str, Any]) -> list[Any]:
-        # The registry validates (lax, like the agent's calls) and runs the call in a
-        # thread of its own, so a slow tool does not stop the server's loop.
+        # In a thread, so a slow tool does not stop the server's loop.
         record = await asyncio.to_thread(registry, tool_name, arguments)
         if record.is_error:
             raise _ToolFailed(record.output)
@@ -104,7 +93,7 @@ def serve_mcp(
     """Serve tools as an MCP server until interrupted.
 
     Args:
-        tools: Functions, toolkits, groups or a registry (see :func:`build_server`).
+        tools: Functions, toolkits, groups or a registry, or a list of them.
         transport: ``"stdio"`` or ``"http"`` (streamable HTTP at ``/mcp``).
         host: The HTTP address (loopback unless told otherwise).
         port: The HTTP port (0 picks a free one).

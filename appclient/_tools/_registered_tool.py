@@ -27,11 +27,10 @@ _PYDANTIC_INPUT_CHARS = 50
 
 
 def secret_texts(values: Iterable[Any]) -> tuple[str, ...]:
-    """Return the texts that show a bound value, to redact (secrets unwrapped).
+    """Return the texts that show a bound value, to redact, in their escaped forms too.
 
-    Any value counts: text and bytes as they are, a number as it prints, an object by its
-    ``str``, ``repr`` and attribute values. Each text comes in its escaped forms too (inside
-    JSON, a repr, a URL). Texts shorter than ``MIN_REDACTED_SECRET_LENGTH`` are settings.
+    An object counts by its ``str``, ``repr`` and attribute values; texts shorter than
+    ``MIN_REDACTED_SECRET_LENGTH`` are settings, not secrets.
     """
     found: dict[str, None] = {}
     for value in _texts_within(values):
@@ -64,10 +63,7 @@ def _shown_as(value: Any) -> tuple[str, ...]:
 
 
 def _texts_within(values: Iterable[Any]) -> Iterator[Any]:
-    """Yield each value, and the values inside containers and objects (not mapping keys).
-
-    Bounded in depth and in values seen, so binding a big data structure costs little.
-    """
+    """Yield each value and those inside it (not mapping keys), bounded in depth and count."""
     pending: list[tuple[Any, int]] = [(value, 0) for value in values][::-1]  # a stack, in order
     seen = 0
     while pending and seen < _MAX_BOUND_VALUES:
@@ -133,9 +129,7 @@ class RegisteredTool:
     @property
     def description(self) -> str:
         """The tool's description, as the agent reads it."""
-        function = self.tool.get("function") or {}
-        text = function.get("description", "") if isinstance(function, Mapping) else ""
-        return text if isinstance(text, str) else ""
+        return str(self.tool.get("function", {}).get("description") or "")
 
     @property
     def bound_names(self) -> frozenset[str]:
@@ -151,11 +145,7 @@ class RegisteredTool:
 
 
 def tool_model(tool: object) -> Tool:
-    """Read a ready-made tool (a JSON Schema tool dict or a :class:`Tool`).
-
-    Raises:
-        ManifestError: It is not a tool of that shape; the message names what is wrong.
-    """
+    """Read a ready-made tool: a JSON Schema tool dict or a :class:`Tool` (else ManifestError)."""
     if isinstance(tool, Tool):
         return tool
     if not isinstance(tool, Mapping):

@@ -1,29 +1,24 @@
 """The registry of local tools: what the agent may call, and how to call it.
 
-A :class:`ToolRegistry` collects functions, toolkits (objects whose ``@manifest`` methods are
-tools, named ``Class__method``), groups and MCP servers, produces the ``tools`` list for a
-run, and dispatches the agent's tool calls (see :mod:`appclient._tools._dispatch`). Bound
-parameters (``registry.add(search, api_key=KEY)``, or a ``functools.partial``) are hidden
-from the schema, refused from the agent, and redacted from outputs, errors and reprs.
+It collects functions, toolkits (objects whose ``@manifest`` methods are tools named
+``Class__method``), groups and MCP servers, gives the ``tools`` list of a run, and hands the
+agent's calls to :mod:`~appclient._tools._dispatch`.
 """
 
 from __future__ import annotations
 
-import ast
-import contextlib
 import copy
 import dataclasses
 import inspect
 import math
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .._core._constants import DEFAULT_TOOL_TIMEOUT, DEFAULT_TOOL_WORKERS, TOOLKIT_NAME_SEPARATOR
 from .._core._errors import InvalidRequestError, ManifestError, wrong_kind
-from .._core._models import Tool, ToolOutput
+from .._core._models import Tool
 from .._manifest import (
     Manifest,
     build_tool_spec,
@@ -32,7 +27,7 @@ from .._manifest import (
     get_overrides,
 )
 from .._manifest._coerce import is_one, listed
-from ._dispatch import ApprovalCallback, ToolCallRecord, iter_dispatch
+from ._dispatch import ApprovalCallback, Dispatcher
 from ._execution import ToolRunner
 from ._mcp import MCPServer, protocol_names, schema_check
 from ._registered_tool import (
@@ -46,23 +41,19 @@ from ._tool_groups import ToolGroup, find_group_tool, resolve_group
 from ._tool_results import serialize_result
 
 
-class ToolRegistry:
+class ToolRegistry(Dispatcher):
     """Local tools the agent may call, and the dispatcher that runs their calls.
 
     Example:
-        >>> registry = ToolRegistry()
-        >>> registry.add(get_weather)
+        >>> registry = ToolRegistry([get_weather])
         >>> registry.add(search, api_key=os.environ["SEARCH_KEY"])   # hidden, never echoed
-        >>> registry.add(delete_file, requires_approval=True)
         >>> msg = client.run(conversation_id, query, tools=registry.tools())
         >>> outputs = registry.dispatch(msg)                         # list[ToolOutput]
 
     Args:
-        tools: Functions, toolkit objects, groups or registries to add right away (a list,
-            or just one).
-        timeout: Default seconds a call may take: 60 when omitted (``None`` or ``math.inf``:
-            no limit); ``add`` may override it per tool. A call that takes longer is sent to
-            the agent as a timeout error (the function itself keeps running in its thread).
+        tools: Functions, toolkit objects, groups or registries to add (a list, or one).
+        timeout: Default seconds a call may take, 60 when omitted (``None``, ``math.inf``: no
+            limit). A late call is sent to the agent as a timeout error; the function runs on.
         approve: Callback asked before a tool marked ``requires_approval`` runs.
         max_workers: Calls of one round running at the same time.
         serialize: Turns a return value into output text (default: str as is, else JSON).
@@ -88,8 +79,6 @@ class ToolRegistry:
         self._lock = threading.Lock()
         self.extend(tools)
 
-    # --- adding tools -------------------------------------------------------------------
-
     def add(
         self,
         func: Callable[..., Any],
@@ -108,20 +97,17 @@ class ToolRegistry:
         """Register a function (or any callable) as a tool.
 
         Args:
-            func: The callable; its signature and docstring (or ``@manifest`` decorators)
-                describe the tool.
-            name: The tool name (default: the function's name or its ``@manifest`` name).
+            func: The callable; its signature and docstring (or ``@manifest``) describe it.
+            name: The tool name (default: the function's or its ``@manifest`` name).
             description: The tool description (default: from the docstring).
-            timeout: Seconds a call may take (default: the registry's, 60 s unless set;
-                ``math.inf``: none).
+            timeout: Seconds a call may take (default: the registry's; ``math.inf``: none).
             requires_approval: Ask the approval callback before each call.
             strict: Build the schema in strict mode (every property required, nullable).
-            allow_extra: Drop argument keys the function does not know instead of refusing
-                the call.
+            allow_extra: Drop argument keys the function does not know instead of refusing.
             tool: A ready tool dict (raw JSON Schema) to advertise instead of the generated
                 one; the function still validates the arguments.
-            enable: ``False`` registers the tool switched off: not advertised, and a call
-                of it fails as a call of an unknown tool, until :meth:`set_enabled`.
+            enable: ``False`` registers it switched off (not advertised, unknown to the
+                agent) until :meth:`set_enabled`.
             bind: Parameter values to supply, for names that clash with these options.
             **bound: Parameter values to supply (API keys, clients...): hidden from the
                 schema, refused from the agent, redacted from every text.
@@ -165,7 +151,7 @@ class ToolRegistry:
         toolkit: object | None = None,
         method: str | None = None,
     ) -> RegisteredTool:
-        """Build a tool: its spec from ``func`` and the options, then its registry entry."""
+        """Build a registry entry (not yet stored) from ``func`` and the options."""
         values = dict(bind or {})
         if tool is not None:
             tool = tool_model(tool)  # a clear ManifestError for anything else
@@ -199,12 +185,11 @@ class ToolRegistry:
     ) -> list[RegisteredTool]:
         """Start an MCP server (if needed) and register its tools; it closes with the registry.
 
-        Each MCP tool keeps its JSON Schema, under a :func:`~appclient.mcp.protocol_names`
-        name, and is dispatched like a function; its calls time out after ``server.timeout``.
+        Each tool keeps its JSON Schema under a :func:`~appclient.mcp.protocol_names` name;
+        its calls time out after ``server.timeout``.
 
         Args:
-            server: An :class:`~appclient.mcp.MCPServerStdio` or
-                :class:`~appclient.mcp.MCPServerHTTP`.
+            server: An :class:`~appclient.mcp.MCPServerStdio` or ``MCPServerHTTP``.
             requires_approval: Ask the approval callback before each call of its tools.
 
         Returns:
@@ -221,24 +206,20 @@ class ToolRegistry:
         )
         entries = []
         for advertised, mcp_name in names.items():
-            mcp_tool = by_name[mcp_name]
-            schema = dict(mcp_tool.inputSchema or {"type": "object", "properties": {}})
-            function = {
-                "name": advertised,
-                "description": mcp_tool.description or "",
-                "parameters": schema,
-            }
-            entry = self._build(
-                server.caller(mcp_name),
-                name=advertised,
-                tool={"type": "function", "function": function},
-                # No second timer: the server times its calls itself and ends a hung server.
-                timeout=math.inf,
-                requires_approval=requires_approval,
-                allow_extra=True,
-                check=schema_check(schema),
+            schema = dict(by_name[mcp_name].inputSchema or {"type": "object", "properties": {}})
+            description = by_name[mcp_name].description or ""
+            function = {"name": advertised, "description": description, "parameters": schema}
+            entries.append(
+                self._build(
+                    server.caller(mcp_name),
+                    tool={"type": "function", "function": function},
+                    # No second timer: the server times its calls and ends a hung server.
+                    timeout=math.inf,
+                    requires_approval=requires_approval,
+                    allow_extra=True,
+                    check=schema_check(schema),
+                )
             )
-            entries.append(entry)
         self._store_all(entries)
         server.tool_names.update(names)
         with self._lock:
@@ -273,7 +254,7 @@ class ToolRegistry:
         Args:
             toolkit: An instance whose methods decorated with ``@manifest`` are the tools.
             prefix: The name before ``__`` (default: the class name).
-            timeout: Seconds a call may take (default: the registry's, 60 s unless set).
+            timeout: Seconds a call may take (default: the registry's).
             requires_approval: Ask the approval callback before each call of any method.
             bind: Parameter values to supply, for names that clash with these options.
             **bound: Values supplied to every method that has a parameter of that name.
@@ -296,8 +277,8 @@ class ToolRegistry:
         unused = set(values)
         entries: list[RegisteredTool] = []
         for attr, method in methods:
-            params = _parameter_names(method)
-            unused -= params
+            params = inspect.signature(method).parameters
+            unused -= set(params)
             full = check_tool_name(f"{owner}{TOOLKIT_NAME_SEPARATOR}{default_tool_name(method)}")
             entries.append(
                 self._build(
@@ -334,15 +315,13 @@ class ToolRegistry:
     def extend(self, items: Iterable[Any] | Any) -> None:
         """Add functions, toolkit objects, groups and other registries (a list, or just one).
 
-        A string names a function registered with :func:`register_tool` (LazyLLM's
-        ``tools=["get_current_weather"]``), looked up in the ``"tool"`` group; an object with
-        a ``run`` method (Lagent's ``BaseAction``) is registered as that method, under the
-        object's class name.
+        A string names a function of the ``"tool"`` group (:func:`register_tool`, as
+        LazyLLM's ``tools=["get_current_weather"]``); an object with a ``run`` method
+        (Lagent's ``BaseAction``) is that method, named after the object's class.
 
         Raises:
-            InvalidRequestError: An item is a tool dict without a function (a ``Manifest``
-                from ``Manifest.from_function`` has one), a name no group knows, or
-                unsupported (the error says which: ``tools[2]``).
+            InvalidRequestError: An item is a tool dict without a function, a name no group
+                knows, or unsupported (the error says which: ``tools[2]``).
         """
         # A group iterates over its entries, yet is one item (a registry is, being callable).
         if is_one(items) or isinstance(items, ToolGroup):
@@ -372,9 +351,7 @@ class ToolRegistry:
                 self.add_toolkit(item)
             elif callable(item):
                 self.add(item)
-            elif callable(getattr(item, "run", None)):
-                # Lagent's BaseAction: its run method, under its class name and described by
-                # the class when run itself says nothing.
+            elif callable(getattr(item, "run", None)):  # Lagent's BaseAction
                 self.add(
                     item.run,
                     name=type(item).__name__,
@@ -406,8 +383,6 @@ class ToolRegistry:
         """
         with self._lock:
             return self._tools.pop(name)
-
-    # --- reading ------------------------------------------------------------------------
 
     def tools(self) -> list[dict[str, Any]]:
         """Return the tools list for ``AppClient.run(tools=...)``: copies, enabled tools only."""
@@ -445,112 +420,6 @@ class ToolRegistry:
         """Each tool's wire dict by name (AgentScope's ``ServiceToolkit.json_schemas``)."""
         return {tool["function"]["name"]: tool for tool in self.tools()}
 
-    # --- dispatching --------------------------------------------------------------------
-
-    def dispatch(
-        self,
-        tool_calls: Any,
-        *,
-        raise_errors: bool = False,
-        approve: ApprovalCallback | None = None,
-    ) -> list[ToolOutput]:
-        """Run the agent's tool calls and return their outputs, in call order.
-
-        Args:
-            tool_calls: The calls: ``ToolCall`` objects, dicts (AppBuilder, OpenAI or
-                AgentScope shape), a list of them, their JSON text, or a run's message.
-            raise_errors: Raise the first failure as a ``ToolError`` instead of sending it to
-                the agent as the tool's output.
-            approve: Approval callback for this dispatch (default: the registry's).
-
-        Returns:
-            One :class:`~appclient.ToolOutput` per call, ready for ``run(tool_outputs=...)``.
-            An unknown tool, bad arguments, an exception, a timeout or a declined approval
-            becomes that call's output (``"Error: ..."``), naming the problem.
-
-        Raises:
-            InvalidRequestError: ``tool_calls`` cannot be read as tool calls.
-            ToolError: With ``raise_errors=True``, the first failing call (its subclass names
-                the failure: ``ToolNotFoundError``, ``ToolArgumentsError``,
-                ``ToolExecutionError``, ``ToolTimeoutError``, ``ToolApprovalDeniedError``).
-        """
-        records = self.iter_dispatch(tool_calls, raise_errors=raise_errors, approve=approve)
-        return [record.to_output() for record in records]
-
-    def dispatch_records(
-        self,
-        tool_calls: Any,
-        *,
-        raise_errors: bool = False,
-        approve: ApprovalCallback | None = None,
-    ) -> list[ToolCallRecord]:
-        """Like :meth:`dispatch`, returning full records (arguments, errors, durations)."""
-        return list(self.iter_dispatch(tool_calls, raise_errors=raise_errors, approve=approve))
-
-    def iter_dispatch(
-        self,
-        tool_calls: Any,
-        *,
-        raise_errors: bool = False,
-        approve: ApprovalCallback | None = None,
-    ) -> Iterator[ToolCallRecord]:
-        """Like :meth:`dispatch_records`, yielding each record as soon as it is ready."""
-        return iter_dispatch(self, tool_calls, approve=approve, raise_errors=raise_errors)
-
-    def dispatch_report(self, tool_calls: Any) -> str:
-        """Run calls and return a status report per call, as AgentScope's toolkit prints one.
-
-        Returns:
-            ``1. Execute function NAME`` with its ``[ARGUMENTS]``, ``[STATUS]`` (``SUCCESS`` or
-            ``ERROR``) and ``[RESULT]``, for each call (in any shape :meth:`dispatch` reads).
-        """
-        blocks = []
-        for index, record in enumerate(self.dispatch_records(tool_calls), start=1):
-            arguments = "".join(f"\n        {k}: {v}" for k, v in record.arguments.items())
-            blocks.append(
-                f"{index}. Execute function {record.name}\n    [ARGUMENTS]:{arguments}\n"
-                f"    [STATUS]: {'ERROR' if record.is_error else 'SUCCESS'}\n"
-                f"    [RESULT]: {record.output}"
-            )
-        return "\n".join(blocks)
-
-    #: AgentScope's name for :meth:`dispatch_report` (``ServiceToolkit.parse_and_call_func``).
-    parse_and_call_func = dispatch_report
-
-    def __call__(
-        self, name: str, arguments: str | Mapping[str, Any] | tuple[Any, ...] = "{}", /
-    ) -> ToolCallRecord:
-        """Run one tool by name, as Lagent's ``executor("Name", '{"a": 1}')`` does.
-
-        Args:
-            name: The tool's name; a toolkit method may be named ``Toolkit.method``, as
-                Lagent's executor names them.
-            arguments: Its arguments: JSON text (or any text the decoder reads), a dict, or
-                (Lagent's ``TupleParser``) a tuple or its literal text, ``'("x", 2)'``,
-                given to the parameters in order.
-
-        Returns:
-            The call's record: ``output``, ``is_error``, ``error``, ``duration``.
-        """
-        if name not in self._tools and "." in name:  # Lagent's "Toolkit.method"
-            name = name.replace(".", TOOLKIT_NAME_SEPARATOR, 1)
-        if isinstance(arguments, str) and arguments.lstrip().startswith("("):
-            with contextlib.suppress(ValueError, SyntaxError, MemoryError, RecursionError):
-                parsed = ast.literal_eval(arguments)
-                arguments = parsed if isinstance(parsed, tuple) else arguments
-        entry = self._tools.get(name)
-        if isinstance(arguments, tuple) and entry is not None:  # by parameter order
-            names = list(entry.spec.schema.get("properties", {}))
-            # Extra values keep a name of their own, so the call is refused naming them.
-            names += [f"argument {i + 1}" for i in range(len(names), len(arguments))]
-            arguments = dict(zip(names, arguments, strict=False))  # fewer: defaults fill in
-        function = {"name": name, "arguments": arguments}
-        call = {"id": f"call-{uuid.uuid4().hex[:12]}", "function": function}
-        (record,) = self.dispatch_records([call])
-        return record
-
-    # --- internals ----------------------------------------------------------------------
-
     def _timeout(self, timeout: float | None) -> float | None:
         value = self.timeout if timeout is None else timeout
         if value is None or value == math.inf:
@@ -560,7 +429,7 @@ class ToolRegistry:
         return float(value)
 
     def _store_all(self, entries: list[RegisteredTool]) -> None:
-        """Add entries all together, or none of them when a name is taken."""
+        """Add all the entries, or none when a name is taken."""
         with self._lock:
             seen = set(self._tools)
             for entry in entries:
@@ -574,18 +443,8 @@ class ToolRegistry:
             return list(self._tools.values())
 
 
-def _parameter_names(func: Callable[..., Any]) -> frozenset[str]:
-    try:
-        return frozenset(inspect.signature(func).parameters)
-    except (TypeError, ValueError):
-        return frozenset()
-
-
 def _tool_method_names(cls: type) -> list[str]:
-    """Public ``@manifest`` methods of a class, base classes first, in definition order.
-
-    (``@manifest_parameter`` alone does not make a method a tool.)
-    """
+    """Public ``@manifest`` methods of a class (not ``@manifest_parameter`` alone), bases first."""
     names: dict[str, None] = {}
     for klass in reversed(cls.__mro__):
         for attr in vars(klass):

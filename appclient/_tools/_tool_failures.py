@@ -1,9 +1,7 @@
 """What went wrong with a tool call, written for the agent that made it.
 
-Each failure is the matching :class:`~appclient.ToolError` subclass, its message naming the
-tool, the field and the problem; the dispatcher raises it or sends :func:`failure_output` of
-it as the tool's output, so the agent can correct its call. No tracebacks; callers redact
-bound secrets first.
+Each failure is the matching :class:`~appclient.ToolError` subclass, naming the tool, the
+field and the problem so the agent can correct its call; callers redact secrets first.
 """
 
 from __future__ import annotations
@@ -20,18 +18,15 @@ from .._core._errors import (
     suggest_names,
 )
 
-#: Names an unknown-tool message lists before summarising the rest.
-_LISTED_NAMES = 20
-#: Argument problems a message lists before summarising the rest.
-_LISTED_PROBLEMS = 20
+#: Tool names, or argument problems, a message lists before summarising the rest.
+_LISTED = 20
 #: Characters of a name the agent sent that a message quotes (tool names have at most 64).
 _QUOTED_NAME = 64
-_OUTPUT_PREFIX = "Error: "
 
 
 def failure_output(error: ToolError) -> str:
     """Return the tool-output text that reports ``error`` to the agent."""
-    return f"{_OUTPUT_PREFIX}{error}"
+    return f"Error: {error}"
 
 
 def _quoted(name: str) -> str:
@@ -47,8 +42,8 @@ def unknown_tool(name: str, available: Sequence[str], *, tool_call_id: str = "")
     suggestions = suggest_names(name, available)
     if suggestions:
         text += ". Did you mean " + " or ".join(repr(s) for s in suggestions) + "?"
-    more = len(available) - _LISTED_NAMES
-    listing = ", ".join(available[:_LISTED_NAMES]) + (f" and {more} more" if more > 0 else "")
+    more = len(available) - _LISTED
+    listing = ", ".join(available[:_LISTED]) + (f" and {more} more" if more > 0 else "")
     text += f" (available tools: {listing})" if available else " (no tools are registered)"
     return ToolNotFoundError(text, tool_name=name, tool_call_id=tool_call_id)
 
@@ -66,17 +61,13 @@ def invalid_call(problem: str, *, tool_name: str = "", tool_call_id: str = "") -
 def invalid_arguments(
     tool_name: str, problems: Sequence[tuple[str, str]], *, tool_call_id: str = ""
 ) -> ToolError:
-    """Build the error for arguments that do not fit, from ``(field, problem)`` pairs.
-
-    The field ``"<arguments>"`` stands for the arguments as a whole. The message names the
-    first few problems; the error's ``problems`` keeps them all.
-    """
+    """Build the error for ``(field, problem)`` pairs (``"<arguments>"``: them as a whole)."""
     details = "; ".join(
         problem if field in ("", "<arguments>") else f"{_quoted(field)}: {problem}"
-        for field, problem in problems[:_LISTED_PROBLEMS]
+        for field, problem in problems[:_LISTED]
     )
-    if len(problems) > _LISTED_PROBLEMS:
-        details += f"; and {len(problems) - _LISTED_PROBLEMS} more problems"
+    if len(problems) > _LISTED:
+        details += f"; and {len(problems) - _LISTED} more problems"
     text = (
         f"invalid arguments for tool {tool_name!r}: {details}. "
         f"Correct the arguments and call {tool_name!r} again."

@@ -1,18 +1,8 @@
 """Named groups of tools, for projects that register tools where they are defined.
 
-As LazyLLM's ``@fc_register("tool")``: a module marks its functions as tools at definition
-time and an agent picks them up by group name later. A :class:`ToolGroup` only remembers the
-functions and their options; a :class:`~appclient.ToolRegistry` makes them tools::
-
-    weather = tool_group("weather")
-
-    @weather.tool
-    def get_current_weather(location: str) -> str: ...
-
-    @register_tool("weather", requires_approval=True)
-    def cancel_trip(trip_id: str) -> str: ...
-
-    registry = ToolRegistry([weather])          # or registry.add_group("weather")
+As LazyLLM's ``@fc_register("tool")``: a group (``tool_group("weather")``, filled by
+``@register_tool("weather")`` or ``@group.tool``) only remembers the functions and their
+options; a :class:`~appclient.ToolRegistry` makes them tools (``ToolRegistry([group])``).
 """
 
 from __future__ import annotations
@@ -35,22 +25,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 class AddTool(Protocol):
     """The decorator :meth:`ToolGroup.tool` and :func:`register_tool` return."""
 
-    def __call__(self, func: F, name: str | None = None, /) -> F:
-        """Add ``func`` (under ``name``, default its own) and return it unchanged."""
-        ...
+    def __call__(self, func: F, name: str | None = None, /) -> F: ...
 
 
 class ToolOptions(TypedDict, total=False):
-    """The options a group keeps for a tool (as :meth:`appclient.ToolRegistry.add` takes them).
-
-    Attributes:
-        name: The tool name (default: the function's).
-        description: The tool description (default: from the docstring).
-        timeout: Seconds a call may take (default: the registry's).
-        requires_approval: Ask the approval callback before each call.
-        strict: Build the schema in strict mode.
-        bind: Parameter values the program supplies (hidden from the agent).
-    """
+    """The options a group keeps for a tool: :meth:`appclient.ToolRegistry.add`'s of that name."""
 
     name: str | None
     description: str | None
@@ -74,7 +53,7 @@ class GroupEntry:
 
     @property
     def label(self) -> str:
-        """The name the entry is known by in its group (explicit name or function name)."""
+        """The name the entry is known by in its group (its name, or its function's)."""
         if self.name:
             return self.name
         name = getattr(self.func, "__name__", None)
@@ -88,7 +67,7 @@ class ToolGroup:
     """A named, ordered set of functions to register together.
 
     Args:
-        name: The group's name (free text; used by :func:`tool_group` lookups).
+        name: The group's name (free text; what :func:`tool_group` looks up).
     """
 
     def __init__(self, name: str) -> None:
@@ -112,12 +91,12 @@ class ToolGroup:
             **options: The tool's :class:`ToolOptions`.
 
         Returns:
-            The function, unchanged, or a decorator that adds it; the decorator also takes the
-            tool name as a second argument, as LazyLLM's ``fc_register("tool")(func, "name")``.
+            The function, unchanged, or a decorator that adds it (and takes the tool name as
+            a second argument, as LazyLLM's ``fc_register("tool")(func, "name")``).
 
         Raises:
-            ManifestError: The group already has a different function under that name (the
-                same definition run again, as a notebook cell or a reload does, replaces it).
+            ManifestError: The group has a different function under that name (the same
+                definition run again, as a notebook cell does, replaces it).
             TypeError: An unknown option.
         """
         if error := unexpected_options(options, ToolOptions.__annotations__, where="tool"):
@@ -183,9 +162,7 @@ _GROUPS_LOCK = threading.Lock()
 def tool_group(name: str) -> ToolGroup:
     """Return the process-wide group of that name (``"tool"`` is LazyLLM's default), made once."""
     with _GROUPS_LOCK:
-        if name not in _GROUPS:
-            _GROUPS[name] = ToolGroup(name)
-        return _GROUPS[name]
+        return _GROUPS.setdefault(name, ToolGroup(name))
 
 
 @overload
@@ -216,19 +193,9 @@ def register_tool(group: str | F = "tool", **options: Unpack[ToolOptions]) -> F 
     return tool_group(group).tool(**options)
 
 
-def _process_group(name: str) -> ToolGroup | None:
-    with _GROUPS_LOCK:
-        return _GROUPS.get(name)
-
-
 def find_group_tool(name: str, *, group: str = "tool") -> GroupEntry:
-    """Return the entry a process-wide group holds under ``name`` (LazyLLM's tool names).
-
-    Raises:
-        InvalidRequestError: The group has no tool of that name (the message lists the
-            names it has, and the closest one).
-    """
-    found = _process_group(group)
+    """Return the entry a process-wide group holds under ``name`` (LazyLLM's tool names)."""
+    found = _GROUPS.get(group)
     entries = {entry.label: entry for entry in found.entries()} if found is not None else {}
     if name in entries:
         return entries[name]
@@ -241,12 +208,8 @@ def find_group_tool(name: str, *, group: str = "tool") -> GroupEntry:
 
 
 def resolve_group(group: ToolGroup | str) -> tuple[GroupEntry, ...]:
-    """Return the entries of a group given as an object or as a process-wide name.
-
-    Raises:
-        InvalidRequestError: No group of that name has been created.
-    """
-    found = group if isinstance(group, ToolGroup) else _process_group(group)
+    """Return the entries of a group given as an object or as a process-wide name."""
+    found = group if isinstance(group, ToolGroup) else _GROUPS.get(group)
     if found is None:
         with _GROUPS_LOCK:
             listing = ", ".join(repr(n) for n in sorted(_GROUPS)) or "none yet"

@@ -67,11 +67,9 @@ class ToolFile:
 
     def describe(self, *, file_id: str | None = None) -> str:
         """The tool output that names this file to the agent (JSON text)."""
-        described: dict[str, Any] = {"type": "file"}
-        if file_id is not None:
-            described["file_id"] = file_id
-        described.update(name=self.name, mime_type=self.mime_type, size=self.size)
-        return json.dumps(described, ensure_ascii=False)
+        uploaded = {"file_id": file_id} if file_id is not None else {}
+        described = {"name": self.name, "mime_type": self.mime_type, "size": self.size}
+        return json.dumps({"type": "file", **uploaded, **described}, ensure_ascii=False)
 
 
 #: Leading bytes of the media types a tool most often returns raw: (magic, offset, type, ext).
@@ -98,12 +96,9 @@ def _sniffed(data: bytes) -> tuple[str, str] | None:
 
 
 def as_tool_file(value: Any) -> Any:
-    """Return a file a tool returned in another common shape as a :class:`ToolFile`.
+    """Return raw image, audio or PDF bytes, or Lagent's typed file result, as a ToolFile.
 
-    The shapes: raw bytes of an image, audio or PDF (recognised by their first bytes, named
-    ``result.png`` and so on), and Lagent's typed result ``{"type": "image" | "audio" |
-    "video" | "file", "content": path or bytes}`` (alone or as a one-item list). Anything
-    else (a path that is no file, such as a URL, too) is returned unchanged.
+    Anything else (a path that is no file, such as a URL, too) is returned unchanged.
     """
     if isinstance(value, (bytes, bytearray)):
         known = _sniffed(bytes(value))
@@ -144,14 +139,10 @@ def needs_approval(value: Any) -> bool:
 
 
 def unwrap_status(value: Any) -> Any:
-    """Return the content of a status-bearing result, or ``value`` itself when it is not one.
+    """Return the content of AgentScope's ``ServiceResponse`` (``status`` and ``content``).
 
-    AgentScope's ``ServiceResponse``: a mapping of exactly ``status`` (an enum member or a
-    string) and ``content``. A success gives its content; a failure raises, so the call is
-    reported to the agent as failed, with the content as the reason.
-
-    Raises:
-        ReportedFailure: The status says the tool failed.
+    A failed status raises :class:`ReportedFailure` with the content; a value of any other
+    shape is returned as it is.
     """
     if not isinstance(value, Mapping) or len(value) != 2 or set(value) != {"status", "content"}:
         return value
@@ -205,15 +196,13 @@ async def collect_async_iterator(iterator: AsyncIterator[Any]) -> Any:
 def serialize_result(value: Any) -> str:
     """Return the output text for a tool's return value.
 
-    ``str`` as is; ``bytes`` as UTF-8 text (else base64 with a ``base64:`` prefix); a
-    generator consumed first (text chunks joined); everything else as JSON with
-    ``ensure_ascii=False`` (NaN and infinities as ``null``), or as plain text when its JSON
-    form is a lone string (an enum member, a date, an object with its own ``__str__``).
+    ``str`` as is; ``bytes`` as UTF-8 text (else ``base64:`` and base64); a generator
+    consumed first (text chunks joined); else JSON with ``ensure_ascii=False`` (NaN as
+    ``null``), or plain text when the JSON is a lone string (an enum member, a date...).
 
     Raises:
-        ResultSerializationError: The value is an object with no JSON form and no ``__str__``
-            of its own (its repr would tell the agent nothing), or it holds something JSON
-            cannot (nested bytes that are not UTF-8, a key such as a frozenset).
+        ResultSerializationError: The value has no JSON form and no ``__str__`` of its own,
+            or holds something JSON cannot (bytes that are not UTF-8, a frozenset key).
     """
     if isinstance(value, str):
         return value

@@ -1,12 +1,8 @@
 """OpenTelemetry spans for runs, round trips and local tool calls (with ``opentelemetry-api``).
 
-Installed (``pip install 'appclient[otel]'``), appclient reports to the tracer provider the
-application configures; without one no span is made, and without the package nothing is
-imported. Spans (GenAI semantic conventions' attribute names): ``invoke_agent {app_id}`` per
-run (kind CLIENT; ``appclient.run.status`` is ``answer``, ``tool_calls`` or ``streaming``),
-``round_trip {app_id}`` per ``run_until_answer`` (parent of its runs and tool calls), and
-``execute_tool {name}`` per local tool call. Tool arguments and outputs are recorded only
-when ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` is ``true``, bound values redacted.
+Spans (named as the README says, with the GenAI conventions' attributes) go to the tracer
+provider the application configures; without one no span is made, and without the package
+nothing is imported.
 """
 
 from __future__ import annotations
@@ -26,14 +22,13 @@ if TYPE_CHECKING:
     from ._dispatch import ToolCallRecord
 
 
-#: The GenAI conventions' switch for recording message content (here: tool arguments and
-#: outputs) on spans.
+#: The GenAI conventions' switch for recording tool arguments and outputs on spans.
 CAPTURE_CONTENT_ENV: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 
 
 @functools.cache
 def _trace() -> Any:
-    """Return ``opentelemetry.trace``, or None when it is not installed (imported only then)."""
+    """Return ``opentelemetry.trace``, or None when it is not installed."""
     try:
         from opentelemetry import trace
     except ImportError:
@@ -110,9 +105,13 @@ def end_span(span: Any, *, error: BaseException | None = None, **attributes: Any
     for name, value in attributes.items():
         span.set_attribute(name, value)
     if error is not None:
-        span.set_attribute("error.type", type(error).__name__)
-        span.set_status(_trace().Status(_trace().StatusCode.ERROR, type(error).__name__))
+        _mark_failed(span, type(error).__name__)
     span.end()
+
+
+def _mark_failed(span: Any, kind: str) -> None:
+    span.set_attribute("error.type", kind)
+    span.set_status(_trace().Status(_trace().StatusCode.ERROR, kind))
 
 
 @contextlib.contextmanager
@@ -148,7 +147,5 @@ def record_tool_call(parent: Any, record: ToolCallRecord, *, secrets: Iterable[s
         span.set_attribute("gen_ai.tool.call.arguments", redact(text, secrets))
         span.set_attribute("gen_ai.tool.call.result", redact(record.output, secrets))
     if record.is_error:
-        kind = type(record.error).__name__ if record.error is not None else "ToolError"
-        span.set_attribute("error.type", kind)
-        span.set_status(trace.Status(trace.StatusCode.ERROR, kind))
+        _mark_failed(span, type(record.error).__name__ if record.error else "ToolError")
     span.end(end_time=end)
