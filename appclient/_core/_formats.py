@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
@@ -133,10 +133,7 @@ def checked_calls(
     answer: str | None = None,
     thought: str = "",
 ) -> ParsedReply:
-    """Check ``(name, raw arguments)`` calls against ``tools`` (errors become entries).
-
-    With any calls, ``answer`` is dropped.
-    """
+    """Check ``(name, raw arguments)`` calls against ``tools``; with any calls, no answer."""
     names = None if tools is None else [str(f.get("name", "")) for f in _tool_functions(tools)]
     parsed: list[ToolCall] = []
     errors: list[str] = []
@@ -213,11 +210,8 @@ class _ReAct(ToolFormat):
             for m in _ACTION.finditer(text)
             if _clean_name(m.group("name"))
         ]
-        final = _FINAL.search(text)
-        if final is not None and not calls:
-            answer = final.group("answer").strip()
-        else:  # a model that ignores the format has answered in plain words
-            answer = None if calls else text.strip()
+        final = _FINAL.search(text)  # without one, the model answered in plain words
+        answer = final.group("answer").strip() if final else text.strip()
         return calls, answer, thought.group("thought") if thought else ""
 
 
@@ -266,7 +260,7 @@ class _ToolBench(_ReAct):
 
 @dataclass(repr=False, eq=False, kw_only=True)
 class _TaggedCalls(ToolFormat):
-    """Calls written as JSON objects between tags; the answer is the text outside them."""
+    """Calls as JSON objects between tags; the answer is the text outside them."""
 
     name: str
     prompt: str
@@ -388,13 +382,7 @@ class _AgentScope(ToolFormat):
         if reply is None:
             return [], text.strip(), ""
         function = reply.get("function", reply.get("functions"))
-        items: Iterable[Any] = (
-            [function]
-            if isinstance(function, dict)
-            else function
-            if isinstance(function, list)
-            else []
-        )
+        items = function if isinstance(function, list) else [function]
         calls = [
             (str(item.get("name", "")), item.get("arguments", item.get("parameters")))
             for item in items
