@@ -44,19 +44,6 @@ from ._errors import (
 )
 
 
-def backoff_delay(
-    attempt: int,
-    *,
-    initial: float = DEFAULT_BACKOFF_INITIAL,
-    maximum: float = DEFAULT_BACKOFF_MAX,
-    random: Callable[[], float] = _random.random,
-) -> float:
-    """The full-jitter wait after ``attempt`` failed attempts: ``random() * ceiling``."""
-    exponent = min(max(attempt - 1, 0), 62)  # 2**62 already dwarfs any sane maximum
-    ceiling = min(maximum, initial * (2.0**exponent))
-    return random() * ceiling
-
-
 def parse_http_date(value: str) -> float | None:
     """Return the POSIX time of an HTTP date (RFC 9110), or ``None`` when it is not one."""
     try:
@@ -75,21 +62,15 @@ def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -
     with ``now``, which the client takes from the answer's own ``Date``: both clocks are then
     the server's.
     """
-    millis = header_value(headers, "retry-after-ms")
+    millis = _non_negative_number(header_value(headers, "retry-after-ms"))
     if millis is not None:
-        seconds = _non_negative_number(millis)
-        if seconds is not None:
-            return seconds / 1000.0
-    value = header_value(headers, "retry-after")
-    if value is None:
-        return None
+        return millis / 1000.0
+    value = header_value(headers, "retry-after") or ""
     seconds = _non_negative_number(value)
     if seconds is not None:
         return seconds
     moment = parse_http_date(value)
-    if moment is None or now is None:
-        return None
-    return max(0.0, moment - now)
+    return None if moment is None or now is None else max(0.0, moment - now)
 
 
 def header_value(headers: Mapping[str, str], name: str) -> str | None:
@@ -100,9 +81,9 @@ def header_value(headers: Mapping[str, str], name: str) -> str | None:
     return None if value is None else value.strip()
 
 
-def _non_negative_number(text: str) -> float | None:
+def _non_negative_number(text: str | None) -> float | None:
     try:
-        number = float(text)
+        number = float(text or "")
     except ValueError:
         return None
     return number if math.isfinite(number) and number >= 0 else None
@@ -144,13 +125,12 @@ class RetryPolicy:
         return False
 
     def delay(self, attempt: int, error: BaseException | None = None) -> float:
-        """Seconds to wait after ``attempt`` failed attempts; ``error.retry_after`` wins."""
+        """Seconds to wait after ``attempt`` failed attempts: full jitter, or the server's wait."""
         retry_after = getattr(error, "retry_after", None)
         if isinstance(retry_after, (int, float)) and retry_after >= 0:
             return min(float(retry_after), self.retry_after_cap)
-        return backoff_delay(
-            attempt, initial=self.backoff_initial, maximum=self.backoff_max, random=self.random
-        )
+        exponent = min(max(attempt - 1, 0), 62)  # 2**62 already dwarfs any sane maximum
+        return self.random() * min(self.backoff_max, self.backoff_initial * 2.0**exponent)
 
     def retrying(
         self,
