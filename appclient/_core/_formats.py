@@ -56,13 +56,11 @@ class ParsedReply:
 
 
 def _tool_functions(tools: ToolsLike) -> list[dict[str, Any]]:
-    functions = []
-    for tool in tools_to_wire(tools):
-        function = dict(tool.get("function") or {})
-        function.setdefault("description", "")
-        function.setdefault("parameters", {"type": "object", "properties": {}})
-        functions.append(function)
-    return functions
+    empty = {"type": "object", "properties": {}}
+    return [
+        {"description": "", "parameters": empty, **(tool.get("function") or {})}
+        for tool in tools_to_wire(tools)
+    ]
 
 
 def _tool_lines(tools: ToolsLike) -> str:
