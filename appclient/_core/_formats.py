@@ -1,20 +1,7 @@
 """Tool text formats: tools rendered into a prompt, tool calls read back out of model text.
 
-For models without native tool calling, each :class:`ToolFormat` is one convention, named
-as the systems that use it name it (their keywords and tags; the wording is ours):
-
-- ``react_en`` / ``react_zh``: ms-swift's ReAct (``Thought`` / ``Action`` / ``Action Input`` /
-  ``Observation`` / ``Final Answer``); the Chinese prompt keeps the English keywords.
-- ``toolbench``: ReAct with a ``Finish`` function whose ``return_type`` / ``final_answer``
-  end the task.
-- ``hermes``: Qwen2.5 / Hermes ``<tool_call>{"name", "arguments"}</tool_call>``, several per
-  message; results go back in ``<tool_response>``.
-- ``internlm``: Lagent / InternLM ``<|action_start|><|plugin|>{"name", "parameters"}``.
-- ``agentscope``: AgentScope's tools instruction; the reply is a JSON object with
-  ``thought``, ``speak`` and ``function`` (a call or a list of calls).
-
-Parsing never raises on model text: what is wrong (an unknown tool, arguments that are not an
-object) becomes an entry of :attr:`ParsedReply.errors`, for the model to correct itself.
+Each :class:`ToolFormat` is one convention, named as the systems that use it name it (their
+keywords and tags; the wording is ours); :mod:`appclient.formats` lists them.
 """
 
 from __future__ import annotations
