@@ -89,17 +89,16 @@ def _key_values(text: str) -> dict[str, Any] | None:
     pairs = list(_KEY_VALUE.finditer(text))
     if not pairs or _KEY_VALUE.sub("", text).strip(" ,;\n\t"):
         return None  # something that is not a key=value pair is left over
-    result: dict[str, Any] = {}
-    for pair in pairs:
-        raw = pair.group("value").strip()
-        if raw[:1] in ("'", '"') and raw[-1:] == raw[:1] and len(raw) >= 2:
-            result[pair.group("key")] = raw[1:-1]
-            continue
-        try:
-            result[pair.group("key")] = json.loads(raw)
-        except ValueError:
-            result[pair.group("key")] = raw
-    return result
+    return {pair.group("key"): _scalar(pair.group("value").strip()) for pair in pairs}
+
+
+def _scalar(raw: str) -> Any:
+    if len(raw) >= 2 and raw[0] in "'\"" and raw[-1] == raw[0]:
+        return raw[1:-1]
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
 
 
 def _from_text(raw: str) -> dict[str, Any]:
