@@ -236,12 +236,7 @@ class RunError(AppClientError):
     """
 
     def __init__(
-        self,
-        message: str,
-        *,
-        code: str = "",
-        request_id: str = "",
-        conversation_id: str = "",
+        self, message: str, *, code: str = "", request_id: str = "", conversation_id: str = ""
     ) -> None:
         self.code = code
         self.message = message

@@ -99,10 +99,7 @@ class Limits:
 
     def __post_init__(self) -> None:
         _check(
-            self,
-            label="limits",
-            optional=("max_stream_bytes", "max_stream_events"),
-            integers=True,
+            self, label="limits", optional=("max_stream_bytes", "max_stream_events"), integers=True
         )
 
 
