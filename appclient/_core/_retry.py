@@ -97,7 +97,6 @@ class RetryPolicy:
     backoff_initial: float = DEFAULT_BACKOFF_INITIAL
     backoff_max: float = DEFAULT_BACKOFF_MAX
     retry_after_cap: float = DEFAULT_RETRY_AFTER_CAP
-    retryable_statuses: frozenset[int] = RETRYABLE_STATUS_CODES
     random: Callable[[], float] = field(default=_random.random, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -119,7 +118,7 @@ class RetryPolicy:
         if isinstance(error, APIStatusError):
             if error.status_code in RETRY_AFTER_ONLY_STATUS_CODES:
                 return error.retry_after is not None and error.retry_after <= self.retry_after_cap
-            if error.status_code not in self.retryable_statuses:
+            if error.status_code not in RETRYABLE_STATUS_CODES:
                 return False
             return error.retry_after is None or error.retry_after <= self.retry_after_cap
         return False
