@@ -39,7 +39,6 @@ class BodyReader:
         """Yield the decoded bytes of ``chunk``, at most ``piece`` at a time."""
         self._sent = self._count(self._sent, chunk)
         if self._inflater is None:
-            self._decoded = self._sent
             if chunk:
                 yield chunk
             return
