@@ -165,9 +165,9 @@ def tool_choice_to_wire(
     """
     if choice is None:
         return None
-    if isinstance(choice, str):
-        if choice == "auto":
-            return _validated(ToolChoice, {"type": "auto"}, "tool_choice")
+    if choice == "auto":
+        choice = {"type": "auto"}
+    elif isinstance(choice, str):
         if tool_names and choice not in tool_names:
             hint = did_you_mean(choice, tool_names)
             raise InvalidRequestError(
