@@ -10,7 +10,7 @@ underscore are private and may change without notice.
 import logging
 import typing
 
-from . import _moved
+from . import _moved, errors, types
 from ._clients._async_client import AsyncAppClient
 from ._clients._client import AppClient
 from ._core._errors import (
@@ -113,49 +113,11 @@ __all__ = [
     "tool_group",
 ]
 
-#: Names this module no longer exports -> the module that does. They still import from
+#: Names this module no longer exports -> the module that does: every name of
+#: ``appclient.errors`` and ``appclient.types`` not listed above. They still import from
 #: here, with a DeprecationWarning naming the new path, for one release.
 _MOVED = {
-    **dict.fromkeys(
-        [
-            "BadRequestError",
-            "ConflictError",
-            "ConnectError",
-            "ConnectTimeoutError",
-            "DeadlineExceededError",
-            "NotFoundError",
-            "PayloadTooLargeError",
-            "PermissionDeniedError",
-            "RequestTimeoutError",
-            "ResponseDecodeError",
-            "ResponseTooLargeError",
-            "ServerError",
-            "StreamInterruptedError",
-            "ToolApprovalDeniedError",
-            "ToolArgumentsError",
-            "ToolExecutionError",
-            "ToolNotFoundError",
-            "ToolTimeoutError",
-            "UnprocessableEntityError",
-        ],
-        "appclient.errors",
-    ),
-    **dict.fromkeys(
-        [
-            "AsyncRunStream",
-            "Event",
-            "ParameterSpec",
-            "RegisteredTool",
-            "RoundRecord",
-            "RoundTripResult",
-            "RunStream",
-            "ToolCallRecord",
-            "ToolGroup",
-            "ToolSpec",
-            "Usage",
-        ],
-        "appclient.types",
-    ),
+    name: home.__name__ for home in (errors, types) for name in home.__all__ if name not in __all__
 }
 
 

@@ -21,7 +21,6 @@ from ._tools._loop_events import (
     AnswerDone,
     LoopEvent,
     RoundFinished,
-    RoundTripResult,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
@@ -60,7 +59,7 @@ def get_current_weather(
 
 
 def _at_least_one(text: str) -> int:
-    """Parse a ``--max-rounds`` value; argparse reports the message with the option's name."""
+    """Parse ``--max-rounds``; argparse reports the message with the option's name."""
     try:
         value = int(text)
     except ValueError:
@@ -71,7 +70,7 @@ def _at_least_one(text: str) -> int:
 
 
 def _not_blank(text: str) -> str:
-    """Parse a ``--query`` value: the agent needs something to answer."""
+    """Parse ``--query``: the agent needs something to answer."""
     if not text.strip():
         raise argparse.ArgumentTypeError("must not be empty: ask the agent something")
     return text
@@ -97,18 +96,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 _COLORS: Final = {"dim": "2", "bold": "1", "agent": "36", "local": "33", "good": "32", "bad": "31"}
 
 
-class _Style:
-    """ANSI colours, or none: ``style("bold", text)``."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-
-    def __call__(self, kind: str, text: str) -> str:
-        return f"\x1b[{_COLORS[kind]}m{text}\x1b[0m" if self.enabled else text
-
-
-def _use_color(args: argparse.Namespace, out: TextIO) -> bool:
-    return not (args.no_color or os.environ.get("NO_COLOR")) and out.isatty()
+def _styler(args: argparse.Namespace, out: TextIO) -> Callable[[str, str], str]:
+    """``style("bold", text)``: ANSI colours unless off (--no-color, NO_COLOR, not a terminal)."""
+    if args.no_color or os.environ.get("NO_COLOR") or not out.isatty():
+        return lambda kind, text: text
+    return lambda kind, text: f"\x1b[{_COLORS[kind]}m{text}\x1b[0m"
 
 
 def _milliseconds(seconds: float) -> str:
@@ -118,7 +110,7 @@ def _milliseconds(seconds: float) -> str:
 class _Printer:
     """Turns loop events into readable lines."""
 
-    def __init__(self, out: TextIO, style: _Style) -> None:
+    def __init__(self, out: TextIO, style: Callable[[str, str], str]) -> None:
         self.out = out
         self.style = style
         self.in_answer = False
@@ -159,43 +151,13 @@ class _Printer:
         elif isinstance(event, AnswerDone):
             self._end_answer()
 
-    def summary(self, result: RoundTripResult, wall: float) -> None:
-        calls = len(result.tool_calls)
-        failed = sum(1 for call in result.tool_calls if call.is_error)
-        self.write(
-            self.style(
-                "dim",
-                f"summary: {len(result.rounds)} round(s), {calls} local tool call(s)"
-                f"{f' ({failed} failed)' if failed else ''}, {len(result.runs)} run(s); "
-                f"{_milliseconds(wall)} total, {_milliseconds(result.tool_time)} in local "
-                f"tools; conversation {result.conversation_id}",
-            )
-        )
 
-
-def run(
-    args: argparse.Namespace,
-    *,
-    out: TextIO | None = None,
-    err: TextIO | None = None,
-    clock: Callable[[], float] = time.perf_counter,
-) -> int:
-    """Run the demo and return the exit status.
-
-    Args:
-        args: Parsed options (``query``, ``no_color``, ``no_stream``, ``max_rounds``).
-        out: Where to print (default: standard output).
-        err: Where to print an error (default: standard error).
-        clock: Returns seconds, for the summary's wall time.
-
-    Returns:
-        0 when the agent answered, 1 on an error (printed to ``err``).
-    """
+def run(args: argparse.Namespace) -> int:
+    """Run the demo: 0 when the agent answered, 1 on an error (printed to standard error)."""
     from .testing import ReferenceServer  # the server is only needed by the demo
 
-    stream: TextIO = out if out is not None else sys.stdout
-    style = _Style(_use_color(args, stream))
-    printer = _Printer(stream, style)
+    style = _styler(args, sys.stdout)
+    printer = _Printer(sys.stdout, style)
     registry = ToolRegistry([get_current_weather])
     with ReferenceServer() as server:
         printer.write(
@@ -207,7 +169,7 @@ def run(
             + style("dim", "  (they run here, on this machine)")
         )
         printer.write(f"{style('bold', 'you>')} {args.query}")
-        started = clock()
+        started = time.perf_counter()
         try:
             with AppClient(server.app_id, token=server.token, base_url=server.url) as client:
                 result = client.run_until_answer(
@@ -219,9 +181,17 @@ def run(
                 )
         except AppClientError as exc:
             printer.write()  # end a half-streamed answer line
-            errors: TextIO = err if err is not None else sys.stderr
-            errors.write(_Style(_use_color(args, errors))("bad", f"error: {exc}") + "\n")
-            errors.flush()
+            print(_styler(args, sys.stderr)("bad", f"error: {exc}"), file=sys.stderr, flush=True)
             return 1
-        printer.summary(result, clock() - started)
+        wall = time.perf_counter() - started
+    failed = sum(call.is_error for call in result.tool_calls)
+    printer.write(
+        style(
+            "dim",
+            f"summary: {len(result.rounds)} round(s), {len(result.tool_calls)} local tool call(s)"
+            f"{f' ({failed} failed)' if failed else ''}, {len(result.runs)} run(s); "
+            f"{_milliseconds(wall)} total, {_milliseconds(result.tool_time)} in local tools; "
+            f"conversation {result.conversation_id}",
+        )
+    )
     return 0

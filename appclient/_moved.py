@@ -15,11 +15,7 @@ from typing import Any
 
 
 def moved_attribute(module: str, name: str, moved: Mapping[str, str]) -> Any:
-    """Return ``name`` from its new home (``moved[name]``), with a DeprecationWarning.
-
-    Raises:
-        AttributeError: ``name`` never moved from ``module`` (an ordinary missing name).
-    """
+    """``name`` from its new home ``moved[name]``, warning; AttributeError if it never moved."""
     home = moved.get(name)
     if home is None:
         raise AttributeError(f"module {module!r} has no attribute {name!r}")

@@ -48,14 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``appclient`` command line and return its exit status.
-
-    Args:
-        argv: The arguments after the program name; ``sys.argv[1:]`` when ``None``.
-
-    Returns:
-        The process exit status (0 on success).
-    """
+    """Run the ``appclient`` command on ``argv`` (default ``sys.argv[1:]``); return its status."""
     args = build_parser().parse_args(argv)
     try:
         status: int = args._run(args)

@@ -12,7 +12,15 @@ into tool calls or a final answer, and hand results back in the format's own wor
         outputs = registry.dispatch(reply.tool_calls)
         next_user_message = fmt.observation([(o.name, o.output) for o in ...])
 
-Formats: ``agentscope``, ``hermes``, ``internlm``, ``react_en``, ``react_zh``, ``toolbench``.
+- ``react_en`` / ``react_zh``: ms-swift's ReAct (``Thought`` / ``Action`` / ``Action Input`` /
+  ``Observation`` / ``Final Answer``); the Chinese prompt keeps the English keywords.
+- ``toolbench``: ReAct with a ``Finish`` function whose ``return_type`` / ``final_answer``
+  end the task.
+- ``hermes``: Qwen2.5 / Hermes ``<tool_call>{"name", "arguments"}</tool_call>``, several per
+  message; results go back in ``<tool_response>``.
+- ``internlm``: Lagent / InternLM ``<|action_start|><|plugin|>{"name", "parameters"}``.
+- ``agentscope``: AgentScope's tools instruction; the reply is a JSON object with
+  ``thought``, ``speak`` and ``function`` (a call or a list of calls).
 """
 
 from ._core._call_shapes import ToolCallAccumulator

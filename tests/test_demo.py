@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from appclient import AppClient, RunError
-from appclient._demo import _Printer, _Style, _use_color, add_arguments, get_current_weather
+from appclient._demo import _Printer, _styler, add_arguments, get_current_weather
 from appclient._tools._loop_events import (
     AnswerDone,
     RoundFinished,
@@ -126,9 +126,15 @@ def _record(output: str = '{"temperature": 25}', *, error: bool = False) -> Tool
     return ToolCallRecord("c1", "get_current_weather", {"location": "北京"}, output, error)
 
 
+def _tty() -> io.StringIO:
+    tty = io.StringIO()
+    tty.isatty = lambda: True  # type: ignore[method-assign]
+    return tty
+
+
 def _printed(*events: object, color: bool = False) -> str:
-    out = io.StringIO()
-    printer = _Printer(out, _Style(color))
+    out = _tty() if color else io.StringIO()
+    printer = _Printer(out, _styler(argparse.Namespace(no_color=False), out))
     for event in events:
         printer(event)  # type: ignore[arg-type]
     return out.getvalue()
@@ -162,14 +168,13 @@ def test_printer_announces_the_outputs_being_sent() -> None:
 
 def test_colors_only_when_asked_and_possible(monkeypatch: pytest.MonkeyPatch) -> None:
     """Colour is off for --no-color, NO_COLOR and non-terminals."""
+    monkeypatch.delenv("NO_COLOR", raising=False)
     args = argparse.Namespace(no_color=False)
-    assert not _use_color(args, io.StringIO())
-    tty = io.StringIO()
-    tty.isatty = lambda: True  # type: ignore[method-assign]
-    assert _use_color(args, tty)
+    assert _styler(args, io.StringIO())("bold", "x") == "x"
+    assert _styler(args, _tty())("bold", "x") == "\x1b[1mx\x1b[0m"
+    assert _styler(argparse.Namespace(no_color=True), _tty())("bold", "x") == "x"
     monkeypatch.setenv("NO_COLOR", "1")
-    assert not _use_color(args, tty)
-    assert not _use_color(argparse.Namespace(no_color=True), tty)
+    assert _styler(args, _tty())("bold", "x") == "x"
 
 
 def test_colored_output_has_escape_codes() -> None:

@@ -13,7 +13,7 @@ import tenacity
 from appclient import APIStatusError, RunError, TransportError
 from appclient._core._constants import DEFAULT_RETRY_AFTER_CAP
 from appclient._core._errors import status_error_class
-from appclient._core._retry import RetryPolicy, backoff_delay, parse_http_date, parse_retry_after
+from appclient._core._retry import RetryPolicy, parse_http_date, parse_retry_after
 from appclient.errors import (
     ConnectError,
     ConnectTimeoutError,
@@ -85,22 +85,20 @@ def test_retry_after_beyond_the_cap_gives_up() -> None:
 
 def test_backoff_ceiling_doubles_up_to_the_maximum() -> None:
     """With random() near 1 the waits follow initial * 2**n, capped."""
-    almost_one = 0.999999
-    waits = [
-        backoff_delay(n, initial=0.5, maximum=3.0, random=lambda: almost_one) for n in range(1, 6)
-    ]
+    policy = RetryPolicy(backoff_initial=0.5, backoff_max=3.0, random=lambda: 0.999999)
+    waits = [policy.delay(n) for n in range(1, 6)]
     assert waits == pytest.approx([0.5, 1.0, 2.0, 3.0, 3.0], rel=1e-5)
 
 
 def test_backoff_uses_full_jitter() -> None:
     """The wait is random() times the ceiling: zero is possible, the ceiling is not exceeded."""
-    assert backoff_delay(3, initial=1.0, maximum=10.0, random=lambda: 0.0) == 0.0
-    assert backoff_delay(3, initial=1.0, maximum=10.0, random=lambda: 0.25) == 1.0
+    assert RetryPolicy(backoff_initial=1.0, backoff_max=10.0, random=lambda: 0.0).delay(3) == 0.0
+    assert RetryPolicy(backoff_initial=1.0, backoff_max=10.0, random=lambda: 0.25).delay(3) == 1.0
 
 
 def test_backoff_survives_huge_attempt_numbers() -> None:
     """A very large attempt number neither overflows nor exceeds the maximum."""
-    assert backoff_delay(10_000, initial=0.5, maximum=8.0, random=lambda: 0.5) == 4.0
+    assert RetryPolicy(backoff_max=8.0, random=lambda: 0.5).delay(10_000) == 4.0
 
 
 def test_delay_prefers_the_server_retry_after() -> None:

@@ -14,31 +14,18 @@ from typing import Any
 
 #: How much of an undecodable text an error message quotes.
 _QUOTE_LIMIT = 120
-
-#: The fence that opens and closes a code block.
 _FENCE = "```"
-
-# What may follow the opening fence before the content: blanks and a language tag. Matched
-# on its own, so the pattern is linear: one pattern with blanks on either side of the
-# content backtracked for hours on a fence followed by a few thousand spaces.
+# The blanks and language tag after an opening fence, matched on their own: one pattern with
+# blanks on either side of the content backtracked for hours on a fence and many spaces.
 _FENCE_TAG = re.compile(r"[ \t]*[A-Za-z0-9_+-]*")
 #: A fenced block anywhere in a text (its content is group 1); lazy and fence-bounded.
 _FENCED_BLOCK = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n(.*?)```", re.DOTALL)
 #: Opening braces tried when looking for a JSON object in prose.
 _MAX_OBJECT_STARTS = 64
-#: ``key="quoted, value"`` or ``key=bare`` items of a key=value list.
 _KEY_VALUE = re.compile(
     r"""(?P<key>[A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?P<value>"[^"]*"|'[^']*'|[^,;\n]+)\s*[,;]?"""
 )
-
-
-_JSON_TYPES = {
-    bool: "a boolean",
-    int: "a number",
-    float: "a number",
-    str: "a string",
-    list: "an array",
-}
+_KINDS = {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array"}
 
 
 class ArgumentsDecodeError(ValueError):
@@ -52,7 +39,7 @@ def _quote(text: str) -> str:
 
 
 def _json_type(value: Any) -> str:
-    return _JSON_TYPES.get(type(value), type(value).__name__)
+    return _KINDS.get(type(value), type(value).__name__)
 
 
 def unwrap_fence(text: str) -> str:
@@ -77,10 +64,7 @@ def _from_mapping(raw: Mapping[Any, Any]) -> dict[str, Any]:
 
 
 def find_json_object(text: str) -> dict[str, Any] | None:
-    """Return the first JSON object in ``text``: a fenced block, or one inside prose.
-
-    Tries at most ``_MAX_OBJECT_STARTS`` opening braces, so adversarial text stays cheap.
-    """
+    """The first JSON object in ``text`` (a fenced one first), trying few opening braces."""
     fenced = _FENCED_BLOCK.search(text)
     if fenced is not None:
         found = find_json_object(fenced.group(1))
@@ -105,17 +89,16 @@ def _key_values(text: str) -> dict[str, Any] | None:
     pairs = list(_KEY_VALUE.finditer(text))
     if not pairs or _KEY_VALUE.sub("", text).strip(" ,;\n\t"):
         return None  # something that is not a key=value pair is left over
-    result: dict[str, Any] = {}
-    for pair in pairs:
-        raw = pair.group("value").strip()
-        if raw[:1] in ("'", '"') and raw[-1:] == raw[:1] and len(raw) >= 2:
-            result[pair.group("key")] = raw[1:-1]
-            continue
-        try:
-            result[pair.group("key")] = json.loads(raw)
-        except ValueError:
-            result[pair.group("key")] = raw
-    return result
+    return {pair.group("key"): _scalar(pair.group("value").strip()) for pair in pairs}
+
+
+def _scalar(raw: str) -> Any:
+    if len(raw) >= 2 and raw[0] in "'\"" and raw[-1] == raw[0]:
+        return raw[1:-1]
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
 
 
 def _from_text(raw: str) -> dict[str, Any]:
@@ -147,14 +130,9 @@ def _from_text(raw: str) -> dict[str, Any]:
 
 
 def decode_arguments(raw: Any) -> dict[str, Any]:
-    """Turn raw tool-call arguments into a new dict of named arguments.
+    """A new dict of named arguments, or an ArgumentsDecodeError naming what was found.
 
-    A mapping with string keys, or a JSON object as text (``str``, ``bytes``), fenced, in
-    prose, encoded twice or as a key=value list. ``None``, ``""`` and ``"null"`` mean none.
-
-    Raises:
-        ArgumentsDecodeError: The value is not a JSON object (invalid JSON, an array, a number,
-            non-string keys, an unsupported type); the message names what was found.
+    ``None``, ``""`` and ``"null"`` mean none.
     """
     if raw is None:
         return {}

@@ -17,15 +17,9 @@ _WBITS = 32 + zlib.MAX_WBITS
 
 
 class BodyReader:
-    """Decode one body's ``Content-Encoding`` a piece at a time, counting its bytes.
+    """Decode one body's ``Content-Encoding`` (gzip, deflate or none) ``piece`` bytes at a time.
 
-    Args:
-        encoding: The response's ``Content-Encoding`` ("" for none).
-        max_bytes: The most bytes the body may hold, as sent and decoded (``None``: no limit).
-        piece: The most decoded bytes one step makes.
-
-    Raises:
-        ResponseDecodeError: An encoding other than gzip, deflate or identity.
+    Past ``max_bytes`` (as sent or decoded; ``None``: no limit) it raises ResponseTooLargeError.
     """
 
     def __init__(self, encoding: str, *, max_bytes: int | None, piece: int = 64 * 1024) -> None:
@@ -42,15 +36,9 @@ class BodyReader:
         self._decoded = 0
 
     def feed(self, chunk: bytes) -> Iterator[bytes]:
-        """Yield the decoded bytes of ``chunk``, at most ``piece`` at a time.
-
-        Raises:
-            ResponseTooLargeError: The body is over ``max_bytes``.
-            ResponseDecodeError: The bytes are not what the encoding says.
-        """
+        """Yield the decoded bytes of ``chunk``, at most ``piece`` at a time."""
         self._sent = self._count(self._sent, chunk)
         if self._inflater is None:
-            self._decoded = self._sent
             if chunk:
                 yield chunk
             return
@@ -69,12 +57,7 @@ class BodyReader:
                 yield out
 
     def end(self) -> bytes:
-        """Return what the decoder still holds once the body has ended.
-
-        Raises:
-            ResponseTooLargeError: The body is over ``max_bytes``.
-            ResponseDecodeError: The bytes are not what the encoding says.
-        """
+        """Return what the decoder still holds once the body has ended."""
         if self._inflater is None:
             return b""
         try:

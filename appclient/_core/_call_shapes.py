@@ -1,19 +1,12 @@
 """Tool calls in the shapes different agents produce, read into one shape.
 
-The dispatcher accepts, as Python data or as JSON text (optionally in a fenced block):
-
-- AppBuilder ``ToolCall`` models, a ``RunAnswer``/``Message``/stream (their ``tool_calls``;
-  a stream is read to its end first), or their dict form
-  ``{"id", "type", "function": {"name", "arguments": {...}}}``;
-- OpenAI-style calls, where ``function.arguments`` is a JSON string (dicts or SDK objects),
-  and a whole ``chat.completion`` (its first choice's ``message.tool_calls``); streamed
-  ``chat.completion.chunk`` deltas are merged by :class:`ToolCallAccumulator` first;
-- AgentScope-style lists ``[{"name": ..., "arguments": {...}}]`` (Lagent and InternLM's
-  ``"parameters"`` key is read the same way);
-- a single call or a list of calls.
-
-Each becomes a :class:`CallRequest` with its raw arguments, decoded later so that a broken
-call is reported to the agent instead of failing the whole round.
+The dispatcher accepts one call or a list, as Python data or JSON text (fenced or not):
+AppBuilder ``ToolCall`` models and their dict form (also a ``RunAnswer``, ``Message`` or
+stream's ``tool_calls``, a stream read to its end first); OpenAI-style calls, whose
+``function.arguments`` is a JSON string, and a whole ``chat.completion`` (chunks are merged by
+:class:`ToolCallAccumulator` first); AgentScope's ``[{"name", "arguments"}]`` lists (Lagent and
+InternLM say ``"parameters"``). Each becomes a :class:`CallRequest` with its raw arguments,
+decoded later so that a broken call is reported to the agent instead of failing the round.
 """
 
 from __future__ import annotations
@@ -31,14 +24,10 @@ _ARGUMENT_KEYS = ("arguments", "parameters")
 
 @dataclass(frozen=True)
 class CallRequest:
-    """One tool call in the dispatcher's own shape.
+    """One tool call in the dispatcher's shape: arguments raw, ``problem`` when malformed.
 
-    Attributes:
-        id: The tool call id (``call_<position>`` when the input had none).
-        name: The tool name ("" when the input had none).
-        arguments: The raw arguments, as the agent sent them.
-        problem: Why the call itself is malformed, when it is.
-        arguments_error: Why the arguments could not be decoded, when already known.
+    A call without an id gets ``call_<position>``; ``arguments_error`` is why the arguments
+    could not be decoded, when a ``ToolCall`` already knows it.
     """
 
     id: str
@@ -80,12 +69,7 @@ def _read_one(item: Any, position: int) -> CallRequest:
 
 
 def read_calls(calls: Any) -> list[CallRequest]:
-    """One :class:`CallRequest` per call, in order; a malformed one has ``problem`` set.
-
-    Raises:
-        InvalidRequestError: ``calls`` as a whole cannot be read (text that is not JSON, an
-            unsupported type).
-    """
+    """One :class:`CallRequest` per call, in order; a malformed one has ``problem`` set."""
     return [_read_one(item, position) for position, item in enumerate(call_items(calls))]
 
 

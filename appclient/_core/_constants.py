@@ -1,9 +1,7 @@
 """The protocol's names and every default of the client, the manifest and the dispatcher.
 
-Modules import their defaults from here so that a reader can see every tunable value at
-once and tests can refer to the same numbers the code uses. Sections are grouped by the
-part of the package that reads them; the reference server's own settings live with it, in
-``appclient.server._settings``.
+Every tunable value at once, for readers and for tests; the reference server's own settings
+live with it, in ``appclient.server._settings``.
 """
 
 from __future__ import annotations
@@ -40,11 +38,7 @@ TOOL_NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
 
 def tool_name_problem(name: object) -> str | None:
-    """The one tool-name rule: what is wrong with ``name`` (``None`` when it is fine).
-
-    Every place that checks a tool name asks this and raises its own error type with the
-    text, so the rule and its wording exist once.
-    """
+    """What is wrong with ``name`` (``None`` when fine): the rule's one wording, for any error."""
     if isinstance(name, str) and TOOL_NAME_PATTERN.match(name):
         return None
     return f"invalid tool name {name!r}: a tool name must be {TOOL_NAME_RULE}"
@@ -80,6 +74,7 @@ STREAM_CHUNK_BYTES: Final = 16 * 1024
 
 #: Where servers listen unless told otherwise: this machine only.
 DEFAULT_SERVER_HOST: Final = "127.0.0.1"
+
 # --- manifest ---------------------------------------------------------------------------
 
 #: Built tool templates kept per function (oldest dropped first), so building tools with ever

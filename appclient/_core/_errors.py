@@ -141,15 +141,12 @@ class APIStatusError(AppClientError):
         super().__init__(self._describe())
 
     def _describe(self) -> str:
-        parts = [f"HTTP {self.status_code}"]
-        if self.code:
-            parts.append(self.code)
-        text = ": ".join(parts)
-        if self.message:
-            text += f": {self.message}"
-        if self.request_id:
-            text += f" (request_id={self.request_id})"
-        return text
+        text = ": ".join(filter(None, [f"HTTP {self.status_code}", self.code, self.message]))
+        return _with_request_id(text, self.request_id)
+
+
+def _with_request_id(text: str, request_id: str) -> str:
+    return f"{text} (request_id={request_id})" if request_id else text
 
 
 class BadRequestError(APIStatusError):
@@ -239,21 +236,14 @@ class RunError(AppClientError):
     """
 
     def __init__(
-        self,
-        message: str,
-        *,
-        code: str = "",
-        request_id: str = "",
-        conversation_id: str = "",
+        self, message: str, *, code: str = "", request_id: str = "", conversation_id: str = ""
     ) -> None:
         self.code = code
         self.message = message
         self.request_id = request_id
         self.conversation_id = conversation_id
         text = f"run failed: {code}: {message}" if code else f"run failed: {message}"
-        if request_id:
-            text += f" (request_id={request_id})"
-        super().__init__(text)
+        super().__init__(_with_request_id(text, request_id))
 
 
 class StreamInterruptedError(RunError):
@@ -357,8 +347,7 @@ def _standalone(secret: str) -> re.Pattern[str]:
 def redact(text: str, secrets: Iterable[str]) -> str:
     """Replace each (non-empty) secret in ``text`` with ``***``, longest first.
 
-    A secret shorter than ``REDACT_INSIDE_WORDS_MIN_LENGTH`` is replaced only where it stands
-    alone, so a short value does not garble every word that contains it.
+    A short secret is replaced only where it stands alone, not inside every word holding it.
     """
     for secret in sorted((s for s in secrets if s), key=len, reverse=True):
         if len(secret) >= REDACT_INSIDE_WORDS_MIN_LENGTH:
@@ -369,12 +358,7 @@ def redact(text: str, secrets: Iterable[str]) -> str:
 
 
 def escaped_forms(secret: str) -> list[str]:
-    r"""The forms a secret takes inside other text, to redact them all.
-
-    As it is; inside JSON (with and without ``ensure_ascii``, a ``/`` written as ``\/`` or
-    ``\u002f``), inside a repr, and percent-encoded in a URL (the query string an HTTP
-    library's error quotes).
-    """
+    """The forms a secret takes inside other text: as is, JSON-escaped, in a repr, in a URL."""
     json_ascii = json.dumps(secret)[1:-1]
     forms = [
         secret,

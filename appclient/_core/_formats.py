@@ -1,20 +1,7 @@
 """Tool text formats: tools rendered into a prompt, tool calls read back out of model text.
 
-For models without native tool calling, each :class:`ToolFormat` is one convention, named
-as the systems that use it name it (their keywords and tags; the wording is ours):
-
-- ``react_en`` / ``react_zh``: ms-swift's ReAct (``Thought`` / ``Action`` / ``Action Input`` /
-  ``Observation`` / ``Final Answer``); the Chinese prompt keeps the English keywords.
-- ``toolbench``: ReAct with a ``Finish`` function whose ``return_type`` / ``final_answer``
-  end the task.
-- ``hermes``: Qwen2.5 / Hermes ``<tool_call>{"name", "arguments"}</tool_call>``, several per
-  message; results go back in ``<tool_response>``.
-- ``internlm``: Lagent / InternLM ``<|action_start|><|plugin|>{"name", "parameters"}``.
-- ``agentscope``: AgentScope's tools instruction; the reply is a JSON object with
-  ``thought``, ``speak`` and ``function`` (a call or a list of calls).
-
-Parsing never raises on model text: what is wrong (an unknown tool, arguments that are not an
-object) becomes an entry of :attr:`ParsedReply.errors`, for the model to correct itself.
+Each :class:`ToolFormat` is one convention, named as the systems that use it name it (their
+keywords and tags; the wording is ours); :mod:`appclient.formats` lists them.
 """
 
 from __future__ import annotations
@@ -22,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
@@ -56,13 +43,11 @@ class ParsedReply:
 
 
 def _tool_functions(tools: ToolsLike) -> list[dict[str, Any]]:
-    functions = []
-    for tool in tools_to_wire(tools):
-        function = dict(tool.get("function") or {})
-        function.setdefault("description", "")
-        function.setdefault("parameters", {"type": "object", "properties": {}})
-        functions.append(function)
-    return functions
+    empty = {"type": "object", "properties": {}}
+    return [
+        {"description": "", "parameters": empty, **(tool.get("function") or {})}
+        for tool in tools_to_wire(tools)
+    ]
 
 
 def _tool_lines(tools: ToolsLike) -> str:
@@ -133,10 +118,7 @@ def checked_calls(
     answer: str | None = None,
     thought: str = "",
 ) -> ParsedReply:
-    """Check ``(name, raw arguments)`` calls against ``tools`` (errors become entries).
-
-    With any calls, ``answer`` is dropped.
-    """
+    """Check ``(name, raw arguments)`` calls against ``tools``; with any calls, no answer."""
     names = None if tools is None else [str(f.get("name", "")) for f in _tool_functions(tools)]
     parsed: list[ToolCall] = []
     errors: list[str] = []
@@ -213,11 +195,8 @@ class _ReAct(ToolFormat):
             for m in _ACTION.finditer(text)
             if _clean_name(m.group("name"))
         ]
-        final = _FINAL.search(text)
-        if final is not None and not calls:
-            answer = final.group("answer").strip()
-        else:  # a model that ignores the format has answered in plain words
-            answer = None if calls else text.strip()
+        final = _FINAL.search(text)  # without one, the model answered in plain words
+        answer = final.group("answer").strip() if final else text.strip()
         return calls, answer, thought.group("thought") if thought else ""
 
 
@@ -266,7 +245,7 @@ class _ToolBench(_ReAct):
 
 @dataclass(repr=False, eq=False, kw_only=True)
 class _TaggedCalls(ToolFormat):
-    """Calls written as JSON objects between tags; the answer is the text outside them."""
+    """Calls as JSON objects between tags; the answer is the text outside them."""
 
     name: str
     prompt: str
@@ -388,13 +367,7 @@ class _AgentScope(ToolFormat):
         if reply is None:
             return [], text.strip(), ""
         function = reply.get("function", reply.get("functions"))
-        items: Iterable[Any] = (
-            [function]
-            if isinstance(function, dict)
-            else function
-            if isinstance(function, list)
-            else []
-        )
+        items = function if isinstance(function, list) else [function]
         calls = [
             (str(item.get("name", "")), item.get("arguments", item.get("parameters")))
             for item in items

@@ -53,11 +53,7 @@ def body_request_id(body: Mapping[str, Any]) -> str:
 
 
 def top_level_error(body: Mapping[str, Any]) -> tuple[str, str] | None:
-    """Return ``(code, message)`` when a 200 body reports an error at the top level.
-
-    The hosted service answers some failures with HTTP 200 and ``{"code", "message"}``; the
-    official Python client shows an empty answer for them.
-    """
+    """``(code, message)`` when a 200 body reports an error at the top level, else ``None``."""
     code = body.get("code")
     message = body.get("message")
     if code in (0, "0"):  # an explicit success code, whatever the message says
@@ -78,12 +74,7 @@ def parse_run_answer(
     conversation_id: str = "",
     secrets: Iterable[str] = (),
 ) -> RunAnswer:
-    """Decode one run answer (a non-stream body or one SSE message).
-
-    Raises:
-        RunError: The body reports a top-level error (``secrets`` scrubbed from its message).
-        ResponseDecodeError: The body is not a JSON object of the run answer's shape.
-    """
+    """Decode one run answer (a non-stream body or one SSE message)."""
     # RFC 8259 lets a parser ignore a byte-order mark; requests' .json() (the official
     # client's reader) does, pydantic does not.
     data = data.removeprefix(_BOM_BYTES) if isinstance(data, bytes) else data.removeprefix(_BOM)
@@ -120,10 +111,7 @@ def raise_for_error_event(
 
 
 def error_body_fields(content: bytes) -> tuple[str, str, str, Any]:
-    """Read ``(code, message, request_id, body)`` from an HTTP error response body.
-
-    A JSON object gives its fields; anything else becomes the (shortened) text as the message.
-    """
+    """``(code, message, request_id, body)`` of an error body; a non-object is the message."""
     try:
         body: Any = json.loads(content) if content else None
     except (ValueError, RecursionError):  # a body nested too deeply is read as text
@@ -137,12 +125,7 @@ def error_body_fields(content: bytes) -> tuple[str, str, str, Any]:
 def read_json_object(
     content: bytes, *, what: str, request_id: str = "", secrets: Iterable[str] = ()
 ) -> dict[str, Any]:
-    """Decode a successful non-run answer, which must be a JSON object without an error.
-
-    Raises:
-        ResponseDecodeError: The body is not a JSON object, or reports a top-level error
-            (named with its code and message, secrets scrubbed).
-    """
+    """Decode a successful non-run answer, which must be a JSON object without an error."""
     try:
         body = json.loads(content)
     except (ValueError, RecursionError) as exc:  # RecursionError: nested past the C stack
@@ -162,11 +145,7 @@ def read_json_object(
 
 
 def required_text(body: Mapping[str, Any], name: str, *, what: str, request_id: str = "") -> str:
-    """Return the non-empty string field ``name`` of an answer, or raise naming it.
-
-    Raises:
-        ResponseDecodeError: The field is missing, empty or not a string.
-    """
+    """The non-empty string field ``name`` of an answer, or a ResponseDecodeError naming it."""
     value = body.get(name)
     if not isinstance(value, str) or not value:
         request_id = body_request_id(body) or request_id or "unknown"
@@ -186,13 +165,16 @@ def status_error_for(
     content: bytes,
     secrets: Iterable[str] = (),
 ) -> APIStatusError:
-    """Build the :class:`APIStatusError` subclass for an HTTP error answer (pure).
+    """The :class:`APIStatusError` subclass for an HTTP error answer, ``secrets`` scrubbed.
 
-    ``code``, ``message`` and ``request_id`` come from the protocol's error body (the request
-    id else from the ``X-Appbuilder-Request-Id`` header); ``reason`` is the code when the body
-    names none. An HTTP-date ``Retry-After`` is compared with the answer's ``Date``. Known
-    ``secrets`` are scrubbed in case a server echoes them.
+    ``reason`` is the code when the body names none.
     """
+    header_id = header_value(headers, HEADER_REQUEST_ID) or ""
+    if 200 <= status_code < 300:
+        message = "the protocol answers success with HTTP 200 only"
+        return APIStatusError(
+            status_code=status_code, code="UnexpectedStatus", message=message, request_id=header_id
+        )
     secrets = [secret for secret in secrets if secret]
     if any(secret.encode() in content for secret in secrets):
         text = redact(content.decode("utf-8", errors="replace"), secrets)
@@ -201,20 +183,13 @@ def status_error_for(
     if secrets:  # JSON may echo a token escaped (a slash as an escape): scrub the decoded text
         code, message = redact(code, secrets), redact(message, secrets)
         body = redact_value(body, secrets)
-    if 200 <= status_code < 300:
-        return APIStatusError(
-            status_code=status_code,
-            code="UnexpectedStatus",
-            message="the protocol answers success with HTTP 200 only",
-            request_id=(header_value(headers, HEADER_REQUEST_ID) or ""),
-        )
     date = header_value(headers, "Date")
     moment = parse_http_date(date) if date else None
     return status_error_class(status_code)(
         status_code=status_code,
         code=code or reason,
         message=message,
-        request_id=request_id or (header_value(headers, HEADER_REQUEST_ID) or ""),
+        request_id=request_id or header_id,
         body=body,
         retry_after=parse_retry_after(headers, now=time.time() if moment is None else moment),
     )

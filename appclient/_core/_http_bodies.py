@@ -139,11 +139,7 @@ def _validated(model: type[BaseModel], value: Any, where: str) -> dict[str, Any]
 
 
 def tool_outputs_to_wire(outputs: Iterable[ToolOutputLike] | None) -> list[dict[str, Any]] | None:
-    """Turn ``tool_outputs`` (dicts or :class:`ToolOutput` models) into wire dicts.
-
-    Raises:
-        InvalidRequestError: An item is not a tool output (naming its index and field).
-    """
+    """Turn ``tool_outputs`` (dicts or :class:`ToolOutput` models) into wire dicts."""
     if outputs is None:
         return None
     wire = []
@@ -163,20 +159,15 @@ def tool_outputs_to_wire(outputs: Iterable[ToolOutputLike] | None) -> list[dict[
 def tool_choice_to_wire(
     choice: ToolChoiceLike | None, *, tool_names: Sequence[str] = ()
 ) -> dict[str, Any] | None:
-    """Turn ``tool_choice`` into its wire dict.
+    """Turn ``tool_choice`` into its wire dict; a bare name must be one of ``tool_names``.
 
-    A name given as a string must be one of ``tool_names`` when there are any (a cloud
-    component is forced with the dict form).
-
-    Raises:
-        InvalidRequestError: The type is not ``auto``/``function``, a forced choice names no
-            tool, or a name given as a string is not among the run's tools.
+    A cloud component, not among the run's tools, is forced with the dict form.
     """
     if choice is None:
         return None
-    if isinstance(choice, str):
-        if choice == "auto":
-            return _validated(ToolChoice, {"type": "auto"}, "tool_choice")
+    if choice == "auto":
+        choice = {"type": "auto"}
+    elif isinstance(choice, str):
         if tool_names and choice not in tool_names:
             hint = did_you_mean(choice, tool_names)
             raise InvalidRequestError(
@@ -192,12 +183,7 @@ def tool_choice_to_wire(
 def run_body(
     *, app_id: str, conversation_id: str, query: str, stream: bool, **options: Unpack[RunOptions]
 ) -> dict[str, Any]:
-    """Check the arguments of a run and return its body, keys as the official client orders.
-
-    Raises:
-        InvalidRequestError: The conversation id is empty, there is neither a query, tool
-            outputs nor a forced tool choice, or any argument has the wrong type or shape.
-    """
+    """Check the arguments of a run and return its body, keys as the official client orders."""
     require_text(conversation_id, name="conversation_id")
     if not isinstance(query, str):
         raise wrong_kind("query", "a string", query)
@@ -246,12 +232,7 @@ def feedback_body(
     flag: Iterable[str] | None,
     reason: str | None,
 ) -> dict[str, Any]:
-    """Check feedback arguments and return the body, leaving out ``None`` values.
-
-    Raises:
-        InvalidRequestError: An id is empty, ``type`` is not one of :data:`FEEDBACK_TYPES`, or
-            ``flag``/``reason`` have the wrong type.
-    """
+    """Check feedback arguments and return the body, leaving out ``None`` values."""
     require_text(conversation_id, name="conversation_id")
     require_text(message_id, name="message_id")
     if type not in FEEDBACK_TYPES:
@@ -272,11 +253,7 @@ def feedback_body(
 
 
 def encode_json(body: Mapping[str, Any]) -> bytes:
-    """Serialise a request body compactly and ASCII-only (escaped), as the official client does.
-
-    Raises:
-        InvalidRequestError: A value is not JSON-serialisable (or is NaN/infinite).
-    """
+    """Serialise a request body compactly and ASCII-only (escaped), as the official client does."""
     try:
         return _ENCODER.encode(body).encode("ascii")
     except (TypeError, ValueError) as exc:

@@ -19,10 +19,9 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def cache_short_keys(maxsize: int, *, max_chars: int = 1000) -> Callable[[_F], _F]:
-    """``functools.lru_cache(maxsize)`` that keeps only calls whose arguments are short.
+    """``lru_cache(maxsize)`` keeping only calls whose arguments add up to ``max_chars``.
 
-    A cache keyed by what a peer sends is then bounded in bytes, not only in entries: a call
-    whose positional arguments add up to more than ``max_chars`` (as ``str``) is not kept.
+    A cache keyed by what a peer sends is then bounded in bytes, not only in entries.
     """
 
     def decorate(function: _F) -> _F:
@@ -43,18 +42,12 @@ def cache_short_keys(maxsize: int, *, max_chars: int = 1000) -> Callable[[_F], _
 def _check(
     owner: object, *, label: str, optional: tuple[str, ...] = (), integers: bool = False
 ) -> None:
+    kind, noun = (int, "whole number") if integers else ((int, float), "number")
     for item in fields(owner):  # type: ignore[arg-type]
         value = getattr(owner, item.name)
         if value is None and item.name in optional:
             continue
-        kind = int if integers else (int, float)
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, kind)
-            or not math.isfinite(value)
-            or value <= 0
-        ):
-            noun = "whole number" if integers else "number"
+        if isinstance(value, bool) or not isinstance(value, kind) or not 0 < value < math.inf:
             maybe = " or None" if item.name in optional else ""
             raise InvalidRequestError(
                 f"{label}: {item.name} must be a positive {noun}{maybe}, got {value!r}"
@@ -106,20 +99,12 @@ class Limits:
 
     def __post_init__(self) -> None:
         _check(
-            self,
-            label="limits",
-            optional=("max_stream_bytes", "max_stream_events"),
-            integers=True,
+            self, label="limits", optional=("max_stream_bytes", "max_stream_events"), integers=True
         )
 
 
 def parse_timeout(timeout: float | tuple[float, ...] | Timeout | None) -> Timeout:
-    """The :class:`Timeout` of a number (connect and read), a tuple, a Timeout or ``None``.
-
-    Raises:
-        InvalidRequestError: A value is not a positive finite number, or the tuple's length is
-            not 2 or 3.
-    """
+    """The :class:`Timeout` of a number (connect and read), a tuple, a Timeout or ``None``."""
     if timeout is None:
         return Timeout()
     if isinstance(timeout, Timeout):
@@ -135,11 +120,7 @@ def parse_timeout(timeout: float | tuple[float, ...] | Timeout | None) -> Timeou
 
 
 def parse_limits(limits: Limits | None) -> Limits:
-    """``limits``, or the defaults for ``None``.
-
-    Raises:
-        InvalidRequestError: ``limits`` is not a :class:`Limits`.
-    """
+    """``limits``, or the defaults for ``None``."""
     if limits is None:
         return Limits()
     if not isinstance(limits, Limits):

@@ -1,9 +1,9 @@
 """What appclient retries and how long it waits in between (pure: no sockets, no clock).
 
 - **What**: failures of the exchange itself (:class:`~appclient.TransportError`: refused or
-  broken connections, connect timeouts), read timeouts of non-stream requests, and HTTP
-  408, 429 and 5xx. Never a call whose total timeout has passed, and never a
-  400, 401, 403, 404, 409, 413 or 422: sending the same request again cannot fix those.
+  broken connections, connect timeouts), read timeouts of non-stream requests, HTTP 408, 429
+  and 5xx, and a 409 whose server names a wait. Never a call whose total timeout has passed,
+  nor a 400, 401, 403, 404, 413 or 422: sending the same request again cannot fix those.
   These rules cover a request up to its response headers; a stream cut after that is sent
   again by :class:`~appclient.types.RunStream` itself, with the same key, to read the server's
   replay.
@@ -44,26 +44,6 @@ from ._errors import (
 )
 
 
-def backoff_delay(
-    attempt: int,
-    *,
-    initial: float = DEFAULT_BACKOFF_INITIAL,
-    maximum: float = DEFAULT_BACKOFF_MAX,
-    random: Callable[[], float] = _random.random,
-) -> float:
-    """Return the jittered wait before retry number ``attempt`` (1 for the first retry).
-
-    Args:
-        attempt: How many attempts have failed so far (at least 1).
-        initial: The ceiling of the first wait; each later ceiling doubles.
-        maximum: The largest ceiling.
-        random: A source of floats in ``[0, 1)``; inject a fixed one in tests.
-    """
-    exponent = min(max(attempt - 1, 0), 62)  # 2**62 already dwarfs any sane maximum
-    ceiling = min(maximum, initial * (2.0**exponent))
-    return random() * ceiling
-
-
 def parse_http_date(value: str) -> float | None:
     """Return the POSIX time of an HTTP date (RFC 9110), or ``None`` when it is not one."""
     try:
@@ -76,76 +56,47 @@ def parse_http_date(value: str) -> float | None:
 
 
 def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
-    """Return how many seconds the server asked the client to wait, or ``None``.
+    """Seconds the server asked to wait (``None``: absent or unreadable).
 
-    ``retry-after-ms`` (milliseconds, as some API gateways send) wins over ``Retry-After``,
-    which is either delta seconds or an HTTP date. A date is compared with ``now``; the
-    client passes the response's own ``Date`` header when there is one, so the two clocks
-    that are compared are both the server's.
-
-    Args:
-        headers: The response headers; a case-insensitive mapping such as requests' is best,
-            plain dicts are searched case-insensitively.
-        now: The current POSIX time, needed only for the HTTP-date form.
-
-    Returns:
-        A non-negative number of seconds, or ``None`` for absent or unreadable values.
+    ``retry-after-ms`` wins over ``Retry-After`` (seconds or an HTTP date). A date is compared
+    with ``now``, which the client takes from the answer's own ``Date``: both clocks are then
+    the server's.
     """
-    millis = header_value(headers, "retry-after-ms")
+    millis = _non_negative_number(header_value(headers, "retry-after-ms"))
     if millis is not None:
-        seconds = _non_negative_number(millis)
-        if seconds is not None:
-            return seconds / 1000.0
-    value = header_value(headers, "retry-after")
-    if value is None:
-        return None
+        return millis / 1000.0
+    value = header_value(headers, "retry-after") or ""
     seconds = _non_negative_number(value)
     if seconds is not None:
         return seconds
     moment = parse_http_date(value)
-    if moment is None or now is None:
-        return None
-    return max(0.0, moment - now)
+    return None if moment is None or now is None else max(0.0, moment - now)
 
 
 def header_value(headers: Mapping[str, str], name: str) -> str | None:
     """Return a header's value, stripped; plain dicts are searched case-insensitively."""
     value = headers.get(name)
-    if value is None and not hasattr(headers, "lower_items"):
-        for key, item in headers.items():  # plain dicts: match names case-insensitively
-            if key.lower() == name.lower():
-                return item.strip()
-    return value.strip() if value is not None else None
+    if value is None and not hasattr(headers, "lower_items"):  # not requests' CI mapping
+        value = next((v for k, v in headers.items() if k.lower() == name.lower()), None)
+    return None if value is None else value.strip()
 
 
-def _non_negative_number(text: str) -> float | None:
+def _non_negative_number(text: str | None) -> float | None:
     try:
-        number = float(text)
+        number = float(text or "")
     except ValueError:
         return None
-    if not math.isfinite(number) or number < 0:
-        return None
-    return number
+    return number if math.isfinite(number) and number >= 0 else None
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Which failures are retried, how often, and how long to wait.
-
-    Attributes:
-        max_retries: Retries after the first attempt (0 disables retrying).
-        backoff_initial: Ceiling of the first jittered wait, in seconds.
-        backoff_max: Largest jittered wait, in seconds.
-        retry_after_cap: Longest server-requested wait honoured; beyond it the error is raised.
-        retryable_statuses: HTTP statuses worth another attempt.
-        random: Source of floats in ``[0, 1)`` for the jitter.
-    """
+    """Which failures are retried, how often, and how long to wait (the module's rules)."""
 
     max_retries: int = DEFAULT_MAX_RETRIES
     backoff_initial: float = DEFAULT_BACKOFF_INITIAL
     backoff_max: float = DEFAULT_BACKOFF_MAX
     retry_after_cap: float = DEFAULT_RETRY_AFTER_CAP
-    retryable_statuses: frozenset[int] = RETRYABLE_STATUS_CODES
     random: Callable[[], float] = field(default=_random.random, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -157,13 +108,7 @@ class RetryPolicy:
             raise ValueError("backoff and retry-after limits must not be negative")
 
     def is_retryable(self, error: BaseException, *, stream: bool = False) -> bool:
-        """Return whether another attempt may fix ``error``.
-
-        Args:
-            error: The failure of the last attempt.
-            stream: Whether the request asked for an event stream; its timeouts are not
-                retried, because the run may already be under way on the server.
-        """
+        """Whether another attempt may fix ``error`` (a stream's read timeout: never)."""
         if isinstance(error, DeadlineExceededError):
             return False  # the call's whole time is spent
         if isinstance(error, RequestTimeoutError) and not isinstance(error, ConnectError):
@@ -173,19 +118,18 @@ class RetryPolicy:
         if isinstance(error, APIStatusError):
             if error.status_code in RETRY_AFTER_ONLY_STATUS_CODES:
                 return error.retry_after is not None and error.retry_after <= self.retry_after_cap
-            if error.status_code not in self.retryable_statuses:
+            if error.status_code not in RETRYABLE_STATUS_CODES:
                 return False
             return error.retry_after is None or error.retry_after <= self.retry_after_cap
         return False
 
     def delay(self, attempt: int, error: BaseException | None = None) -> float:
-        """Seconds to wait after ``attempt`` failed attempts; ``error.retry_after`` wins."""
+        """Seconds to wait after ``attempt`` failed attempts: full jitter, or the server's wait."""
         retry_after = getattr(error, "retry_after", None)
         if isinstance(retry_after, (int, float)) and retry_after >= 0:
             return min(float(retry_after), self.retry_after_cap)
-        return backoff_delay(
-            attempt, initial=self.backoff_initial, maximum=self.backoff_max, random=self.random
-        )
+        exponent = min(max(attempt - 1, 0), 62)  # 2**62 already dwarfs any sane maximum
+        return self.random() * min(self.backoff_max, self.backoff_initial * 2.0**exponent)
 
     def retrying(
         self,
@@ -194,20 +138,10 @@ class RetryPolicy:
         before_sleep: Callable[[tenacity.RetryCallState], None] | None = None,
         asynchronous: bool = False,
     ) -> tenacity.Retrying | tenacity.AsyncRetrying:
-        """Build the tenacity loop for this policy.
+        """The tenacity loop (``AsyncRetrying`` awaits ``sleep``); it re-raises the last error.
 
-        The loop reads ``stream`` from the keyword arguments of the function it calls, so one
-        loop serves stream and non-stream requests (tenacity keeps per-thread state, so it can
-        be shared between threads too).
-
-        Args:
-            sleep: Called with each wait; inject a recorder in tests.
-            before_sleep: Called before each wait (for logging).
-            asynchronous: Build the loop for coroutines (``sleep`` is then awaited).
-
-        Returns:
-            A :class:`tenacity.Retrying` (or ``AsyncRetrying``) that re-raises the last error
-            when it gives up.
+        It reads ``stream`` from the called function's keyword arguments, so one loop serves
+        both kinds of request; tenacity keeps per-thread state, so threads may share it.
         """
 
         def should_retry(state: tenacity.RetryCallState) -> bool:
