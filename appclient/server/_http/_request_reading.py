@@ -1,15 +1,10 @@
 """Reading a request off a connection: its head without a thread each, a chunked body.
 
-A thread per connection is cheap until many clients connect and then send their request a
-byte at a time (slowloris): each holds a thread that wakes for every byte, and a real
-client's request waits behind hundreds of them. :class:`HeadReader` watches every new
-connection through the operating system's selector (epoll on Linux), keeps what arrives, and
-hands a connection to a serving thread only once its request head is whole, or has outgrown
-its limit (the serving thread then answers the error). A keep-alive connection between two
-requests stays with its serving thread, bounded by the server's read deadline.
-
-:func:`read_chunked` decodes a ``Transfer-Encoding: chunked`` body (the official Go SDK sends
-its bodies so), bounded in size, line length and trailers.
+A client sending its request a byte at a time (slowloris) would hold a serving thread for
+every byte; :class:`HeadReader` instead watches new connections through one selector and
+hands a connection on only once its head is whole (or over its limit, to be refused).
+:func:`read_chunked` decodes a chunked body, bounded in size, line length and trailers;
+:class:`BodyReader` is ``wsgi.input``.
 """
 
 from __future__ import annotations
@@ -31,7 +26,7 @@ _MAX_TRAILERS = 100
 
 
 class ChunkedBodyError(ValueError):
-    """A chunked request body that cannot be read; ``status`` is the answer to give."""
+    """A chunked body that cannot be read; ``status`` is the answer to give."""
 
     def __init__(self, message: str, *, status: HTTPStatus = HTTPStatus.BAD_REQUEST) -> None:
         super().__init__(message)
@@ -39,13 +34,10 @@ class ChunkedBodyError(ValueError):
 
 
 def read_chunked(stream: io.BufferedIOBase, *, limit: int) -> bytes:
-    """Read and decode a ``Transfer-Encoding: chunked`` body (RFC 9112 section 7.1).
+    """Decode a chunked body (RFC 9112 7.1), ignoring extensions and trailers.
 
-    Chunk extensions and trailer fields are read and ignored.
-
-    Raises:
-        ChunkedBodyError: Bad framing (400), a body over ``limit`` bytes (413), or a client
-            that stopped sending (408).
+    Raises ChunkedBodyError: bad framing (400), over ``limit`` bytes (413), a client that
+    stopped sending (408).
     """
     parts: list[bytes] = []
     total = 0
@@ -86,12 +78,9 @@ _RECV_BYTES = 65536
 class HeadReader:
     """Buffers new connections' request heads on one thread; hands whole ones on.
 
-    Args:
-        on_head: Called (on the reader's thread) with a connection, its address and the
-            bytes read so far, once they hold a whole head or more than ``max_bytes``.
-        on_gone: Called with a connection that closed or failed before its head was
-            whole (it is not closed here).
-        max_bytes: Bytes after which a head is handed on unfinished (to be refused).
+    ``on_head(connection, address, bytes_so_far)`` runs on the reader's thread once the bytes
+    hold a whole head or more than ``max_bytes``; ``on_gone(connection)`` for one that closed
+    first (it is not closed here).
     """
 
     def __init__(
@@ -114,9 +103,6 @@ class HeadReader:
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="appclient-heads", daemon=True)
         self._thread.start()
-
-    def __len__(self) -> int:
-        return len(self._waiting)
 
     def add(self, connection: socket.socket, address: Any) -> None:
         """Watch a new connection until its request head has arrived (thread-safe)."""
@@ -189,16 +175,12 @@ class HeadReader:
 
 
 class PrefixedReader(io.BufferedIOBase):
-    """A connection's reader that first returns the bytes the head reader already took."""
+    """A connection's reader returning first the bytes the head reader already took."""
 
     def __init__(self, prefix: bytes, rest: io.BufferedIOBase) -> None:
         super().__init__()
         self._prefix = prefix
         self._rest = rest
-
-    def readable(self) -> bool:
-        """Always readable."""
-        return True
 
     def unwrapped(self) -> io.BufferedIOBase:
         """The socket's own reader once the kept prefix is read, else this reader."""
@@ -229,3 +211,39 @@ class PrefixedReader(io.BufferedIOBase):
             if more:
                 line += self._rest.readline(more)
         return line
+
+
+class BodyReader:
+    """``wsgi.input``: the request body, never read past its length."""
+
+    def __init__(self, stream: io.BufferedIOBase, length: int, on_done: Callable[[], None]) -> None:
+        self._stream = stream
+        self.remaining = length
+        self.broken = False  # the client stopped sending: the connection cannot go on
+        self._on_done = on_done  # called once the whole body has arrived
+        if not length:
+            on_done()
+
+    def read(self, size: int = -1) -> bytes:
+        """Read up to ``size`` bytes of the body (the rest when negative)."""
+        return self._take(self._stream.read, size)
+
+    def readline(self, size: int = -1) -> bytes:
+        """Read one line of the body."""
+        return self._take(self._stream.readline, size)
+
+    def _take(self, method: Callable[[int], bytes], size: int) -> bytes:
+        if size < 0 or size > self.remaining:
+            size = self.remaining
+        try:
+            data = method(size) if size else b""
+        except OSError:
+            self.broken = True
+            raise
+        self.remaining -= len(data)
+        if not self.remaining:
+            self._on_done()
+        return data
+
+    def __iter__(self) -> Any:
+        return iter(self.readline, b"")
