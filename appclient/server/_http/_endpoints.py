@@ -1,10 +1,8 @@
 """The four endpoints of the protocol: create conversation, runs, file upload, feedback.
 
-Each handler validates its request completely before touching any state. Writes go through
-the idempotency guard, and a run holds its conversation's lease from reading the state to
-committing the new one, so a failed run leaves the conversation as it was. The
-app-management API the official SDK calls (``get_app_list``, ``describe_apps``,
-``describe_app``) answers with the served app ids, each a published agent app.
+Each validates its request completely before touching any state; writes go through the
+idempotency guard, and a run holds its conversation's lease from reading the state to
+committing the new one, so a failed run leaves the conversation as it was.
 """
 
 from __future__ import annotations
@@ -13,9 +11,9 @@ import contextlib
 import functools
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 from urllib.parse import parse_qs
 
 from ..._core._models import CreateConversationRequest, FeedbackRequest, RunRequest
@@ -27,6 +25,7 @@ from .._settings import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_APP_ID, DEFAULT_RUN_
 from .._state._idempotency import IdempotencyGuard, fingerprint, stored_response
 from .._state._state import MAX_RUNS_KEPT, ConversationState, FeedbackRecord, FileRecord
 from .._state._store import Store, lease_owner_id
+from ._app_api import app_list, describe_app, describe_apps
 from ._multipart import MultipartError, parse_form
 from ._responses import (
     HTTPProblem,
@@ -78,8 +77,10 @@ class Endpoints:
         self.store = store
         self.engine = engine
         self.uploads = uploads
-        self._app_ids = app_ids
+        self._app_ids = app_ids or frozenset()
         self._any_app_id = any_app_id or app_ids is None
+        #: The app ids listed (the default one when any is served and none is named).
+        self.served_app_ids = sorted(app_ids) if app_ids is not None else [DEFAULT_APP_ID]
         self._lease_seconds = lease_seconds
         self._max_delta_chars = max_delta_chars
         self._clock = clock
@@ -91,9 +92,8 @@ class Endpoints:
     def _check_app(self, app_id: str) -> None:
         if not app_id:
             raise bad_parameter("app_id", "must not be empty")
-        if not self._any_app_id and app_id not in (self._app_ids or ()):
-            listed = sorted(self._app_ids or ())
-            served = ", ".join(repr(served_id) for served_id in listed) or "none"
+        if not self._any_app_id and app_id not in self._app_ids:
+            served = ", ".join(map(repr, self.served_app_ids)) or "none"
             raise HTTPProblem(
                 404, "AppNotFound", f"app_id: {app_id!r} is not served here (it serves {served})"
             )
@@ -144,11 +144,6 @@ class Endpoints:
         return self._once(ctx, data, produce)
 
     # --- the app-management API (GET /v2/apps, POST /v2/app?Action=...) ----------------
-
-    @property
-    def served_app_ids(self) -> list[str]:
-        """The app ids this server lists (the default one when it serves any and none is named)."""
-        return sorted(self._app_ids) if self._app_ids is not None else [DEFAULT_APP_ID]
 
     def apps(self, ctx: RequestContext) -> Response:
         """``GET /v2/apps``: the apps served (``get_app_list``)."""
@@ -241,7 +236,6 @@ class Endpoints:
         """
         conversation_id = request.conversation_id
         sent: list[str] = []  # a live run's messages so far, as handed to emit
-        texts: list[str] = []
         started, began = self._clock(), time.perf_counter()
         # What the inspector shows of a run in progress (this process's runs only).
         running: dict[str, Any] = {"started": started, "query": request.query or "", "answer": ""}
@@ -261,7 +255,6 @@ class Endpoints:
                         date=date,
                     )
                     sent.append(message)
-                    texts.append(text)
                     text = message
                 send(text)
 
@@ -291,7 +284,7 @@ class Endpoints:
                     request_id=ctx.request_id,
                     date=date,
                     max_delta_chars=self._max_delta_chars,
-                    sent="".join(texts),
+                    sent=running["answer"],
                 )
                 response = sse_response([*sent, *rest], request_id=ctx.request_id)
             else:
@@ -357,13 +350,15 @@ class Endpoints:
         except MultipartError as exc:
             raise bad_parameter("body", str(exc)) from None
         fields = {part.name: part for part in reversed(parts)}  # the first of a name wins
-        app_id = fields["app_id"].text() if "app_id" in fields else ""
-        conversation_id = fields["conversation_id"].text() if "conversation_id" in fields else ""
+        app_id, conversation_id, url = (
+            fields[name].text() if name in fields else ""
+            for name in ("app_id", "conversation_id", "file_url")
+        )
         self._check_app(app_id)
         if not conversation_id:
             raise bad_parameter("conversation_id", "must not be empty")
         file_part = fields.get("file")
-        url = fields["file_url"].text().strip() if "file_url" in fields else ""
+        url = url.strip()
         if file_part is not None:
             self.uploads.check_size(len(file_part.data))
             name = display_name(file_part.filename or "file")
@@ -431,93 +426,3 @@ class Endpoints:
             return json_response({}, request_id=ctx.request_id)
 
         return self._once(ctx, data, produce)
-
-
-# --- the app-management API: pure, request values in, response bodies out -------------
-
-_MAX_KEYS: Final = 100
-_DESCRIPTION: Final = (
-    "An app of appclient's reference agent server (local tools, cloud components)."
-)
-
-
-def _overview(app_id: str) -> dict[str, Any]:
-    return {
-        "id": app_id,
-        "name": app_id,
-        "description": _DESCRIPTION,
-        "appType": "agent",
-        "isPublished": True,
-        "updateTime": 0,
-    }
-
-
-def _page(ids: list[str], *, after: str, limit: int) -> list[str]:
-    start = ids.index(after) + 1 if after in ids else 0
-    return ids[start : start + limit]
-
-
-def _limit(value: Any, name: str) -> int:
-    try:
-        limit = int(value)
-    except (TypeError, ValueError):
-        raise bad_parameter(name, f"must be a whole number from 1 to {_MAX_KEYS}") from None
-    if not 1 <= limit <= _MAX_KEYS:
-        raise bad_parameter(name, f"must be a whole number from 1 to {_MAX_KEYS}")
-    return limit
-
-
-def app_list(app_ids: Iterable[str], query: str) -> dict[str, Any]:
-    """``GET /v2/apps?limit=&after=&before=``: ``{"data": [app overview, ...]}``.
-
-    Raises:
-        HTTPProblem: 400 for a ``limit`` outside 1-100.
-    """
-    values = parse_qs(query)
-    limit = _limit((values.get("limit") or ["10"])[0], "limit")
-    after = (values.get("after") or [""])[0]
-    return {"data": [_overview(i) for i in _page(sorted(app_ids), after=after, limit=limit)]}
-
-
-def describe_apps(app_ids: Iterable[str], body: Mapping[str, Any]) -> dict[str, Any]:
-    """``DescribeApps``: a page of app overviews, with the official marker fields.
-
-    Raises:
-        HTTPProblem: 400 for a ``MaxKeys`` outside 1-100.
-    """
-    limit = _limit(body.get("MaxKeys", body.get("maxKeys", 10)), "MaxKeys")
-    marker = body.get("Marker", body.get("marker")) or ""
-    ids = sorted(app_ids)
-    page = _page(ids, after=str(marker), limit=limit)
-    truncated = bool(page) and page[-1] != ids[-1]
-    return {
-        "marker": str(marker),
-        "isTruncated": truncated,
-        "nextMarker": page[-1] if truncated else "",
-        "maxKeys": limit,
-        "data": [_overview(i) for i in page],
-    }
-
-
-def describe_app(app_ids: Iterable[str], body: Mapping[str, Any]) -> dict[str, Any]:
-    """``DescribeApp``: one app's details.
-
-    Raises:
-        HTTPProblem: 400 without an ``id``; 404 for an app this server does not serve.
-    """
-    app_id = body.get("id")
-    if not isinstance(app_id, str) or not app_id:
-        raise bad_parameter("id", "must name an app")
-    if app_id not in set(app_ids):
-        raise HTTPProblem(404, "AppNotFound", f"id: {app_id!r} is not served here")
-    return {
-        **_overview(app_id),
-        "instruction": "",
-        "prologue": "",
-        "exampleQueries": [],
-        "followupQueries": {},
-        "components": [],
-        "knowledgeBaseConfig": None,
-        "modelConfig": None,
-        "background": None,
-    }
