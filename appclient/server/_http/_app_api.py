@@ -1,7 +1,6 @@
 """The app-management API the official SDK calls: ``get_app_list``, ``describe_app(s)`` (pure).
 
-It answers with the served app ids, each a published agent app; request values in,
-response bodies out.
+Each served app id is a published agent app; request values in, response bodies out.
 """
 
 from __future__ import annotations
@@ -38,18 +37,14 @@ def _limit(value: Any, name: str) -> int:
     try:
         limit = int(value)
     except (TypeError, ValueError):
-        raise bad_parameter(name, f"must be a whole number from 1 to {_MAX_KEYS}") from None
+        limit = 0
     if not 1 <= limit <= _MAX_KEYS:
         raise bad_parameter(name, f"must be a whole number from 1 to {_MAX_KEYS}")
     return limit
 
 
 def app_list(app_ids: Iterable[str], query: str) -> dict[str, Any]:
-    """``GET /v2/apps?limit=&after=&before=``: ``{"data": [app overview, ...]}``.
-
-    Raises:
-        HTTPProblem: 400 for a ``limit`` outside 1-100.
-    """
+    """``GET /v2/apps?limit=&after=``: ``{"data": [app overview, ...]}`` (400 for a bad limit)."""
     values = parse_qs(query)
     limit = _limit((values.get("limit") or ["10"])[0], "limit")
     after = (values.get("after") or [""])[0]
@@ -57,11 +52,7 @@ def app_list(app_ids: Iterable[str], query: str) -> dict[str, Any]:
 
 
 def describe_apps(app_ids: Iterable[str], body: Mapping[str, Any]) -> dict[str, Any]:
-    """``DescribeApps``: a page of app overviews, with the official marker fields.
-
-    Raises:
-        HTTPProblem: 400 for a ``MaxKeys`` outside 1-100.
-    """
+    """``DescribeApps``: a page of app overviews with the official marker fields."""
     limit = _limit(body.get("MaxKeys", body.get("maxKeys", 10)), "MaxKeys")
     marker = body.get("Marker", body.get("marker")) or ""
     ids = sorted(app_ids)
@@ -77,11 +68,7 @@ def describe_apps(app_ids: Iterable[str], body: Mapping[str, Any]) -> dict[str, 
 
 
 def describe_app(app_ids: Iterable[str], body: Mapping[str, Any]) -> dict[str, Any]:
-    """``DescribeApp``: one app's details.
-
-    Raises:
-        HTTPProblem: 400 without an ``id``; 404 for an app this server does not serve.
-    """
+    """``DescribeApp``: one app's details (404 for an app not served)."""
     app_id = body.get("id")
     if not isinstance(app_id, str) or not app_id:
         raise bad_parameter("id", "must name an app")
