@@ -1,8 +1,7 @@
 """Request bodies in, validated values out; anything wrong is a 400 naming the field (pure).
 
-Bodies are parsed as JSON, refusing what would later break a response (``NaN``, lone
-surrogates, nesting too deep); fields are checked with the wire models, and tools
-normalised to JSON Schema with their names checked.
+JSON that would later break a response (``NaN``, lone surrogates, deep nesting) is refused;
+fields are checked with the wire models, tools normalised to JSON Schema and named by the rule.
 """
 
 from __future__ import annotations
@@ -44,8 +43,7 @@ def _finite_float(text: str) -> float:
 
 
 def _has_lone_surrogate(value: Any) -> bool:
-    # A walk with its own stack: JSON nested thousands deep must not hit the recursion
-    # limit (a RecursionError here was a 500 for a body with an escape in it).
+    # Its own stack: JSON nested thousands deep must not hit the recursion limit.
     pending = [value]
     while pending:
         item = pending.pop()
@@ -80,15 +78,10 @@ def _deeper_than(value: Any, limit: int) -> bool:
 
 
 def parse_json_object(body: bytes) -> dict[str, Any]:
-    """Parse a request body that must be one JSON object.
-
-    Raises:
-        HTTPProblem: 400 ``InvalidJSON`` (not JSON) or ``InvalidParameter`` (not an object).
-    """
+    """Parse a body that must be one JSON object (400 ``InvalidJSON`` or ``InvalidParameter``)."""
     try:
-        # Like json.loads (which also accepts UTF-16/32 bodies), with one shared decoder.
-        # "{" and then no NUL is UTF-8 (UTF-16/32 have a NUL in the first two bytes, or a
-        # BOM): that skips the detection for every well-formed request.
+        # Like json.loads (UTF-16/32 too), with one shared decoder. "{" then no NUL is UTF-8
+        # (UTF-16/32 have a NUL in the first two bytes, or a BOM): no detection needed.
         utf8 = body[:1] == b"{" and body[1:2] != b"\x00"
         encoding = "utf-8" if utf8 else json.detect_encoding(body)
         value = _DECODER.decode(body.decode(encoding, "strict"))
@@ -98,8 +91,7 @@ def parse_json_object(body: bytes) -> dict[str, Any]:
         raise HTTPProblem(400, "InvalidJSON", f"body: not valid JSON ({exc})") from None
     if not isinstance(value, dict):
         raise bad_parameter("body", f"expected a JSON object, got {type(value).__name__}")
-    # Fewer brackets than the limit cannot nest deeper than it: the count (in C) spares
-    # ordinary bodies the walk.
+    # Fewer brackets than the limit cannot nest deeper: the count (in C) spares the walk.
     if body.count(b"{") + body.count(b"[") > MAX_JSON_DEPTH and _deeper_than(value, MAX_JSON_DEPTH):
         raise HTTPProblem(
             400, "InvalidJSON", f"body: JSON nested deeper than {MAX_JSON_DEPTH} levels"
@@ -112,7 +104,7 @@ def parse_json_object(body: bytes) -> dict[str, Any]:
 
 
 def field_path(location: tuple[int | str, ...], *, prefix: str = "") -> str:
-    """Return a field's path as ``tools[0].function.name`` from a pydantic error location."""
+    """Return a pydantic error location as a path such as ``tools[0].function.name``."""
     text = prefix
     for part in location:
         if isinstance(part, int):
@@ -123,10 +115,7 @@ def field_path(location: tuple[int | str, ...], *, prefix: str = "") -> str:
 
 
 def validate_model(model: type[ModelT], data: Any, *, prefix: str = "") -> ModelT:
-    """Validate ``data`` with a wire model; the first problem becomes a 400 naming its field.
-
-    ``prefix`` is the path of ``data`` inside the body, for nested values.
-    """
+    """Validate ``data`` (at ``prefix`` in the body) with a wire model; a 400 names the field."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -138,8 +127,8 @@ def validate_model(model: type[ModelT], data: Any, *, prefix: str = "") -> Model
 
 
 # The same tools arrive with every run of a conversation, and normalising one parses its
-# docstring: recent results are kept, keyed by the raw tool's repr (a different key order
-# only costs a miss). A value is the checked wire dict, or None for a non-function tool.
+# docstring: recent results are kept by the raw tool's repr (another key order only costs a
+# miss); a value is the checked wire dict, or None for a non-function tool.
 _checked_tools: OrderedDict[str, dict[str, Any] | None] = OrderedDict()
 _checked_lock = threading.Lock()
 
@@ -181,8 +170,7 @@ def _check_raw_parameters(raw: dict[str, Any], field: str) -> None:
 
 
 def _check_parameters(parameters: dict[str, Any], field: str) -> None:
-    # Properties were checked raw (normalising keeps them a dict of schema objects); the
-    # type, and "required": null next to no properties, pass normalising unchanged.
+    # The type, and "required": null next to no properties, pass normalising unchanged.
     if parameters.get("type") != "object":
         raise bad_parameter(f"{field}.type", "the parameters schema must be of type 'object'")
     required = parameters.get("required", [])
@@ -216,13 +204,9 @@ def _check_tool(raw: dict[str, Any], field: str) -> dict[str, Any] | None:
 
 
 def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
-    """Validate the ``tools`` of a run request and normalise them to JSON Schema.
+    """Validate a run's ``tools`` normalised to JSON Schema; other types than function go.
 
-    Tools of other types (the hosted service's ``code_interpreter`` and the like) are
-    accepted and left out.
-
-    Raises:
-        HTTPProblem: 400 naming the first bad field (shape, name rule, duplicate name).
+    Raises HTTPProblem: 400 naming the first bad field (shape, name rule, duplicate name).
     """
     if raw_tools is None:
         return ()
