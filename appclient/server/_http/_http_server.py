@@ -84,14 +84,15 @@ def _error_message(status: HTTPStatus, message: str, *headers: tuple[str, str]) 
 
 class _Handler(socketserver.StreamRequestHandler):
     disable_nagle_algorithm = True
+    rbufsize = 0  # buffered below, after what the head reader took of the first request
     server: WSGIHTTPServer
 
     def setup(self) -> None:
         # The idle keep-alive limit: a silent client frees its thread after this long.
         self.request.settimeout(self.server.keepalive_timeout)
         super().setup()
-        # What the head reader took of the first request is read before the socket.
-        self.rfile = PrefixedReader(self.server.take_head(self.connection), self.rfile)
+        head = self.server.take_head(self.connection)
+        self.rfile = io.BufferedReader(PrefixedReader(head, self.rfile))
 
     def handle(self) -> None:
         self.close_connection = False
@@ -102,8 +103,6 @@ class _Handler(socketserver.StreamRequestHandler):
         # The whole request must arrive within the read timeout from here: a client dripping
         # a byte now and then is dropped instead of holding a thread for ever (slowloris).
         self.server.reading(self.connection)
-        if isinstance(self.rfile, PrefixedReader):  # its prefix read: no wrapper per read
-            self.rfile = self.rfile.unwrapped()
         try:
             line = self.rfile.readline(MAX_LINE + 1)
             if len(line) > MAX_LINE:

@@ -174,43 +174,30 @@ class HeadReader:
             self._selector.unregister(connection)
 
 
-class PrefixedReader(io.BufferedIOBase):
-    """A connection's reader returning first the bytes the head reader already took."""
+class PrefixedReader(io.RawIOBase):
+    """A connection's raw reader returning first the bytes the head reader already took."""
 
     def __init__(self, prefix: bytes, rest: io.BufferedIOBase) -> None:
         super().__init__()
         self._prefix = prefix
-        self._rest = rest
+        self._rest = rest  # the socket's unbuffered reader
 
-    def unwrapped(self) -> io.BufferedIOBase:
-        """The socket's own reader once the kept prefix is read, else this reader."""
-        return self if self._prefix else self._rest
+    def readable(self) -> bool:
+        """Always readable."""
+        return True
 
-    def read(self, size: int | None = -1) -> bytes:
-        """Read ``size`` bytes (all when negative), the kept prefix first."""
+    def readinto(self, buffer: Any) -> int | None:
+        """Read into ``buffer``, the kept prefix first."""
         if not self._prefix:
-            return self._rest.read(size)
-        if size is None or size < 0:
-            data, self._prefix = self._prefix, b""
-            return data + self._rest.read()
-        data, self._prefix = self._prefix[:size], self._prefix[size:]
-        if len(data) < size:
-            data += self._rest.read(size - len(data))
-        return data
+            return self._rest.readinto(buffer)
+        size = min(len(buffer), len(self._prefix))
+        buffer[:size], self._prefix = self._prefix[:size], self._prefix[size:]
+        return size
 
-    def readline(self, size: int | None = -1) -> bytes:
-        """Read one line of at most ``size`` bytes, the kept prefix first."""
-        if not self._prefix:
-            return self._rest.readline(size)
-        limit = len(self._prefix) if size is None or size < 0 else min(size, len(self._prefix))
-        end = self._prefix.find(b"\n", 0, limit)
-        cut = end + 1 if end >= 0 else limit
-        line, self._prefix = self._prefix[:cut], self._prefix[cut:]
-        if not line.endswith(b"\n") and not self._prefix:  # the line goes on in the socket
-            more = -1 if size is None or size < 0 else size - len(line)
-            if more:
-                line += self._rest.readline(more)
-        return line
+    def close(self) -> None:
+        """Close this reader and the socket's."""
+        super().close()
+        self._rest.close()
 
 
 class BodyReader:
