@@ -1,34 +1,16 @@
 """Test helpers: a real reference server on 127.0.0.1, scripted agents, fault injection.
 
-For appclient's own tests and for yours::
-
-    from appclient.server import PlannedCall
-    from appclient.testing import ReferenceServer, ScriptedAgent
+For appclient's own tests and yours (the README's "Testing your tools offline")::
 
     agent = ScriptedAgent([PlannedCall("get_weather", {"city": "Paris"}), "It is sunny."])
     with ReferenceServer(agent) as server:
         client = AppClient(server.app_id, token=server.token, base_url=server.url)
-        ...
         server.faults.fail_next(1, status=503, retry_after=0)   # the next request fails
 
-One server may serve a whole module (a ``scope="module"`` fixture); start each test with
-``server.faults.reset()`` and ``agent.reset(*steps)`` so nothing an earlier test queued
-leaks into it. Servers are independent: several may run at once (each on its own free
-port, with its own temporary upload directory, removed when it stops), so tests may run
-in parallel as long as each drives its own server, or its own conversations of a shared
-one with an agent that does not depend on the order of requests. An
-``appclient.server.CloudComponent`` subclass given as ``components=[...]`` is what
-``PlannedCall(name, args, cloud=True)`` runs.
-
-The agent API a scripted agent speaks (``Agent``, ``Decision``, ``PlannedCall``, ...) and
-the server itself for deployment (``create_app``, the stores) live in ``appclient.server``;
-this module has only the helpers for tests.
-
-To test a model-planned server offline, ``ScriptedModel`` is an OpenAI-compatible chat model
-on a local port answering from a script (``ReferenceServer(model_url=model.url, ...)``).
-
-The official AppBuilder SDKs work against it too: set ``GATEWAY_URL_V2=server.url`` and
-``APPBUILDER_TOKEN=server.token``, and use ``server.app_id`` as the app id.
+A server shared by a module is reset per test (``server.faults.reset()``,
+``agent.reset(*steps)``); ``ScriptedModel`` is an offline OpenAI-compatible model for
+``ReferenceServer(model_url=model.url, ...)``. The agent API and the deployable server are
+in ``appclient.server``.
 """
 
 import typing
@@ -51,8 +33,7 @@ __all__ = [
     "ScriptedModel",
 ]
 
-#: The agent API this module also exported -> its one home now. They still import from
-#: here, with a DeprecationWarning naming the new path, for one release.
+#: The agent API this module also exported -> its home (a DeprecationWarning, one release).
 _MOVED = dict.fromkeys(
     [
         "Agent",

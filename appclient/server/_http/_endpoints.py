@@ -57,10 +57,7 @@ class RequestContext:
 
 
 class Endpoints:
-    """Serves the protocol's endpoints over a store, a run engine and an upload directory.
-
-    The options are :func:`create_app`'s (``app_ids``: ``None`` serves any).
-    """
+    """Serves the protocol's endpoints over a store, a run engine and an upload directory."""
 
     def __init__(
         self,
@@ -325,21 +322,18 @@ class Endpoints:
         return response, rest
 
     def _file_names(self, file_ids: list[str], state: ConversationState) -> tuple[str, ...]:
-        names = []
-        seen: set[str] = set()
+        names: dict[str, str] = {}
         for index, file_id in enumerate(file_ids):
-            # A repeated id names the same file: looking it up (and keeping its name in the
-            # turn) once per repeat let one request cost thousands of store reads.
-            if file_id in seen:
+            # A repeated id names the same file, looked up once (not thousands of reads).
+            if file_id in names:
                 continue
-            seen.add(file_id)
             record = self.store.get_file(file_id)
             if record is None or record.conversation_id != state.conversation_id:
                 raise bad_parameter(
                     f"file_ids[{index}]", f"{file_id!r} is not a file of this conversation"
                 )
-            names.append(record.name)
-        return tuple(names)
+            names[file_id] = record.name
+        return tuple(names.values())
 
     # --- POST /v2/app/conversation/file/upload ---------------------------------------
 

@@ -281,18 +281,11 @@ class _Handler(socketserver.StreamRequestHandler):
 
 
 class WSGIHTTPServer(socketserver.ThreadingTCPServer):
-    """Serves a WSGI app over HTTP/1.1, one thread per connection with a request in.
+    """Serves a WSGI app over HTTP/1.1 at ``address`` (port 0: a free one, ``server_port``).
 
-    Args:
-        address: ``(host, port)``; port 0 picks a free port (see ``server_port``); an IPv6
-            literal host (``"::1"``) binds an IPv6 socket.
-        app: The WSGI application.
-        keepalive_timeout: Seconds an idle connection stays open.
-        max_connections: Connections served at once. At the limit a new one takes the place
-            of the one waiting longest for a request; when every one is serving a request,
-            it is answered 503 and closed.
-        request_read_timeout: Seconds a request (line, headers and body) may take to arrive;
-            a slower client is dropped (counted in ``slow_clients_dropped``).
+    One thread per connection with a request in, at most ``max_connections``: at the limit a
+    new one takes the place of the one waiting longest for a request, or is answered 503
+    when all are serving one.
     """
 
     daemon_threads = True
@@ -354,7 +347,7 @@ class WSGIHTTPServer(socketserver.ThreadingTCPServer):
             self._reading.pop(connection, None)
 
     def service_actions(self) -> None:
-        """Drop the connections whose request has not arrived in time (every poll)."""
+        """Drop the connections whose request is late (every poll)."""
         now = time.monotonic()
         with self._lock:
             late = [conn for conn, deadline in self._reading.items() if deadline <= now]
@@ -459,11 +452,7 @@ class WSGIHTTPServer(socketserver.ThreadingTCPServer):
             self._idle.notify_all()
 
     def drain(self, timeout: float) -> bool:
-        """Refuse new requests, end idle connections, and wait up to ``timeout`` seconds.
-
-        Returns:
-            True when no request is in flight any more, False when ``timeout`` ran out.
-        """
+        """Refuse new requests, end idle connections; False if some still run after ``timeout``."""
         with self._lock:
             self._draining = True
             _shut(self._connections - self._busy)
