@@ -142,40 +142,27 @@ def _remember(key: str, tool: dict[str, Any] | None) -> None:
             _checked_tools.popitem(last=False)
 
 
+def _names(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
 def _check_raw_parameters(raw: dict[str, Any], field: str) -> None:
     # Normalising would quietly repair these; a client sending them has a bug to hear about.
     function = raw.get("function")
     parameters = function.get("parameters") if isinstance(function, dict) else None
+    field += ".function.parameters"
     if parameters is None:
         return
     if not isinstance(parameters, dict):
-        raise bad_parameter(f"{field}.function.parameters", "expected a JSON Schema object")
-    required = parameters.get("required")
-    if required is not None and (
-        not isinstance(required, list) or not all(isinstance(r, str) for r in required)
-    ):
-        raise bad_parameter(
-            f"{field}.function.parameters.required", "expected a list of property names"
-        )
-    properties = parameters.get("properties")
-    if properties is None:
-        return
-    if not isinstance(properties, dict):
-        raise bad_parameter(f"{field}.function.parameters.properties", "expected an object")
-    for name, schema in properties.items():
-        if not isinstance(schema, dict):
-            raise bad_parameter(
-                f"{field}.function.parameters.properties.{name}", "expected a JSON Schema object"
-            )
-
-
-def _check_parameters(parameters: dict[str, Any], field: str) -> None:
-    # The type, and "required": null next to no properties, pass normalising unchanged.
-    if parameters.get("type") != "object":
-        raise bad_parameter(f"{field}.type", "the parameters schema must be of type 'object'")
-    required = parameters.get("required", [])
-    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        raise bad_parameter(field, "expected a JSON Schema object")
+    if parameters.get("required") is not None and not _names(parameters["required"]):
         raise bad_parameter(f"{field}.required", "expected a list of property names")
+    properties = parameters.get("properties")
+    if properties is not None and not isinstance(properties, dict):
+        raise bad_parameter(f"{field}.properties", "expected an object")
+    for name, schema in (properties or {}).items():
+        if not isinstance(schema, dict):
+            raise bad_parameter(f"{field}.properties.{name}", "expected a JSON Schema object")
 
 
 def _check_tool(raw: dict[str, Any], field: str) -> dict[str, Any] | None:
@@ -192,15 +179,18 @@ def _check_tool(raw: dict[str, Any], field: str) -> dict[str, Any] | None:
     problem = tool_name_problem(name)
     if problem is not None:
         raise bad_parameter(f"{field}.function.name", problem)
-    _check_parameters(tool.function.parameters, f"{field}.function.parameters")
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": tool.function.description,
-            "parameters": tool.function.parameters,
-        },
-    }
+    parameters = tool.function.parameters
+    # The type, and "required": null next to no properties, pass normalising unchanged.
+    if parameters.get("type") != "object":
+        raise bad_parameter(
+            f"{field}.function.parameters.type", "the parameters schema must be of type 'object'"
+        )
+    if not _names(parameters.get("required", [])):
+        raise bad_parameter(
+            f"{field}.function.parameters.required", "expected a list of property names"
+        )
+    function = {"name": name, "description": tool.function.description, "parameters": parameters}
+    return {"type": "function", "function": function}
 
 
 def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
