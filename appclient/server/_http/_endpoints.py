@@ -118,10 +118,8 @@ class Endpoints:
             produce=produce,
         )
 
-    # --- POST /v2/app/conversation ---------------------------------------------------
-
     def create_conversation(self, ctx: RequestContext) -> Response:
-        """Create a conversation owned by the caller and the body's ``app_id``."""
+        """``POST /v2/app/conversation``: a conversation of the caller and the body's app."""
         data = parse_json_object(ctx.body)
         request = validate_model(CreateConversationRequest, data)
         self._check_app(request.app_id)
@@ -139,8 +137,6 @@ class Endpoints:
             return json_response({"conversation_id": conversation_id}, request_id=ctx.request_id)
 
         return self._once(ctx, data, produce)
-
-    # --- the app-management API (GET /v2/apps, POST /v2/app?Action=...) ----------------
 
     def apps(self, ctx: RequestContext) -> Response:
         """``GET /v2/apps``: the apps served (``get_app_list``)."""
@@ -161,10 +157,8 @@ class Endpoints:
         payload = handlers[action](served, body)
         return json_response({"requestId": ctx.request_id, **payload}, request_id=ctx.request_id)
 
-    # --- POST /v2/app/conversation/runs ----------------------------------------------
-
     def run(self, ctx: RequestContext) -> Response:
-        """Run one step of the conversation (a query, or tool outputs) and answer it."""
+        """``POST .../runs``: run one step of the conversation (a query, or tool outputs)."""
         data = parse_json_object(ctx.body)
         request = validate_model(RunRequest, {**data, "tools": None})
         tools = validate_tools(data.get("tools"))
@@ -335,10 +329,8 @@ class Endpoints:
             names[file_id] = record.name
         return tuple(names.values())
 
-    # --- POST /v2/app/conversation/file/upload ---------------------------------------
-
     def upload(self, ctx: RequestContext) -> Response:
-        """Store an uploaded file (or remember a ``file_url``) for a conversation."""
+        """``POST .../file/upload``: store a file (or remember a ``file_url``)."""
         try:
             parts = parse_form(ctx.body, ctx.content_type)
         except MultipartError as exc:
@@ -392,10 +384,8 @@ class Endpoints:
 
         return self._once(ctx, payload, produce)
 
-    # --- POST /v2/app/conversation/feedback ------------------------------------------
-
     def feedback(self, ctx: RequestContext) -> Response:
-        """Record feedback on a message (a run) of the caller's conversation."""
+        """``POST .../feedback``: record feedback on a message (a run) of the conversation."""
         data = parse_json_object(ctx.body)
         request = validate_model(FeedbackRequest, data)
         self._check_app(request.app_id)

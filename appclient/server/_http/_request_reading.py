@@ -99,7 +99,6 @@ class HeadReader:
         self._selector.register(self._wake_read, selectors.EVENT_READ)
         self._lock = threading.Lock()
         self._added: list[tuple[socket.socket, Any]] = []
-        self._waiting: dict[socket.socket, tuple[Any, bytes]] = {}  # -> address, bytes so far
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="appclient-heads", daemon=True)
         self._thread.start()
@@ -125,11 +124,11 @@ class HeadReader:
                     if key.fileobj is self._wake_read:
                         self._take_added()
                     else:
-                        self._receive(key.fileobj)  # type: ignore[arg-type]
+                        self._receive(key.fileobj, key.data)  # type: ignore[arg-type]
         finally:
-            for connection in list(self._waiting):
-                self._forget(connection)
-                self._on_gone(connection)
+            for key in list(self._selector.get_map().values()):
+                if key.fileobj is not self._wake_read:
+                    self._on_gone(key.fileobj)  # type: ignore[arg-type]
             self._selector.close()
             self._wake_read.close()
             self._wake_write.close()
@@ -143,35 +142,29 @@ class HeadReader:
         for connection, address in added:
             try:
                 connection.setblocking(False)
-                self._selector.register(connection, selectors.EVENT_READ)
+                # The key's data: the address, and the bytes so far.
+                self._selector.register(connection, selectors.EVENT_READ, [address, b""])
             except (OSError, ValueError):  # closed meanwhile (made room for another)
                 self._on_gone(connection)
-                continue
-            self._waiting[connection] = (address, b"")
 
-    def _receive(self, connection: socket.socket) -> None:
-        address, head = self._waiting[connection]
+    def _receive(self, connection: socket.socket, state: list[Any]) -> None:
         try:
             data = connection.recv(_RECV_BYTES)
         except BlockingIOError:
             return
         except OSError:
             data = b""
-        if not data:
-            self._forget(connection)
-            self._on_gone(connection)
+        state[1] += data
+        head = state[1]
+        whole = b"\n\r\n" in head or b"\n\n" in head or len(head) > self._max_bytes
+        if data and not whole:
             return
-        head += data
-        if b"\n\r\n" in head or b"\n\n" in head or len(head) > self._max_bytes:
-            self._forget(connection)
-            self._on_head(connection, address, head)
-        else:
-            self._waiting[connection] = (address, head)
-
-    def _forget(self, connection: socket.socket) -> None:
-        del self._waiting[connection]
         with contextlib.suppress(KeyError, ValueError, OSError):
             self._selector.unregister(connection)
+        if data:
+            self._on_head(connection, state[0], head)
+        else:
+            self._on_gone(connection)
 
 
 class PrefixedReader(io.RawIOBase):
