@@ -111,11 +111,7 @@ def _parse_headers(block: bytes) -> dict[str, str]:
 
 
 def parse_multipart(body: bytes, content_type: str) -> list[Part]:
-    """Parse a ``multipart/form-data`` body into its parts, in order.
-
-    Raises:
-        MultipartError: Not multipart, no boundary, or a malformed body.
-    """
+    """Parse a ``multipart/form-data`` body into its parts, in order."""
     kind, params = parse_header_value(content_type)
     if kind != "multipart/form-data":
         raise MultipartError(f"expected multipart/form-data, got {kind or 'no content type'!r}")
@@ -163,11 +159,7 @@ def parse_multipart(body: bytes, content_type: str) -> list[Part]:
 
 
 def parse_form(body: bytes, content_type: str) -> list[Part]:
-    """Parse an upload form, multipart or urlencoded (its fields: parts without a file name).
-
-    Raises:
-        MultipartError: Another content type, too many fields, or a malformed multipart body.
-    """
+    """Parse an upload form, multipart or urlencoded (its fields: parts without a file name)."""
     kind, _ = parse_header_value(content_type)
     if kind == "multipart/form-data":
         return parse_multipart(body, content_type)

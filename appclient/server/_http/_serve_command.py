@@ -168,12 +168,7 @@ def run(
     stop: threading.Event | None = None,
     out: TextIO | None = None,
 ) -> int:
-    """Serve until Ctrl-C, SIGTERM or ``stop`` is set; the banner goes to ``out`` (stdout).
-
-    Returns:
-        The exit status: 0; 1 when the server cannot listen (port in use, bad host) or open
-        its database; 2 for options that do not go together.
-    """
+    """Serve until Ctrl-C, SIGTERM or ``stop``, the banner on ``out``; return the exit status."""
     out = out if out is not None else sys.stdout
     logging.basicConfig(
         level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"

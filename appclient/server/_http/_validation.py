@@ -194,10 +194,7 @@ def _check_tool(raw: dict[str, Any], field: str) -> dict[str, Any] | None:
 
 
 def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
-    """Validate a run's ``tools`` normalised to JSON Schema; other types than function go.
-
-    Raises HTTPProblem: 400 naming the first bad field (shape, name rule, duplicate name).
-    """
+    """Validate a run's ``tools``, normalised to JSON Schema (tools but functions left out)."""
     if raw_tools is None:
         return ()
     if not isinstance(raw_tools, list):
