@@ -370,9 +370,9 @@ class WSGIHTTPServer(socketserver.ThreadingTCPServer):
             if len(self._in_head) >= self.max_connections * _HEADS_PER_THREAD:
                 oldest = self._most_idle(self._in_head)
             self._in_head.add(request)
+            self._reading[request] = time.monotonic() + self.request_read_timeout  # its head too
         if oldest is not None:
             self._drop(oldest)
-        self.reading(request)  # its head is due within the read timeout, too
         self._heads.add(request, client_address)
 
     def _head_arrived(self, connection: socket.socket, address: Any, head: bytes) -> None:
@@ -387,7 +387,8 @@ class WSGIHTTPServer(socketserver.ThreadingTCPServer):
                 # way, the one waiting longest first; one being served is never cut. One just
                 # answered may not be marked done yet: wait a moment for it.
                 waiting = self._idle.wait_for(
-                    lambda: self._waiting_for_requests(connection), timeout=_ROOM_GRACE
+                    lambda: self._connections - self._busy - self._in_head - {connection},
+                    timeout=_ROOM_GRACE,
                 )
                 oldest = self._most_idle(waiting)
         if oldest is not None:
@@ -405,15 +406,6 @@ class WSGIHTTPServer(socketserver.ThreadingTCPServer):
             self.shutdown_request(connection)
             return
         socketserver.ThreadingMixIn.process_request(self, connection, address)
-
-    def _waiting_for_requests(self, new: socket.socket) -> list[socket.socket]:
-        # The caller holds the lock: served connections between requests (or dripping a
-        # body), which may make room for ``new``.
-        return [
-            c
-            for c in self._connections
-            if c not in self._busy and c not in self._in_head and c is not new
-        ]
 
     def shutdown_request(self, request: Any) -> None:
         """Forget and close a finished connection."""
