@@ -42,22 +42,6 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _has_lone_surrogate(value: Any) -> bool:
-    # Its own stack: JSON nested thousands deep must not hit the recursion limit.
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            if _LONE_SURROGATE.search(item) is not None:
-                return True
-        elif isinstance(item, dict):
-            pending.extend(item.keys())
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return False
-
-
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 #: Deepest nesting a request body may have: far beyond any tool schema or argument, and far
@@ -65,16 +49,20 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite
 MAX_JSON_DEPTH = 64
 
 
-def _deeper_than(value: Any, limit: int) -> bool:
-    pending = [(value, 1)]
+def _json_problem(value: Any, *, escaped: bool) -> str | None:
+    """Why a parsed body cannot be served (too deep; with ``escaped``, a lone surrogate)."""
+    # Its own stack: JSON nested thousands deep must not hit the recursion limit.
+    pending, lone = [(value, 1)], False
     while pending:
         item, depth = pending.pop()
-        if isinstance(item, dict | list):
-            if depth > limit:
-                return True
-            children = item.values() if isinstance(item, dict) else item
+        if isinstance(item, str):
+            lone = lone or (escaped and _LONE_SURROGATE.search(item) is not None)
+        elif isinstance(item, dict | list):
+            if depth > MAX_JSON_DEPTH:
+                return f"body: JSON nested deeper than {MAX_JSON_DEPTH} levels"
+            children = [*item, *item.values()] if isinstance(item, dict) else item
             pending.extend((child, depth + 1) for child in children)
-    return False
+    return "body: a string holds a lone UTF-16 surrogate" if lone else None
 
 
 def parse_json_object(body: bytes) -> dict[str, Any]:
@@ -91,15 +79,13 @@ def parse_json_object(body: bytes) -> dict[str, Any]:
         raise HTTPProblem(400, "InvalidJSON", f"body: not valid JSON ({exc})") from None
     if not isinstance(value, dict):
         raise bad_parameter("body", f"expected a JSON object, got {type(value).__name__}")
-    # Fewer brackets than the limit cannot nest deeper: the count (in C) spares the walk.
-    if body.count(b"{") + body.count(b"[") > MAX_JSON_DEPTH and _deeper_than(value, MAX_JSON_DEPTH):
-        raise HTTPProblem(
-            400, "InvalidJSON", f"body: JSON nested deeper than {MAX_JSON_DEPTH} levels"
-        )
-    # The byte test skips the walk for most bodies; it only sees escapes in UTF-8 bytes.
+    # Byte tests (in C) spare most bodies the walk: fewer brackets than the limit cannot nest
+    # deeper, and a lone surrogate in UTF-8 bytes can only come from an escape.
     escaped = not utf8 or b"\\ud" in body or b"\\uD" in body
-    if escaped and _has_lone_surrogate(value):
-        raise HTTPProblem(400, "InvalidJSON", "body: a string holds a lone UTF-16 surrogate")
+    if escaped or body.count(b"{") + body.count(b"[") > MAX_JSON_DEPTH:
+        problem = _json_problem(value, escaped=escaped)
+        if problem is not None:
+            raise HTTPProblem(400, "InvalidJSON", problem)
     return value
 
 
