@@ -7,6 +7,7 @@ conversations only, shown as text under a content security policy.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import replace
 from importlib import resources
@@ -48,26 +49,22 @@ class Inspector:
         self._endpoints = endpoints
         self._owner = owner
         folder = resources.files("appclient.server") / "inspector"
-        self._files = {
-            path: (folder.joinpath(name).read_bytes(), kind)
+        page = functools.partial(
+            Response, 200, "", headers=_PAGE_HEADERS
+        )  # request id: per request
+        self._pages = {
+            path: page(body=folder.joinpath(name).read_bytes(), content_type=kind)
             for path, (name, kind) in _STATIC.items()
         }
 
     def handle(self, environ: dict[str, Any], *, request_id: str) -> Response:
         """Serve a request to a path it :func:`serves` (405 but for GET, 401, 404)."""
         path = environ.get("PATH_INFO") or "/"
-        static = self._files.get(path)
         if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
             raise HTTPProblem(405, "MethodNotAllowed", f"{path}: use GET", headers={"Allow": "GET"})
-        if static is not None:
-            body, kind = static
-            return Response(
-                status=200,
-                request_id=request_id,
-                body=body,
-                content_type=kind,
-                headers=_PAGE_HEADERS,
-            )
+        page = self._pages.get(path)
+        if page is not None:
+            return replace(page, request_id=request_id)
         owner = self._owner(environ)
         rest = path[len(_API) :].strip("/")
         payload = self._conversation(owner, rest) if rest else self._list(owner)
