@@ -46,10 +46,8 @@ class ReferenceServer:
         host: The interface to bind; 127.0.0.1 by default (never exposed by accident).
         port: The port; 0 picks a free one (read it back from ``port``/``url``).
         token: The accepted bearer token; a random one when ``None``.
-        app_id: The app id served, or several (a list); ``None`` serves any app id.
-            ``app_id`` is the first one, for clients.
-        any_app_id: Serve every app id, listing the ``app_id`` ones in the app API (an
-            account that has those apps).
+        app_id: The app id served, or a list (the attribute: the first); ``None``: any.
+        any_app_id: Serve every app id, listing the ``app_id`` ones in the app API.
         extra_tokens: More accepted tokens (other tenants).
         components: Cloud components; the built-in ones when ``None``.
         data_dir: Where uploads go; ``<db_path>.files`` or a temporary directory when ``None``.
@@ -61,9 +59,8 @@ class ReferenceServer:
         lease_seconds: How long a run may hold its conversation: a run cut off by a crash
             keeps it (and its ``Idempotency-Key``) busy this long (HTTP 409).
         clock: Returns the current time in seconds (leases, reservations, timestamps).
-        model_url: Plan with a model behind this OpenAI-compatible base URL
-            (``http://127.0.0.1:8000/v1``) instead of the rule agent (needs the ``model``
-            extra); ``agent`` must then be ``None``.
+        model_url: Plan with the model behind this OpenAI-compatible base URL instead
+            (needs the ``model`` extra, and no ``agent``).
         model: The model name to ask for (with ``model_url``).
         tool_format: ``"native"`` or a text format (see :mod:`appclient.formats`).
         strategy: ``"fc"``, ``"react"``, ``"plan_and_solve"`` or ``"rewoo"``.
