@@ -11,7 +11,6 @@ import math
 import threading
 from collections import deque
 from dataclasses import dataclass
-from typing import Literal
 
 from .._settings import DEFAULT_HANG_SECONDS
 from ._responses import HTTPProblem
@@ -28,11 +27,9 @@ _CODES = {
 
 @dataclass
 class _RequestFault:
-    kind: Literal["fail", "hang", "delay"]
     remaining: int
-    status: int = 503
-    retry_after: float | None = None
-    seconds: float = 0.0
+    problem: HTTPProblem | None  # the answer after the hold; None: serve the request
+    seconds: float = 0.0  # the hold
 
 
 class FaultInjector:
@@ -105,7 +102,13 @@ class FaultInjector:
             raise ValueError("status must be an HTTP error status (400-599)")
         if retry_after is not None and retry_after < 0:
             raise ValueError("retry_after must not be negative")
-        self._queue(_RequestFault("fail", count, status=status, retry_after=retry_after))
+        headers = {}
+        if retry_after is not None:
+            whole = float(retry_after).is_integer()
+            headers["Retry-After"] = str(int(retry_after)) if whole else f"{retry_after:g}"
+        code = _CODES.get(status, "InjectedFault")
+        failure = HTTPProblem(status, code, "injected fault", headers=headers)
+        self._queue(_RequestFault(count, failure))
 
     def hang_next(self, count: int = 1, *, timeout: float = DEFAULT_HANG_SECONDS) -> None:
         """Hold the next ``count`` requests unprocessed, so the client's timeout fires.
@@ -123,7 +126,8 @@ class FaultInjector:
         """
         if not timeout >= 0:
             raise ValueError("timeout must not be negative")
-        self._queue(_RequestFault("hang", count, status=503, seconds=timeout))
+        held = HTTPProblem(503, "ServiceUnavailable", "injected fault: the request was held")
+        self._queue(_RequestFault(count, held, seconds=timeout))
 
     def delay_next(self, count: int = 1, *, seconds: float) -> None:
         """Hold each of the next ``count`` requests ``seconds`` (or until released), then serve.
@@ -138,7 +142,7 @@ class FaultInjector:
         """
         if not seconds >= 0:
             raise ValueError("seconds must not be negative")
-        self._queue(_RequestFault("delay", count, seconds=seconds))
+        self._queue(_RequestFault(count, None, seconds=seconds))
 
     def cut_stream_after(self, messages: int, *, count: int = 1) -> None:
         """Close the next ``count`` streamed responses after ``messages`` SSE messages.
@@ -190,20 +194,10 @@ class FaultInjector:
             self._injected += 1
             self._applied.notify_all()
             wake = self._wake
-        if fault.kind != "fail":
+        if fault.seconds:
             # Event.wait overflows on an infinite timeout; None is its "until set".
             wake.wait(None if math.isinf(fault.seconds) else fault.seconds)
-        if fault.kind == "delay":
-            return None
-        if fault.kind == "hang":
-            return HTTPProblem(503, "ServiceUnavailable", "injected fault: the request was held")
-        headers, seconds = {}, fault.retry_after
-        if seconds is not None:
-            headers["Retry-After"] = (
-                str(int(seconds)) if float(seconds).is_integer() else f"{seconds:g}"
-            )
-        code = _CODES.get(fault.status, "InjectedFault")
-        return HTTPProblem(fault.status, code, "injected fault", headers=headers)
+        return fault.problem
 
     def stream_limit(self) -> int | None:
         """Return how many messages the next stream may send (using up one cut), or None."""
