@@ -39,8 +39,7 @@ def read_chunked(stream: io.BufferedIOBase, *, limit: int) -> bytes:
     Raises ChunkedBodyError: bad framing (400), over ``limit`` bytes (413), a client that
     stopped sending (408).
     """
-    parts: list[bytes] = []
-    total = 0
+    body = bytearray()
     try:
         while True:
             line = stream.readline(_MAX_CHUNK_LINE + 1)
@@ -52,8 +51,7 @@ def read_chunked(stream: io.BufferedIOBase, *, limit: int) -> bytes:
             size = int(size_text, 16)
             if size == 0:
                 break
-            total += size
-            if total > limit:
+            if len(body) + size > limit:
                 raise ChunkedBodyError(
                     f"chunked body: over the limit of {limit} bytes",
                     status=HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
@@ -61,10 +59,10 @@ def read_chunked(stream: io.BufferedIOBase, *, limit: int) -> bytes:
             data = stream.read(size)
             if len(data) < size or stream.read(2) != b"\r\n":
                 raise ChunkedBodyError("chunked body: a chunk is cut short or not ended by CRLF")
-            parts.append(data)
+            body += data
         for _ in range(_MAX_TRAILERS):
             if stream.readline(MAX_LINE + 1) in (b"\r\n", b"\n", b""):
-                return b"".join(parts)
+                return bytes(body)
         raise ChunkedBodyError("chunked body: too many trailer lines")
     except OSError:  # a timeout or a reset while the body was still coming
         raise ChunkedBodyError(
