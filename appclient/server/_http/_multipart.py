@@ -119,15 +119,13 @@ def parse_multipart(body: bytes, content_type: str) -> list[Part]:
     if not boundary or len(boundary) > 200:
         raise MultipartError("the multipart boundary is missing or too long")
     delimiter = b"--" + boundary.encode("latin-1", "replace")
-    if body.startswith(delimiter):
-        position = len(delimiter)
-    else:
-        start = body.find(b"\r\n" + delimiter)
-        if start < 0:
-            raise MultipartError("the body does not contain the boundary")
-        position = start + 2 + len(delimiter)
-    parts: list[Part] = []
     separator = b"\r\n" + delimiter
+    # The first delimiter may open the body, without the line break before it.
+    start = -2 if body.startswith(delimiter) else body.find(separator)
+    if start == -1:
+        raise MultipartError("the body does not contain the boundary")
+    position = start + len(separator)
+    parts: list[Part] = []
     while True:
         if body.startswith(b"--", position):
             return parts
