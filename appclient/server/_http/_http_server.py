@@ -318,10 +318,14 @@ class WSGIHTTPServer(socketserver.ThreadingTCPServer):
         self._thread: threading.Thread | None = None
         if ":" in address[0]:  # an IPv6 literal; the class default is IPv4 only
             self.address_family = socket.AF_INET6
-        super().__init__(address, _Handler)
-        self._heads = HeadReader(
+        self._heads = HeadReader(  # before binding: a failed bind calls server_close()
             on_head=self._head_arrived, on_gone=self.shutdown_request, max_bytes=_MAX_HEAD_BYTES
         )
+        try:
+            super().__init__(address, _Handler)
+        except BaseException:  # also before binding (no such address family)
+            self._heads.close()
+            raise
         host, port = self.server_address[:2]
         self.server_name, self.server_port = str(host), int(port)
 
