@@ -1,6 +1,6 @@
 """Test helpers: a real reference server on 127.0.0.1, scripted agents, fault injection.
 
-For appclient's own tests and for yours::
+For appclient's own tests and yours (the README's "Testing your tools offline")::
 
     from appclient.server import PlannedCall
     from appclient.testing import ReferenceServer, ScriptedAgent
@@ -8,14 +8,12 @@ For appclient's own tests and for yours::
     agent = ScriptedAgent([PlannedCall("get_weather", {"city": "Paris"}), "It is sunny."])
     with ReferenceServer(agent) as server:
         client = AppClient(server.app_id, token=server.token, base_url=server.url)
-        ...
         server.faults.fail_next(1, status=503, retry_after=0)   # the next request fails
 
-To share one server across a module, start each test with ``server.faults.reset()`` and
-``agent.reset(*steps)``. Each server has its own free port and upload directory, so several
-may run at once. The agent API a script is made of (``PlannedCall``, ``Decision``, ...) lives
-in ``appclient.server``; ``ScriptedModel`` is an OpenAI-compatible model answering from a
-script (``ReferenceServer(model_url=model.url, ...)``).
+A server shared by a module is reset per test (``server.faults.reset()``,
+``agent.reset(*steps)``); ``ScriptedModel`` is an offline OpenAI-compatible model for
+``ReferenceServer(model_url=model.url, ...)``. The agent API and the deployable server are
+in ``appclient.server``.
 """
 
 import typing
@@ -38,8 +36,7 @@ __all__ = [
     "ScriptedModel",
 ]
 
-#: The agent API this module also exported -> its one home now (importable from here, with
-#: a DeprecationWarning, for one release).
+#: The agent API this module also exported -> its home (a DeprecationWarning, one release).
 _MOVED = dict.fromkeys(
     [
         "Agent",

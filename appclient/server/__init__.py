@@ -1,16 +1,10 @@
 """The embedded reference agent server: the AppBuilder conversation protocol on 127.0.0.1.
 
-- :func:`create_app` returns the WSGI application, for any WSGI server;
-- :class:`MemoryStore` and :class:`SQLiteStore` keep its state (:class:`Store` is the
-  interface; a store raises :class:`StoreBusyError` when shared storage stays locked, and
-  the server answers a retryable 503);
-- :class:`RuleAgent` plans runs by default and :class:`ModelAgent` with a model; the
-  agent interface (:class:`Agent`, :class:`Decision`, ...) lets you plug in your own
-  planner, and :class:`CloudComponent` your own server-side components
-  (:func:`default_components` are the built-in ones).
-
-``appclient serve`` and ``python -m appclient.server`` run it. The helpers for tests
-(``ReferenceServer``, ``ScriptedAgent``, ``FaultInjector``) are in ``appclient.testing``.
+:func:`create_app` is its WSGI application, over a :class:`Store` (:class:`MemoryStore`,
+:class:`SQLiteStore`); :class:`RuleAgent` plans runs by default, :class:`ModelAgent` with a
+model, and the agent API (:class:`Agent`, :class:`Decision`, ...) plugs in your own planner
+and :class:`CloudComponent` server-side components. ``appclient serve`` runs it; the test
+helpers are in ``appclient.testing``.
 """
 
 import typing
@@ -53,8 +47,7 @@ __all__ = [
     "default_components",
 ]
 
-#: Test helpers this module also exported -> their one home now. They still import from
-#: here, with a DeprecationWarning naming the new path, for one release.
+#: Test helpers this module also exported -> their home (a DeprecationWarning, one release).
 _MOVED = dict.fromkeys(["FaultInjector", "ReferenceServer", "ScriptedAgent"], "appclient.testing")
 
 

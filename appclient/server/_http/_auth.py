@@ -1,7 +1,6 @@
 """Who is calling: bearer tokens, compared in constant time, and the owner they stand for.
 
-The rest of the server sees an *owner*: a SHA-256 fingerprint of the token, safe to store
-and to log.
+The rest of the server sees an *owner*: the token's SHA-256, safe to store and to log.
 """
 
 from __future__ import annotations
@@ -10,8 +9,6 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import Iterable
-
-_BEARER = "bearer"
 
 
 def generate_token() -> str:
@@ -30,17 +27,13 @@ def presented_token(header: str | None) -> str | None:
         return None
     value = header.strip()
     scheme, _, rest = value.partition(" ")
-    if scheme.lower() == _BEARER:
+    if scheme.lower() == "bearer":
         value = rest.strip()
     return value or None
 
 
 class TokenAuthority:
-    """Checks presented tokens against the configured ones (a ``Bearer`` scheme is no part of one).
-
-    Raises:
-        ValueError: No token, or an empty one, was given.
-    """
+    """Checks presented tokens against the configured ones; ValueError for none or an empty one."""
 
     def __init__(self, tokens: Iterable[str]) -> None:
         # A token configured as "Bearer x" (how APPBUILDER_TOKEN may hold it) is the token
@@ -60,8 +53,7 @@ class TokenAuthority:
     def authenticate(self, header: str | None) -> str | None:
         """Return the owner for an ``Authorization`` header, or ``None`` if it is not valid.
 
-        Every configured token is compared, whatever matched earlier, so the time taken does
-        not depend on which token matched.
+        Every token is compared, so the time taken does not tell which one matched.
         """
         token = presented_token(header)
         if token is None:

@@ -1,10 +1,8 @@
 """The four endpoints of the protocol: create conversation, runs, file upload, feedback.
 
-Each handler validates its request completely before touching any state. Writes go through
-the idempotency guard, and a run holds its conversation's lease from reading the state to
-committing the new one, so a failed run leaves the conversation as it was. The
-app-management API the official SDK calls (``get_app_list``, ``describe_apps``,
-``describe_app``) answers with the served app ids, each a published agent app.
+Each validates its request completely before touching any state; writes go through the
+idempotency guard, and a run holds its conversation's lease from reading the state to
+committing the new one, so a failed run leaves the conversation as it was.
 """
 
 from __future__ import annotations
@@ -13,9 +11,9 @@ import contextlib
 import functools
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 from urllib.parse import parse_qs
 
 from ..._core._models import CreateConversationRequest, FeedbackRequest, RunRequest
@@ -27,6 +25,7 @@ from .._settings import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_APP_ID, DEFAULT_RUN_
 from .._state._idempotency import IdempotencyGuard, fingerprint, stored_response
 from .._state._state import MAX_RUNS_KEPT, ConversationState, FeedbackRecord, FileRecord
 from .._state._store import Store, lease_owner_id
+from ._app_api import app_list, describe_app, describe_apps
 from ._multipart import MultipartError, parse_form
 from ._responses import (
     HTTPProblem,
@@ -58,10 +57,7 @@ class RequestContext:
 
 
 class Endpoints:
-    """Serves the protocol's endpoints over a store, a run engine and an upload directory.
-
-    The options are :func:`create_app`'s (``app_ids``: ``None`` serves any).
-    """
+    """Serves the protocol's endpoints over a store, a run engine and an upload directory."""
 
     def __init__(
         self,
@@ -78,8 +74,10 @@ class Endpoints:
         self.store = store
         self.engine = engine
         self.uploads = uploads
-        self._app_ids = app_ids
+        self._app_ids = app_ids or frozenset()
         self._any_app_id = any_app_id or app_ids is None
+        #: The app ids listed (the default one when any is served and none is named).
+        self.served_app_ids = sorted(app_ids) if app_ids is not None else [DEFAULT_APP_ID]
         self._lease_seconds = lease_seconds
         self._max_delta_chars = max_delta_chars
         self._clock = clock
@@ -91,9 +89,8 @@ class Endpoints:
     def _check_app(self, app_id: str) -> None:
         if not app_id:
             raise bad_parameter("app_id", "must not be empty")
-        if not self._any_app_id and app_id not in (self._app_ids or ()):
-            listed = sorted(self._app_ids or ())
-            served = ", ".join(repr(served_id) for served_id in listed) or "none"
+        if not self._any_app_id and app_id not in self._app_ids:
+            served = ", ".join(map(repr, self.served_app_ids)) or "none"
             raise HTTPProblem(
                 404, "AppNotFound", f"app_id: {app_id!r} is not served here (it serves {served})"
             )
@@ -121,10 +118,8 @@ class Endpoints:
             produce=produce,
         )
 
-    # --- POST /v2/app/conversation ---------------------------------------------------
-
     def create_conversation(self, ctx: RequestContext) -> Response:
-        """Create a conversation owned by the caller and the body's ``app_id``."""
+        """``POST /v2/app/conversation``: a conversation of the caller and the body's app."""
         data = parse_json_object(ctx.body)
         request = validate_model(CreateConversationRequest, data)
         self._check_app(request.app_id)
@@ -142,13 +137,6 @@ class Endpoints:
             return json_response({"conversation_id": conversation_id}, request_id=ctx.request_id)
 
         return self._once(ctx, data, produce)
-
-    # --- the app-management API (GET /v2/apps, POST /v2/app?Action=...) ----------------
-
-    @property
-    def served_app_ids(self) -> list[str]:
-        """The app ids this server lists (the default one when it serves any and none is named)."""
-        return sorted(self._app_ids) if self._app_ids is not None else [DEFAULT_APP_ID]
 
     def apps(self, ctx: RequestContext) -> Response:
         """``GET /v2/apps``: the apps served (``get_app_list``)."""
@@ -169,10 +157,8 @@ class Endpoints:
         payload = handlers[action](served, body)
         return json_response({"requestId": ctx.request_id, **payload}, request_id=ctx.request_id)
 
-    # --- POST /v2/app/conversation/runs ----------------------------------------------
-
     def run(self, ctx: RequestContext) -> Response:
-        """Run one step of the conversation (a query, or tool outputs) and answer it."""
+        """``POST .../runs``: run one step of the conversation (a query, or tool outputs)."""
         data = parse_json_object(ctx.body)
         request = validate_model(RunRequest, {**data, "tools": None})
         tools = validate_tools(data.get("tools"))
@@ -241,7 +227,6 @@ class Endpoints:
         """
         conversation_id = request.conversation_id
         sent: list[str] = []  # a live run's messages so far, as handed to emit
-        texts: list[str] = []
         started, began = self._clock(), time.perf_counter()
         # What the inspector shows of a run in progress (this process's runs only).
         running: dict[str, Any] = {"started": started, "query": request.query or "", "answer": ""}
@@ -261,7 +246,6 @@ class Endpoints:
                         date=date,
                     )
                     sent.append(message)
-                    texts.append(text)
                     text = message
                 send(text)
 
@@ -291,7 +275,7 @@ class Endpoints:
                     request_id=ctx.request_id,
                     date=date,
                     max_delta_chars=self._max_delta_chars,
-                    sent="".join(texts),
+                    sent=running["answer"],
                 )
                 response = sse_response([*sent, *rest], request_id=ctx.request_id)
             else:
@@ -332,38 +316,35 @@ class Endpoints:
         return response, rest
 
     def _file_names(self, file_ids: list[str], state: ConversationState) -> tuple[str, ...]:
-        names = []
-        seen: set[str] = set()
+        names: dict[str, str] = {}
         for index, file_id in enumerate(file_ids):
-            # A repeated id names the same file: looking it up (and keeping its name in the
-            # turn) once per repeat let one request cost thousands of store reads.
-            if file_id in seen:
+            # A repeated id names the same file, looked up once (not thousands of reads).
+            if file_id in names:
                 continue
-            seen.add(file_id)
             record = self.store.get_file(file_id)
             if record is None or record.conversation_id != state.conversation_id:
                 raise bad_parameter(
                     f"file_ids[{index}]", f"{file_id!r} is not a file of this conversation"
                 )
-            names.append(record.name)
-        return tuple(names)
-
-    # --- POST /v2/app/conversation/file/upload ---------------------------------------
+            names[file_id] = record.name
+        return tuple(names.values())
 
     def upload(self, ctx: RequestContext) -> Response:
-        """Store an uploaded file (or remember a ``file_url``) for a conversation."""
+        """``POST .../file/upload``: store a file (or remember a ``file_url``)."""
         try:
             parts = parse_form(ctx.body, ctx.content_type)
         except MultipartError as exc:
             raise bad_parameter("body", str(exc)) from None
         fields = {part.name: part for part in reversed(parts)}  # the first of a name wins
-        app_id = fields["app_id"].text() if "app_id" in fields else ""
-        conversation_id = fields["conversation_id"].text() if "conversation_id" in fields else ""
+        app_id, conversation_id, url = (
+            fields[name].text() if name in fields else ""
+            for name in ("app_id", "conversation_id", "file_url")
+        )
         self._check_app(app_id)
         if not conversation_id:
             raise bad_parameter("conversation_id", "must not be empty")
         file_part = fields.get("file")
-        url = fields["file_url"].text().strip() if "file_url" in fields else ""
+        url = url.strip()
         if file_part is not None:
             self.uploads.check_size(len(file_part.data))
             name = display_name(file_part.filename or "file")
@@ -403,10 +384,8 @@ class Endpoints:
 
         return self._once(ctx, payload, produce)
 
-    # --- POST /v2/app/conversation/feedback ------------------------------------------
-
     def feedback(self, ctx: RequestContext) -> Response:
-        """Record feedback on a message (a run) of the caller's conversation."""
+        """``POST .../feedback``: record feedback on a message (a run) of the conversation."""
         data = parse_json_object(ctx.body)
         request = validate_model(FeedbackRequest, data)
         self._check_app(request.app_id)
@@ -431,93 +410,3 @@ class Endpoints:
             return json_response({}, request_id=ctx.request_id)
 
         return self._once(ctx, data, produce)
-
-
-# --- the app-management API: pure, request values in, response bodies out -------------
-
-_MAX_KEYS: Final = 100
-_DESCRIPTION: Final = (
-    "An app of appclient's reference agent server (local tools, cloud components)."
-)
-
-
-def _overview(app_id: str) -> dict[str, Any]:
-    return {
-        "id": app_id,
-        "name": app_id,
-        "description": _DESCRIPTION,
-        "appType": "agent",
-        "isPublished": True,
-        "updateTime": 0,
-    }
-
-
-def _page(ids: list[str], *, after: str, limit: int) -> list[str]:
-    start = ids.index(after) + 1 if after in ids else 0
-    return ids[start : start + limit]
-
-
-def _limit(value: Any, name: str) -> int:
-    try:
-        limit = int(value)
-    except (TypeError, ValueError):
-        raise bad_parameter(name, f"must be a whole number from 1 to {_MAX_KEYS}") from None
-    if not 1 <= limit <= _MAX_KEYS:
-        raise bad_parameter(name, f"must be a whole number from 1 to {_MAX_KEYS}")
-    return limit
-
-
-def app_list(app_ids: Iterable[str], query: str) -> dict[str, Any]:
-    """``GET /v2/apps?limit=&after=&before=``: ``{"data": [app overview, ...]}``.
-
-    Raises:
-        HTTPProblem: 400 for a ``limit`` outside 1-100.
-    """
-    values = parse_qs(query)
-    limit = _limit((values.get("limit") or ["10"])[0], "limit")
-    after = (values.get("after") or [""])[0]
-    return {"data": [_overview(i) for i in _page(sorted(app_ids), after=after, limit=limit)]}
-
-
-def describe_apps(app_ids: Iterable[str], body: Mapping[str, Any]) -> dict[str, Any]:
-    """``DescribeApps``: a page of app overviews, with the official marker fields.
-
-    Raises:
-        HTTPProblem: 400 for a ``MaxKeys`` outside 1-100.
-    """
-    limit = _limit(body.get("MaxKeys", body.get("maxKeys", 10)), "MaxKeys")
-    marker = body.get("Marker", body.get("marker")) or ""
-    ids = sorted(app_ids)
-    page = _page(ids, after=str(marker), limit=limit)
-    truncated = bool(page) and page[-1] != ids[-1]
-    return {
-        "marker": str(marker),
-        "isTruncated": truncated,
-        "nextMarker": page[-1] if truncated else "",
-        "maxKeys": limit,
-        "data": [_overview(i) for i in page],
-    }
-
-
-def describe_app(app_ids: Iterable[str], body: Mapping[str, Any]) -> dict[str, Any]:
-    """``DescribeApp``: one app's details.
-
-    Raises:
-        HTTPProblem: 400 without an ``id``; 404 for an app this server does not serve.
-    """
-    app_id = body.get("id")
-    if not isinstance(app_id, str) or not app_id:
-        raise bad_parameter("id", "must name an app")
-    if app_id not in set(app_ids):
-        raise HTTPProblem(404, "AppNotFound", f"id: {app_id!r} is not served here")
-    return {
-        **_overview(app_id),
-        "instruction": "",
-        "prologue": "",
-        "exampleQueries": [],
-        "followupQueries": {},
-        "components": [],
-        "knowledgeBaseConfig": None,
-        "modelConfig": None,
-        "background": None,
-    }

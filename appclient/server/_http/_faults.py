@@ -1,8 +1,8 @@
 """Fault injection for tests: failing, holding, delaying requests and cutting streams.
 
-Each fault applies to the next request(s) as a whole, before the request is looked at, so
-an injected failure never changes any state. Held requests wait on an event that
-:meth:`FaultInjector.release` (and stopping the server) sets, so tests never sit out a sleep.
+A fault applies to the next request(s) before they are looked at, so an injected failure
+changes no state. Held requests wait on an event :meth:`FaultInjector.release` (and stopping
+the server) sets, so tests never sit out a sleep.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import math
 import threading
 from collections import deque
 from dataclasses import dataclass
-from typing import Literal
 
 from .._settings import DEFAULT_HANG_SECONDS
 from ._responses import HTTPProblem
@@ -28,15 +27,9 @@ _CODES = {
 
 @dataclass
 class _RequestFault:
-    kind: Literal["fail", "hang", "delay"]
     remaining: int
-    status: int = 503
-    retry_after: float | None = None
-    seconds: float = 0.0
-
-
-def _retry_after_text(seconds: float) -> str:
-    return str(int(seconds)) if float(seconds).is_integer() else f"{seconds:g}"
+    problem: HTTPProblem | None  # the answer after the hold; None: serve the request
+    seconds: float = 0.0  # the hold
 
 
 class FaultInjector:
@@ -51,9 +44,7 @@ class FaultInjector:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        # Notified whenever a fault is applied, so a test can wait for a held request
-        # instead of polling for it.
-        self._applied = threading.Condition(self._lock)
+        self._applied = threading.Condition(self._lock)  # notified as each fault is applied
         self._request_faults: deque[_RequestFault] = deque()
         self._stream_cuts: deque[int] = deque()
         self._wake = threading.Event()
@@ -78,11 +69,11 @@ class FaultInjector:
         """Block until at least ``count`` faults have been applied (a test's sync point).
 
         Args:
-            count: The number of applied faults to wait for (see :attr:`injected`).
+            count: The number of applied faults (see :attr:`injected`) to wait for.
             timeout: The longest wait, in seconds.
 
         Returns:
-            True once ``count`` faults were applied, False when ``timeout`` ran out first.
+            False when ``timeout`` ran out first.
         """
         with self._applied:
             return self._applied.wait_for(lambda: self._injected >= count, timeout=timeout)
@@ -111,13 +102,19 @@ class FaultInjector:
             raise ValueError("status must be an HTTP error status (400-599)")
         if retry_after is not None and retry_after < 0:
             raise ValueError("retry_after must not be negative")
-        self._queue(_RequestFault("fail", count, status=status, retry_after=retry_after))
+        headers = {}
+        if retry_after is not None:
+            whole = float(retry_after).is_integer()
+            headers["Retry-After"] = str(int(retry_after)) if whole else f"{retry_after:g}"
+        code = _CODES.get(status, "InjectedFault")
+        failure = HTTPProblem(status, code, "injected fault", headers=headers)
+        self._queue(_RequestFault(count, failure))
 
     def hang_next(self, count: int = 1, *, timeout: float = DEFAULT_HANG_SECONDS) -> None:
-        """Hold the next ``count`` requests unanswered, so the client's timeout fires.
+        """Hold the next ``count`` requests unprocessed, so the client's timeout fires.
 
-        A held request is not processed. It is answered with a 503 when :meth:`release` is
-        called, the server stops, or ``timeout`` seconds pass, whichever comes first.
+        A held request is answered 503 on :meth:`release`, when the server stops, or after
+        ``timeout`` seconds, whichever comes first.
 
         Args:
             count: How many requests are held.
@@ -129,7 +126,8 @@ class FaultInjector:
         """
         if not timeout >= 0:
             raise ValueError("timeout must not be negative")
-        self._queue(_RequestFault("hang", count, status=503, seconds=timeout))
+        held = HTTPProblem(503, "ServiceUnavailable", "injected fault: the request was held")
+        self._queue(_RequestFault(count, held, seconds=timeout))
 
     def delay_next(self, count: int = 1, *, seconds: float) -> None:
         """Hold each of the next ``count`` requests ``seconds`` (or until released), then serve.
@@ -144,13 +142,12 @@ class FaultInjector:
         """
         if not seconds >= 0:
             raise ValueError("seconds must not be negative")
-        self._queue(_RequestFault("delay", count, seconds=seconds))
+        self._queue(_RequestFault(count, None, seconds=seconds))
 
     def cut_stream_after(self, messages: int, *, count: int = 1) -> None:
         """Close the next ``count`` streamed responses after ``messages`` SSE messages.
 
-        The run itself completes and is saved; only its delivery stops early, as when a
-        connection breaks. Non-stream responses are not affected.
+        The run completes and is saved; only its delivery stops, as when a connection breaks.
 
         Args:
             messages: SSE messages delivered before the connection is closed (0: none).
@@ -173,8 +170,7 @@ class FaultInjector:
     def reset(self) -> None:
         """Drop every queued fault, wake held requests and count :attr:`injected` from 0.
 
-        Call it between tests that share one server (a module- or session-scoped fixture),
-        so a test's :meth:`wait_injected` counts only its own faults.
+        For tests sharing one server, so each :meth:`wait_injected` counts its own faults.
         """
         with self._lock:
             self._request_faults.clear()
@@ -183,11 +179,10 @@ class FaultInjector:
         self.release()
 
     def before_request(self) -> HTTPProblem | None:
-        """Apply the next request fault, if any (called by the server for each request).
+        """Apply the next request fault, if any (the server calls it for each request).
 
         Returns:
-            The error to answer with instead of serving the request, or ``None`` to serve
-            it (possibly after a delay).
+            The error to answer instead of serving the request, or ``None`` to serve it.
         """
         with self._lock:
             if not self._request_faults:
@@ -199,22 +194,13 @@ class FaultInjector:
             self._injected += 1
             self._applied.notify_all()
             wake = self._wake
-        # Event.wait overflows on an infinite timeout; None is its "until set".
-        hold = None if math.isinf(fault.seconds) else fault.seconds
-        if fault.kind == "delay":
-            wake.wait(hold)
-            return None
-        if fault.kind == "hang":
-            wake.wait(hold)
-            return HTTPProblem(503, "ServiceUnavailable", "injected fault: the request was held")
-        headers = {}
-        if fault.retry_after is not None:
-            headers["Retry-After"] = _retry_after_text(fault.retry_after)
-        code = _CODES.get(fault.status, "InjectedFault")
-        return HTTPProblem(fault.status, code, "injected fault", headers=headers)
+        if fault.seconds:
+            # Event.wait overflows on an infinite timeout; None is its "until set".
+            wake.wait(None if math.isinf(fault.seconds) else fault.seconds)
+        return fault.problem
 
     def stream_limit(self) -> int | None:
-        """Return how many messages the next stream may send, consuming one cut (or None)."""
+        """Return how many messages the next stream may send (using up one cut), or None."""
         with self._lock:
             if not self._stream_cuts:
                 return None

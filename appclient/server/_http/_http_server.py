@@ -1,13 +1,9 @@
 """A small threaded HTTP/1.1 server for WSGI apps, from the standard library only.
 
 Built for the round trip's latency: keep-alive, Nagle off, each non-stream response in ONE
-send; streams go out one SSE message per send and the connection closes after the last. A
-chunked body (the official Go SDK sends its bodies so) is decoded before the app sees it;
-one with a ``Content-Length`` too is refused (411), as a proxy may frame it by the other.
-
-New connections wait for their request head in a
-:class:`~appclient.server._http._request_reading.HeadReader`, without a thread each, so
-clients sending a byte at a time (slowloris) cannot hold a thread each.
+send; a stream goes out one SSE message per send and closes after the last. A chunked body
+(the official Go SDK sends them) is decoded before the app sees it. New connections wait for
+their head in a :class:`~._request_reading.HeadReader`, without a thread each (slowloris).
 """
 
 from __future__ import annotations
@@ -23,20 +19,25 @@ import socketserver
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..._core._constants import HEADER_REQUEST_ID
 from .._settings import DEFAULT_KEEPALIVE_TIMEOUT, DEFAULT_MAX_CONNECTIONS
-from ._request_reading import MAX_LINE, ChunkedBodyError, HeadReader, PrefixedReader, read_chunked
+from ._request_reading import (
+    MAX_LINE,
+    BodyReader,
+    ChunkedBodyError,
+    HeadReader,
+    PrefixedReader,
+    read_chunked,
+)
 from ._responses import encode_json, new_id
 
-#: Seconds a request may take to arrive (line, headers, body) before its client is dropped.
+#: Seconds a request (line, headers, body) may take to arrive before its client is dropped.
 DEFAULT_REQUEST_READ_TIMEOUT = 30.0
-
 
 _log = logging.getLogger("appclient.server.http")
 
@@ -45,51 +46,13 @@ WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 #: Unread request bytes drained (instead of closing the connection) after a response.
 _DRAIN_LIMIT = 64 * 1024 * 1024
 _DRAIN_CHUNK = 64 * 1024
-
-
-class _BodyReader:
-    """``wsgi.input``: the request body, never reading past ``Content-Length``."""
-
-    def __init__(self, stream: io.BufferedIOBase, length: int, on_done: Callable[[], None]) -> None:
-        self._stream = stream
-        self.remaining = length
-        self.broken = False
-        self._on_done = on_done
-        if not length:
-            on_done()
-
-    def read(self, size: int = -1) -> bytes:
-        return self._take(self._stream.read, size)
-
-    def readline(self, size: int = -1) -> bytes:
-        return self._take(self._stream.readline, size)
-
-    def _take(self, method: Callable[[int], bytes], size: int) -> bytes:
-        if size < 0 or size > self.remaining:
-            size = self.remaining
-        try:
-            data = method(size) if size else b""
-        except OSError:
-            # The client stopped sending (timeout, reset): the connection cannot go on.
-            self.broken = True
-            raise
-        self.remaining -= len(data)
-        if not self.remaining:
-            self._on_done()  # the whole request has arrived: its read deadline ends
-        return data
-
-    def __iter__(self) -> Any:
-        return iter(self.readline, b"")
-
-
 _MAX_HEADERS = 100
-#: Seconds a new client waits, when every connection is serving, for one to finish (a
-#: connection that has just sent its answer is marked done a moment later) before its 503.
+#: Seconds a new client waits, when every connection is serving, for one to finish (one that
+#: has just sent its answer is marked done a moment later) before its 503.
 _ROOM_GRACE = 0.05
-#: Connections that may wait for their request head, per thread the server may run: they
-#: cost a buffer each, not a thread.
+#: Connections that may wait for their head, per thread the server may run (a buffer each).
 _HEADS_PER_THREAD = 4
-#: A request head still incomplete at this size is handed on, to be answered 431 or 414.
+#: A head still incomplete at this size is handed on, to be answered 431 or 414.
 _MAX_HEAD_BYTES = 4 * MAX_LINE
 _DIGITS = re.compile(r"[0-9]+")
 _date_cache: tuple[int, str] = (0, "")
@@ -119,62 +82,52 @@ def _error_message(status: HTTPStatus, message: str, *headers: tuple[str, str]) 
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(socketserver.StreamRequestHandler):
     disable_nagle_algorithm = True
-    server_version = "appclient-reference"
-    sys_version = ""
+    rbufsize = 0  # buffered below, after what the head reader took of the first request
     server: WSGIHTTPServer
 
     def setup(self) -> None:
         # The idle keep-alive limit: a silent client frees its thread after this long.
-        self.connection = self.request
-        self.connection.settimeout(self.server.keepalive_timeout)
+        self.request.settimeout(self.server.keepalive_timeout)
         super().setup()
-        # What the head reader took of the first request is read before the socket.
-        self.rfile = PrefixedReader(self.server.take_head(self.connection), self.rfile)
+        head = self.server.take_head(self.connection)
+        self.rfile = io.BufferedReader(PrefixedReader(head, self.rfile))
 
-    def log_message(self, format: str, *args: Any) -> None:
-        _log.debug("%s " + format, self.address_string(), *args)
+    def handle(self) -> None:
+        self.close_connection = False
+        while not self.close_connection:
+            self.handle_one_request()
 
     def handle_one_request(self) -> None:
-        # The whole request (line, headers, body) must arrive within the read timeout from
-        # here: a client dripping a byte now and then is dropped instead of holding a thread
-        # and a connection slot for ever (slowloris).
+        # The whole request must arrive within the read timeout from here: a client dripping
+        # a byte now and then is dropped instead of holding a thread for ever (slowloris).
         self.server.reading(self.connection)
-        if isinstance(self.rfile, PrefixedReader):  # its prefix read: no wrapper per read
-            self.rfile = self.rfile.unwrapped()
         try:
-            self.raw_requestline = self.rfile.readline(65537)
-            if len(self.raw_requestline) > 65536:
-                self.requestline = self.request_version = self.command = ""
+            line = self.rfile.readline(MAX_LINE + 1)
+            if len(line) > MAX_LINE:
                 self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG)
-                return
-            if not self.raw_requestline:
+            elif not line:
                 self.close_connection = True
-                return
-            if not self._parse_request():
-                return
-            self._serve()
+            elif self._parse_request(line.decode("latin-1").rstrip("\r\n")):
+                self._serve()
         except OSError:  # a timeout, a reset, or a socket that timed out earlier
             self.close_connection = True
 
-    def _parse_request(self) -> bool:
+    def _parse_request(self, request_line: str) -> bool:
         # http.server's parse_request reads headers with the email parser (~40 us a
         # request); this reads the same HTTP/1.x grammar directly, with the same limits.
         self.close_connection = True
-        self.command = self.request_version = ""
-        self.requestline = self.raw_requestline.decode("latin-1").rstrip("\r\n")
-        parts = self.requestline.split()
+        parts = request_line.split()
         if len(parts) != 3 or not parts[2].startswith("HTTP/"):
-            self.send_error(HTTPStatus.BAD_REQUEST, f"bad request line {self.requestline[:80]!r}")
+            self.send_error(HTTPStatus.BAD_REQUEST, f"bad request line {request_line[:80]!r}")
             return False
         self.command, self.path, self.request_version = parts
         if self.request_version not in ("HTTP/1.1", "HTTP/1.0"):
             self.send_error(HTTPStatus.HTTP_VERSION_NOT_SUPPORTED, "use HTTP/1.1")
             return False
-        # Kept as the WSGI environ keys they become (repeats joined with commas), so building
-        # the environ later is one dict update, not a second pass over the headers.
+        # Kept as the WSGI environ keys they become (repeats joined with commas), so the
+        # environ is one dict update later, not a second pass over the headers.
         fields: dict[str, str] = {}
         for count in itertools.count():
             line = self.rfile.readline(MAX_LINE + 1)
@@ -199,22 +152,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(b"HTTP/1.1 100 Continue\r\n\r\n")
         return True
 
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+    def send_error(self, status: HTTPStatus, message: str | None = None) -> None:
         """Answer an HTTP-level error in the protocol's JSON error shape, then close."""
-        status = HTTPStatus(code)
         self.close_connection = True
         date = ("Date", _http_date())
         self._send(_error_message(status, message or status.description, date))
-
-    def _head(self, status: str, headers: list[tuple[str, str]]) -> bytes:
-        lines = [f"{self.protocol_version} {status}\r\n"]
-        lines.extend(f"{name}: {value}\r\n" for name, value in headers)
-        # No Server header: every header costs the client parsing time on each response.
-        lines.append(f"Date: {_http_date()}\r\n")
-        if self.close_connection:
-            lines.append("Connection: close\r\n")
-        lines.append("\r\n")
-        return "".join(lines).encode("latin-1")
 
     def _send(self, data: bytes) -> None:
         try:
@@ -223,7 +165,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise ConnectionError("the client went away") from None
 
-    def _environ(self, body: _BodyReader) -> dict[str, Any]:
+    def _environ(self, body: BodyReader) -> dict[str, Any]:
         target = self.path
         if "://" in target.split("?", 1)[0]:
             parts = urlsplit(target)
@@ -253,13 +195,13 @@ class _Handler(BaseHTTPRequestHandler):
         return environ
 
     def _serve(self) -> None:
-        length_text = self.fields.get("HTTP_CONTENT_LENGTH")
-        coding = self.fields.get("HTTP_TRANSFER_ENCODING")
+        length_text = self.fields.get("HTTP_CONTENT_LENGTH", "0")
+        coding = self.fields.pop("HTTP_TRANSFER_ENCODING", None)
         body: io.BufferedIOBase = self.rfile
         if coding is not None:
-            if length_text is not None:
-                # A proxy in front may frame the body by the other header, so serving it
-                # would let a second request hide in the body.
+            if "HTTP_CONTENT_LENGTH" in self.fields:
+                # A proxy in front may frame the body by the other header: serving it would
+                # let a second request hide in the body.
                 self.send_error(
                     HTTPStatus.LENGTH_REQUIRED, "send a Content-Length or chunks, not both"
                 )
@@ -274,35 +216,27 @@ class _Handler(BaseHTTPRequestHandler):
             except ChunkedBodyError as exc:
                 self.send_error(exc.status, str(exc))
                 return
-            length_text = str(len(decoded))
             # The app sees an ordinary body of known length, as a proxy would pass it on.
-            del self.fields["HTTP_TRANSFER_ENCODING"]
-            self.fields["HTTP_CONTENT_LENGTH"] = length_text
+            length_text = self.fields["HTTP_CONTENT_LENGTH"] = str(len(decoded))
             body = io.BytesIO(decoded)
-        if length_text is None:
-            length_text = "0"
         if not _DIGITS.fullmatch(length_text.strip()):  # int() would take "+31" or "3_1"
             self.send_error(HTTPStatus.BAD_REQUEST, "Content-Length is not a number")
             return
-        length = int(length_text)
-        server = self.server
-        if not server.begin_request(self.connection):
+        if not self.server.begin_request(self.connection):
             # The server is stopping: drop the connection unanswered (a client may retry).
             self.close_connection = True
             return
         try:
-            self._run_app(body, length)
+            self._run_app(body, int(length_text))
         finally:
-            server.end_request(self.connection)
+            self.server.end_request(self.connection)
 
     def _run_app(self, stream: io.BufferedIOBase, length: int) -> None:
         connection = self.connection
-        body = _BodyReader(stream, length, lambda: self.server.read_done(connection))
+        body = BodyReader(stream, length, lambda: self.server.read_done(connection))
         captured: list[Any] = []
 
-        def start_response(
-            status: str, headers: list[tuple[str, str]], exc_info: Any = None
-        ) -> Any:
+        def start_response(status: str, headers: list[tuple[str, str]], *_: Any) -> Any:
             captured[:] = [status, headers]
             return self._send
 
@@ -310,60 +244,48 @@ class _Handler(BaseHTTPRequestHandler):
         if body.broken:
             self.close_connection = True
         try:
-            self._write(result, captured)
+            self._write(result, *captured)
         finally:
             close = getattr(result, "close", None)
             if close is not None:
                 close()
-        self._finish_body(body)
+        if body.remaining and not body.broken:
+            # Read what the client still sends, so it sees our answer instead of a reset.
+            while body.remaining <= _DRAIN_LIMIT and body.read(_DRAIN_CHUNK):
+                pass
+            if body.remaining:
+                self.close_connection = True
 
-    def _write(self, result: Iterable[bytes], captured: list[Any]) -> None:
-        status, headers = captured
+    def _write(self, result: Iterable[bytes], status: str, headers: list[tuple[str, str]]) -> None:
         streaming = not any(name.lower() == "content-length" for name, _ in headers)
         if streaming:
             # No length to frame the body: the end of the stream is the end of the connection.
             self.close_connection = True
-        head = self._head(status, headers)
+        # No Server header: every header costs the client parsing time on each response.
+        lines = [f"HTTP/1.1 {status}", *(f"{name}: {value}" for name, value in headers)]
+        lines.append(f"Date: {_http_date()}")
+        if self.close_connection:
+            lines.append("Connection: close")
+        pending = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
         if self.command == "HEAD":
-            self._send(head)
-            return
-        if not streaming:
-            self._send(head + b"".join(result))
-            return
-        pending = head
-        for chunk in result:
-            if chunk:
-                self._send(pending + chunk)
-                pending = b""
-        if pending:
             self._send(pending)
-
-    def _finish_body(self, body: _BodyReader) -> None:
-        if not body.remaining or body.broken:
-            return
-        if body.remaining > _DRAIN_LIMIT:
-            self.close_connection = True
-            return
-        # Read what the client still sends, so it sees our answer instead of a reset.
-        while body.remaining and body.read(_DRAIN_CHUNK):
-            pass
-        if body.remaining:
-            self.close_connection = True
+        elif not streaming:
+            self._send(pending + b"".join(result))
+        else:
+            for chunk in result:
+                if chunk:
+                    self._send(pending + chunk)
+                    pending = b""
+            if pending:
+                self._send(pending)
 
 
-class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
-    """Serves a WSGI app over HTTP/1.1, one thread per connection with a request in.
+class WSGIHTTPServer(socketserver.ThreadingTCPServer):
+    """Serves a WSGI app over HTTP/1.1 at ``address`` (port 0: a free one, ``server_port``).
 
-    Args:
-        address: ``(host, port)``; port 0 picks a free port (see ``server_port``); an IPv6
-            literal host (``"::1"``) binds an IPv6 socket.
-        app: The WSGI application.
-        keepalive_timeout: Seconds an idle connection stays open.
-        max_connections: Connections served at once. At the limit a new one takes the place
-            of the one waiting longest for a request; when every one is serving a request,
-            it is answered 503 and closed.
-        request_read_timeout: Seconds a request (line, headers and body) may take to arrive;
-            a slower client is dropped (counted in ``slow_clients_dropped``).
+    One thread per connection with a request in, at most ``max_connections``: at the limit a
+    new one takes the place of the one waiting longest for a request, or is answered 503
+    when all are serving one.
     """
 
     daemon_threads = True
@@ -385,123 +307,113 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
         self.request_read_timeout = request_read_timeout
         #: Connections dropped for sending a request too slowly, or to make room.
         self.slow_clients_dropped = 0
-        # connection -> the monotonic time its request must have arrived by
-        self._reading: dict[socket.socket, float] = {}
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)  # notified when a request ends
         self._connections: set[socket.socket] = set()
-        self._connections_lock = threading.Lock()
-        self._busy: set[socket.socket] = set()
-        self._idle = threading.Condition(self._connections_lock)
+        self._busy: set[socket.socket] = set()  # an app is serving their request
+        self._in_head: set[socket.socket] = set()  # their head is still coming
+        self._reading: dict[socket.socket, float] = {}  # -> when their request is due
+        self._heads_read: dict[socket.socket, bytes] = {}
         self._draining = False
         self._thread: threading.Thread | None = None
-        if ":" in address[0]:
-            # An IPv6 literal ("::1", "::"); the class default is IPv4 only.
+        if ":" in address[0]:  # an IPv6 literal; the class default is IPv4 only
             self.address_family = socket.AF_INET6
-        self._heads_read: dict[socket.socket, bytes] = {}
-        self._in_head: set[socket.socket] = set()  # connections whose head is still coming
-        self._heads = HeadReader(
+        self._heads = HeadReader(  # before binding: a failed bind calls server_close()
             on_head=self._head_arrived, on_gone=self.shutdown_request, max_bytes=_MAX_HEAD_BYTES
         )
         try:
             super().__init__(address, _Handler)
-        except BaseException:
+        except BaseException:  # also before binding (no such address family)
             self._heads.close()
             raise
-
-    def server_bind(self) -> None:
-        """Bind without the reverse DNS lookup ``HTTPServer`` does (it can take seconds)."""
-        socketserver.TCPServer.server_bind(self)
         host, port = self.server_address[:2]
-        self.server_name = str(host)
-        self.server_port = int(port)
+        self.server_name, self.server_port = str(host), int(port)
 
     def get_request(self) -> tuple[socket.socket, Any]:
         """Accept a connection and remember it, so :meth:`close_connections` can end it."""
         connection, address = super().get_request()
-        with self._connections_lock:
+        with self._lock:
             self._connections.add(connection)
         return connection, address
 
     def reading(self, connection: socket.socket) -> None:
         """Start the read deadline of the connection's next request."""
-        with self._connections_lock:
+        with self._lock:
             self._reading[connection] = time.monotonic() + self.request_read_timeout
 
     def read_done(self, connection: socket.socket) -> None:
         """The request has arrived: end its read deadline."""
-        with self._connections_lock:
+        with self._lock:
             self._reading.pop(connection, None)
 
     def service_actions(self) -> None:
-        """Drop the connections whose request has not arrived in time (every poll)."""
+        """Drop the connections whose request is late (every poll)."""
         now = time.monotonic()
-        with self._connections_lock:
+        with self._lock:
             late = [conn for conn, deadline in self._reading.items() if deadline <= now]
         for connection in late:
             self._drop(connection, late=True)  # also a busy one whose body still drips
 
     def _drop(self, connection: socket.socket, *, late: bool = False) -> None:
-        with self._connections_lock:
+        with self._lock:
             self._reading.pop(connection, None)
             if connection not in self._connections or (connection in self._busy and not late):
                 return  # gone already, or (making room) its request is being served now
             self._connections.discard(connection)  # its slot is free at once
             self.slow_clients_dropped += 1
-        with contextlib.suppress(OSError):  # wakes the handler's read, which then ends
-            connection.shutdown(socket.SHUT_RDWR)
+        _shut([connection])  # wakes the handler's read, which then ends
+
+    def _most_idle(self, connections: Collection[socket.socket]) -> socket.socket | None:
+        # The caller holds the lock: the one with the nearest read deadline (none: idle).
+        return min(connections, key=lambda c: self._reading.get(c, 0.0), default=None)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         """Watch a new connection until its request head is in (no thread until then)."""
-        with self._connections_lock:
+        with self._lock:
             oldest = None
             if len(self._in_head) >= self.max_connections * _HEADS_PER_THREAD:
-                # The one whose head is the latest (nearest deadline) makes room.
-                oldest = min(self._in_head, key=lambda c: self._reading.get(c, 0.0))
+                oldest = self._most_idle(self._in_head)
             self._in_head.add(request)
+            self._reading[request] = time.monotonic() + self.request_read_timeout  # its head too
         if oldest is not None:
             self._drop(oldest)
-        self.reading(request)  # its head is due within the read timeout, too
         self._heads.add(request, client_address)
 
     def _head_arrived(self, connection: socket.socket, address: Any, head: bytes) -> None:
         """Serve a connection whose head is in on a thread, or refuse it (503) when full."""
-        with self._connections_lock:
+        with self._lock:
             self._in_head.discard(connection)
             self._heads_read[connection] = head
             full = len(self._connections) - len(self._in_head) > self.max_connections
             oldest = None
             if full:
-                # Only connections still waiting for a request (idle, or dripping its body)
-                # give way; one whose request the app is serving is never cut for room. The
-                # one waiting longest first: its read deadline is the nearest (none yet:
-                # between two requests, so as idle as can be).
-                waiting = self._waiting_for_requests(connection)
-                if not waiting:  # one just answered may not be marked done yet: a moment
-                    self._idle.wait_for(
-                        lambda: bool(self._waiting_for_requests(connection)), timeout=_ROOM_GRACE
-                    )
-                    waiting = self._waiting_for_requests(connection)
-                if waiting:
-                    oldest = min(waiting, key=lambda c: self._reading.get(c, 0.0))
-        if oldest is not None:  # make room: the slowest reader goes, a live client is served
+                # Only a connection waiting for a request (idle, or dripping its body) gives
+                # way, the one waiting longest first; one being served is never cut. One just
+                # answered may not be marked done yet: wait a moment for it.
+                waiting = self._idle.wait_for(
+                    lambda: self._connections - self._busy - self._in_head - {connection},
+                    timeout=_ROOM_GRACE,
+                )
+                oldest = self._most_idle(waiting)
+        if oldest is not None:
             self._drop(oldest)
-            full = False
-        if not full:
-            socketserver.ThreadingMixIn.process_request(self, connection, address)
+        elif full:
+            _log.warning("refused a connection: %d are open", self.max_connections)
+            refusal = _error_message(
+                HTTPStatus.SERVICE_UNAVAILABLE,
+                "too many open connections; retry later",
+                ("Retry-After", "1"),
+            )
+            with contextlib.suppress(OSError):
+                connection.settimeout(1.0)
+                connection.sendall(refusal)
+            self.shutdown_request(connection)
             return
-        _log.warning("refused a connection: %d are open", self.max_connections)
-        refusal = _error_message(
-            HTTPStatus.SERVICE_UNAVAILABLE,
-            "too many open connections; retry later",
-            ("Retry-After", "1"),
-        )
-        with contextlib.suppress(OSError):
-            connection.settimeout(1.0)
-            connection.sendall(refusal)
-        self.shutdown_request(connection)
+        socketserver.ThreadingMixIn.process_request(self, connection, address)
 
     def shutdown_request(self, request: Any) -> None:
         """Forget and close a finished connection."""
-        with self._connections_lock:
+        with self._lock:
             self._connections.discard(request)
             self._reading.pop(request, None)
             self._heads_read.pop(request, None)
@@ -510,7 +422,7 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
 
     def take_head(self, connection: socket.socket) -> bytes:
         """Return (once) what the head reader read of the connection's first request."""
-        with self._connections_lock:
+        with self._lock:
             return self._heads_read.pop(connection, b"")
 
     def server_close(self) -> None:
@@ -520,48 +432,29 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
 
     def begin_request(self, connection: socket.socket) -> bool:
         """Mark a connection busy with a request; False once :meth:`drain` has begun."""
-        with self._connections_lock:
-            if self._draining:
-                return False
-            self._busy.add(connection)
-            return True
+        with self._lock:
+            if not self._draining:
+                self._busy.add(connection)
+            return not self._draining
 
     def end_request(self, connection: socket.socket) -> None:
         """Mark a connection's request finished (waking whoever waits for room or a drain)."""
-        with self._connections_lock:
+        with self._lock:
             self._busy.discard(connection)
             self._idle.notify_all()
 
-    def _waiting_for_requests(self, new: socket.socket) -> list[socket.socket]:
-        # The caller holds the lock: served connections now between requests (or dripping
-        # a body), which may make room for ``new``.
-        return [
-            c
-            for c in self._connections
-            if c not in self._busy and c not in self._in_head and c is not new
-        ]
-
     def drain(self, timeout: float) -> bool:
-        """Refuse new requests, end idle connections, and wait for requests in flight.
-
-        Returns:
-            True when no request is in flight any more, False when ``timeout`` ran out.
-        """
-        with self._connections_lock:
+        """Refuse new requests, end idle connections; False if some still run after ``timeout``."""
+        with self._lock:
             self._draining = True
-            idle = [connection for connection in self._connections if connection not in self._busy]
-            for connection in idle:
-                with contextlib.suppress(OSError):
-                    connection.shutdown(socket.SHUT_RDWR)
+            _shut(self._connections - self._busy)
             return self._idle.wait_for(lambda: not self._busy, timeout=timeout)
 
     def close_connections(self) -> None:
         """End every open connection (idle keep-alive ones included)."""
-        with self._connections_lock:
+        with self._lock:
             connections = list(self._connections)
-        for connection in connections:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
+        _shut(connections)
 
     def start(self, name: str | None = None) -> None:
         """Serve on a daemon thread (named ``name``) until :meth:`stop`."""
@@ -578,3 +471,9 @@ class WSGIHTTPServer(socketserver.ThreadingMixIn, HTTPServer):
         self.server_close()
         if self._thread is not None:
             self._thread.join()
+
+
+def _shut(connections: Iterable[socket.socket]) -> None:
+    for connection in connections:
+        with contextlib.suppress(OSError):
+            connection.shutdown(socket.SHUT_RDWR)

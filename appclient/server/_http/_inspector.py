@@ -1,12 +1,13 @@
 """The run inspector: a read-only page at ``/`` showing a token's conversations and runs.
 
-The page (``inspector/``, shipped in the package) sends the token as the ``Authorization``
-header to the JSON endpoints under ``/inspector/api/``, never in a URL; a token sees its own
-conversations only. Everything is shown as text, under a content security policy.
+The page (``inspector/`` in the package) sends the token as the ``Authorization`` header to
+the JSON endpoints under ``/inspector/api/``, never in a URL; a token sees its own
+conversations only, shown as text under a content security policy.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import replace
 from importlib import resources
@@ -16,7 +17,6 @@ from .._state._state import MAX_TEXT_CHARS, ConversationState, RunRecord, run_vi
 from ._endpoints import Endpoints
 from ._responses import HTTPProblem, Response, json_response
 
-INSPECTOR_PREFIX: Final = "/inspector/"
 _API = "/inspector/api/conversations"
 #: Conversations the list shows, newest first.
 _LIST_LIMIT: Final = 200
@@ -39,50 +39,33 @@ _PAGE_HEADERS = (
 
 def serves(path: str) -> bool:
     """Whether ``path`` is the inspector's."""
-    return path == "/" or path.startswith(INSPECTOR_PREFIX)
+    return path in _STATIC or path.startswith(_API)
 
 
 class Inspector:
-    """Answers the inspector's page and JSON endpoints (``authenticate``: header -> owner)."""
+    """Answers the inspector's page and JSON endpoints (``owner``: environ -> owner, or 401)."""
 
-    def __init__(
-        self, *, endpoints: Endpoints, authenticate: Callable[[str | None], str | None]
-    ) -> None:
+    def __init__(self, *, endpoints: Endpoints, owner: Callable[[dict[str, Any]], str]) -> None:
         self._endpoints = endpoints
-        self._authenticate = authenticate
+        self._owner = owner
         folder = resources.files("appclient.server") / "inspector"
-        self._files = {
-            path: (folder.joinpath(name).read_bytes(), kind)
+        page = functools.partial(
+            Response, 200, "", headers=_PAGE_HEADERS
+        )  # request id: per request
+        self._pages = {
+            path: page(body=folder.joinpath(name).read_bytes(), content_type=kind)
             for path, (name, kind) in _STATIC.items()
         }
 
     def handle(self, environ: dict[str, Any], *, request_id: str) -> Response:
-        """Serve one inspector request.
-
-        Raises:
-            HTTPProblem: 404 for an unknown path or conversation, 405 for a method other
-                than GET, 401 without a valid token (JSON endpoints only).
-        """
+        """Serve a request to a path it :func:`serves` (405 but for GET, 401, 404)."""
         path = environ.get("PATH_INFO") or "/"
-        static = self._files.get(path)
-        if static is None and not path.startswith(_API):
-            raise HTTPProblem(404, "NotFound", f"no endpoint at {path[:200]}")
         if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
             raise HTTPProblem(405, "MethodNotAllowed", f"{path}: use GET", headers={"Allow": "GET"})
-        if static is not None:
-            body, kind = static
-            return Response(
-                status=200,
-                request_id=request_id,
-                body=body,
-                content_type=kind,
-                headers=_PAGE_HEADERS,
-            )
-        owner = self._authenticate(environ.get("HTTP_AUTHORIZATION"))
-        if owner is None:
-            raise HTTPProblem(
-                401, "Unauthorized", "Authorization: a valid 'Bearer <token>' header is required"
-            )
+        page = self._pages.get(path)
+        if page is not None:
+            return replace(page, request_id=request_id)
+        owner = self._owner(environ)
         rest = path[len(_API) :].strip("/")
         payload = self._conversation(owner, rest) if rest else self._list(owner)
         answer = json_response(payload, request_id=request_id)

@@ -1,8 +1,8 @@
 """A small ``multipart/form-data`` parser for uploads (pure; the ``cgi`` module is gone).
 
-It reads what the official clients send: text fields and one file part whose ``filename``
-is raw UTF-8, percent-encoded (RFC 5987 ``filename*``, or aiohttp's), or quoted; and the
-urlencoded form of a ``file_url`` upload. Anything malformed raises :class:`MultipartError`.
+It reads what the official clients send: text fields and a file part whose ``filename`` is
+raw UTF-8, percent-encoded (RFC 5987 ``filename*``, or aiohttp's) or quoted; and the
+urlencoded form of a ``file_url`` upload.
 """
 
 from __future__ import annotations
@@ -19,6 +19,10 @@ _FULLY_PERCENT_ENCODED = re.compile(r"(?:[A-Za-z0-9_.~-]|%[0-9A-Fa-f]{2})+")
 # The only escapes an HTML5-style writer (urllib3, browsers, the Java client) makes.
 _HTML5_ESCAPES = re.compile(r"%(?:22|0D|0A)", re.IGNORECASE)
 _HTML5_UNESCAPED = {"%22": '"', "%0d": "\r", "%0a": "\n"}
+# A header parameter: plain characters and quoted strings (backslash escapes inside), up to
+# a ";" outside quotes; an unclosed quote runs to the end.
+_PARAM = re.compile(r'(?:[^;"]|"(?:\\.|[^"\\])*(?:"|\\?\Z))+', re.DOTALL)
+_ESCAPE = re.compile(r"\\(.?)", re.DOTALL)
 
 
 class MultipartError(ValueError):
@@ -39,37 +43,12 @@ class Part:
         return self.data.decode("utf-8", "replace")
 
 
-def _split_params(value: str) -> list[str]:
-    items: list[str] = []
-    current: list[str] = []
-    quoted = False
-    escaped = False
-    for char in value:
-        if escaped:
-            current.append(char)
-            escaped = False
-        elif char == "\\" and quoted:
-            current.append(char)
-            escaped = True
-        elif char == '"':
-            current.append(char)
-            quoted = not quoted
-        elif char == ";" and not quoted:
-            items.append("".join(current).strip())
-            current = []
-        else:
-            current.append(char)
-    items.append("".join(current).strip())
-    return [item for item in items if item]
-
-
 def _decoded_file_name(name: str) -> str:
     """Undo the percent-escapes clients put in a plain ``filename`` parameter.
 
-    A name made only of unreserved characters and ``%XX`` escapes that decode to UTF-8 was
-    percent-encoded throughout (the official async client, via aiohttp); any other name
-    can only carry HTML5's ``%22``/``%0D``/``%0A`` for a quote and line breaks. A raw name
-    with a literal ``%`` elsewhere is kept as sent.
+    A name of only unreserved characters and ``%XX`` escapes decoding to UTF-8 was encoded
+    throughout (aiohttp, under the official async client); any other can only carry HTML5's
+    ``%22``/``%0D``/``%0A``. A raw name with a literal ``%`` elsewhere is kept as sent.
     """
     if "%" not in name:
         return name
@@ -84,12 +63,7 @@ def _decoded_file_name(name: str) -> str:
 def _unquote(value: str) -> str:
     value = value.strip()
     if len(value) >= 2 and value[0] == value[-1] == '"':
-        inner = value[1:-1]
-        out: list[str] = []
-        chars = iter(inner)
-        for char in chars:
-            out.append(next(chars, "") if char == "\\" else char)
-        return "".join(out)
+        return _ESCAPE.sub(r"\1", value[1:-1])
     return value
 
 
@@ -97,10 +71,9 @@ def parse_header_value(value: str) -> tuple[str, dict[str, str]]:
     """Split a header such as ``form-data; name="a"; filename*=UTF-8''%E6%B5%8B`` into parts.
 
     Returns the lower-cased main value and the parameters (names lower-cased); an RFC 5987
-    ``name*`` is decoded and wins over ``name``, and a plain ``filename`` loses the
-    percent-escapes clients add (:func:`_decoded_file_name`).
+    ``name*`` is decoded and wins over ``name``.
     """
-    items = _split_params(value)
+    items = [item.strip() for item in _PARAM.findall(value) if item.strip()]
     main = items[0].lower() if items else ""
     params: dict[str, str] = {}
     extended: dict[str, str] = {}
@@ -138,11 +111,7 @@ def _parse_headers(block: bytes) -> dict[str, str]:
 
 
 def parse_multipart(body: bytes, content_type: str) -> list[Part]:
-    """Parse a ``multipart/form-data`` body into its parts, in order.
-
-    Raises:
-        MultipartError: Not multipart, no boundary, or a malformed body.
-    """
+    """Parse a ``multipart/form-data`` body into its parts, in order."""
     kind, params = parse_header_value(content_type)
     if kind != "multipart/form-data":
         raise MultipartError(f"expected multipart/form-data, got {kind or 'no content type'!r}")
@@ -150,15 +119,13 @@ def parse_multipart(body: bytes, content_type: str) -> list[Part]:
     if not boundary or len(boundary) > 200:
         raise MultipartError("the multipart boundary is missing or too long")
     delimiter = b"--" + boundary.encode("latin-1", "replace")
-    if body.startswith(delimiter):
-        position = len(delimiter)
-    else:
-        start = body.find(b"\r\n" + delimiter)
-        if start < 0:
-            raise MultipartError("the body does not contain the boundary")
-        position = start + 2 + len(delimiter)
-    parts: list[Part] = []
     separator = b"\r\n" + delimiter
+    # The first delimiter may open the body, without the line break before it.
+    start = -2 if body.startswith(delimiter) else body.find(separator)
+    if start == -1:
+        raise MultipartError("the body does not contain the boundary")
+    position = start + len(separator)
+    parts: list[Part] = []
     while True:
         if body.startswith(b"--", position):
             return parts
@@ -190,20 +157,14 @@ def parse_multipart(body: bytes, content_type: str) -> list[Part]:
 
 
 def parse_form(body: bytes, content_type: str) -> list[Part]:
-    """Parse an upload form: ``multipart/form-data`` or ``application/x-www-form-urlencoded``.
-
-    Urlencoded fields become text parts without a file name.
-
-    Raises:
-        MultipartError: Another content type, too many fields, or a malformed multipart body.
-    """
+    """Parse an upload form, multipart or urlencoded (its fields: parts without a file name)."""
     kind, _ = parse_header_value(content_type)
-    if kind != _URL_ENCODED:
-        if kind != "multipart/form-data":
-            raise MultipartError(
-                f"expected multipart/form-data or {_URL_ENCODED}, got {kind or 'no content type'!r}"
-            )
+    if kind == "multipart/form-data":
         return parse_multipart(body, content_type)
+    if kind != _URL_ENCODED:
+        raise MultipartError(
+            f"expected multipart/form-data or {_URL_ENCODED}, got {kind or 'no content type'!r}"
+        )
     try:
         pairs = parse_qsl(
             body.decode("latin-1"),

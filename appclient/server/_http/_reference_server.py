@@ -46,26 +46,21 @@ class ReferenceServer:
         host: The interface to bind; 127.0.0.1 by default (never exposed by accident).
         port: The port; 0 picks a free one (read it back from ``port``/``url``).
         token: The accepted bearer token; a random one when ``None``.
-        app_id: The app id served, or several (a list); ``None`` serves any app id.
-            ``app_id`` is the first one, for clients.
-        any_app_id: Serve every app id, listing the ``app_id`` ones in the app API (an
-            account that has those apps).
+        app_id: The app id served, or a list (the attribute: the first); ``None``: any.
+        any_app_id: Serve every app id, listing the ``app_id`` ones in the app API.
         extra_tokens: More accepted tokens (other tenants).
         components: Cloud components; the built-in ones when ``None``.
-        data_dir: Where uploads go; when ``None``, next to ``db_path`` (``<db>.files``)
-            if one is given, else a temporary directory.
+        data_dir: Where uploads go; ``<db_path>.files`` or a temporary directory when ``None``.
         faults: Fault injection; a fresh :class:`FaultInjector` when ``None``.
         max_body_bytes: Largest request body (413 above it); uploads: max_upload_bytes.
         max_upload_bytes: Largest uploaded file (413 above it).
         keepalive_timeout: Seconds an idle connection stays open.
         shutdown_grace: Seconds :meth:`stop` waits for requests in flight to finish.
-        lease_seconds: How long a run may hold its conversation. A run cut off by a crash
-            keeps its conversation busy (HTTP 409) this long, and its ``Idempotency-Key``
-            too; a test of crash recovery can shorten it or move ``clock`` past it.
+        lease_seconds: How long a run may hold its conversation: a run cut off by a crash
+            keeps it (and its ``Idempotency-Key``) busy this long (HTTP 409).
         clock: Returns the current time in seconds (leases, reservations, timestamps).
-        model_url: Plan with a model behind this OpenAI-compatible base URL
-            (``http://127.0.0.1:8000/v1``) instead of the rule agent (needs the ``model``
-            extra); ``agent`` must then be ``None``.
+        model_url: Plan with the model behind this OpenAI-compatible base URL instead
+            (needs the ``model`` extra, and no ``agent``).
         model: The model name to ask for (with ``model_url``).
         tool_format: ``"native"`` or a text format (see :mod:`appclient.formats`).
         strategy: ``"fc"``, ``"react"``, ``"plan_and_solve"`` or ``"rewoo"``.
@@ -122,7 +117,7 @@ class ReferenceServer:
         self._keepalive_timeout = keepalive_timeout
         self._shutdown_grace = shutdown_grace
         self._extra_tokens = tuple(extra_tokens)
-        # token and faults are public attributes read when the server starts, not here.
+        # token and faults are public attributes, read when the server starts.
         self._create_app = functools.partial(
             create_app,
             app_ids=self._app_ids,
@@ -175,9 +170,8 @@ class ReferenceServer:
     def start(self) -> ReferenceServer:
         """Bind the port and start serving in a background thread; returns ``self``.
 
-        After :meth:`stop`, starting again serves on the same port. State survives the
-        restart only in a ``db_path`` file or a ``store`` you gave: with neither, each start
-        begins with an empty memory store, as a restarted process would.
+        After :meth:`stop`, starting again serves on the same port; state survives only in a
+        ``db_path`` file or a ``store`` you gave (else each start has an empty memory store).
 
         Raises:
             OSError: The address cannot be bound (the port is in use, the host is unknown).
@@ -196,8 +190,7 @@ class ReferenceServer:
         self._http = http
         self.port = http.server_port
         http.start(name=f"appclient-reference-server:{self.port}")
-        # A server started without a with block is stopped when the program ends, so its
-        # temporary upload folder is not left behind.
+        # Stopped when the program ends, so its temporary upload folder is not left behind.
         atexit.register(self.stop)
         return self
 
@@ -208,8 +201,8 @@ class ReferenceServer:
             return
         atexit.unregister(self.stop)
         self.faults.release()
-        # Runs in flight finish (and release their conversation's lease) before the store
-        # closes; otherwise a lease left in a SQLite file blocks the conversation after restart.
+        # Runs in flight finish (and release their leases) before the store closes: a lease
+        # left in a SQLite file would block the conversation after a restart.
         http.stop(grace=self._shutdown_grace)
         if self._app is not None:
             self._app.close()

@@ -1,15 +1,10 @@
 """Reading a request off a connection: its head without a thread each, a chunked body.
 
-A thread per connection is cheap until many clients connect and then send their request a
-byte at a time (slowloris): each holds a thread that wakes for every byte, and a real
-client's request waits behind hundreds of them. :class:`HeadReader` watches every new
-connection through the operating system's selector (epoll on Linux), keeps what arrives, and
-hands a connection to a serving thread only once its request head is whole, or has outgrown
-its limit (the serving thread then answers the error). A keep-alive connection between two
-requests stays with its serving thread, bounded by the server's read deadline.
-
-:func:`read_chunked` decodes a ``Transfer-Encoding: chunked`` body (the official Go SDK sends
-its bodies so), bounded in size, line length and trailers.
+A client sending its request a byte at a time (slowloris) would hold a serving thread for
+every byte; :class:`HeadReader` instead watches new connections through one selector and
+hands a connection on only once its head is whole (or over its limit, to be refused).
+:func:`read_chunked` decodes a chunked body, bounded in size, line length and trailers;
+:class:`BodyReader` is ``wsgi.input``.
 """
 
 from __future__ import annotations
@@ -31,7 +26,7 @@ _MAX_TRAILERS = 100
 
 
 class ChunkedBodyError(ValueError):
-    """A chunked request body that cannot be read; ``status`` is the answer to give."""
+    """A chunked body that cannot be read; ``status`` is the answer to give."""
 
     def __init__(self, message: str, *, status: HTTPStatus = HTTPStatus.BAD_REQUEST) -> None:
         super().__init__(message)
@@ -39,16 +34,12 @@ class ChunkedBodyError(ValueError):
 
 
 def read_chunked(stream: io.BufferedIOBase, *, limit: int) -> bytes:
-    """Read and decode a ``Transfer-Encoding: chunked`` body (RFC 9112 section 7.1).
+    """Decode a chunked body (RFC 9112 7.1), ignoring extensions and trailers.
 
-    Chunk extensions and trailer fields are read and ignored.
-
-    Raises:
-        ChunkedBodyError: Bad framing (400), a body over ``limit`` bytes (413), or a client
-            that stopped sending (408).
+    Raises ChunkedBodyError: bad framing (400), over ``limit`` bytes (413), a client that
+    stopped sending (408).
     """
-    parts: list[bytes] = []
-    total = 0
+    body = bytearray()
     try:
         while True:
             line = stream.readline(_MAX_CHUNK_LINE + 1)
@@ -60,8 +51,7 @@ def read_chunked(stream: io.BufferedIOBase, *, limit: int) -> bytes:
             size = int(size_text, 16)
             if size == 0:
                 break
-            total += size
-            if total > limit:
+            if len(body) + size > limit:
                 raise ChunkedBodyError(
                     f"chunked body: over the limit of {limit} bytes",
                     status=HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
@@ -69,10 +59,10 @@ def read_chunked(stream: io.BufferedIOBase, *, limit: int) -> bytes:
             data = stream.read(size)
             if len(data) < size or stream.read(2) != b"\r\n":
                 raise ChunkedBodyError("chunked body: a chunk is cut short or not ended by CRLF")
-            parts.append(data)
+            body += data
         for _ in range(_MAX_TRAILERS):
             if stream.readline(MAX_LINE + 1) in (b"\r\n", b"\n", b""):
-                return b"".join(parts)
+                return bytes(body)
         raise ChunkedBodyError("chunked body: too many trailer lines")
     except OSError:  # a timeout or a reset while the body was still coming
         raise ChunkedBodyError(
@@ -86,12 +76,9 @@ _RECV_BYTES = 65536
 class HeadReader:
     """Buffers new connections' request heads on one thread; hands whole ones on.
 
-    Args:
-        on_head: Called (on the reader's thread) with a connection, its address and the
-            bytes read so far, once they hold a whole head or more than ``max_bytes``.
-        on_gone: Called with a connection that closed or failed before its head was
-            whole (it is not closed here).
-        max_bytes: Bytes after which a head is handed on unfinished (to be refused).
+    ``on_head(connection, address, bytes_so_far)`` runs on the reader's thread once the bytes
+    hold a whole head or more than ``max_bytes``; ``on_gone(connection)`` for one that closed
+    first (it is not closed here).
     """
 
     def __init__(
@@ -110,13 +97,9 @@ class HeadReader:
         self._selector.register(self._wake_read, selectors.EVENT_READ)
         self._lock = threading.Lock()
         self._added: list[tuple[socket.socket, Any]] = []
-        self._waiting: dict[socket.socket, tuple[Any, bytes]] = {}  # -> address, bytes so far
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="appclient-heads", daemon=True)
         self._thread.start()
-
-    def __len__(self) -> int:
-        return len(self._waiting)
 
     def add(self, connection: socket.socket, address: Any) -> None:
         """Watch a new connection until its request head has arrived (thread-safe)."""
@@ -139,11 +122,11 @@ class HeadReader:
                     if key.fileobj is self._wake_read:
                         self._take_added()
                     else:
-                        self._receive(key.fileobj)  # type: ignore[arg-type]
+                        self._receive(key.fileobj, key.data)  # type: ignore[arg-type]
         finally:
-            for connection in list(self._waiting):
-                self._forget(connection)
-                self._on_gone(connection)
+            for key in list(self._selector.get_map().values()):
+                if key.fileobj is not self._wake_read:
+                    self._on_gone(key.fileobj)  # type: ignore[arg-type]
             self._selector.close()
             self._wake_read.close()
             self._wake_write.close()
@@ -157,75 +140,88 @@ class HeadReader:
         for connection, address in added:
             try:
                 connection.setblocking(False)
-                self._selector.register(connection, selectors.EVENT_READ)
+                # The key's data: the address, and the bytes so far.
+                self._selector.register(connection, selectors.EVENT_READ, [address, b""])
             except (OSError, ValueError):  # closed meanwhile (made room for another)
                 self._on_gone(connection)
-                continue
-            self._waiting[connection] = (address, b"")
 
-    def _receive(self, connection: socket.socket) -> None:
-        address, head = self._waiting[connection]
+    def _receive(self, connection: socket.socket, state: list[Any]) -> None:
         try:
             data = connection.recv(_RECV_BYTES)
         except BlockingIOError:
             return
         except OSError:
             data = b""
-        if not data:
-            self._forget(connection)
-            self._on_gone(connection)
+        state[1] += data
+        head = state[1]
+        whole = b"\n\r\n" in head or b"\n\n" in head or len(head) > self._max_bytes
+        if data and not whole:
             return
-        head += data
-        if b"\n\r\n" in head or b"\n\n" in head or len(head) > self._max_bytes:
-            self._forget(connection)
-            self._on_head(connection, address, head)
-        else:
-            self._waiting[connection] = (address, head)
-
-    def _forget(self, connection: socket.socket) -> None:
-        del self._waiting[connection]
         with contextlib.suppress(KeyError, ValueError, OSError):
             self._selector.unregister(connection)
+        if data:
+            self._on_head(connection, state[0], head)
+        else:
+            self._on_gone(connection)
 
 
-class PrefixedReader(io.BufferedIOBase):
-    """A connection's reader that first returns the bytes the head reader already took."""
+class PrefixedReader(io.RawIOBase):
+    """A connection's raw reader returning first the bytes the head reader already took."""
 
     def __init__(self, prefix: bytes, rest: io.BufferedIOBase) -> None:
         super().__init__()
         self._prefix = prefix
-        self._rest = rest
+        self._rest = rest  # the socket's unbuffered reader
 
     def readable(self) -> bool:
         """Always readable."""
         return True
 
-    def unwrapped(self) -> io.BufferedIOBase:
-        """The socket's own reader once the kept prefix is read, else this reader."""
-        return self if self._prefix else self._rest
-
-    def read(self, size: int | None = -1) -> bytes:
-        """Read ``size`` bytes (all when negative), the kept prefix first."""
+    def readinto(self, buffer: Any) -> int | None:
+        """Read into ``buffer``, the kept prefix first."""
         if not self._prefix:
-            return self._rest.read(size)
-        if size is None or size < 0:
-            data, self._prefix = self._prefix, b""
-            return data + self._rest.read()
-        data, self._prefix = self._prefix[:size], self._prefix[size:]
-        if len(data) < size:
-            data += self._rest.read(size - len(data))
+            return self._rest.readinto(buffer)
+        size = min(len(buffer), len(self._prefix))
+        buffer[:size], self._prefix = self._prefix[:size], self._prefix[size:]
+        return size
+
+    def close(self) -> None:
+        """Close this reader and the socket's."""
+        super().close()
+        self._rest.close()
+
+
+class BodyReader:
+    """``wsgi.input``: the request body, never read past its length."""
+
+    def __init__(self, stream: io.BufferedIOBase, length: int, on_done: Callable[[], None]) -> None:
+        self._stream = stream
+        self.remaining = length
+        self.broken = False  # the client stopped sending: the connection cannot go on
+        self._on_done = on_done  # called once the whole body has arrived
+        if not length:
+            on_done()
+
+    def read(self, size: int = -1) -> bytes:
+        """Read up to ``size`` bytes of the body (the rest when negative)."""
+        return self._take(self._stream.read, size)
+
+    def readline(self, size: int = -1) -> bytes:
+        """Read one line of the body."""
+        return self._take(self._stream.readline, size)
+
+    def _take(self, method: Callable[[int], bytes], size: int) -> bytes:
+        if size < 0 or size > self.remaining:
+            size = self.remaining
+        try:
+            data = method(size) if size else b""
+        except OSError:
+            self.broken = True
+            raise
+        self.remaining -= len(data)
+        if not self.remaining:
+            self._on_done()
         return data
 
-    def readline(self, size: int | None = -1) -> bytes:
-        """Read one line of at most ``size`` bytes, the kept prefix first."""
-        if not self._prefix:
-            return self._rest.readline(size)
-        limit = len(self._prefix) if size is None or size < 0 else min(size, len(self._prefix))
-        end = self._prefix.find(b"\n", 0, limit)
-        cut = end + 1 if end >= 0 else limit
-        line, self._prefix = self._prefix[:cut], self._prefix[cut:]
-        if not line.endswith(b"\n") and not self._prefix:  # the line goes on in the socket
-            more = -1 if size is None or size < 0 else size - len(line)
-            if more:
-                line += self._rest.readline(more)
-        return line
+    def __iter__(self) -> Any:
+        return iter(self.readline, b"")

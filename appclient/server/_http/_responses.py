@@ -14,27 +14,16 @@ from typing import Any
 
 from .._runs._json_template import json_text
 
-JSON_CONTENT_TYPE = "application/json"
-SSE_CONTENT_TYPE = "text/event-stream"
-
 
 def new_id() -> str:
-    """Return a fresh random identifier in uuid4 form, as the hosted service uses.
-
-    Built from :func:`os.urandom` directly: several ids are made per request, and
-    ``uuid.uuid4()`` costs a few microseconds each for the same 122 random bits.
-    """
+    """Return a fresh random id in uuid4 form (``uuid.uuid4()`` costs a few us more)."""
     digits = os.urandom(16).hex()
     variant = "89ab"[int(digits[16], 16) & 3]
     return f"{digits[:8]}-{digits[8:12]}-4{digits[13:16]}-{variant}{digits[17:20]}-{digits[20:32]}"
 
 
 def encode_text(text: str) -> bytes:
-    """Return JSON text as UTF-8 bytes.
-
-    Text that cannot be UTF-8 (a lone surrogate coming from an agent or component) is
-    written with ASCII escapes instead, which is still valid JSON for the same value.
-    """
+    """Return JSON text as UTF-8, or ASCII escapes for a lone surrogate (the same value)."""
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
@@ -63,30 +52,22 @@ if hasattr(os, "register_at_fork"):
 
 
 def serial_id() -> str:
-    """Return a process-unique id in uuid form, cheaper than :func:`new_id`.
+    """Return a process-unique id in uuid form: distinct, not unguessable, cheaper than new_id.
 
-    For ids that only need to be distinct, not unguessable (request, message, event and
-    call ids, leases): a random prefix chosen per process, again after a fork, and a
-    counter (``next`` on it is atomic in CPython).
+    A random prefix per process and a counter (``next`` on it is atomic in CPython).
     """
     return f"{_serial_prefix}{next(_serial) & 0xFFFFFFFFFFFF:012x}"
 
 
 @dataclass(frozen=True, slots=True)
 class Response:
-    r"""A finished response, ready to be written.
-
-    Attributes:
-        request_id: Sent as ``X-Appbuilder-Request-Id``; equal to the body's ``request_id``.
-        chunks: The SSE messages of a stream response, each ``data: <json>\n\n`` and
-            flushed on its own; an iterator while a live run still produces them.
-    """
+    """A finished response; ``chunks``: a stream's SSE messages (an iterator while live)."""
 
     status: int
     request_id: str
     body: bytes = b""
     chunks: tuple[bytes, ...] | Iterator[bytes] | None = None
-    content_type: str = JSON_CONTENT_TYPE
+    content_type: str = "application/json"
     headers: tuple[tuple[str, str], ...] = ()
 
     @property
@@ -96,11 +77,9 @@ class Response:
 
 
 class HTTPProblem(Exception):  # noqa: N818 - a problem report (RFC 9457 wording), not a bug
-    """A request that cannot be served; becomes a one-line JSON error response.
+    """A request that cannot be served: a ``code`` (``InvalidParameter``) and a ``message``.
 
-    Attributes:
-        code: The protocol's error code, for example ``"InvalidParameter"``.
-        message: What was wrong, naming the field; never contains a secret.
+    The message names the field and never holds a secret.
     """
 
     def __init__(
@@ -119,7 +98,7 @@ class HTTPProblem(Exception):  # noqa: N818 - a problem report (RFC 9457 wording
 
 
 def bad_parameter(field: str, problem: str) -> HTTPProblem:
-    """Return the 400 ``InvalidParameter`` problem for one field (``tools[0].function.name``)."""
+    """Return the 400 ``InvalidParameter`` problem for one field."""
     return HTTPProblem(400, "InvalidParameter", f"{field}: {problem}")
 
 
@@ -146,10 +125,9 @@ def error_response(problem: HTTPProblem, *, request_id: str) -> Response:
 
 
 def sse_response(messages: Iterable[str], *, request_id: str) -> Response:
-    r"""Return an SSE response: each message exactly ``data: <compact json>\n\n``.
-
-    ``messages`` is a list, or an iterator still producing them (encoded as they come).
-    """
+    r"""Return an SSE response, each message ``data: <json>\n\n`` (an iterator: as they come)."""
     framed = (b"data: " + encode_text(message) + b"\n\n" for message in messages)
     chunks = framed if isinstance(messages, Iterator) else tuple(framed)
-    return Response(status=200, request_id=request_id, chunks=chunks, content_type=SSE_CONTENT_TYPE)
+    return Response(
+        status=200, request_id=request_id, chunks=chunks, content_type="text/event-stream"
+    )

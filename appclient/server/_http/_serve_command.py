@@ -147,22 +147,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def curl_line(url: str, token: str, app_id: str) -> str:
     """A ``curl`` command that creates a conversation, quoted for a POSIX shell."""
+    headers = ["-H", f"Authorization: Bearer {token}", "-H", "Content-Type: application/json"]
     body = json.dumps({"app_id": app_id})
-    return shlex.join(
-        [
-            "curl",
-            "-sS",
-            "-X",
-            "POST",
-            f"{url}{PATH_CONVERSATION}",
-            "-H",
-            f"Authorization: Bearer {token}",
-            "-H",
-            "Content-Type: application/json",
-            "-d",
-            body,
-        ]
-    )
+    return shlex.join(["curl", "-sS", "-X", "POST", url + PATH_CONVERSATION, *headers, "-d", body])
 
 
 def is_loopback(host: str) -> bool:
@@ -181,12 +168,7 @@ def run(
     stop: threading.Event | None = None,
     out: TextIO | None = None,
 ) -> int:
-    """Serve until Ctrl-C, SIGTERM or ``stop`` is set; the banner goes to ``out`` (stdout).
-
-    Returns:
-        The exit status: 0; 1 when the server cannot listen (port in use, bad host) or open
-        its database; 2 for options that do not go together.
-    """
+    """Serve until Ctrl-C, SIGTERM or ``stop``, the banner on ``out``; return the exit status."""
     out = out if out is not None else sys.stdout
     logging.basicConfig(
         level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -218,10 +200,9 @@ def run(
     handle_sigterm = stop is None and threading.current_thread() is threading.main_thread()
     stop = stop if stop is not None else threading.Event()
     if handle_sigterm:
-        # SIGTERM (docker stop, systemd, kill) stops as Ctrl-C does, so runs in flight
-        # finish and the temporary upload folder is removed instead of left behind. It is
-        # installed before the banner, which tells a supervisor the server is up. It raises
-        # as SIGINT does: setting the event from a handler could deadlock on its lock.
+        # SIGTERM (docker stop, systemd) stops as Ctrl-C does: runs in flight finish, the
+        # temporary upload folder goes. Installed before the banner (a supervisor's "up"
+        # signal); it raises as SIGINT does, as setting the event could deadlock on its lock.
         previous_sigterm = signal.signal(signal.SIGTERM, _interrupt)
     try:
         try:
@@ -244,8 +225,7 @@ def run(
         apps = ", ".join(server.app_ids)
         if args.any_app_id:
             apps = f"any (--any-app-id){'; listed: ' + apps if apps else ''}"
-        # A token the user chose is not printed (stdout is often a log under docker or
-        # systemd); a generated one must be, or nobody could connect.
+        # A token the user chose is not printed (stdout is often a log); a generated one must be.
         token = "(as given with --token)" if tokens else server.token
         export_token = "<your --token>" if tokens else server.token
         lines = [

@@ -1,8 +1,7 @@
 """Uploaded files on disk: one data directory, server-chosen names, a size limit.
 
 A file is written under its random file id, never the client's name, through a temporary
-name renamed into place. A temporary directory made here is removed on :meth:`close` (or
-when the storage is collected or the process exits).
+name renamed into place.
 """
 
 from __future__ import annotations
@@ -34,29 +33,22 @@ def _remove_directory(directory: str, creator_pid: int) -> None:
 
 
 class UploadStorage:
-    """Stores uploaded bytes in ``directory`` (a temporary one removed on close when ``None``).
-
-    A file over ``max_bytes`` is refused with HTTP 413.
-    """
+    """Stores uploaded bytes (at most ``max_bytes`` a file) in ``directory``, or a temporary one."""
 
     def __init__(
         self, directory: str | Path | None = None, *, max_bytes: int = DEFAULT_MAX_UPLOAD_BYTES
     ) -> None:
-        self._owned = directory is None
-        self.directory = (
-            Path(tempfile.mkdtemp(prefix="appclient-uploads-"))
-            if directory is None
-            else Path(directory)
-        )
-        self.directory.mkdir(parents=True, exist_ok=True)
         self.max_bytes = max_bytes
-        # A temporary directory goes on close(), or when the storage is collected or the
-        # process exits without close() (a WSGI server never closes the app it serves).
-        self._remove_temporary = (
-            weakref.finalize(self, _remove_directory, str(self.directory), os.getpid())
-            if self._owned
-            else None
-        )
+        self._remove_temporary = None
+        if directory is None:
+            directory = tempfile.mkdtemp(prefix="appclient-uploads-")
+            # Removed on close(), or when the storage is collected or the process exits
+            # without close() (a WSGI server never closes the app it serves).
+            self._remove_temporary = weakref.finalize(
+                self, _remove_directory, directory, os.getpid()
+            )
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
 
     def __repr__(self) -> str:
         return f"UploadStorage({str(self.directory)!r}, max_bytes={self.max_bytes})"
@@ -71,19 +63,14 @@ class UploadStorage:
             )
 
     def save(self, file_id: str, data: bytes) -> str:
-        """Write ``data`` as the file of ``file_id`` and return its stored name.
-
-        Raises:
-            HTTPProblem: 413 when the data is over the limit.
-        """
+        """Write ``data`` as the file of ``file_id`` and return its stored name (413 if too big)."""
         self.check_size(len(data))
         stored_as = f"{file_id}.bin"
-        target = self.directory / stored_as
         handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".upload-")
         try:
             with os.fdopen(handle, "wb") as stream:
                 stream.write(data)
-            os.replace(temporary, target)
+            os.replace(temporary, self.path(stored_as))
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise

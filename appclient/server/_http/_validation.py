@@ -1,8 +1,7 @@
 """Request bodies in, validated values out; anything wrong is a 400 naming the field (pure).
 
-Bodies are parsed as JSON, refusing what would later break a response (``NaN``, lone
-surrogates, nesting too deep); fields are checked with the wire models, and tools
-normalised to JSON Schema with their names checked.
+JSON that would later break a response (``NaN``, lone surrogates, deep nesting) is refused;
+fields are checked with the wire models, tools normalised to JSON Schema and named by the rule.
 """
 
 from __future__ import annotations
@@ -43,23 +42,6 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _has_lone_surrogate(value: Any) -> bool:
-    # A walk with its own stack: JSON nested thousands deep must not hit the recursion
-    # limit (a RecursionError here was a 500 for a body with an escape in it).
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            if _LONE_SURROGATE.search(item) is not None:
-                return True
-        elif isinstance(item, dict):
-            pending.extend(item.keys())
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return False
-
-
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 #: Deepest nesting a request body may have: far beyond any tool schema or argument, and far
@@ -67,28 +49,27 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite
 MAX_JSON_DEPTH = 64
 
 
-def _deeper_than(value: Any, limit: int) -> bool:
-    pending = [(value, 1)]
+def _json_problem(value: Any, *, escaped: bool) -> str | None:
+    """Why a parsed body cannot be served (too deep; with ``escaped``, a lone surrogate)."""
+    # Its own stack: JSON nested thousands deep must not hit the recursion limit.
+    pending, lone = [(value, 1)], False
     while pending:
         item, depth = pending.pop()
-        if isinstance(item, dict | list):
-            if depth > limit:
-                return True
-            children = item.values() if isinstance(item, dict) else item
+        if isinstance(item, str):
+            lone = lone or (escaped and _LONE_SURROGATE.search(item) is not None)
+        elif isinstance(item, dict | list):
+            if depth > MAX_JSON_DEPTH:
+                return f"body: JSON nested deeper than {MAX_JSON_DEPTH} levels"
+            children = [*item, *item.values()] if isinstance(item, dict) else item
             pending.extend((child, depth + 1) for child in children)
-    return False
+    return "body: a string holds a lone UTF-16 surrogate" if lone else None
 
 
 def parse_json_object(body: bytes) -> dict[str, Any]:
-    """Parse a request body that must be one JSON object.
-
-    Raises:
-        HTTPProblem: 400 ``InvalidJSON`` (not JSON) or ``InvalidParameter`` (not an object).
-    """
+    """Parse a body that must be one JSON object (400 ``InvalidJSON`` or ``InvalidParameter``)."""
     try:
-        # Like json.loads (which also accepts UTF-16/32 bodies), with one shared decoder.
-        # "{" and then no NUL is UTF-8 (UTF-16/32 have a NUL in the first two bytes, or a
-        # BOM): that skips the detection for every well-formed request.
+        # Like json.loads (UTF-16/32 too), with one shared decoder. "{" then no NUL is UTF-8
+        # (UTF-16/32 have a NUL in the first two bytes, or a BOM): no detection needed.
         utf8 = body[:1] == b"{" and body[1:2] != b"\x00"
         encoding = "utf-8" if utf8 else json.detect_encoding(body)
         value = _DECODER.decode(body.decode(encoding, "strict"))
@@ -98,21 +79,18 @@ def parse_json_object(body: bytes) -> dict[str, Any]:
         raise HTTPProblem(400, "InvalidJSON", f"body: not valid JSON ({exc})") from None
     if not isinstance(value, dict):
         raise bad_parameter("body", f"expected a JSON object, got {type(value).__name__}")
-    # Fewer brackets than the limit cannot nest deeper than it: the count (in C) spares
-    # ordinary bodies the walk.
-    if body.count(b"{") + body.count(b"[") > MAX_JSON_DEPTH and _deeper_than(value, MAX_JSON_DEPTH):
-        raise HTTPProblem(
-            400, "InvalidJSON", f"body: JSON nested deeper than {MAX_JSON_DEPTH} levels"
-        )
-    # The byte test skips the walk for most bodies; it only sees escapes in UTF-8 bytes.
+    # Byte tests (in C) spare most bodies the walk: fewer brackets than the limit cannot nest
+    # deeper, and a lone surrogate in UTF-8 bytes can only come from an escape.
     escaped = not utf8 or b"\\ud" in body or b"\\uD" in body
-    if escaped and _has_lone_surrogate(value):
-        raise HTTPProblem(400, "InvalidJSON", "body: a string holds a lone UTF-16 surrogate")
+    if escaped or body.count(b"{") + body.count(b"[") > MAX_JSON_DEPTH:
+        problem = _json_problem(value, escaped=escaped)
+        if problem is not None:
+            raise HTTPProblem(400, "InvalidJSON", problem)
     return value
 
 
 def field_path(location: tuple[int | str, ...], *, prefix: str = "") -> str:
-    """Return a field's path as ``tools[0].function.name`` from a pydantic error location."""
+    """Return a pydantic error location as a path such as ``tools[0].function.name``."""
     text = prefix
     for part in location:
         if isinstance(part, int):
@@ -123,10 +101,7 @@ def field_path(location: tuple[int | str, ...], *, prefix: str = "") -> str:
 
 
 def validate_model(model: type[ModelT], data: Any, *, prefix: str = "") -> ModelT:
-    """Validate ``data`` with a wire model; the first problem becomes a 400 naming its field.
-
-    ``prefix`` is the path of ``data`` inside the body, for nested values.
-    """
+    """Validate ``data`` (at ``prefix`` in the body) with a wire model; a 400 names the field."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -138,8 +113,8 @@ def validate_model(model: type[ModelT], data: Any, *, prefix: str = "") -> Model
 
 
 # The same tools arrive with every run of a conversation, and normalising one parses its
-# docstring: recent results are kept, keyed by the raw tool's repr (a different key order
-# only costs a miss). A value is the checked wire dict, or None for a non-function tool.
+# docstring: recent results are kept by the raw tool's repr (another key order only costs a
+# miss); a value is the checked wire dict, or None for a non-function tool.
 _checked_tools: OrderedDict[str, dict[str, Any] | None] = OrderedDict()
 _checked_lock = threading.Lock()
 
@@ -153,41 +128,27 @@ def _remember(key: str, tool: dict[str, Any] | None) -> None:
             _checked_tools.popitem(last=False)
 
 
+def _names(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
 def _check_raw_parameters(raw: dict[str, Any], field: str) -> None:
     # Normalising would quietly repair these; a client sending them has a bug to hear about.
     function = raw.get("function")
     parameters = function.get("parameters") if isinstance(function, dict) else None
+    field += ".function.parameters"
     if parameters is None:
         return
     if not isinstance(parameters, dict):
-        raise bad_parameter(f"{field}.function.parameters", "expected a JSON Schema object")
-    required = parameters.get("required")
-    if required is not None and (
-        not isinstance(required, list) or not all(isinstance(r, str) for r in required)
-    ):
-        raise bad_parameter(
-            f"{field}.function.parameters.required", "expected a list of property names"
-        )
-    properties = parameters.get("properties")
-    if properties is None:
-        return
-    if not isinstance(properties, dict):
-        raise bad_parameter(f"{field}.function.parameters.properties", "expected an object")
-    for name, schema in properties.items():
-        if not isinstance(schema, dict):
-            raise bad_parameter(
-                f"{field}.function.parameters.properties.{name}", "expected a JSON Schema object"
-            )
-
-
-def _check_parameters(parameters: dict[str, Any], field: str) -> None:
-    # Properties were checked raw (normalising keeps them a dict of schema objects); the
-    # type, and "required": null next to no properties, pass normalising unchanged.
-    if parameters.get("type") != "object":
-        raise bad_parameter(f"{field}.type", "the parameters schema must be of type 'object'")
-    required = parameters.get("required", [])
-    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        raise bad_parameter(field, "expected a JSON Schema object")
+    if parameters.get("required") is not None and not _names(parameters["required"]):
         raise bad_parameter(f"{field}.required", "expected a list of property names")
+    properties = parameters.get("properties")
+    if properties is not None and not isinstance(properties, dict):
+        raise bad_parameter(f"{field}.properties", "expected an object")
+    for name, schema in (properties or {}).items():
+        if not isinstance(schema, dict):
+            raise bad_parameter(f"{field}.properties.{name}", "expected a JSON Schema object")
 
 
 def _check_tool(raw: dict[str, Any], field: str) -> dict[str, Any] | None:
@@ -204,26 +165,22 @@ def _check_tool(raw: dict[str, Any], field: str) -> dict[str, Any] | None:
     problem = tool_name_problem(name)
     if problem is not None:
         raise bad_parameter(f"{field}.function.name", problem)
-    _check_parameters(tool.function.parameters, f"{field}.function.parameters")
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": tool.function.description,
-            "parameters": tool.function.parameters,
-        },
-    }
+    parameters = tool.function.parameters
+    # The type, and "required": null next to no properties, pass normalising unchanged.
+    if parameters.get("type") != "object":
+        raise bad_parameter(
+            f"{field}.function.parameters.type", "the parameters schema must be of type 'object'"
+        )
+    if not _names(parameters.get("required", [])):
+        raise bad_parameter(
+            f"{field}.function.parameters.required", "expected a list of property names"
+        )
+    function = {"name": name, "description": tool.function.description, "parameters": parameters}
+    return {"type": "function", "function": function}
 
 
 def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
-    """Validate the ``tools`` of a run request and normalise them to JSON Schema.
-
-    Tools of other types (the hosted service's ``code_interpreter`` and the like) are
-    accepted and left out.
-
-    Raises:
-        HTTPProblem: 400 naming the first bad field (shape, name rule, duplicate name).
-    """
+    """Validate a run's ``tools``, normalised to JSON Schema (tools but functions left out)."""
     if raw_tools is None:
         return ()
     if not isinstance(raw_tools, list):

@@ -1,7 +1,7 @@
 """The protocol as a WSGI application: routing, auth, body limits, errors, response headers.
 
-The app keeps no state between requests (everything goes through the store), so several
-worker processes over one SQLite store behave as one server::
+It keeps no state between requests (all goes through the store), so worker processes over
+one SQLite store behave as one server::
 
     gunicorn -w 4 'appclient.server:create_app(tokens=["my-token"], db_path="state.db")'
 """
@@ -56,9 +56,7 @@ StartResponse = Callable[..., Any]
 # A base URL ending in "/" makes the official SDKs send "//v2/..."; routes ignore repeats.
 _REPEATED_SLASHES = re.compile(r"//+")
 
-# Room an upload's form takes besides the file's bytes (boundaries, part headers, app id,
-# conversation id, file name): an upload body over the upload limit plus this is refused
-# before it is read.
+# Room an upload's form takes besides the file (boundaries, part headers, the other fields).
 _FORM_OVERHEAD_BYTES = 64 * 1024
 
 _STATUS_LINES = {status.value: f"{status.value} {status.phrase}" for status in HTTPStatus}
@@ -98,7 +96,7 @@ class ReferenceApp:
         self.faults = faults
         self.max_body_bytes = max_body_bytes
         self._on_close = tuple(on_close)
-        self._inspector = Inspector(endpoints=endpoints, authenticate=self._authority.authenticate)
+        self._inspector = Inspector(endpoints=endpoints, owner=self._owner)
         self._routes: dict[str, Callable[[RequestContext], Response]] = {
             PATH_CONVERSATION: endpoints.create_conversation,
             PATH_RUNS: endpoints.run,
@@ -125,8 +123,7 @@ class ReferenceApp:
             if limit is not None:
                 chunks = itertools.islice(chunks, limit)
             start_response(_status_line(response.status), headers)
-            # A live run's messages are still being produced: hand the iterator on, so each
-            # is written as soon as it exists.
+            # A live run's iterator is handed on, so each message is written as it comes.
             return chunks if isinstance(chunks, Iterator) else list(chunks)
         headers.append(("Content-Length", str(len(response.body))))
         start_response(_status_line(response.status), headers)
@@ -178,14 +175,9 @@ class ReferenceApp:
                 f"{method[:20]} {path}: use {allowed}",
                 headers={"Allow": allowed},
             )
-        owner = self._authority.authenticate(environ.get("HTTP_AUTHORIZATION"))
-        if owner is None:
-            raise HTTPProblem(
-                401, "Unauthorized", "Authorization: a valid 'Bearer <token>' header is required"
-            )
+        owner = self._owner(environ)
         key = check_key(environ.get("HTTP_IDEMPOTENCY_KEY"))
-        # An upload is bounded by the upload limit, above or below the general body limit,
-        # so max_upload_bytes works as documented and a huge file is refused unread.
+        # An upload is bounded by the upload limit instead, so a huge file is refused unread.
         limit = self.max_body_bytes
         if path == PATH_FILE_UPLOAD:
             limit = self.endpoints.uploads.max_bytes + _FORM_OVERHEAD_BYTES
@@ -205,6 +197,14 @@ class ReferenceApp:
             query=environ.get("QUERY_STRING") or "",
         )
         return route(context)
+
+    def _owner(self, environ: dict[str, Any]) -> str:
+        owner = self._authority.authenticate(environ.get("HTTP_AUTHORIZATION"))
+        if owner is None:
+            raise HTTPProblem(
+                401, "Unauthorized", "Authorization: a valid 'Bearer <token>' header is required"
+            )
+        return owner
 
     def _read_body(self, environ: dict[str, Any], limit: int) -> bytes:
         stream = environ.get("wsgi.input")
@@ -261,11 +261,9 @@ def create_app(
         components: Cloud components run inside runs; the built-in ones when ``None``.
         store: Where state lives; otherwise a SQLite store at ``db_path``, or memory.
         db_path: A SQLite file for the state (ignored when ``store`` is given).
-        data_dir: Where uploaded files go; next to ``db_path`` (``<db>.files``) or a
-            temporary directory when ``None``.
+        data_dir: Where uploads go; ``<db_path>.files`` or a temporary directory when ``None``.
         faults: Fault injection to share with tests; a fresh one when ``None``.
-        max_body_bytes: Largest request body (HTTP 413 above it); an upload's is bounded
-            by ``max_upload_bytes`` instead.
+        max_body_bytes: Largest request body but an upload's (HTTP 413 above it).
         max_upload_bytes: Largest uploaded file (HTTP 413 above it).
         max_agent_steps: Agent decisions allowed in one run.
         lease_seconds: How long a run may hold its conversation.
@@ -278,18 +276,14 @@ def create_app(
     Raises:
         TypeError: ``agent`` has no ``decide`` method.
     """
-    if agent is not None and not isinstance(agent, Agent):
-        # Caught here, not as a 500 on the first run (ReferenceServer(["hi"]) for a script).
+    if agent is not None and not isinstance(agent, Agent):  # not a 500 on the first run
         raise TypeError(
             f"agent must have a decide(agent_input) method returning a Decision, not a "
             f"{type(agent).__name__}; for a list of steps use ScriptedAgent([...])"
         )
     token_list = [tokens] if isinstance(tokens, str) else list(tokens or ())
-    if not token_list:
-        token_list = [generate_token()]
-    served = None
-    if app_ids is not None:
-        served = frozenset([app_ids] if isinstance(app_ids, str) else app_ids)
+    if isinstance(app_ids, str):
+        app_ids = [app_ids]
     on_close: list[Callable[[], None]] = []
     if store is None:
         store = SQLiteStore(db_path) if db_path is not None else MemoryStore()
@@ -308,14 +302,14 @@ def create_app(
         store=store,
         engine=engine,
         uploads=uploads,
-        app_ids=served,
+        app_ids=None if app_ids is None else frozenset(app_ids),
         any_app_id=any_app_id,
         lease_seconds=lease_seconds,
         max_delta_chars=max_delta_chars,
         clock=clock,
     )
     return ReferenceApp(
-        tokens=token_list,
+        tokens=token_list or [generate_token()],
         endpoints=endpoints,
         faults=faults if faults is not None else FaultInjector(),
         max_body_bytes=max_body_bytes,
