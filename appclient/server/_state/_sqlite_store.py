@@ -404,26 +404,19 @@ class SQLiteStore(Store):
             return KeyReservation("new")
 
     def _trim_keys(self, db: sqlite3.Connection) -> None:
-        # Inside the caller's transaction: the count limit, then the bytes limit.
+        # Inside the caller's transaction: the newest keys up to the count limit, then the
+        # newest bodies up to the bytes limit (a running total from the newest down).
         db.execute(
             "DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency "
             "ORDER BY reserved_at DESC LIMIT -1 OFFSET ?)",
             (self._max_keys,),
         )
-        (total,) = db.execute("SELECT COALESCE(SUM(LENGTH(body)), 0) FROM idempotency").fetchone()
-        excess = int(total) - self._max_key_bytes
-        if excess <= 0:
-            return
-        oldest_first = db.execute(
-            "SELECT key, LENGTH(body) FROM idempotency WHERE body IS NOT NULL ORDER BY reserved_at"
+        db.execute(
+            "DELETE FROM idempotency WHERE key IN (SELECT key FROM (SELECT key, SUM(LENGTH(body)) "
+            "OVER (ORDER BY reserved_at DESC ROWS UNBOUNDED PRECEDING) AS kept "
+            "FROM idempotency WHERE body IS NOT NULL) WHERE kept > ?)",
+            (self._max_key_bytes,),
         )
-        dropped = []
-        for key, size in oldest_first:
-            dropped.append((key,))
-            excess -= int(size)
-            if excess <= 0:
-                break
-        db.executemany("DELETE FROM idempotency WHERE key = ?", dropped)
 
     def complete_key(self, key: str, response: StoredResponse) -> None:
         if len(response.body) > self._max_key_bytes:
