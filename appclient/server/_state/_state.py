@@ -131,15 +131,11 @@ class OpenTurn:
 
 @dataclass(frozen=True, slots=True)
 class TurnRecord(Turn):
-    """A finished turn: the query, the answer, the run that answered and the calls made.
-
-    It is a :class:`Turn`, so the history goes to the agent as it is stored.
-    """
+    """A finished turn, with its run and calls: a :class:`Turn`, as the agent reads history."""
 
     message_id: str = ""
     results: tuple[ToolResult, ...] = ()
-    #: Characters of query, answer and outputs: what the history's size limit counts
-    #: (computed once here, as every later run of the conversation weighs its history).
+    #: Characters of query, answer and outputs, which the history's size limit counts.
     chars: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -164,7 +160,7 @@ class ConversationState:
     created_at: float
     tools: tuple[dict[str, Any], ...] = ()
     open_turn: OpenTurn | None = None
-    history: tuple[TurnRecord, ...] = field(default=())
+    history: tuple[TurnRecord, ...] = ()
     runs: tuple[RunRecord | dict[str, Any], ...] = ()
 
     def evolve(
@@ -287,11 +283,7 @@ class FeedbackRecord:
 
 @dataclass(frozen=True, slots=True)
 class StoredResponse:
-    """A successful response (HTTP 200) kept for ``Idempotency-Key`` replays.
-
-    Attributes:
-        body: The whole body; for a stream, the concatenated SSE messages.
-    """
+    """A successful response (HTTP 200) kept for replays; a stream's ``body`` is its SSE text."""
 
     status: int
     request_id: str
