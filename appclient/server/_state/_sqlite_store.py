@@ -221,7 +221,10 @@ class SQLiteStore(Store):
                 if self._pool.qsize() < self._max_idle:
                     self._pool.put(db)
                 else:  # the pool shrinks back after a burst: two file descriptors each
-                    self._discard(db)
+                    with self._lock:
+                        if db in self._all:
+                            self._all.remove(db)
+                    db.close()
         except sqlite3.OperationalError as exc:
             # Another process held the write lock past the timeout: a retryable condition,
             # not a server bug (the server answers 503 instead of 500).
@@ -235,12 +238,6 @@ class SQLiteStore(Store):
                     f"the SQLite database {self.path.name!r} cannot be opened now: {exc}"
                 ) from exc
             raise
-
-    def _discard(self, db: sqlite3.Connection) -> None:
-        with self._lock:
-            if db in self._all:
-                self._all.remove(db)
-        db.close()
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
