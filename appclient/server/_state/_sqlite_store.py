@@ -144,7 +144,9 @@ class SQLiteStore(Store):
             )
         with self._connection() as db:
             db.executescript(_SCHEMA)
-            if found == 1:  # version 2 names the process holding each key reservation
+            # Version 2 names the process holding each key reservation; files of version 1,
+            # and those from before versions (0, the same layout), lack the column.
+            if found < 2 and "holder" not in _columns(db, "idempotency"):
                 db.execute("ALTER TABLE idempotency ADD COLUMN holder TEXT")
             if found < SCHEMA_VERSION:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -436,3 +438,7 @@ class SQLiteStore(Store):
 
 def _json(record: FileRecord | FeedbackRecord) -> str:
     return json.dumps(asdict(record), ensure_ascii=False)
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
