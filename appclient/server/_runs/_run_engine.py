@@ -73,7 +73,7 @@ class Component(Protocol):
 class AgentFailure(Exception):  # noqa: N818 - reads better at the raise site than AgentError
     """The agent raised or returned a decision the engine cannot carry out.
 
-    Nothing of the run is saved; the server answers HTTP 500 naming the problem.
+    The engine ends the run with an ``error`` event (:data:`EVENT_CODE_AGENT_FAILED`).
     """
 
 
