@@ -1,8 +1,7 @@
 """The reference server's settings, in one place: limits, timeouts and the agents' bounds.
 
-The server's modules read their defaults here (the protocol's paths and the client's
-defaults stay in ``appclient._core._constants``), so every tunable value of the server shows at
-once and tests refer to the numbers the code uses.
+Tests refer to these numbers too; the protocol's paths and the client's defaults are in
+``appclient._core._constants``.
 """
 
 from __future__ import annotations
@@ -19,8 +18,7 @@ DEFAULT_MAX_UPLOAD_BYTES: Final = 8 * 1024 * 1024
 DEFAULT_MAX_AGENT_STEPS: Final = 8
 #: How many Idempotency-Key replays the server keeps per store.
 DEFAULT_IDEMPOTENCY_CACHE_SIZE: Final = 10_000
-#: Bytes of Idempotency-Key replays the in-memory store keeps (a long streamed answer is
-#: ~100 KiB, so the count alone would let replays take a gigabyte).
+#: Bytes of Idempotency-Key replays a store keeps (a long streamed answer is ~100 KiB).
 DEFAULT_IDEMPOTENCY_CACHE_BYTES: Final = 64 * 1024 * 1024
 #: Run message ids the in-memory store remembers per conversation (feedback targets).
 DEFAULT_MAX_MESSAGES_PER_CONVERSATION: Final = 1_000
@@ -41,13 +39,12 @@ DEFAULT_SHUTDOWN_GRACE_SECONDS: Final = 10.0
 DEFAULT_HANG_SECONDS: Final = 30.0
 #: Finished turns kept per conversation (older ones are dropped from the stored history).
 DEFAULT_MAX_HISTORY_TURNS: Final = 50
-#: Characters (queries, answers, tool outputs) a conversation's stored history keeps; older
-#: turns are dropped first, the latest is always kept. Every run reads and writes it.
+#: Characters (queries, answers, tool outputs) a conversation's history keeps; older turns
+#: are dropped first, the latest is always kept. Every run reads and writes it.
 DEFAULT_MAX_HISTORY_CHARS: Final = 1_000_000
 #: Largest text delta of a streamed answer, in characters (answers stream in several deltas).
 DEFAULT_ANSWER_DELTA_CHARS: Final = 8
-#: Most text deltas one streamed answer is cut into; longer answers get longer deltas, so a
-#: very long answer is not tens of thousands of SSE messages.
+#: Most text deltas one streamed answer is cut into (a long answer gets longer deltas).
 MAX_ANSWER_DELTAS: Final = 256
 #: Most tools one run may declare.
 DEFAULT_MAX_TOOLS: Final = 128

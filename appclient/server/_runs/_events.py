@@ -8,9 +8,10 @@ the last event of every message. No promised field is ever ``null``.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
-from typing import Any, NamedTuple
+from typing import Any
 
 from .._http._responses import serial_id
 from .._settings import DEFAULT_ANSWER_DELTA_CHARS, MAX_ANSWER_DELTAS
@@ -24,17 +25,14 @@ _AGENT_EVENT_TYPE = "ChatAgent"
 _AGENT_NAME_TEXT = string_text(_AGENT_EVENT_TYPE)
 
 
-_last_date: tuple[int, str] = (-1, "")
-
-
 def utc_date(now: float | None = None) -> str:
     """Return the protocol's ``date`` text, e.g. ``2024-09-23T08:05:00Z``."""
-    global _last_date  # a one-entry cache (every run asks); a race only recomputes it
-    second = int(time.time() if now is None else now)
-    cached = _last_date
-    if cached[0] != second:
-        cached = _last_date = (second, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second)))
-    return cached[1]
+    return _date_of(int(time.time() if now is None else now))
+
+
+@functools.lru_cache(maxsize=1)  # every run asks, mostly within the same second
+def _date_of(second: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
 
 
 def split_answer(text: str, *, max_chars: int = DEFAULT_ANSWER_DELTA_CHARS) -> list[str]:
@@ -56,16 +54,13 @@ def _event_shape(
     status: str | Hole,
     content_type: str,
     outputs: dict[str, Any],
-    *,
-    code: int | Hole = 0,
-    message: str | Hole = "",
     **extra: Any,
 ) -> JsonTemplate:
-    """Return the template of one event; its ``event_id`` is always a hole."""
+    """Return the template of one event (``extra`` adds or replaces fields, in place)."""
     return JsonTemplate(
         {
-            "event_code": code,
-            "event_message": message,
+            "event_code": 0,
+            "event_message": "",
             "event_type": event_type,
             "event_id": Hole("event_id"),
             "event_status": status,
@@ -123,12 +118,10 @@ _TOOL_CALL = JsonTemplate(
 )
 _STATUS_EVENT = _event_shape(Hole("name"), Hole("status"), "status", {})
 _ERROR_EVENT = _event_shape(
-    _AGENT_EVENT_TYPE, "error", "status", {}, code=Hole("code"), message=Hole("message")
+    _AGENT_EVENT_TYPE, "error", "status", {}, event_code=Hole("code"), event_message=Hole("message")
 )
-_TEXT_EVENT = _event_shape(_AGENT_EVENT_TYPE, Hole("status"), "text", {"text": Hole("text")})
-_TEXT_EVENT_WITH_USAGE = _event_shape(
-    _AGENT_EVENT_TYPE, Hole("status"), "text", {"text": Hole("text")}, usage=_USAGE
-)
+_DELTA_EVENT = _event_shape(_AGENT_EVENT_TYPE, "running", "text", {"text": Hole("text")})
+_DONE_EVENT = _event_shape(_AGENT_EVENT_TYPE, "done", "text", {"text": Hole("text")}, usage=_USAGE)
 _MESSAGE = JsonTemplate(
     {
         "request_id": Hole("request_id"),
@@ -153,48 +146,21 @@ def _usage(prompt: str, completion: str, reported: dict[str, int] | None = None)
     return {key: str(int(counts.get(key, 0))) for key in _USAGE if key != "name"}
 
 
-class _CallTexts(NamedTuple):
-    """One call's values as JSON texts, encoded once for every event that repeats them."""
-
-    call_id: str
-    name: str
-    arguments: str
-
-
 def _function_call_event(name: str, arguments: str) -> str:
     return _FUNCTION_CALL_EVENT.fill(event_id=_event_id(), name=name, arguments=arguments)
 
 
-def _result_event(name: str, output: str) -> str:
-    return _COMPONENT_RESULT_EVENT.fill(event_id=_event_id(), name=name, text=string_text(output))
+def _status_event(status: str, name: str = _AGENT_NAME_TEXT) -> str:
+    return _STATUS_EVENT.fill(event_id=_event_id(), name=name, status=string_text(status))
 
 
-def _cloud_part(outcome: RunOutcome) -> list[str]:
-    events = []
-    for step in outcome.cloud_steps:
-        name = string_text(step.name)
-        events += [
-            _function_call_event(name, json_text(step.arguments)),
-            _result_event(name, step.output),
-        ]
-    return events
+def _delta_event(text: str) -> str:
+    return _DELTA_EVENT.fill(event_id=_event_id(), text=string_text(text))
 
 
-def _interrupt_event(outcome: RunOutcome, calls: list[_CallTexts]) -> str:
-    tool_calls = ",".join(
-        _TOOL_CALL.fill(call_id=call.call_id, name=call.name, arguments=call.arguments)
-        for call in calls
-    )
-    first = calls[0]
-    return _INTERRUPT_EVENT.fill(
-        event_id=_event_id(),
-        thought=string_text(outcome.thought),
-        name=first.name,
-        arguments=first.arguments,
-        call_id=first.call_id,
-        tool_calls=f"[{tool_calls}]",
-        **_usage(outcome.query, outcome.thought, outcome.usage),
-    )
+def _done_event(outcome: RunOutcome, text: str) -> str:
+    usage = _usage(outcome.query, outcome.answer, outcome.usage)
+    return _DONE_EVENT.fill(event_id=_event_id(), text=string_text(text), **usage)
 
 
 def _error_event(failure: RunFailure) -> str:
@@ -203,64 +169,64 @@ def _error_event(failure: RunFailure) -> str:
     )
 
 
-def _status_event(status: str, name: str = _AGENT_NAME_TEXT) -> str:
-    return _STATUS_EVENT.fill(event_id=_event_id(), name=name, status=string_text(status))
+def _cloud_events(outcome: RunOutcome, *, hosted: bool = False) -> list[str]:
+    """Each cloud step's function_call and result.
 
-
-def _text_event(status: str, text: str, *, usage: dict[str, str] | None = None) -> str:
-    template = _TEXT_EVENT if usage is None else _TEXT_EVENT_WITH_USAGE
-    return template.fill(
-        event_id=_event_id(), status=string_text(status), text=string_text(text), **(usage or {})
-    )
-
-
-def _hosted_cloud_messages(outcome: RunOutcome) -> list[list[str]]:
-    """A streamed answer's cloud steps as the hosted service streams them: one event a message.
-
-    For each component: its function_call, its own ``preparing``, its result and its
-    ``success``; then the agent's own function_call (the ``origin_query``) and ``preparing``
-    (the hosted recording, docs/protocol.md section 10).
+    ``hosted`` adds each component's own ``preparing`` and ``success``, as the hosted service
+    streams them (its recording, docs/protocol.md section 10).
     """
-    messages: list[list[str]] = []
+    events = []
     for step in outcome.cloud_steps:
         name = string_text(step.name)
-        messages.append([_function_call_event(name, json_text(step.arguments))])
-        messages.append([_status_event("preparing", name)])
-        messages.append([_result_event(name, step.output)])
-        messages.append([_status_event("success", name)])
-    origin = json_text({"origin_query": outcome.query})
-    messages.append([_function_call_event(_AGENT_NAME_TEXT, origin)])
-    messages.append([_status_event("preparing")])
-    return messages
-
-
-def _tool_round(outcome: RunOutcome) -> list[str]:
-    calls = [
-        _CallTexts(string_text(call.call_id), string_text(call.name), json_text(call.arguments))
-        for call in outcome.calls
-    ]
-    events = _cloud_part(outcome)
-    events.extend(_function_call_event(call.name, call.arguments) for call in calls)
-    events.append(_interrupt_event(outcome, calls))
+        events.append(_function_call_event(name, json_text(step.arguments)))
+        if hosted:
+            events.append(_status_event("preparing", name))
+        output = string_text(step.output)
+        events.append(_COMPONENT_RESULT_EVENT.fill(event_id=_event_id(), name=name, text=output))
+        if hosted:
+            events.append(_status_event("success", name))
     return events
 
 
-def _fill_message(
-    conversation_id: str,
-    message_id: str,
-    events: list[str],
-    *,
-    answer: str,
-    is_completion: bool,
-    request_id: str,
-    date: str,
-) -> str:
+def _tool_round(outcome: RunOutcome) -> list[str]:
+    # Each call's values are encoded once for the three events that repeat them.
+    calls = [
+        (string_text(call.call_id), string_text(call.name), json_text(call.arguments))
+        for call in outcome.calls
+    ]
+    events = _cloud_events(outcome)
+    events += [_function_call_event(name, arguments) for _, name, arguments in calls]
+    tool_calls = ",".join(
+        _TOOL_CALL.fill(call_id=call_id, name=name, arguments=arguments)
+        for call_id, name, arguments in calls
+    )
+    call_id, name, arguments = calls[0]
+    interrupt = _INTERRUPT_EVENT.fill(
+        event_id=_event_id(),
+        thought=string_text(outcome.thought),
+        name=name,
+        arguments=arguments,
+        call_id=call_id,
+        tool_calls=f"[{tool_calls}]",
+        **_usage(outcome.query, outcome.thought, outcome.usage),
+    )
+    return [*events, interrupt]
+
+
+def _head(conversation_id: str, message_id: str, request_id: str, date: str) -> dict[str, str]:
+    """The JSON texts every message of one run repeats."""
+    return {
+        "request_id": string_text(request_id),
+        "date": string_text(date),
+        "conversation_id": string_text(conversation_id),
+        "message_id": string_text(message_id),
+    }
+
+
+def _message(head: dict[str, str], events: list[str], answer: str, is_completion: bool) -> str:
     return _MESSAGE.fill(
-        request_id=string_text(request_id),
-        date=string_text(date),
+        **head,
         answer=string_text(answer),
-        conversation_id=string_text(conversation_id),
-        message_id=string_text(message_id),
         is_completion="true" if is_completion else "false",
         content=f"[{','.join(events)}]",
     )
@@ -285,45 +251,32 @@ def live_message(
         events = [_error_event(failure)]
     else:
         events = [_status_event("preparing")] if first else []
-        events.append(_text_event("running", text))
-    return _fill_message(
-        conversation_id,
-        message_id,
-        events,
-        answer=text,
-        is_completion=failure is not None,
-        request_id=request_id,
-        date=date,
-    )
+        events.append(_delta_event(text))
+    head = _head(conversation_id, message_id, request_id, date)
+    return _message(head, events, text, failure is not None)
 
 
 def _round_or_failure(outcome: RunOutcome) -> list[str] | None:
     """The events of a run that ends in a tool round or an error (one message); None else."""
     if outcome.failure is not None:
-        return [*_cloud_part(outcome), _error_event(outcome.failure)]
+        return [*_cloud_events(outcome), _error_event(outcome.failure)]
     return _tool_round(outcome) if outcome.calls else None
 
 
 def render_body(outcome: RunOutcome, *, request_id: str, date: str) -> str:
     """Return the non-stream body of a run as JSON text: every event, the whole answer."""
-    ending = outcome.ending
     events = _round_or_failure(outcome)
     if events is None:
-        usage = _usage(outcome.query, outcome.answer, outcome.usage)
         events = [
             _status_event("preparing"),
-            *_cloud_part(outcome),
-            _text_event("done", outcome.answer, usage=usage),
+            *_cloud_events(outcome),
+            _done_event(outcome, outcome.answer),
             _status_event("success"),
         ]
-    return _fill_message(
-        outcome.state.conversation_id,
-        outcome.message_id,
-        events,
-        answer=outcome.answer if ending == "answer" else "",
-        is_completion=ending != "interrupt",
-        request_id=request_id,
-        date=date,
+    ending = outcome.ending
+    head = _head(outcome.state.conversation_id, outcome.message_id, request_id, date)
+    return _message(
+        head, events, outcome.answer if ending == "answer" else "", ending != "interrupt"
     )
 
 
@@ -340,39 +293,33 @@ def render_stream(
     ``sent`` is the answer text already streamed live (:func:`live_message`, whose first
     message opened the run): only the rest of the answer follows.
     """
-    ending = outcome.ending
+    head = _head(outcome.state.conversation_id, outcome.message_id, request_id, date)
     early = _round_or_failure(outcome)
-    groups: list[tuple[list[str], str]] = [] if early is None else [(early, "")]
-    if early is None:
-        hosted = bool(outcome.cloud_steps) and not sent
-        if hosted:
-            groups = [(events, "") for events in _hosted_cloud_messages(outcome)]
-        else:
-            opening = [] if sent else [_status_event("preparing")]
-            groups = (
-                [([*opening, *_cloud_part(outcome)], "")] if opening or outcome.cloud_steps else []
-            )
-        rest = outcome.answer
-        if sent:  # the deltas sent live end where the answer's rest begins
-            rest = rest[len(sent) :] if rest.startswith(sent) else ""
-        for delta in split_answer(rest, max_chars=max_delta_chars):
-            groups.append(([_text_event("running", delta)], delta))
-        usage = _usage(outcome.query, outcome.answer, outcome.usage)
-        groups.append(([_text_event("done", "", usage=usage)], ""))
-        groups.append(([_status_event("success")], ""))
-        if hosted:
-            groups.append(([], ""))  # the hosted service ends such a stream with an empty message
+    if early is not None:  # one message; an interrupt is no completion, plain or streamed
+        return [_message(head, early, "", outcome.failure is not None)]
+    hosted = bool(outcome.cloud_steps) and not sent
+    if hosted:  # as the hosted service streams cloud steps: one event a message
+        origin = json_text({"origin_query": outcome.query})
+        opening = [
+            *_cloud_events(outcome, hosted=True),
+            _function_call_event(_AGENT_NAME_TEXT, origin),
+            _status_event("preparing"),
+        ]
+        groups = [([event], "") for event in opening]
+    else:
+        opening = _cloud_events(outcome) if sent else [_status_event("preparing")]
+        groups = [(opening, "")] if opening else []
+    rest = outcome.answer
+    if sent:  # the deltas sent live end where the answer's rest begins
+        rest = rest[len(sent) :] if rest.startswith(sent) else ""
+    for delta in split_answer(rest, max_chars=max_delta_chars):
+        groups.append(([_delta_event(delta)], delta))
+    groups.append(([_done_event(outcome, "")], ""))
+    groups.append(([_status_event("success")], ""))
+    if hosted:
+        groups.append(([], ""))  # the hosted service ends such a stream with an empty message
     last = len(groups) - 1
     return [
-        _fill_message(
-            outcome.state.conversation_id,
-            outcome.message_id,
-            events,
-            answer=answer,
-            # An interrupt is no completion, plain or streamed.
-            is_completion=index == last and ending != "interrupt",
-            request_id=request_id,
-            date=date,
-        )
+        _message(head, events, answer, index == last)
         for index, (events, answer) in enumerate(groups)
     ]

@@ -84,15 +84,14 @@ class JsonTemplate:
     """
 
     def __init__(self, shape: Any) -> None:
-        encoded = json_text(_marked(shape))
-        pieces = _MARKER.split(encoded)
+        pieces = _MARKER.split(json_text(_marked(shape)))
         # split() alternates constant text and hole names. They become one printf-style
         # pattern: "%" with a dict fills every hole in one C call, about three times as
         # fast as str.format_map.
-        pattern = []
-        for index, piece in enumerate(pieces):
-            pattern.append(f"%({piece})s" if index % 2 else piece.replace("%", "%%"))
-        self._pattern = "".join(pattern)
+        self._pattern = "".join(
+            f"%({piece})s" if index % 2 else piece.replace("%", "%%")
+            for index, piece in enumerate(pieces)
+        )
         self.holes = frozenset(pieces[1::2])
 
     def fill(self, **texts: str) -> str:

@@ -9,6 +9,7 @@ run, which still commits. Each message is rendered once, so a replay repeats it 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import queue
 import threading
@@ -63,10 +64,8 @@ def live_messages(
         raise value
 
     def messages() -> Iterator[str]:
-        pending: tuple[str, Any] | None = (kind, value) if kind != _START else None
-        while True:
-            item_kind, item = pending or items.get()
-            pending = None
+        first = [] if kind == _START else [(kind, value)]
+        for item_kind, item in itertools.chain(first, iter(items.get, None)):
             if item_kind == _DELTA:
                 try:
                     yield item

@@ -24,7 +24,6 @@ from .._agents._agent_api import (
     Decision,
     PlannedCall,
     ToolResult,
-    Turn,
 )
 from .._http._responses import bad_parameter, serial_id
 from .._settings import (
@@ -59,7 +58,7 @@ EVENT_CODE_AGENT_FAILED = 5003
 
 
 class Component(Protocol):
-    """A cloud component as the engine uses it (``server/_components.py`` provides them)."""
+    """A cloud component as the engine uses it (:class:`CloudComponent` is one)."""
 
     @property
     def info(self) -> ComponentInfo:
@@ -74,7 +73,7 @@ class Component(Protocol):
 class AgentFailure(Exception):  # noqa: N818 - reads better at the raise site than AgentError
     """The agent raised or returned a decision the engine cannot carry out.
 
-    Nothing of the run is saved; the server answers HTTP 500 naming the problem.
+    The engine ends the run with an ``error`` event (:data:`EVENT_CODE_AGENT_FAILED`).
     """
 
 
@@ -127,16 +126,22 @@ def _turns_to_keep(history: Sequence[TurnRecord], latest: TurnRecord, max_turns:
     make every later run of the conversation slow; the latest turn is always kept.
     """
     budget = DEFAULT_MAX_HISTORY_CHARS - latest.chars
-    recent = history[-(max_turns - 1) :] if max_turns > 1 else ()
-    if sum(turn.chars for turn in recent) <= budget:  # the usual case: nothing to cut by size
-        return len(recent) + 1
     kept = 1
-    for turn in reversed(recent):
+    for turn in reversed(history[-(max_turns - 1) :] if max_turns > 1 else ()):
         budget -= turn.chars
         if budget < 0:
             break
         kept += 1
     return kept
+
+
+def _added(total: dict[str, int] | None, more: dict[str, int] | None) -> dict[str, int] | None:
+    """Token usage of two model calls together (``None`` when neither reported any)."""
+    if not more:
+        return total
+    if total is None:
+        return dict(more)
+    return {key: total.get(key, 0) + more.get(key, 0) for key in {*total, *more}}
 
 
 class RunEngine:
@@ -180,19 +185,25 @@ class RunEngine:
 
         Raises:
             HTTPProblem: 400 when ``tool_choice`` names no tool or component.
-            AgentFailure: The agent raised or asked for something impossible.
         """
-        forced = self._forced_call(state, tool_choice, query)
+        forced = None
+        if forced_tool_name(tool_choice) is not None:
+            try:
+                forced = resolve_tool_choice(
+                    tool_choice,
+                    tools=[self._tool_model(tool) for tool in state.tools],
+                    components=self._infos,
+                    query=query,
+                )
+            except UnknownToolChoiceError as exc:
+                raise bad_parameter(
+                    "tool_choice.function.name",
+                    f"{exc.name!r} is neither a tool of this conversation nor a cloud "
+                    f"component (known: {sorted(exc.available)})",
+                ) from None
         turn = OpenTurn(query=query, file_names=file_names, end_user_id=end_user_id)
         choice = None if forced is not None else tool_choice
-        return self._drive(
-            state.evolve(open_turn=None),
-            turn,
-            forced=forced,
-            choice=choice,
-            message_id=message_id,
-            emit=emit,
-        )
+        return self._drive(state.evolve(open_turn=None), turn, forced, choice, message_id, emit)
 
     def continue_turn(
         self,
@@ -208,7 +219,6 @@ class RunEngine:
 
         Raises:
             HTTPProblem: 400 naming the first ``tool_call_id`` that is not pending.
-            AgentFailure: The agent raised or asked for something impossible.
         """
         turn = state.open_turn
         if not outputs:
@@ -222,8 +232,7 @@ class RunEngine:
             if output.tool_call_id not in pending:
                 waiting = sorted(pending) or "none"
                 raise bad_parameter(
-                    field,
-                    f"unknown tool_call_id {output.tool_call_id!r}; pending: {waiting}",
+                    field, f"unknown tool_call_id {output.tool_call_id!r}; pending: {waiting}"
                 )
             answered[output.tool_call_id] = output.output
         if turn is None:  # unreachable: every output above matched a pending call
@@ -235,66 +244,41 @@ class RunEngine:
         )
         remaining = tuple(call for call in turn.pending if call.call_id not in answered)
         turn = replace(turn, results=results, pending=remaining)
-        if remaining:
-            if emit is not None:
-                emit("")
-            return RunOutcome(
-                state=state.evolve(open_turn=turn),
-                message_id=message_id or serial_id(),
-                query=turn.query,
-                calls=remaining,
-                thought=turn.thought,
-            )
-        return self._drive(state, turn, forced=None, choice=None, message_id=message_id, emit=emit)
+        if not remaining:
+            return self._drive(state, turn, None, None, message_id, emit)
+        if emit is not None:
+            emit("")
+        return RunOutcome(
+            state.evolve(open_turn=turn),
+            message_id or serial_id(),
+            turn.query,
+            calls=remaining,
+            thought=turn.thought,
+        )
 
-    def _forced_call(
-        self, state: ConversationState, tool_choice: ToolChoice | None, query: str
-    ) -> PlannedCall | None:
-        if forced_tool_name(tool_choice) is None:
-            return None
-        try:
-            return resolve_tool_choice(
-                tool_choice,
-                tools=[self._tool_model(tool) for tool in state.tools],
-                components=self._infos,
-                query=query,
-            )
-        except UnknownToolChoiceError as exc:
-            raise bad_parameter(
-                "tool_choice.function.name",
-                f"{exc.name!r} is neither a tool of this conversation nor a cloud component "
-                f"(known: {sorted(exc.available)})",
-            ) from None
-
-    @staticmethod
-    def _memo(decision: Decision, memo: str) -> str:
-        if not decision.memo:
-            return memo
-        if len(decision.memo) > MAX_MEMO_CHARS:
-            raise AgentFailure(
-                f"agent left a memo of {len(decision.memo):,} characters "
-                f"(at most {MAX_MEMO_CHARS:,})"
-            )
-        return decision.memo
-
-    def _decide(self, agent_input: AgentInput, emit: Emit | None = None) -> Decision:
+    def _decide(self, agent_input: AgentInput, emit: Emit | None) -> Decision:
+        """Ask the agent; raise :class:`AgentFailure` for anything but a usable decision."""
+        agent = type(self.agent).__name__
         try:
             if emit is not None and getattr(self.agent, "streams_text", False):
                 decision = self.agent.decide(agent_input, emit=emit)  # type: ignore[call-arg]
             else:
                 decision = self.agent.decide(agent_input)
         except Exception as exc:
-            raise AgentFailure(f"agent {type(self.agent).__name__} failed: {exc}") from exc
+            raise AgentFailure(f"agent {agent} failed: {exc}") from exc
         if not isinstance(decision, Decision):
+            raise AgentFailure(f"agent {agent} returned {type(decision).__name__}, not a Decision")
+        if decision.memo and len(decision.memo) > MAX_MEMO_CHARS:
             raise AgentFailure(
-                f"agent {type(self.agent).__name__} returned {type(decision).__name__}, "
-                "not a Decision"
+                f"agent left a memo of {len(decision.memo):,} characters "
+                f"(at most {MAX_MEMO_CHARS:,})"
             )
         return decision
 
     def _split(
         self, calls: Sequence[PlannedCall], local_names: set[str]
     ) -> tuple[list[PlannedCall], list[PlannedCall]]:
+        """Split calls into cloud components and local tools (a local tool hides a component)."""
         cloud: list[PlannedCall] = []
         local: list[PlannedCall] = []
         for call in calls:
@@ -317,22 +301,30 @@ class RunEngine:
         self,
         state: ConversationState,
         turn: OpenTurn,
-        *,
         forced: PlannedCall | None,
         choice: ToolChoice | None,
-        message_id: str | None = None,
-        emit: Emit | None = None,
+        message_id: str | None,
+        emit: Emit | None,
     ) -> RunOutcome:
         message_id = message_id or serial_id()
         if emit is not None:
             emit("")  # the request was valid: from here on, every outcome is a 200
         tools = tuple(self._tool_model(tool) for tool in state.tools)
         local_names = {tool["function"]["name"] for tool in state.tools}
-        history: tuple[Turn, ...] = state.history
         steps: list[ToolResult] = []
         results = list(turn.results)
         memo = turn.memo
         usage: dict[str, int] | None = None
+
+        def failed(code: int, message: str) -> RunOutcome:
+            return RunOutcome(
+                state.evolve(open_turn=None),
+                message_id,
+                turn.query,
+                tuple(steps),
+                failure=RunFailure(code, message),
+            )
+
         for step in range(self._max_steps):
             try:
                 if step == 0 and forced is not None:
@@ -341,39 +333,31 @@ class RunEngine:
                     # As the hosted service does for a forced component: its result is the reply.
                     decision = Decision.reply(steps[-1].output)
                 else:
-                    decision = self._decide(
-                        AgentInput(
-                            query=turn.query,
-                            tools=tools,
-                            components=self._infos,
-                            results=tuple(results),
-                            tool_choice=choice if step == 0 else None,
-                            history=history,
-                            file_names=turn.file_names,
-                            end_user_id=turn.end_user_id,
-                            memo=memo,
-                        ),
-                        emit,
+                    agent_input = AgentInput(
+                        query=turn.query,
+                        tools=tools,
+                        components=self._infos,
+                        results=tuple(results),
+                        tool_choice=choice if step == 0 else None,
+                        history=state.history,
+                        file_names=turn.file_names,
+                        end_user_id=turn.end_user_id,
+                        memo=memo,
                     )
-                    memo = self._memo(decision, memo)
+                    decision = self._decide(agent_input, emit)
+                    memo = decision.memo or memo
                     usage = _added(usage, decision.usage)
                 cloud, local = self._split(decision.calls, local_names)
             except AgentFailure as exc:
                 _log.error("run %s: %s", message_id, exc, exc_info=exc.__cause__)
-                reason = RunFailure(EVENT_CODE_AGENT_FAILED, str(exc))
-                return self._failed(state, turn, message_id, steps, reason)
+                return failed(EVENT_CODE_AGENT_FAILED, str(exc))
             if not decision.calls:
                 answer = decision.answer if isinstance(decision.answer, str) else ""
                 record = TurnRecord(turn.query, answer, message_id, tuple(results))
+                keep = _turns_to_keep(state.history, record, self._max_history)
+                finished = state.with_turn_finished(record, keep=keep)
                 return RunOutcome(
-                    state=state.with_turn_finished(
-                        record, keep=_turns_to_keep(state.history, record, self._max_history)
-                    ),
-                    message_id=message_id,
-                    query=turn.query,
-                    cloud_steps=tuple(steps),
-                    answer=answer,
-                    usage=usage,
+                    finished, message_id, turn.query, tuple(steps), answer=answer, usage=usage
                 )
             for call in cloud:
                 call_id = serial_id()
@@ -381,10 +365,8 @@ class RunEngine:
                     output = str(self.components[call.name].run(dict(call.arguments)))
                 except Exception as exc:
                     _log.warning("cloud component %s failed", call.name, exc_info=True)
-                    failure = RunFailure(
-                        EVENT_CODE_COMPONENT_FAILED, f"component {call.name} failed: {exc}"
-                    )
-                    return self._failed(state, turn, message_id, steps, failure)
+                    message = f"component {call.name} failed: {exc}"
+                    return failed(EVENT_CODE_COMPONENT_FAILED, message)
                 steps.append(ToolResult(call_id, call.name, dict(call.arguments), output, True))
                 results.append(steps[-1])
             if local:
@@ -396,40 +378,19 @@ class RunEngine:
                     turn, results=tuple(results), pending=pending, thought=thought, memo=memo
                 )
                 return RunOutcome(
-                    state=state.evolve(open_turn=waiting),
-                    message_id=message_id,
-                    query=turn.query,
-                    cloud_steps=tuple(steps),
-                    calls=pending,
-                    thought=thought,
+                    state.evolve(open_turn=waiting),
+                    message_id,
+                    turn.query,
+                    tuple(steps),
+                    pending,
+                    thought,
                     usage=usage,
                 )
-        failure = RunFailure(
+        return failed(
             EVENT_CODE_STEP_LIMIT,
             f"the agent made {self._max_steps} decisions in one run without an answer "
             "or a local tool call",
         )
-        return self._failed(state, turn, message_id, steps, failure)
-
-    @staticmethod
-    def _failed(
-        state: ConversationState,
-        turn: OpenTurn,
-        message_id: str,
-        steps: list[ToolResult],
-        failure: RunFailure,
-    ) -> RunOutcome:
-        dropped = state.evolve(open_turn=None)
-        return RunOutcome(dropped, message_id, turn.query, tuple(steps), failure=failure)
-
-
-def _added(total: dict[str, int] | None, more: dict[str, int] | None) -> dict[str, int] | None:
-    """Token usage of two model calls together (``None`` when neither reported any)."""
-    if not more:
-        return total
-    if total is None:
-        return dict(more)
-    return {key: total.get(key, 0) + more.get(key, 0) for key in {*total, *more}}
 
 
 def record_run(
@@ -445,10 +406,7 @@ def record_run(
     """Return the inspector's record of one run (``query``: "" for a tool-outputs run)."""
     flat = tuple(text for output in outputs for text in (output.tool_call_id, output.output))
     chars = RECORD_BYTES + len(query) + len(outcome.answer) + len(outcome.thought)
-    if flat:
-        chars += sum(map(len, flat))
-    if outcome.cloud_steps:
-        chars += sum(len(step.output) for step in outcome.cloud_steps)
+    chars += sum(map(len, flat)) + sum(len(step.output) for step in outcome.cloud_steps)
     return RunRecord(
         outcome.message_id,
         request_id,

@@ -47,10 +47,7 @@ def candidates_from(
 
 
 class UnknownToolChoiceError(ValueError):
-    """``tool_choice`` names neither a tool of the conversation nor a cloud component.
-
-    ``available`` are the names that exist (client tools, then components).
-    """
+    """``tool_choice`` names neither a tool nor a component (``available``: the names that do)."""
 
     def __init__(self, name: str, available: Sequence[str]) -> None:
         self.name = name

@@ -55,11 +55,7 @@ def stored_response(response: Response, body: bytes | None = None) -> StoredResp
     if body is None:
         body = b"".join(response.chunks) if response.chunks is not None else response.body
     return StoredResponse(
-        status=response.status,
-        request_id=response.request_id,
-        content_type=response.content_type,
-        body=body,
-        stream=response.is_stream,
+        response.status, response.request_id, response.content_type, body, response.is_stream
     )
 
 
@@ -76,11 +72,7 @@ def _replay(stored: StoredResponse) -> Response:
 
 
 class IdempotencyGuard:
-    """Runs a request at most once per idempotency key.
-
-    An unfinished reservation older than ``stale_after`` seconds (a crashed worker's) is
-    taken over.
-    """
+    """Runs a request at most once per idempotency key (see :meth:`Store.reserve_key`)."""
 
     def __init__(
         self,
@@ -103,8 +95,8 @@ class IdempotencyGuard:
     ) -> Response:
         """Return the stored answer for a repeated key, or ``produce()`` and store it.
 
-        ``produce`` gets the owner-scoped key (``None`` without a key), so a run keeps its answer
-        in the same transaction as its writes (:meth:`Store.commit_run`).
+        ``produce`` gets the owner-scoped key (``None`` without a key), so a run can keep its
+        answer in the same transaction as its writes (:meth:`Store.commit_run`).
 
         Raises:
             HTTPProblem: 409 while the first request runs, 422 for a reused key.
@@ -148,6 +140,7 @@ class IdempotencyGuard:
         return response
 
     def _kept_as_it_streams(self, scoped: str, response: Response) -> Iterator[bytes]:
+        """Pass a live stream on, and keep it once it has all gone (or release the key)."""
         sent: list[bytes] = []
         chunks = iter(response.chunks or ())
         try:
@@ -177,8 +170,5 @@ class IdempotencyGuard:
         except Exception:
             # The work is done and saved: answer it. The key stays reserved, so a repeat
             # gets 409 until the reservation goes stale instead of running a second time.
-            _log.warning(
-                "request %s: its answer could not be kept for replays",
-                response.request_id,
-                exc_info=True,
-            )
+            message = "request %s: its answer could not be kept for replays"
+            _log.warning(message, response.request_id, exc_info=True)

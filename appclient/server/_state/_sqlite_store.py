@@ -16,8 +16,9 @@ import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import asdict
+from dataclasses import asdict, astuple
 from pathlib import Path
+from typing import Any, TypeVar
 
 from .._settings import (
     DEFAULT_IDEMPOTENCY_CACHE_BYTES,
@@ -63,9 +64,8 @@ CREATE TABLE IF NOT EXISTS idempotency (
 CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (reserved_at);
 """
 
-#: The layout of the tables above, kept in the file's ``PRAGMA user_version``. A later
-#: version that changes the layout raises it and migrates older files when it opens them;
-#: a file of a newer layout than this code knows is refused instead of misread.
+#: The layout of the tables above, in the file's ``PRAGMA user_version``: older files are
+#: migrated when opened; a newer one is refused instead of misread.
 SCHEMA_VERSION = 2
 
 # Waits between attempts to open a file another process is switching to WAL (for tests).
@@ -80,6 +80,8 @@ _TRIM_EVERY = 256
 
 # Open stores, so a forked child (gunicorn --preload) can drop the connections it inherited.
 _open_stores: weakref.WeakSet[SQLiteStore] = weakref.WeakSet()
+
+_R = TypeVar("_R", FileRecord, FeedbackRecord)
 
 
 def _after_fork_in_child() -> None:
@@ -102,8 +104,7 @@ class SQLiteStore(Store):
             every few hundred reservations, so the table may run a little over between.
         timeout: Seconds to wait for another process's write lock.
         max_messages_per_conversation: Run message ids remembered per conversation (what
-            feedback may name); the oldest are forgotten first, as in :class:`MemoryStore`,
-            so a long-lived conversation does not grow the file with every run.
+            feedback may name); the oldest are forgotten first.
         max_idle_connections: Connections kept open when no request is using them; a burst
             of concurrent requests opens more, which close as they finish.
 
@@ -134,8 +135,7 @@ class SQLiteStore(Store):
         self._reservations = 0
         self._closed = False
         self._inherited: list[sqlite3.Connection] = []
-        with self._connection() as db:
-            found = int(db.execute("PRAGMA user_version").fetchone()[0])
+        (found,) = self._execute("PRAGMA user_version")[0]
         if found > SCHEMA_VERSION:
             self.close()
             raise sqlite3.DatabaseError(
@@ -144,7 +144,9 @@ class SQLiteStore(Store):
             )
         with self._connection() as db:
             db.executescript(_SCHEMA)
-            if found == 1:  # version 2 names the process holding each key reservation
+            # Version 2 names the process holding each key reservation; files of version 1,
+            # and those from before versions (0, the same layout), lack the column.
+            if found < 2 and "holder" not in _columns(db, "idempotency"):
                 db.execute("ALTER TABLE idempotency ADD COLUMN holder TEXT")
             if found < SCHEMA_VERSION:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -152,18 +154,11 @@ class SQLiteStore(Store):
         _open_stores.add(self)
 
     def _release_stale_holds(self) -> tuple[int, int]:
-        """Free the run leases and key reservations of processes that no longer run.
-
-        A crashed worker's runs did not commit, so its conversations and keys are free for a
-        retry at once, instead of after the lease (HTTP 409 until then).
-        """
-        with self._connection() as db:
-            leases = db.execute(
-                "SELECT id, lease_id FROM conversations WHERE lease_id IS NOT NULL"
-            ).fetchall()
-            keys = db.execute(
-                "SELECT key, holder FROM idempotency WHERE status IS NULL AND holder IS NOT NULL"
-            ).fetchall()
+        """Free at once the leases and key reservations of processes that no longer run."""
+        leases = self._execute("SELECT id, lease_id FROM conversations WHERE lease_id IS NOT NULL")
+        keys = self._execute(
+            "SELECT key, holder FROM idempotency WHERE status IS NULL AND holder IS NOT NULL"
+        )
         gone_leases = [(cid, lease) for cid, lease in leases if lease_holder_gone(lease)]
         gone_keys = [(key, holder) for key, holder in keys if lease_holder_gone(holder)]
         if gone_leases or gone_keys:
@@ -228,7 +223,10 @@ class SQLiteStore(Store):
                 if self._pool.qsize() < self._max_idle:
                     self._pool.put(db)
                 else:  # the pool shrinks back after a burst: two file descriptors each
-                    self._discard(db)
+                    with self._lock:
+                        if db in self._all:
+                            self._all.remove(db)
+                    db.close()
         except sqlite3.OperationalError as exc:
             # Another process held the write lock past the timeout: a retryable condition,
             # not a server bug (the server answers 503 instead of 500).
@@ -243,12 +241,6 @@ class SQLiteStore(Store):
                 ) from exc
             raise
 
-    def _discard(self, db: sqlite3.Connection) -> None:
-        with self._lock:
-            if db in self._all:
-                self._all.remove(db)
-        db.close()
-
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._connection() as db:
@@ -262,6 +254,14 @@ class SQLiteStore(Store):
                 if db.in_transaction:
                     db.execute("ROLLBACK")
                 raise
+
+    def _execute(self, sql: str, *params: Any) -> list[Any]:
+        """Run one statement outside a transaction; return its rows."""
+        with self._connection() as db:
+            return db.execute(sql, params).fetchall()
+
+    def _records(self, cls: type[_R], sql: str, *params: Any) -> list[_R]:
+        return [load_record(cls, text) for (text,) in self._execute(sql, *params)]
 
     def _forget_inherited_connections(self) -> None:
         # SQLite forbids using a connection in a process forked after it was opened. The
@@ -281,35 +281,28 @@ class SQLiteStore(Store):
             db.close()
 
     def create_conversation(self, state: ConversationState) -> None:
-        """Save a new conversation."""
-        with self._connection() as db:
-            db.execute(
-                "INSERT INTO conversations (id, state) VALUES (?, ?)",
-                (state.conversation_id, state.to_json()),
-            )
+        self._execute(
+            "INSERT INTO conversations (id, state) VALUES (?, ?)",
+            state.conversation_id,
+            state.to_json(),
+        )
 
     def get_conversation(self, conversation_id: str) -> ConversationState | None:
-        """Return the conversation's current state, or ``None`` if unknown."""
-        with self._connection() as db:
-            row = db.execute(
-                "SELECT state FROM conversations WHERE id = ?", (conversation_id,)
-            ).fetchone()
-        return ConversationState.from_json(row[0]) if row else None
+        rows = self._execute("SELECT state FROM conversations WHERE id = ?", conversation_id)
+        return ConversationState.from_json(rows[0][0]) if rows else None
 
     def list_conversations(self, owner: str, *, limit: int) -> list[ConversationState]:
-        """Return the owner's latest ``limit`` conversations, newest first."""
-        with self._connection() as db:
-            rows = db.execute(
-                "SELECT state FROM conversations WHERE json_extract(state, '$.owner') = ? "
-                "ORDER BY json_extract(state, '$.created_at') DESC LIMIT ?",
-                (owner, limit),
-            ).fetchall()
+        rows = self._execute(
+            "SELECT state FROM conversations WHERE json_extract(state, '$.owner') = ? "
+            "ORDER BY json_extract(state, '$.created_at') DESC LIMIT ?",
+            owner,
+            limit,
+        )
         return [ConversationState.from_json(text) for (text,) in rows]
 
     def acquire_run(
         self, conversation_id: str, *, lease_id: str, now: float, lease_seconds: float
     ) -> bool:
-        """Take the conversation's run lease; False if another unexpired lease holds it."""
         with self._connection() as db:
             cursor = db.execute(
                 "UPDATE conversations SET lease_id = ?, lease_expires = ? "
@@ -326,88 +319,62 @@ class SQLiteStore(Store):
         message_id: str,
         replay: tuple[str, StoredResponse] | None = None,
     ) -> bool:
-        """Save the run's state, message id and replay; release the lease (if still held)."""
+        cid = state.conversation_id
         with self._transaction() as db:
             cursor = db.execute(
                 "UPDATE conversations SET state = ?, lease_id = NULL, lease_expires = NULL "
                 "WHERE id = ? AND lease_id = ?",
-                (state.to_json(), state.conversation_id, lease_id),
+                (state.to_json(), cid, lease_id),
             )
             if cursor.rowcount != 1:
                 return False
-            db.execute(
-                "INSERT OR REPLACE INTO messages (id, conversation_id) VALUES (?, ?)",
-                (message_id, state.conversation_id),
-            )
+            db.execute("INSERT OR REPLACE INTO messages VALUES (?, ?)", (message_id, cid))
             # rowid grows with each insert, so it orders the conversation's runs.
             db.execute(
                 "DELETE FROM messages WHERE conversation_id = ? AND rowid NOT IN (SELECT rowid "
                 "FROM messages WHERE conversation_id = ? ORDER BY rowid DESC LIMIT ?)",
-                (state.conversation_id, state.conversation_id, self._max_messages),
+                (cid, cid, self._max_messages),
             )
             if replay is not None and len(replay[1].body) <= self._max_key_bytes:
                 self._complete_key(db, *replay)
             return True
 
     def release_run(self, conversation_id: str, *, lease_id: str) -> None:
-        """Release the lease without changing the conversation."""
-        with self._connection() as db:
-            db.execute(_RELEASE_LEASE, (conversation_id, lease_id))
+        self._execute(_RELEASE_LEASE, conversation_id, lease_id)
 
     def has_message(self, conversation_id: str, message_id: str) -> bool:
-        """Whether ``message_id`` is one of the conversation's latest runs (see the limit)."""
-        with self._connection() as db:
-            row = db.execute(
-                "SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?",
-                (message_id, conversation_id),
-            ).fetchone()
-        return row is not None
+        sql = "SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?"
+        return bool(self._execute(sql, message_id, conversation_id))
 
     def add_file(self, record: FileRecord) -> None:
-        """Save an uploaded file's metadata."""
-        with self._connection() as db:
-            db.execute(
-                "INSERT INTO files (id, record) VALUES (?, ?)",
-                (record.file_id, json.dumps(asdict(record), ensure_ascii=False)),
-            )
+        self._execute("INSERT INTO files VALUES (?, ?)", record.file_id, _json(record))
 
     def get_file(self, file_id: str) -> FileRecord | None:
-        """Return a file's metadata, or ``None`` if unknown."""
-        with self._connection() as db:
-            row = db.execute("SELECT record FROM files WHERE id = ?", (file_id,)).fetchone()
-        return load_record(FileRecord, row[0]) if row else None
+        found = self._records(FileRecord, "SELECT record FROM files WHERE id = ?", file_id)
+        return found[0] if found else None
 
     def files(self, conversation_id: str) -> list[FileRecord]:
-        """Return a conversation's files, oldest first."""
-        with self._connection() as db:
-            rows = db.execute(
-                "SELECT record FROM files WHERE json_extract(record, '$.conversation_id') = ? "
-                "ORDER BY rowid",
-                (conversation_id,),
-            ).fetchall()
-        return [load_record(FileRecord, text) for (text,) in rows]
+        return self._records(
+            FileRecord,
+            "SELECT record FROM files WHERE json_extract(record, '$.conversation_id') = ? "
+            "ORDER BY rowid",
+            conversation_id,
+        )
 
     def add_feedback(self, record: FeedbackRecord) -> None:
-        """Record one feedback call."""
-        with self._connection() as db:
-            db.execute(
-                "INSERT INTO feedback (conversation_id, record) VALUES (?, ?)",
-                (record.conversation_id, json.dumps(asdict(record), ensure_ascii=False)),
-            )
+        self._execute(
+            "INSERT INTO feedback (conversation_id, record) VALUES (?, ?)",
+            record.conversation_id,
+            _json(record),
+        )
 
     def feedback(self, conversation_id: str) -> list[FeedbackRecord]:
-        """Return the feedback recorded for a conversation, oldest first."""
-        with self._connection() as db:
-            rows = db.execute(
-                "SELECT record FROM feedback WHERE conversation_id = ? ORDER BY seq",
-                (conversation_id,),
-            ).fetchall()
-        return [load_record(FeedbackRecord, text) for (text,) in rows]
+        sql = "SELECT record FROM feedback WHERE conversation_id = ? ORDER BY seq"
+        return self._records(FeedbackRecord, sql, conversation_id)
 
     def reserve_key(
         self, key: str, fingerprint: str, *, now: float, stale_after: float, holder: str = ""
     ) -> KeyReservation:
-        """Reserve an idempotency key (see :meth:`Store.reserve_key`)."""
         with self._transaction() as db:
             row = db.execute(
                 "SELECT fingerprint, reserved_at, status, request_id, content_type, body, stream "
@@ -415,15 +382,13 @@ class SQLiteStore(Store):
                 (key,),
             ).fetchone()
             if row is not None:
-                stored_fingerprint, reserved_at, status, request_id, content_type, body, stream = (
-                    row
-                )
+                kept, reserved_at, status, request_id, content_type, body, stream = row
                 response = None
                 if status is not None:
                     response = StoredResponse(
-                        int(status), str(request_id), str(content_type), bytes(body), bool(stream)
+                        status, request_id, content_type, bytes(body), bool(stream)
                     )
-                entry = KeyEntry(stored_fingerprint, float(reserved_at), response)
+                entry = KeyEntry(kept, reserved_at, response)
                 found = entry.reservation(fingerprint, now=now, stale_after=stale_after)
                 if found.outcome != "new":
                     return found
@@ -438,29 +403,21 @@ class SQLiteStore(Store):
             return KeyReservation("new")
 
     def _trim_keys(self, db: sqlite3.Connection) -> None:
-        # Inside the caller's transaction: the count limit, then the bytes limit.
+        # Inside the caller's transaction: the newest keys up to the count limit, then the
+        # newest bodies up to the bytes limit (a running total from the newest down).
         db.execute(
             "DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency "
             "ORDER BY reserved_at DESC LIMIT -1 OFFSET ?)",
             (self._max_keys,),
         )
-        (total,) = db.execute("SELECT COALESCE(SUM(LENGTH(body)), 0) FROM idempotency").fetchone()
-        excess = int(total) - self._max_key_bytes
-        if excess <= 0:
-            return
-        oldest_first = db.execute(
-            "SELECT key, LENGTH(body) FROM idempotency WHERE body IS NOT NULL ORDER BY reserved_at"
+        db.execute(
+            "DELETE FROM idempotency WHERE key IN (SELECT key FROM (SELECT key, SUM(LENGTH(body)) "
+            "OVER (ORDER BY reserved_at DESC ROWS UNBOUNDED PRECEDING) AS kept "
+            "FROM idempotency WHERE body IS NOT NULL) WHERE kept > ?)",
+            (self._max_key_bytes,),
         )
-        dropped = []
-        for key, size in oldest_first:
-            dropped.append((key,))
-            excess -= int(size)
-            if excess <= 0:
-                break
-        db.executemany("DELETE FROM idempotency WHERE key = ?", dropped)
 
     def complete_key(self, key: str, response: StoredResponse) -> None:
-        """Store the first answer for a reserved key."""
         if len(response.body) > self._max_key_bytes:
             self.release_key(key)  # too big to keep: a repeat runs again
             return
@@ -472,17 +429,16 @@ class SQLiteStore(Store):
         db.execute(
             "UPDATE idempotency SET status = ?, request_id = ?, content_type = ?, "
             "body = ?, stream = ? WHERE key = ? AND status IS NULL",
-            (
-                response.status,
-                response.request_id,
-                response.content_type,
-                response.body,
-                int(response.stream),
-                key,
-            ),
+            (*astuple(response), key),
         )
 
     def release_key(self, key: str) -> None:
-        """Forget a reserved key whose request did not succeed."""
-        with self._connection() as db:
-            db.execute("DELETE FROM idempotency WHERE key = ? AND status IS NULL", (key,))
+        self._execute("DELETE FROM idempotency WHERE key = ? AND status IS NULL", key)
+
+
+def _json(record: FileRecord | FeedbackRecord) -> str:
+    return json.dumps(asdict(record), ensure_ascii=False)
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}

@@ -13,6 +13,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
+from types import EllipsisType
 from typing import Any, Final, Generic, TypeVar
 
 from pydantic import TypeAdapter
@@ -62,7 +63,6 @@ def run_view(run: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
     """Return a run as the inspector's JSON (texts clipped); a view passes through as is."""
     if not isinstance(run, RunRecord):
         return dict(run)  # loaded from the SQLite store, which saves views
-    ran = run
     events: list[dict[str, Any]] = [
         {
             "kind": "component",
@@ -71,19 +71,19 @@ def run_view(run: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
             "arguments": _arguments(step.arguments),
             "output": _clip(step.output),
         }
-        for step in ran.cloud_steps
+        for step in run.cloud_steps
     ]
-    if ran.calls:
+    if run.calls:
         calls = [
             {"id": call.call_id, "name": call.name, "arguments": _arguments(call.arguments)}
-            for call in ran.calls
+            for call in run.calls
         ]
-        events.append({"kind": "tool_calls", "thought": _clip(ran.thought), "calls": calls})
-    elif ran.failure is not None:
-        failure = ran.failure
+        events.append({"kind": "tool_calls", "thought": _clip(run.thought), "calls": calls})
+    elif run.failure is not None:
+        failure = run.failure
         events.append({"kind": "error", "code": failure.code, "message": _clip(failure.message)})
     else:
-        events.append({"kind": "answer", "text": _clip(ran.answer)})
+        events.append({"kind": "answer", "text": _clip(run.answer)})
     return {
         "message_id": run.message_id,
         "request_id": run.request_id,
@@ -96,8 +96,8 @@ def run_view(run: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
             for i in range(0, len(run.outputs), 2)
         ],
         "events": events,
-        "ending": ran.ending,
-        "usage": ran.usage,
+        "ending": run.ending,
+        "usage": run.usage,
     }
 
 
@@ -131,27 +131,16 @@ class OpenTurn:
 
 @dataclass(frozen=True, slots=True)
 class TurnRecord(Turn):
-    """A finished turn: the query, the answer, the run that answered and the calls made.
-
-    It is a :class:`Turn`, so the history goes to the agent as it is stored.
-    """
+    """A finished turn, with its run and calls: a :class:`Turn`, as the agent reads history."""
 
     message_id: str = ""
     results: tuple[ToolResult, ...] = ()
-    #: Characters of query, answer and outputs: what the history's size limit counts
-    #: (computed once here, as every later run of the conversation weighs its history).
+    #: Characters of query, answer and outputs, which the history's size limit counts.
     chars: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         outputs = sum(len(result.output) for result in self.results)
         object.__setattr__(self, "chars", len(self.query) + len(self.answer) + outputs)
-
-
-class _Keep:
-    """Marks "leave this part as it is" where ``None`` is a real value."""
-
-
-_KEEP = _Keep()
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,14 +160,14 @@ class ConversationState:
     created_at: float
     tools: tuple[dict[str, Any], ...] = ()
     open_turn: OpenTurn | None = None
-    history: tuple[TurnRecord, ...] = field(default=())
+    history: tuple[TurnRecord, ...] = ()
     runs: tuple[RunRecord | dict[str, Any], ...] = ()
 
     def evolve(
         self,
         *,
         tools: tuple[dict[str, Any], ...] | None = None,
-        open_turn: OpenTurn | _Keep | None = _KEEP,
+        open_turn: OpenTurn | EllipsisType | None = ...,  # ``...``: keep it (None clears it)
         history: tuple[TurnRecord, ...] | None = None,
         runs: tuple[RunRecord | dict[str, Any], ...] | None = None,
     ) -> ConversationState:
@@ -189,17 +178,14 @@ class ConversationState:
             self.app_id,
             self.created_at,
             self.tools if tools is None else tools,
-            self.open_turn if isinstance(open_turn, _Keep) else open_turn,
+            self.open_turn if isinstance(open_turn, EllipsisType) else open_turn,
             self.history if history is None else history,
             self.runs if runs is None else runs,
         )
 
     def with_turn_finished(self, record: TurnRecord, *, keep: int) -> ConversationState:
         """Return a copy with ``record`` appended to the history (at most ``keep`` turns)."""
-        history = (*self.history, record)
-        if len(history) > keep:
-            history = history[-keep:]
-        return self.evolve(open_turn=None, history=history)
+        return self.evolve(open_turn=None, history=(*self.history, record)[-keep:])
 
     def to_json(self) -> str:
         """Return the state as JSON text (for the SQLite store)."""
@@ -219,16 +205,14 @@ class ConversationState:
 _T = TypeVar("_T")
 
 
-_adapters: dict[type, TypeAdapter[Any]] = {}
-
-
 def load_record(cls: type[_T], text: str) -> _T:
     """Rebuild a record (nested dataclasses included) from the JSON of its ``asdict``."""
-    adapter = _adapters.get(cls)
-    if adapter is None:  # built once per class (a race only builds one twice)
-        adapter = _adapters[cls] = TypeAdapter(cls)
+    adapter = _adapters.get(cls) or _adapters.setdefault(cls, TypeAdapter(cls))
     record: _T = adapter.validate_python(json.loads(text))
     return record
+
+
+_adapters: dict[type, TypeAdapter[Any]] = {}
 
 
 class ToolMemo(Generic[_T]):
@@ -299,11 +283,7 @@ class FeedbackRecord:
 
 @dataclass(frozen=True, slots=True)
 class StoredResponse:
-    """A successful response (HTTP 200) kept for ``Idempotency-Key`` replays.
-
-    Attributes:
-        body: The whole body; for a stream, the concatenated SSE messages.
-    """
+    """A successful response (HTTP 200) kept for replays; a stream's ``body`` is its SSE text."""
 
     status: int
     request_id: str

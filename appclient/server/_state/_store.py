@@ -59,11 +59,9 @@ class StoreBusyError(RuntimeError):
 class KeyReservation:
     """The answer to reserving an idempotency key.
 
-    Attributes:
-        outcome: ``"new"`` (go ahead, then complete or release the key), ``"replay"``
-            (answer ``response`` again), ``"busy"`` (the first request is still running) or
-            ``"mismatch"`` (the key was used for a different request).
-        response: The stored first answer, for ``"replay"``.
+    ``outcome``: ``"new"`` (go ahead, then complete or release the key), ``"replay"`` (answer
+    ``response`` again), ``"busy"`` (the first request still runs) or ``"mismatch"`` (the key
+    was used for a different request).
     """
 
     outcome: Literal["new", "replay", "busy", "mismatch"]
@@ -110,10 +108,9 @@ class Store(ABC):
             state: The conversation's new state.
             lease_id: The lease the run holds.
             message_id: The run's message id.
-            replay: An idempotency key reserved for this request and the answer to keep
-                for it, saved in the same transaction: a crash can leave the run neither
-                applied without its answer kept (a retry would apply it twice) nor the
-                reverse.
+            replay: An idempotency key reserved for this request and the answer to keep for
+                it, saved in the same transaction (a crash cannot apply the run without
+                keeping its answer, so a retry never applies it twice).
 
         Returns:
             False (and saves nothing) when the lease is no longer held by ``lease_id``.
@@ -154,9 +151,9 @@ class Store(ABC):
         """Reserve an idempotency key for a request with the given fingerprint.
 
         A reservation older than ``stale_after`` seconds whose request never completed (a
-        crashed worker) is taken over as ``"new"``. ``holder`` names the reserving process
-        as a lease id does (:func:`lease_owner_id`): a store shared by processes frees the
-        reservations of one that ended when it opens, as it frees its leases.
+        crashed worker) is taken over as ``"new"``. ``holder`` names the reserving process as
+        a lease id does: a store shared by processes frees an ended one's reservations when it
+        opens, as it frees its leases.
         """
 
     @abstractmethod
@@ -172,12 +169,6 @@ class Store(ABC):
 
 
 @dataclass(slots=True)
-class _Lease:
-    lease_id: str
-    expires: float
-
-
-@dataclass(slots=True)
 class _Kept:
     state: ConversationState
     size: int
@@ -186,18 +177,15 @@ class _Kept:
 
 
 def _weigh(state: ConversationState, tools_size: int) -> int:
-    """Estimate a state's memory in bytes: its text, plus a fixed overhead per conversation."""
-    history = sum(turn.chars for turn in state.history)
+    """Estimate a state's memory in bytes: its text, plus 2 KiB per conversation."""
+    chars = sum(turn.chars for turn in state.history)
     turn = state.open_turn
     if turn is not None:
-        history += len(turn.query) + len(turn.thought) + len(turn.memo)
-        history += sum(len(result.output) for result in turn.results)
-        history += sum(len(str(call.arguments)) for call in turn.pending)
-    history += sum(run.chars for run in state.runs if isinstance(run, RunRecord))
-    return _CONVERSATION_OVERHEAD + tools_size + 2 * history  # str: up to 4 bytes a char
-
-
-_CONVERSATION_OVERHEAD = 2048
+        chars += len(turn.query) + len(turn.thought) + len(turn.memo)
+        chars += sum(len(result.output) for result in turn.results)
+        chars += sum(len(str(call.arguments)) for call in turn.pending)
+    chars += sum(run.chars for run in state.runs if isinstance(run, RunRecord))
+    return 2048 + tools_size + 2 * chars  # str: up to 4 bytes a char
 
 
 @dataclass(slots=True)
@@ -260,7 +248,7 @@ class MemoryStore(Store):
         self.evicted_conversations = 0
         # Their text's length (about their JSON's), which is also what the memo weighs.
         self._tool_size = ToolMemo(lambda tool: len(str(tool)), size=1024, weigh=lambda _, n: n)
-        self._leases: dict[str, _Lease] = {}
+        self._leases: dict[str, tuple[str, float]] = {}  # conversation -> lease id, expiry
         # Per conversation, its message ids in run order (a dict is an ordered set).
         self._messages: dict[str, dict[str, None]] = {}
         self._max_messages = max_messages_per_conversation
@@ -284,7 +272,6 @@ class MemoryStore(Store):
             self._keep(state)
 
     def get_conversation(self, conversation_id: str) -> ConversationState | None:
-        """Return the conversation's current state, or ``None`` if unknown (or forgotten)."""
         with self._lock:
             kept = self._conversations.get(conversation_id)
             if kept is None:
@@ -294,7 +281,6 @@ class MemoryStore(Store):
             return kept.state
 
     def list_conversations(self, owner: str, *, limit: int) -> list[ConversationState]:
-        """Return the owner's latest ``limit`` conversations, newest first."""
         with self._lock:
             owned = [
                 kept.state for kept in self._conversations.values() if kept.state.owner == owner
@@ -303,7 +289,7 @@ class MemoryStore(Store):
         return owned[:limit]
 
     def _keep(self, state: ConversationState) -> None:
-        # The caller holds the lock. Checked before anything changes, so a refusal is clean.
+        """Save ``state`` (the caller holds the lock); a refusal changes nothing."""
         cid, owner = state.conversation_id, state.owner
         previous = self._conversations.get(cid)
         if previous is not None and previous.state.tools == state.tools:  # same dicts: quick
@@ -328,8 +314,7 @@ class MemoryStore(Store):
         self._forget_old(keep=cid, now=now)
 
     def _forget_old(self, *, keep: str, now: float) -> None:
-        # The caller holds the lock. Least recently used first: idle ones, then any over the
-        # memory limit; a conversation whose run is in progress (leased) stays.
+        """Forget the least recently used idle or over-limit conversations, except leased ones."""
         idle_before = -1.0 if self._idle_seconds is None else now - self._idle_seconds
         over = self._bytes - self._max_bytes
         victims = []
@@ -353,12 +338,11 @@ class MemoryStore(Store):
     def acquire_run(
         self, conversation_id: str, *, lease_id: str, now: float, lease_seconds: float
     ) -> bool:
-        """Take the conversation's run lease; False if another unexpired lease holds it."""
         with self._lock:
-            current = self._leases.get(conversation_id)
-            if current is not None and current.expires > now:
+            lease = self._leases.get(conversation_id)
+            if lease is not None and lease[1] > now:
                 return False
-            self._leases[conversation_id] = _Lease(lease_id, now + lease_seconds)
+            self._leases[conversation_id] = (lease_id, now + lease_seconds)
             return True
 
     def commit_run(
@@ -369,10 +353,9 @@ class MemoryStore(Store):
         message_id: str,
         replay: tuple[str, StoredResponse] | None = None,
     ) -> bool:
-        """Save the run's state, message id and replay; release the lease (if still held)."""
         with self._lock:
-            current = self._leases.get(state.conversation_id)
-            if current is None or current.lease_id != lease_id:
+            lease = self._leases.get(state.conversation_id)
+            if lease is None or lease[0] != lease_id:
                 return False
             self._keep(state)  # may refuse (quota): then nothing changed
             if replay is not None:
@@ -385,46 +368,38 @@ class MemoryStore(Store):
             return True
 
     def release_run(self, conversation_id: str, *, lease_id: str) -> None:
-        """Release the lease without changing the conversation."""
         with self._lock:
-            current = self._leases.get(conversation_id)
-            if current is not None and current.lease_id == lease_id:
+            lease = self._leases.get(conversation_id)
+            if lease is not None and lease[0] == lease_id:
                 del self._leases[conversation_id]
 
     def has_message(self, conversation_id: str, message_id: str) -> bool:
-        """Whether ``message_id`` is one of the conversation's latest runs (see the limit)."""
         with self._lock:
             return message_id in self._messages.get(conversation_id, {})
 
     def add_file(self, record: FileRecord) -> None:
-        """Save an uploaded file's metadata."""
         with self._lock:
             self._files[record.file_id] = record
 
     def get_file(self, file_id: str) -> FileRecord | None:
-        """Return a file's metadata, or ``None`` if unknown."""
         with self._lock:
             return self._files.get(file_id)
 
     def files(self, conversation_id: str) -> list[FileRecord]:
-        """Return a conversation's files, oldest first."""
         with self._lock:
             return [f for f in self._files.values() if f.conversation_id == conversation_id]
 
     def add_feedback(self, record: FeedbackRecord) -> None:
-        """Record one feedback call."""
         with self._lock:
             self._feedback.setdefault(record.conversation_id, []).append(record)
 
     def feedback(self, conversation_id: str) -> list[FeedbackRecord]:
-        """Return the feedback recorded for a conversation, oldest first."""
         with self._lock:
             return list(self._feedback.get(conversation_id, ()))
 
     def reserve_key(
         self, key: str, fingerprint: str, *, now: float, stale_after: float, holder: str = ""
     ) -> KeyReservation:
-        """Reserve an idempotency key (see :meth:`Store.reserve_key`; ``holder`` is unused)."""
         with self._lock:
             entry = self._keys.get(key)
             if entry is not None:
@@ -437,19 +412,16 @@ class MemoryStore(Store):
             return KeyReservation("new")
 
     def _trim_keys(self) -> None:
-        # The caller holds the lock.
         while len(self._keys) > self._max_keys or self._key_bytes > self._max_key_bytes:
             _, entry = self._keys.popitem(last=False)
             if entry.response is not None:
                 self._key_bytes -= len(entry.response.body)
 
     def complete_key(self, key: str, response: StoredResponse) -> None:
-        """Store the first answer for a reserved key."""
         with self._lock:
             self._complete_key(key, response)
 
     def _complete_key(self, key: str, response: StoredResponse) -> None:
-        # The caller holds the lock.
         entry = self._keys.get(key)
         if entry is None or entry.response is not None:
             return
@@ -461,7 +433,6 @@ class MemoryStore(Store):
         self._trim_keys()
 
     def release_key(self, key: str) -> None:
-        """Forget a reserved key whose request did not succeed."""
         with self._lock:
             entry = self._keys.get(key)
             if entry is not None and entry.response is None:
@@ -469,19 +440,15 @@ class MemoryStore(Store):
 
 
 def lease_owner_id() -> str:
-    """A run lease's id: the holding process's pid, then an id unique within it.
-
-    A store that opens finds the leases of processes that no longer run (a crash, kill -9) by
-    this pid and frees them at once (:func:`lease_holder_gone`), instead of after the lease.
-    """
+    """A run lease's id: the holding process's pid (see :func:`lease_holder_gone`), a serial."""
     return f"{os.getpid()}-{serial_id()}"
 
 
 def lease_holder_gone(lease_id: str) -> bool:
     """Whether the process that took ``lease_id`` has ended (on this machine).
 
-    A lease of another form, or of a process that still runs (or whose pid was reused, or
-    that runs elsewhere), is never called gone: it waits out its lease as before.
+    A lease of another form, or of a process that may still run (here or elsewhere), is never
+    called gone: it waits out its lease.
     """
     pid_text, _, rest = lease_id.partition("-")
     if not pid_text.isdigit() or not rest or int(pid_text) == os.getpid():
