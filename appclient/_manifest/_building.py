@@ -1,29 +1,21 @@
 """``build_tool_spec``: a callable as a ``ToolSpec``, and which source wins for each fact.
 
-:func:`build_tool_spec` reads the callable (``_signature``), decides which source wins for
-each fact, writes the JSON Schema (``_type_schema`` and ``_schema_tools``) and prepares the
-argument validation (``_validation``). Which source wins, strongest first:
+Strongest source first:
 
-- **name**: the ``name=`` argument, ``@manifest(name=...)``, the function's ``__name__`` (a
-  lambda has none: it needs an explicit name). Checked against ``TOOL_NAME_PATTERN``.
-- **description**: the ``description=`` argument, ``@manifest(description=...)``, the
-  docstring's summary and body (without its Args/Returns/Raises/Examples sections). For a
-  callable object, its ``__call__`` docstring (what calling it does), then its class docstring.
-- **return description**: ``@manifest_return(description=...)``, then the docstring's
-  ``Returns:``. It is appended to the description in plain words (``Returns the weather.``,
-  ``返回天气。``; never a section heading, which reads as a stray docstring to an agent) unless
-  the description already says it, and kept as ``ToolSpec.return_description``.
-- **parameter description**: ``@manifest_parameter(description=...)``, then ``Field(...)`` (as
-  the default or inside ``Annotated``) or ``Annotated[T, "text"]``, then the docstring's entry.
-- **parameter type**: ``@manifest_parameter(type=...)``, the annotation in the signature (a
-  docstring type never overrides it), the docstring's type (``unit (int): ...``), the default
-  value's type (a ``None`` default says nothing); else no type at all, never a guessed string.
-- **required**: a parameter without a default; ``@manifest_parameter(required=True)`` can
-  insist on a defaulted one.
+- **name**: ``name=``, ``@manifest(name=...)``, ``__name__`` (a lambda needs ``name=``).
+- **description**: ``description=``, ``@manifest(description=...)``, the docstring's summary and
+  body (for a callable object, its ``__call__`` docstring, then its class docstring).
+- **return description**: ``@manifest_return(description=...)``, the docstring's ``Returns:``;
+  appended to the description as a plain sentence (``Returns the weather.``, ``返回天气。``;
+  a heading reads as a stray docstring to an agent) unless the description already says it.
+- **parameter description**: ``@manifest_parameter``, ``Field(...)`` (default or ``Annotated``)
+  or ``Annotated[T, "text"]``, the docstring's entry.
+- **parameter type**: ``@manifest_parameter(type=...)``, the annotation, the docstring's type,
+  the default value's type (not ``None``); else no type, never a guessed string.
+- **required**: no default, or ``@manifest_parameter(required=True)``.
 
-Building is cached weakly per function (per class for callable objects, whose ids recur once
-dead) and per set of options; what differs between two bound methods of one class, or between
-two partials with different bound values, is kept out of it, so repeated builds are cheap.
+Templates are cached weakly per function (per class for callable objects, whose ids recur once
+dead) and per set of options; bound values and partial arguments stay out of them.
 """
 
 from __future__ import annotations
@@ -64,8 +56,6 @@ from ._type_schema import (
 )
 from ._validation import ArgumentBinder, CallSlot
 
-# --- building -----------------------------------------------------------------------------
-
 _CACHE_LOCK = threading.Lock()
 _CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], ToolTemplate]] = (
     weakref.WeakKeyDictionary()
@@ -86,9 +76,6 @@ def _store(function: Any, key: tuple[Any, ...], template: ToolTemplate) -> None:
         entries[key] = template
         while len(entries) > MANIFEST_CACHE_ENTRIES_PER_FUNCTION:
             del entries[next(iter(entries))]  # dicts keep insertion order: the oldest goes
-
-
-# --- deciding each fact -------------------------------------------------------------------
 
 
 def _choose_annotation(
@@ -127,7 +114,7 @@ def _parameter(
     doc: DocInfo,
     target: CallableTarget,
 ) -> ParameterSpec:
-    """Decide the type, requiredness and description of one parameter (no schema yet)."""
+    """The winning type, requiredness and description of one parameter (no schema yet)."""
     annotation = prepare_annotation(_choose_annotation(parameter, override, doc, target))
     default = parameter.default
     required = default is EMPTY or (isinstance(default, FieldInfo) and default.is_required())
@@ -205,11 +192,7 @@ def _return_items(overrides: ManifestOverrides | None, doc: DocInfo) -> tuple[Re
 def tool_description(
     explicit: str | None, overrides: ManifestOverrides | None, doc: DocInfo
 ) -> ToolText:
-    """Return the tool's words: description, return description and named return values.
-
-    Raises:
-        ManifestError: Named or exploded returns were asked for and the docstring names none.
-    """
+    """The tool's words: description, return description and named return values."""
     said = overrides.return_description if overrides is not None else None
     returns = said or doc.returns
     text = explicit or (overrides.description if overrides is not None else None)
@@ -244,9 +227,6 @@ def _return_sentence(returns: str) -> str:
     if word in _LEADING_WORDS:
         word = word.lower()
     return f"Returns {word} {rest}" if rest else f"Returns {word}"
-
-
-# --- building -----------------------------------------------------------------------------
 
 
 def _fast_properties(gathered: list[ParameterSpec]) -> dict[str, Schema] | None:
@@ -314,12 +294,13 @@ def _build_template(
         "properties": properties,
         "required": [p.name for p in gathered if p.required],
     }
+    extras_type = prepare_annotation(var_keyword.annotation) if var_keyword else EMPTY
     if var_keyword is None and not allow_extra:
         schema["additionalProperties"] = False
-    elif var_keyword is not None and var_keyword.annotation not in (EMPTY, Any):
-        extras_schema = type_schema(prepare_annotation(var_keyword.annotation), mode="validation")
-        if extras_schema:
-            schema["additionalProperties"] = extras_schema
+    elif extras_type not in (EMPTY, Any) and (
+        extras := type_schema(extras_type, mode="validation")
+    ):
+        schema["additionalProperties"] = extras
     if definitions:
         schema["$defs"] = definitions
     if strict:
@@ -339,15 +320,7 @@ def _build_template(
         if p.kind not in VARIADIC and p.name not in info.preset
     ]
     binder = ArgumentBinder(
-        fields=fields,
-        slots=slots,
-        hidden=hidden,
-        var_keyword=var_keyword.name if var_keyword is not None else None,
-        var_keyword_type=(
-            prepare_annotation(var_keyword.annotation) if var_keyword is not None else EMPTY
-        ),
-        module=module,
-        model=model,
+        fields, slots, hidden, var_keyword.name if var_keyword else None, extras_type, module, model
     )
     return ToolTemplate(
         name=name,
@@ -369,21 +342,16 @@ def _build_template(
     )
 
 
-def _default_name(target: CallableTarget, overrides: ManifestOverrides | None) -> str:
-    return (overrides.name if overrides is not None else None) or target.default_name
+def _target(func: Callable[..., Any]) -> tuple[CallableTarget, ManifestOverrides | None, str]:
+    """The reduced callable, its decorator record and its default tool name."""
+    target = resolve_callable(func)
+    overrides = get_overrides(func) or get_overrides(target.function)
+    return target, overrides, (overrides and overrides.name) or target.default_name
 
 
 def default_tool_name(func: Callable[..., Any]) -> str:
-    """Return the name :func:`build_tool_spec` gives ``func`` when no ``name=`` is passed.
-
-    Cheap (nothing is built), for callers that only need the name, such as a toolkit
-    composing ``Class__method`` names.
-
-    Raises:
-        ManifestError: ``func`` cannot become a tool (see :func:`resolve_callable`).
-    """
-    target = resolve_callable(func)
-    return _default_name(target, get_overrides(func) or get_overrides(target.function))
+    """The name :func:`build_tool_spec` gives ``func`` without ``name=`` (nothing is built)."""
+    return _target(func)[2]
 
 
 def build_tool_spec(
@@ -415,9 +383,8 @@ def build_tool_spec(
         ManifestError: The name is invalid, a type cannot be described, a decorator names
             an unknown parameter, or ``bound`` names a parameter that does not exist.
     """
-    target = resolve_callable(func)
-    overrides = get_overrides(func) or get_overrides(target.function)
-    chosen = name or _default_name(target, overrides)
+    target, overrides, default_name = _target(func)
+    chosen = name or default_name
     if chosen == "<lambda>":
         raise ManifestError(
             f"a lambda has no name: pass name=... (a tool name must be {TOOL_NAME_RULE})"

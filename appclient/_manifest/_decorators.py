@@ -1,13 +1,9 @@
 """The ``@manifest``, ``@manifest_parameter`` and ``@manifest_return`` decorators.
 
-They write what they are told into one :class:`ManifestOverrides` record attached to the
-function and return the function unchanged. The record is read when a tool is built, so the
-order in which the decorators are stacked cannot change the result; two decorators that set
-the same fact to different values are an error rather than a silent "last one wins".
-
-The decorators accept the same keywords as the official SDK's (``name``, ``description``,
-``type``, ``required``), so code written for it keeps working; a function still decorated with
-the official ``appbuilder.manifest``/``manifest_parameter`` is read too (names, descriptions).
+They write what they are told into one :class:`ManifestOverrides` record on the function and
+return it unchanged; the record is read when a tool is built, so stacking order cannot matter,
+and two decorators setting one fact to different values is an error. The keywords are the
+official SDK's, and a function decorated with the official ``appbuilder.manifest`` is read too.
 """
 
 from __future__ import annotations
@@ -24,7 +20,6 @@ from .._core._errors import ManifestError
 from ._signature import EMPTY
 from ._type_schema import resolve_type_name
 
-#: The attribute that holds the record on a decorated function.
 OVERRIDES_ATTRIBUTE = "__appclient_manifest__"
 #: What the official SDK's decorators attach: the tool view, and the parameter views.
 OFFICIAL_VIEW_ATTRIBUTE = "__ab_manifest__"
@@ -40,15 +35,7 @@ _versions = itertools.count(1)
 
 @dataclass
 class ParameterOverride:
-    """What decorators say about one parameter (``None``/unset means "not said").
-
-    Attributes:
-        description: The parameter's description.
-        type: A type (or type name) that replaces the annotation.
-        required: Force the parameter required (``True``) or optional (``False``).
-        examples: Example values, written to the schema's ``examples``.
-        schema: JSON Schema keywords written over the generated property schema.
-    """
+    """What decorators say about one parameter (``None``/:data:`UNSET` means "not said")."""
 
     description: str | None = None
     type: Any = UNSET
@@ -61,18 +48,10 @@ class ParameterOverride:
 class ManifestOverrides:
     """Everything the decorators attached to one function.
 
-    Attributes:
-        name: The tool name from ``@manifest``.
-        description: The tool description from ``@manifest``.
-        parameters: Parameter name -> what ``@manifest_parameter`` said about it.
-        return_description: From ``@manifest_return``.
-        return_schema: From ``@manifest_return``.
-        return_style: ``"named"`` or ``"exploded"``: the docstring's Returns section names
-            the value, or each of its members (Lagent's ``returns_named_value`` /
-            ``explode_return``).
-        decorated: True once ``@manifest`` itself was applied (toolkits look for it).
-        version: Changes on every decoration, so cached tools are rebuilt.
-        owner: ``id`` of the function the record belongs to (``functools.wraps`` copies it).
+    ``return_style`` is ``"named"`` or ``"exploded"`` (Lagent's ``returns_named_value`` /
+    ``explode_return``); ``decorated`` is set by ``@manifest`` itself (toolkits look for it);
+    ``version`` changes on every decoration so cached tools are rebuilt; ``owner`` is the ``id``
+    of the function the record belongs to (``functools.wraps`` copies the attribute).
     """
 
     name: str | None = None
@@ -91,16 +70,7 @@ def _function_of(obj: Any) -> Any:
 
 
 def get_overrides(obj: Any) -> ManifestOverrides | None:
-    """Return the decorator record of a callable (or of the function it wraps), if any.
-
-    Without an appclient record, what the official SDK's decorators attached is read instead.
-
-    Args:
-        obj: A function, bound method, static/class method object or ``functools.partial``.
-
-    Returns:
-        The record, or ``None`` when no manifest decorator was applied.
-    """
+    """The decorator record of a callable or of what it wraps (else the official SDK's, or None)."""
     seen: set[int] = set()
     current = obj
     while current is not None and id(current) not in seen:
@@ -118,17 +88,14 @@ def get_overrides(obj: Any) -> ManifestOverrides | None:
 
 
 def _official_record(function: Any) -> ManifestOverrides | None:
-    """Read what the official SDK's ``@manifest``/``@manifest_parameter`` attached, if anything.
+    """What the official SDK's ``@manifest``/``@manifest_parameter`` were told, if anything.
 
-    Code that still decorates with ``appbuilder.manifest`` keeps its descriptions. Only what
-    those decorators were told counts: the official ``@manifest`` copies the raw docstring when
-    given no description, and its ``type=`` only fills a parameter without an annotation.
+    Its ``@manifest`` copies the raw docstring when given no description (so that is no
+    description), and its ``type=`` only fills a parameter without an annotation.
     """
     view = getattr(function, OFFICIAL_VIEW_ATTRIBUTE, None)
-    if isinstance(view, OfficialView):
-        view = None  # appclient's own view of its own decorators, not the official SDK's
+    info = None if isinstance(view, OfficialView) else getattr(view, "function", None)
     said = getattr(function, OFFICIAL_PARAMETERS_ATTRIBUTE, None)
-    info = getattr(view, "function", None)
     if not isinstance(info, Mapping) and not isinstance(said, list):
         return None
     record = ManifestOverrides(owner=id(function))
@@ -139,29 +106,24 @@ def _official_record(function: Any) -> ManifestOverrides | None:
             record.name = name
         if isinstance(description, str) and description != getattr(function, "__doc__", None):
             record.description = description
-    try:
-        parameters: Mapping[str, inspect.Parameter] = inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        parameters = {}
+    parameters = _parameters(function, quiet=True)
     for item in said if isinstance(said, list) else ():
-        name, description = getattr(item, "name", None), getattr(item, "description", None)
+        name = getattr(item, "name", None)
         parameter = parameters.get(name) if isinstance(name, str) else None
-        if parameter is None or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+        if parameter is None:
             continue  # the official SDK ignores a name that is no parameter, too
         entry = record.parameters.setdefault(parameter.name, ParameterOverride())
-        if isinstance(description, str):
+        if isinstance(description := getattr(item, "description", None), str):
             entry.description = description
         type_name = getattr(item, "type", None)
-        if isinstance(type_name, str) and parameter.annotation is inspect.Parameter.empty:
-            # Best effort: the official SDK only wrote the name down, so one that cannot be
-            # resolved describes nothing rather than break a tool that worked there.
+        if isinstance(type_name, str) and parameter.annotation is EMPTY:
+            # Best effort: a name that does not resolve describes nothing rather than break
+            # a tool that worked with the official SDK.
             namespace = getattr(function, "__globals__", {})
             resolved = resolve_type_name(type_name, globalns=namespace, localns={})
             if resolved is not EMPTY:
                 entry.type = resolved
-    # A stable version: the same official decorations always give the same cached tool.
-    said_about = sorted((key, repr(vars(value))) for key, value in record.parameters.items())
-    record.version = hash(repr((record.name, record.description, said_about)))
+    record.version = hash(repr(record))  # the same decorations always hit the same cache entry
     return record
 
 
@@ -177,11 +139,11 @@ def _record_for(target: Any) -> ManifestOverrides:
         fresh = replace(record, parameters=parameters, version=0, owner=id(function))
     try:
         setattr(function, OVERRIDES_ATTRIBUTE, fresh)
-        if not hasattr(function, OFFICIAL_VIEW_ATTRIBUTE):  # keep an official decorator's view
-            # Code written for the official SDK reads func.__ab_manifest__ (.type, .function).
+        # Code written for the official SDK reads func.__ab_manifest__ (.type, .function), and
+        # code written for Lagent func.api_description; an official decorator's view stays.
+        if not hasattr(function, OFFICIAL_VIEW_ATTRIBUTE):
             setattr(function, OFFICIAL_VIEW_ATTRIBUTE, OfficialView(function))
         if not hasattr(function, LAGENT_VIEW_ATTRIBUTE):
-            # Code written for Lagent reads func.api_description (its tool_api's dict).
             setattr(function, LAGENT_VIEW_ATTRIBUTE, LagentView(function))
     except (AttributeError, TypeError) as exc:
         raise ManifestError(f"cannot attach manifest information to {target!r}: {exc}") from exc
@@ -189,23 +151,15 @@ def _record_for(target: Any) -> ManifestOverrides:
 
 
 class OfficialView:
-    """``func.__ab_manifest__`` as the official decorators offer it, built when first read.
-
-    Lazy, because ``@manifest_parameter`` may still be applied after ``@manifest``; each read
-    gives the tool as the decorators have it now (``.type``, ``.function``, ``.model_dump()``).
-    """
+    """``func.__ab_manifest__``: the tool as the decorators have it when read (``.function``)."""
 
     __slots__ = ("_function",)
-    #: Builds the tool of a function (``Manifest.from_function``, which reads these
-    #: decorators' records); given by the manifest module, so neither imports the other.
-    build: ClassVar[Callable[[Any], Any] | None] = None
+    build: ClassVar[Callable[[Any], Any]]  # Manifest.from_function, set by the manifest module
 
     def __init__(self, function: Any) -> None:
         self._function = function
 
     def __getattr__(self, name: str) -> Any:
-        if OfficialView.build is None:  # pragma: no cover - set when appclient is imported
-            raise AttributeError(name)
         return getattr(OfficialView.build(self._function), name)
 
     def __repr__(self) -> str:
@@ -213,23 +167,15 @@ class OfficialView:
 
 
 class LagentView(Mapping[str, Any]):
-    """``func.api_description`` as Lagent's ``tool_api`` offers it, built on each read.
-
-    A read-only mapping (``dict(view)`` for a copy): ``name``, ``description``, ``parameters``
-    as a list with Lagent's type words, ``required`` and, for named or exploded returns,
-    ``return_data``.
-    """
+    """``func.api_description``: Lagent's ``tool_api`` dict, built on each read."""
 
     __slots__ = ("_function",)
-    #: Builds the Lagent dict of a function; given by the manifest module (see above).
-    build: ClassVar[Callable[[Any], dict[str, Any]] | None] = None
+    build: ClassVar[Callable[[Any], dict[str, Any]]]  # set by the manifest module, as above
 
     def __init__(self, function: Any) -> None:
         self._function = function
 
     def _built(self) -> dict[str, Any]:
-        if LagentView.build is None:  # pragma: no cover - set when appclient is imported
-            raise KeyError("api_description")
         return LagentView.build(self._function)
 
     def __getitem__(self, key: str) -> Any:
@@ -269,10 +215,13 @@ def _merge(
     return record
 
 
-def _parameters(target: Any) -> dict[str, inspect.Parameter]:
+def _parameters(target: Any, *, quiet: bool = False) -> dict[str, inspect.Parameter]:
+    """The named parameters of ``target`` (``cls`` dropped); ``quiet`` gives none if unreadable."""
     try:
         parameters = list(inspect.signature(_function_of(target)).parameters.values())
     except (TypeError, ValueError) as exc:
+        if quiet:
+            return {}
         raise ManifestError(f"cannot read the signature of {target!r}: {exc}") from exc
     if isinstance(target, classmethod) and parameters:
         parameters = parameters[1:]
@@ -375,7 +324,7 @@ def manifest_parameter(
                 f"{getattr(_function_of(target), '__qualname__', target)!r}; its parameters are "
                 f"{', '.join(parameters) or '(none)'}"
             )
-        if required is False and parameters[name].default is inspect.Parameter.empty:
+        if required is False and parameters[name].default is EMPTY:
             raise ManifestError(
                 f"parameter {name!r} has no default, so required=False cannot make it optional"
             )
@@ -397,8 +346,8 @@ def manifest_return(
 ) -> Callable[[_T], _T]:
     """Describe what a tool returns.
 
-    The description is appended to the tool description (``Returns: ...``) so the agent
-    reads it, and is available as ``ToolSpec.return_description``.
+    The description is appended to the tool description so the agent reads it, and is
+    available as ``ToolSpec.return_description``.
 
     Args:
         description: What the return value means.

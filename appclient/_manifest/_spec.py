@@ -13,30 +13,19 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
-from .._core._constants import (
-    tool_name_problem,
-)
+from .._core._constants import tool_name_problem
 from .._core._errors import ManifestError
 from ._official_shape import ReturnItem
 from ._schema_tools import Schema, json_copy
 from ._signature import EMPTY
-from ._type_schema import (
-    type_schema,
-)
+from ._type_schema import type_schema
 from ._validation import ArgumentBinder
 
 VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
 
 def check_tool_name(name: str) -> str:
-    """Return ``name`` if it is a valid tool name; raise :class:`ManifestError` otherwise.
-
-    Args:
-        name: The candidate name.
-
-    Returns:
-        The name, unchanged.
-    """
+    """Return ``name`` if it is a valid tool name; raise :class:`ManifestError` otherwise."""
     problem = tool_name_problem(name)
     if problem is not None:
         raise ManifestError(problem)
@@ -76,23 +65,13 @@ class ParameterSpec:
 
 @dataclass(frozen=True)
 class ToolText:
-    """What a tool says in words.
-
-    Attributes:
-        description: As the agent reads it (the return sentence included).
-        summary: The description alone, without the return sentence (Lagent's view).
-        returns: The return description, if any.
-        return_items: The named return values (decorators' named/exploded returns, or the
-            properties of ``@manifest_return(schema=...)``), if any.
-        return_named: The one item names the value itself (``returns_named_value``), not a
-            member of it.
-    """
+    """What a tool says in words (``summary`` is the description without the return sentence)."""
 
     description: str
     summary: str
     returns: str | None
-    return_items: tuple[ReturnItem, ...] = ()
-    return_named: bool = False
+    return_items: tuple[ReturnItem, ...]  # named or exploded returns, or return_schema's members
+    return_named: bool = False  # the one item names the value itself (returns_named_value)
 
 
 @dataclass(frozen=True)

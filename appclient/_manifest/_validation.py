@@ -1,23 +1,12 @@
 """Check the agent's arguments against a tool's parameters and turn them into a call.
 
-Validation is pydantic's lax mode on the tool's arguments model (see ``_type_schema``): ``"4"``
-becomes ``4``, ``"false"`` becomes ``False``, ISO strings become datetimes, values become
-``Enum`` members and dicts become models, dataclasses and TypedDicts; ``2.5`` is not an
-integer and a value outside an enum is refused. On top of pydantic:
-
-- an unknown key is refused (unless extra keys are allowed or the function has ``**kwargs``);
-- a key naming a parameter the program supplies (``self``, ``functools.partial`` arguments,
-  bound values) is refused, so the agent can never override them;
-- ``null`` for a parameter that has a default but does not accept ``None`` means "use the
-  default" (strict-mode schemas make such parameters nullable for exactly this);
-- a list or dict sent as JSON text is parsed, but only for parameters that do not accept
-  strings (a string parameter receives the text unchanged);
-- the result is ``(args, kwargs)`` ready to call the function: positional-only parameters are
-  positional, parameters the agent left out are left out (so the function's own defaults
-  apply), and bound values are included.
-
-Every problem is collected before raising one :class:`~appclient.errors.ToolArgumentsError` that
-names the tool, each field and what is wrong with it.
+Pydantic's lax mode on the tool's arguments model does the checking (``"4"`` becomes ``4``,
+``2.5`` is no integer). On top of it: unknown keys and keys the program supplies (``self``,
+partial and bound values) are refused; ``null`` for a defaulted parameter that does not accept
+``None`` means "use the default" (strict schemas offer it); a list or dict sent as JSON text is
+parsed for parameters that do not accept strings. Parameters the agent left out stay out of the
+call, so the function's own defaults apply. Every problem is collected into one
+:class:`~appclient.errors.ToolArgumentsError`.
 """
 
 from __future__ import annotations
@@ -38,25 +27,15 @@ _MAX_INPUT_REPR = 60
 
 @dataclass(frozen=True)
 class CallSlot:
-    """One parameter the call may fill (everything but ``self``/partial arguments).
-
-    Attributes:
-        name: The parameter name.
-        positional: True for positional-only parameters.
-        field: The arguments-model field for a visible parameter; ``None`` when hidden.
-        default: The signature default, or :data:`EMPTY`.
-        nullable: ``None`` is a valid value.
-        accepts_string: A string is a valid value (JSON text is then not parsed).
-        always_pass: Pass the validated value even when absent (the default is a ``Field``).
-    """
+    """One parameter a call may fill (everything but ``self`` and partial arguments)."""
 
     name: str
-    positional: bool
-    field: str | None
+    positional: bool  # positional-only
+    field: str | None  # the arguments-model field; None for a hidden parameter
     default: Any
     nullable: bool = True
-    accepts_string: bool = True
-    always_pass: bool = False
+    accepts_string: bool = True  # so JSON text is not parsed
+    always_pass: bool = False  # pass the validated value even when absent (a Field default)
 
 
 def _short(value: Any) -> str:
@@ -89,51 +68,33 @@ def _parse_json_text(value: str) -> Any:
         return value
 
 
+@dataclass(eq=False)
 class ArgumentBinder:
-    """Validates arguments for one tool shape; shared by every spec built from that shape.
+    """Validates and binds the arguments of one tool shape (every spec of that shape shares it)."""
 
-    Args:
-        fields: The visible parameters as model fields (``p0``, ``p1``, ...).
-        slots: Every parameter a call may fill, in signature order.
-        hidden: Names the agent may not set.
-        var_keyword: The name of ``**kwargs``, if the function has one.
-        var_keyword_type: Its annotation (:data:`EMPTY` when unannotated).
-        module: The function's module, for forward references.
-        model: The arguments model when already built (the schema needed it).
-    """
+    fields: Sequence[ArgumentField]
+    slots: Sequence[CallSlot]  # in signature order
+    hidden: frozenset[str]  # names the agent may not set
+    var_keyword: str | None
+    var_keyword_type: Any  # EMPTY when unannotated
+    module: str | None  # where forward references resolve
+    built: type[BaseModel] | None = None  # the arguments model, if the schema needed it
+    _extras_adapter: TypeAdapter[dict[str, Any]] | None = None
 
-    def __init__(
-        self,
-        *,
-        fields: Sequence[ArgumentField],
-        slots: Sequence[CallSlot],
-        hidden: frozenset[str],
-        var_keyword: str | None,
-        var_keyword_type: Any,
-        module: str | None,
-        model: type[BaseModel] | None = None,
-    ) -> None:
-        self._fields = tuple(fields)
-        self._slots = tuple(slots)
-        self._visible = {slot.name: slot for slot in slots if slot.field is not None}
-        self._hidden = hidden
-        self._var_keyword = var_keyword
-        self._var_keyword_type = var_keyword_type
-        self._module = module
-        self._model = model
-        self._extras_adapter: TypeAdapter[dict[str, Any]] | None = None
+    def __post_init__(self) -> None:
+        self._visible = {slot.name: slot for slot in self.slots if slot.field is not None}
 
     def model(self) -> type[BaseModel]:
-        """Return the arguments model, building it on first use (a race builds two, harmlessly)."""
-        if self._model is None:
-            self._model = build_arguments_model(self._fields, module=self._module)
-        return self._model
+        """The arguments model, built on first use (a race builds two, harmlessly)."""
+        if self.built is None:
+            self.built = build_arguments_model(self.fields, module=self.module)
+        return self.built
 
     def _validate_extras(self, extras: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
-        if not extras or self._var_keyword_type in (EMPTY, Any):
+        if not extras or self.var_keyword_type in (EMPTY, Any):
             return extras, []
         if self._extras_adapter is None:
-            self._extras_adapter = TypeAdapter(dict[str, self._var_keyword_type])  # type: ignore[name-defined]
+            self._extras_adapter = TypeAdapter(dict[str, self.var_keyword_type])  # type: ignore[name-defined]
         try:
             return self._extras_adapter.validate_python(extras), []
         except ValidationError as exc:
@@ -148,9 +109,9 @@ class ArgumentBinder:
         for key, value in arguments.items():
             slot = self._visible.get(key)
             if slot is None:
-                if key in self._hidden or key in bound:
+                if key in self.hidden or key in bound:
                     problems.append((key, "is supplied by the program and cannot be set"))
-                elif self._var_keyword is not None:
+                elif self.var_keyword is not None:
                     extras[key] = value
                 elif not allow_extra:
                     expected = ", ".join(self._visible) or "none"
@@ -171,11 +132,7 @@ class ArgumentBinder:
         bound: Mapping[str, Any],
         allow_extra: bool,
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """Validate ``arguments`` (a mapping or JSON text); return ``(args, kwargs)`` for the call.
-
-        Raises:
-            ToolArgumentsError: Naming every invalid field and its problem.
-        """
+        """Validate ``arguments`` (a mapping or JSON text); return the call's ``(args, kwargs)``."""
         mapping = self._as_mapping(arguments, tool_name=tool_name)
         data, extras, problems = self._split(mapping, bound=bound, allow_extra=allow_extra)
         instance: BaseModel | None = None
@@ -215,7 +172,7 @@ class ArgumentBinder:
         positional: list[Any] = []
         skipped: list[CallSlot] = []
         keywords: dict[str, Any] = {}
-        for slot in self._slots:
+        for slot in self.slots:
             if slot.field is not None and (slot.field in given or slot.always_pass):
                 value, have = getattr(instance, slot.field), True
             elif slot.name in bound:
@@ -235,7 +192,7 @@ class ArgumentBinder:
                 positional.append(gap.default)
             skipped.clear()
             positional.append(value)
-        slot_names = {slot.name for slot in self._slots}
+        slot_names = {slot.name for slot in self.slots}
         keywords.update({k: v for k, v in bound.items() if k not in slot_names})
         keywords.update(extras)
         return tuple(positional), keywords
