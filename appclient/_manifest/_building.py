@@ -32,10 +32,7 @@ from typing import Any, Optional
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-from .._core._constants import (
-    MANIFEST_CACHE_ENTRIES_PER_FUNCTION,
-    TOOL_NAME_RULE,
-)
+from .._core._constants import MANIFEST_CACHE_ENTRIES_PER_FUNCTION, TOOL_NAME_RULE
 from .._core._errors import ManifestError
 from ._decorators import UNSET, ManifestOverrides, ParameterOverride, get_overrides
 from ._docstrings import DocInfo, doc_info, named_returns
@@ -56,6 +53,9 @@ from ._type_schema import (
 )
 from ._validation import ArgumentBinder, CallSlot
 
+#: What undecorated functions and parameters say: nothing (never written to).
+_NO_OVERRIDES = ManifestOverrides()
+_NOT_SAID = ParameterOverride()
 _CACHE_LOCK = threading.Lock()
 _CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], ToolTemplate]] = (
     weakref.WeakKeyDictionary()
@@ -79,40 +79,30 @@ def _store(function: Any, key: tuple[Any, ...], template: ToolTemplate) -> None:
 
 
 def _choose_annotation(
-    parameter: inspect.Parameter,
-    override: ParameterOverride | None,
-    doc: DocInfo,
-    target: CallableTarget,
+    parameter: inspect.Parameter, override: ParameterOverride, doc: DocInfo, target: CallableTarget
 ) -> Any:
-    if override is not None and override.type is not UNSET:
-        chosen = override.type
-        if isinstance(chosen, str):
-            globalns, localns = namespaces(target)
-            resolved = resolve_type_name(chosen, globalns=globalns, localns=localns)
-            if resolved is EMPTY:
-                raise ManifestError(
-                    f"cannot resolve type {chosen!r} given to @manifest_parameter for "
-                    f"{parameter.name!r}; pass a type, or use schema= for a raw JSON Schema"
-                )
-            chosen = resolved
-        return chosen
-    if parameter.annotation is not EMPTY:
+    said = override.type
+    if said is UNSET and parameter.annotation is not EMPTY:
         return parameter.annotation
-    written = doc.param_types.get(parameter.name)
-    if written:
-        globalns, localns = namespaces(target)
-        resolved = resolve_type_name(written, globalns=globalns, localns=localns)
-        if resolved is not EMPTY:
-            optional: Any = Optional[resolved]  # noqa: UP045 - some typing forms have no "|" on 3.10
-            return optional if parameter.default is None else resolved
-    return infer_from_default(parameter.default)
+    if said is not UNSET and not isinstance(said, str):
+        return said
+    text = doc.param_types.get(parameter.name) if said is UNSET else said
+    resolved = resolve_type_name(text, *namespaces(target)) if text else EMPTY
+    if said is UNSET:  # the docstring's type, else the default's
+        if resolved is EMPTY:
+            return infer_from_default(parameter.default)
+        optional: Any = Optional[resolved]  # noqa: UP045 - some typing forms have no "|" on 3.10
+        return optional if parameter.default is None else resolved
+    if resolved is EMPTY:
+        raise ManifestError(
+            f"cannot resolve type {said!r} given to @manifest_parameter for "
+            f"{parameter.name!r}; pass a type, or use schema= for a raw JSON Schema"
+        )
+    return resolved
 
 
 def _parameter(
-    parameter: inspect.Parameter,
-    override: ParameterOverride | None,
-    doc: DocInfo,
-    target: CallableTarget,
+    parameter: inspect.Parameter, override: ParameterOverride, doc: DocInfo, target: CallableTarget
 ) -> ParameterSpec:
     """The winning type, requiredness and description of one parameter (no schema yet)."""
     annotation = prepare_annotation(_choose_annotation(parameter, override, doc, target))
@@ -124,8 +114,8 @@ def _parameter(
         kind=parameter.kind,
         annotation=annotation,
         default=default,
-        required=required or (override is not None and override.required is True),
-        description=(override.description if override is not None else None)
+        required=required or override.required is True,
+        description=override.description
         or field_description
         or annotated_description(annotation)
         or doc.params.get(parameter.name),
@@ -145,22 +135,20 @@ def _as_json(value: Any, name: str, keyword: str) -> Any:
         ) from exc
 
 
-def _finish_property(
-    schema: Schema, item: ParameterSpec, override: ParameterOverride | None
-) -> Schema:
+def _finish_property(schema: Schema, item: ParameterSpec, override: ParameterOverride) -> Schema:
     """Write the winning description and the decorator's keywords into a property schema."""
     if item.description:
         schema["description"] = item.description
-    if override is not None and override.examples is not None:
+    if override.examples is not None:
         schema["examples"] = _as_json(list(override.examples), item.name, "examples")
-    if override is not None and override.schema is not None:
+    if override.schema is not None:
         schema.update(_as_json(dict(override.schema), item.name, "schema"))
     first: Schema = {k: schema[k] for k in ("type", "format", "description") if k in schema}
     return {**first, **{k: v for k, v in schema.items() if k not in first}}
 
 
-def _return_items(overrides: ManifestOverrides | None, doc: DocInfo) -> tuple[ReturnItem, ...]:
-    style = overrides.return_style if overrides is not None else None
+def _return_items(overrides: ManifestOverrides, doc: DocInfo) -> tuple[ReturnItem, ...]:
+    style = overrides.return_style
     if style is not None:
         items = named_returns(doc, exploded=style == "exploded")
         if not items:
@@ -174,7 +162,7 @@ def _return_items(overrides: ManifestOverrides | None, doc: DocInfo) -> tuple[Re
             (name, python_type_to_schema(kind).get("type") if kind else None, text)
             for name, kind, text in items
         )
-    schema = overrides.return_schema if overrides is not None else None
+    schema = overrides.return_schema
     properties = schema.get("properties") if schema is not None else None
     if not isinstance(properties, dict):
         return ()
@@ -189,16 +177,13 @@ def _return_items(overrides: ManifestOverrides | None, doc: DocInfo) -> tuple[Re
     )
 
 
-def tool_description(
-    explicit: str | None, overrides: ManifestOverrides | None, doc: DocInfo
-) -> ToolText:
+def tool_description(explicit: str | None, overrides: ManifestOverrides, doc: DocInfo) -> ToolText:
     """The tool's words: description, return description and named return values."""
-    said = overrides.return_description if overrides is not None else None
+    said = overrides.return_description
     returns = said or doc.returns
-    text = explicit or (overrides.description if overrides is not None else None)
-    summary = (text or doc.description).strip()
+    summary = (explicit or overrides.description or doc.description).strip()
     items = _return_items(overrides, doc)
-    named = bool(items) and overrides is not None and overrides.return_style == "named"
+    named = bool(items) and overrides.return_style == "named"
     if named and not said:
         returns = items[0][2] or returns  # "bold_text (str): bold text" -> "bold text"
     if items:
@@ -252,7 +237,7 @@ def _build_template(
     strict: bool,
     bound_names: frozenset[str],
     allow_extra: bool,
-    overrides: ManifestOverrides | None,
+    overrides: ManifestOverrides,
 ) -> ToolTemplate:
     info = describe_signature(target)
     code = inspect.unwrap(target.function)
@@ -264,13 +249,13 @@ def _build_template(
             raise ManifestError(
                 f"bound argument {bound_name!r} is not a free parameter of tool {name!r}"
             )
-    said = overrides.parameters if overrides is not None else {}
+    said = overrides.parameters
     unknown = sorted(set(said) - set(by_name))
     if unknown:
         raise ManifestError(f"@manifest_parameter names unknown parameters {unknown} of {name!r}")
     hidden = info.preset | bound_names | info.instance
     gathered = [
-        _parameter(p, said.get(p.name), doc, target)
+        _parameter(p, said.get(p.name, _NOT_SAID), doc, target)
         for p in info.parameters
         if p.kind not in VARIADIC and p.name not in hidden
     ]
@@ -285,7 +270,8 @@ def _build_template(
         properties = raw.get("properties", {})
         definitions = raw.get("$defs", {})
     properties = {
-        p.name: _finish_property(properties[p.name], p, said.get(p.name)) for p in gathered
+        p.name: _finish_property(properties[p.name], p, said.get(p.name, _NOT_SAID))
+        for p in gathered
     }
     nullable = {n: admits(s, "null", definitions) for n, s in properties.items()}
     accepts_string = {n: admits(s, "string", definitions) for n, s in properties.items()}
@@ -326,7 +312,7 @@ def _build_template(
         name=name,
         text=tool_description(description, overrides, doc),
         return_annotation=info.return_annotation,
-        return_schema_override=overrides.return_schema if overrides is not None else None,
+        return_schema_override=overrides.return_schema,
         parameters=tuple(
             replace(p, schema=schema["properties"][p.name], nullable=nullable[p.name])
             for p in gathered
@@ -342,11 +328,11 @@ def _build_template(
     )
 
 
-def _target(func: Callable[..., Any]) -> tuple[CallableTarget, ManifestOverrides | None, str]:
-    """The reduced callable, its decorator record and its default tool name."""
+def _target(func: Callable[..., Any]) -> tuple[CallableTarget, ManifestOverrides, str]:
+    """The reduced callable, its decorator record (maybe empty) and its default tool name."""
     target = resolve_callable(func)
-    overrides = get_overrides(func) or get_overrides(target.function)
-    return target, overrides, (overrides and overrides.name) or target.default_name
+    overrides = get_overrides(func) or get_overrides(target.function) or _NO_OVERRIDES
+    return target, overrides, overrides.name or target.default_name
 
 
 def default_tool_name(func: Callable[..., Any]) -> str:
@@ -400,7 +386,7 @@ def build_tool_spec(
         strict,
         frozenset(bound_values),
         allow_extra,
-        overrides.version if overrides is not None else 0,
+        overrides.version,
     )
     template = _cached(holder := target.doc_owner or target.function, key)
     if template is None:

@@ -269,7 +269,7 @@ def _typing_names() -> dict[str, Any]:
     return {name: value for name, value in vars(typing).items() if not name.startswith("_")}
 
 
-def resolve_type_name(text: str, *, globalns: Mapping[str, Any], localns: Mapping[str, Any]) -> Any:
+def resolve_type_name(text: str, globalns: Mapping[str, Any], localns: Mapping[str, Any]) -> Any:
     """A docstring or decorator type name (``"list[str]"``) as a type, or :data:`EMPTY`.
 
     Only names, dots, brackets, commas and ``|`` are evaluated (``str or None`` is read as
