@@ -39,7 +39,15 @@ from ._docstrings import DocInfo, doc_info, named_returns
 from ._official_shape import ReturnItem, python_type_to_schema, returns_sentence
 from ._schema_tools import Schema, admits, apply_strict
 from ._signature import EMPTY, CallableTarget, describe_signature, namespaces, resolve_callable
-from ._spec import VARIADIC, ParameterSpec, ToolSpec, ToolTemplate, ToolText, check_tool_name
+from ._spec import (
+    VARIADIC,
+    CallSlot,
+    ParameterSpec,
+    ToolSpec,
+    ToolTemplate,
+    ToolText,
+    check_tool_name,
+)
 from ._type_schema import (
     annotated_description,
     arguments_schema,
@@ -51,7 +59,6 @@ from ._type_schema import (
     resolve_type_name,
     type_schema,
 )
-from ._validation import ArgumentBinder, CallSlot
 
 #: What undecorated functions and parameters say: nothing (never written to).
 _NO_OVERRIDES = ManifestOverrides()
@@ -305,9 +312,6 @@ def _build_template(
         for p in info.parameters
         if p.kind not in VARIADIC and p.name not in info.preset
     ]
-    binder = ArgumentBinder(
-        fields, slots, hidden, var_keyword.name if var_keyword else None, extras_type, module, model
-    )
     return ToolTemplate(
         name=name,
         text=tool_description(description, overrides, doc),
@@ -320,7 +324,12 @@ def _build_template(
         strict=strict,
         allow_extra=allow_extra,
         hidden=hidden,
-        binder=binder,
+        fields=fields,
+        slots=slots,
+        var_keyword=var_keyword.name if var_keyword else None,
+        var_keyword_type=extras_type,
+        module=module,
+        prebuilt=model,
         schema_bytes=pickle.dumps(schema),
         is_async=inspect.iscoroutinefunction(target.function) or inspect.iscoroutinefunction(code),
         is_generator=inspect.isgeneratorfunction(code),
