@@ -153,21 +153,14 @@ class ToolTemplate:
             return {"type": "object", "properties": properties}
         return value
 
-    def _validate_extras(self, extras: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
-        if not extras or self.var_keyword_type in (EMPTY, Any):
-            return extras, []
-        try:
-            return self.extras_adapter.validate_python(extras), []
-        except ValidationError as exc:
-            return {}, _problems(exc)
-
-    def _split(
-        self, arguments: Mapping[str, Any], *, bound: Mapping[str, Any], allow_extra: bool
-    ) -> tuple[dict[str, Any], dict[str, Any], list[tuple[str, str]]]:
+    def bind(
+        self, arguments: Any, *, tool_name: str, bound: Mapping[str, Any], allow_extra: bool
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """Validate ``arguments`` (a mapping or JSON text); return the call's ``(args, kwargs)``."""
         problems: list[tuple[str, str]] = []
         data: dict[str, Any] = {}
         extras: dict[str, Any] = {}
-        for key, value in arguments.items():
+        for key, value in _as_mapping(arguments, tool_name).items():
             slot = self.visible.get(key)
             if slot is None:
                 if key in self.hidden or key in bound:
@@ -183,37 +176,22 @@ class ToolTemplate:
             if isinstance(value, str) and not slot.accepts_string:
                 value = _parse_json_text(value)
             data[key] = value
-        return data, extras, problems
-
-    def bind(
-        self,
-        arguments: Any,
-        *,
-        tool_name: str,
-        bound: Mapping[str, Any],
-        allow_extra: bool,
-    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """Validate ``arguments`` (a mapping or JSON text); return the call's ``(args, kwargs)``."""
-        mapping = _as_mapping(arguments, tool_name)
-        data, extras, problems = self._split(mapping, bound=bound, allow_extra=allow_extra)
         instance: BaseModel | None = None
         try:
             instance = self.model.model_validate(data)
         except ValidationError as exc:
             problems.extend(_problems(exc))
-        extras, extra_problems = self._validate_extras(extras)
-        problems.extend(extra_problems)
+        if extras and self.var_keyword_type not in (EMPTY, Any):
+            try:
+                extras = self.extras_adapter.validate_python(extras)
+            except ValidationError as exc:
+                problems.extend(_problems(exc))
         if problems or instance is None:
             raise _error(tool_name, problems)
-        return self._assemble(instance, bound=bound, extras=extras, tool_name=tool_name)
+        return self._assemble(instance, bound, extras, tool_name)
 
     def _assemble(
-        self,
-        instance: BaseModel,
-        *,
-        bound: Mapping[str, Any],
-        extras: Mapping[str, Any],
-        tool_name: str,
+        self, instance: BaseModel, bound: Mapping[str, Any], extras: Mapping[str, Any], tool: str
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
         given = instance.model_fields_set
         positional: list[Any] = []
@@ -235,7 +213,7 @@ class ToolTemplate:
                 continue
             for gap in skipped:  # a later positional-only value forces earlier defaults in
                 if gap.default is EMPTY:
-                    raise _error(tool_name, [(gap.name, "missing required argument")])
+                    raise _error(tool, [(gap.name, "missing required argument")])
                 positional.append(gap.default)
             skipped.clear()
             positional.append(value)
