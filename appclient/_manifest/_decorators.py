@@ -94,7 +94,7 @@ def _official_record(function: Any) -> ManifestOverrides | None:
     description), and its ``type=`` only fills a parameter without an annotation.
     """
     view = getattr(function, OFFICIAL_VIEW_ATTRIBUTE, None)
-    info = None if isinstance(view, OfficialView) else getattr(view, "function", None)
+    info = None if isinstance(view, View) else getattr(view, "function", None)
     said = getattr(function, OFFICIAL_PARAMETERS_ATTRIBUTE, None)
     if not isinstance(info, Mapping) and not isinstance(said, list):
         return None
@@ -141,42 +141,32 @@ def _record_for(target: Any) -> ManifestOverrides:
         setattr(function, OVERRIDES_ATTRIBUTE, fresh)
         # Code written for the official SDK reads func.__ab_manifest__ (.type, .function), and
         # code written for Lagent func.api_description; an official decorator's view stays.
-        if not hasattr(function, OFFICIAL_VIEW_ATTRIBUTE):
-            setattr(function, OFFICIAL_VIEW_ATTRIBUTE, OfficialView(function))
-        if not hasattr(function, LAGENT_VIEW_ATTRIBUTE):
-            setattr(function, LAGENT_VIEW_ATTRIBUTE, LagentView(function))
+        for attribute in (OFFICIAL_VIEW_ATTRIBUTE, LAGENT_VIEW_ATTRIBUTE):
+            if not hasattr(function, attribute):
+                setattr(function, attribute, View(function, attribute))
     except (AttributeError, TypeError) as exc:
         raise ManifestError(f"cannot attach manifest information to {target!r}: {exc}") from exc
     return fresh
 
 
-class OfficialView:
-    """``func.__ab_manifest__``: the tool as the decorators have it when read (``.function``)."""
+class View(Mapping[str, Any]):
+    """``func.__ab_manifest__`` or ``func.api_description``, rebuilt on each read.
 
-    __slots__ = ("_function",)
-    build: ClassVar[Callable[[Any], Any]]  # Manifest.from_function, set by the manifest module
+    The official ``Manifest`` or Lagent's dict, as the decorators have it now (more may follow).
+    """
 
-    def __init__(self, function: Any) -> None:
-        self._function = function
+    __slots__ = ("_attribute", "_function")
+    #: How each view is built; set by the manifest module (which imports this one).
+    builders: ClassVar[dict[str, Callable[[Any], Any]]] = {}
+
+    def __init__(self, function: Any, attribute: str) -> None:
+        self._function, self._attribute = function, attribute
+
+    def _built(self) -> Any:
+        return View.builders[self._attribute](self._function)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(OfficialView.build(self._function), name)
-
-    def __repr__(self) -> str:
-        return f"<appclient manifest view of {getattr(self._function, '__name__', '?')}>"
-
-
-class LagentView(Mapping[str, Any]):
-    """``func.api_description``: Lagent's ``tool_api`` dict, built on each read."""
-
-    __slots__ = ("_function",)
-    build: ClassVar[Callable[[Any], dict[str, Any]]]  # set by the manifest module, as above
-
-    def __init__(self, function: Any) -> None:
-        self._function = function
-
-    def _built(self) -> dict[str, Any]:
-        return LagentView.build(self._function)
+        return getattr(self._built(), name)
 
     def __getitem__(self, key: str) -> Any:
         return self._built()[key]

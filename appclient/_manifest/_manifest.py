@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._building import build_tool_spec
-from ._decorators import LagentView, OfficialView
+from ._decorators import LAGENT_VIEW_ATTRIBUTE, OFFICIAL_VIEW_ATTRIBUTE, View
 from ._official_shape import LAGENT_TYPES
 from ._spec import ToolSpec
 
@@ -188,5 +188,5 @@ def lagent_description(func: Callable[..., Any]) -> dict[str, Any]:
     return result
 
 
-OfficialView.build = Manifest.from_function  # func.__ab_manifest__ shows the same tool
-LagentView.build = lagent_description  # and func.api_description, Lagent's dict
+View.builders[OFFICIAL_VIEW_ATTRIBUTE] = Manifest.from_function
+View.builders[LAGENT_VIEW_ATTRIBUTE] = lagent_description
