@@ -256,10 +256,7 @@ def _build_template(
             raise ManifestError(
                 f"bound argument {bound_name!r} is not a free parameter of tool {name!r}"
             )
-    said = overrides.parameters
-    unknown = sorted(set(said) - set(by_name))
-    if unknown:
-        raise ManifestError(f"@manifest_parameter names unknown parameters {unknown} of {name!r}")
+    said = overrides.parameters  # @manifest_parameter checked that each names a parameter
     hidden = info.preset | bound_names | info.instance
     gathered = [
         _parameter(p, said.get(p.name, _NOT_SAID), doc, target)
@@ -375,8 +372,8 @@ def build_tool_spec(
         The tool specification.
 
     Raises:
-        ManifestError: The name is invalid, a type cannot be described, a decorator names
-            an unknown parameter, or ``bound`` names a parameter that does not exist.
+        ManifestError: The name is invalid, a type cannot be described, or ``bound`` names
+            no free parameter.
     """
     target, overrides, default_name = _target(func)
     chosen = name or default_name

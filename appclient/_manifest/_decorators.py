@@ -106,7 +106,7 @@ def _official_record(function: Any) -> ManifestOverrides | None:
             record.name = name
         if isinstance(description, str) and description != getattr(function, "__doc__", None):
             record.description = description
-    parameters = _parameters(function, quiet=True)
+    parameters = _parameters(function)
     for item in said if isinstance(said, list) else ():
         name = getattr(item, "name", None)
         parameter = parameters.get(name) if isinstance(name, str) else None
@@ -205,13 +205,11 @@ def _merge(
     return record
 
 
-def _parameters(target: Any, *, quiet: bool = False) -> dict[str, inspect.Parameter]:
-    """The named parameters of ``target`` (``cls`` dropped); ``quiet`` gives none if unreadable."""
+def _parameters(target: Any) -> dict[str, inspect.Parameter]:
+    """The named parameters of ``target`` (without the ``cls`` of a classmethod)."""
     try:
         parameters = list(inspect.signature(_function_of(target)).parameters.values())
     except (TypeError, ValueError) as exc:
-        if quiet:
-            return {}
         raise ManifestError(f"cannot read the signature of {target!r}: {exc}") from exc
     if isinstance(target, classmethod) and parameters:
         parameters = parameters[1:]
@@ -239,11 +237,9 @@ def manifest(
 ) -> Any:
     """Mark a function as a tool and optionally give its name and description.
 
-    Usable bare (``@manifest``) or called (``@manifest(description=...)``). The two return
-    keywords are Lagent's ``tool_api`` ones: the docstring's Returns section names the value
-    (``bold_text (str): bold text``) or, exploded, each member of a returned dict on its own
-    ``- name (type): description`` line; the agent is told those names and types, and
-    ``ToolSpec.return_schema`` describes them.
+    Usable bare or called. The return keywords are Lagent's ``tool_api`` ones: the docstring's
+    Returns section names the value (``bold_text (str): bold text``), or each member of a
+    returned dict on a ``- name (type): description`` line; the agent is told them.
 
     Args:
         func: The function, when used without parentheses.
@@ -257,7 +253,7 @@ def manifest(
 
     Raises:
         ManifestError: The name breaks the tool-name rule, both return keywords are given,
-            or another ``@manifest`` on the same function said something else.
+            or another ``@manifest`` said something else.
     """
     problem = tool_name_problem(name) if name is not None else None
     if problem is not None:
@@ -302,8 +298,8 @@ def manifest_parameter(
         A decorator that returns the function unchanged.
 
     Raises:
-        ManifestError: At decoration time, when the parameter does not exist, ``required=False``
-            is given for a parameter without a default, or decorators disagree.
+        ManifestError: The parameter does not exist, ``required=False`` is given for one
+            without a default, or decorators disagree.
     """
 
     def decorate(target: _T) -> _T:
@@ -336,11 +332,8 @@ def manifest_return(
 ) -> Callable[[_T], _T]:
     """Describe what a tool returns.
 
-    The description is appended to the tool description so the agent reads it, and is
-    available as ``ToolSpec.return_description``.
-
     Args:
-        description: What the return value means.
+        description: What the return value means (appended to the tool description).
         schema: A JSON Schema of the return value (default: from the return annotation).
 
     Returns:
