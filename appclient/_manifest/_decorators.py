@@ -94,7 +94,8 @@ def _official_record(function: Any) -> ManifestOverrides | None:
     description), and its ``type=`` only fills a parameter without an annotation.
     """
     view = getattr(function, OFFICIAL_VIEW_ATTRIBUTE, None)
-    info = None if isinstance(view, View) else getattr(view, "function", None)
+    # Not appclient's own view (type(), as isinstance on an ABC is slow and this runs per build).
+    info = None if type(view) is View else getattr(view, "function", None)
     said = getattr(function, OFFICIAL_PARAMETERS_ATTRIBUTE, None)
     if not isinstance(info, Mapping) and not isinstance(said, list):
         return None
