@@ -69,22 +69,6 @@ _CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], ToolTemplate]] = (
 )
 
 
-def _cached(function: Any, key: tuple[Any, ...]) -> ToolTemplate | None:
-    try:
-        entries = _CACHE.get(function)
-    except TypeError:  # not weakly referenceable (some builtins): never cached
-        return None
-    return entries.get(key) if entries else None
-
-
-def _store(function: Any, key: tuple[Any, ...], template: ToolTemplate) -> None:
-    with _CACHE_LOCK, contextlib.suppress(TypeError):  # not weakly referenceable: not cached
-        entries = _CACHE.setdefault(function, {})
-        entries[key] = template
-        while len(entries) > MANIFEST_CACHE_ENTRIES_PER_FUNCTION:
-            del entries[next(iter(entries))]  # dicts keep insertion order: the oldest goes
-
-
 def _choose_annotation(
     parameter: inspect.Parameter, override: ParameterOverride, doc: DocInfo, target: CallableTarget
 ) -> Any:
@@ -394,7 +378,11 @@ def build_tool_spec(
         allow_extra,
         overrides.version,
     )
-    template = _cached(holder := target.doc_owner or target.function, key)
+    holder = target.doc_owner or target.function
+    try:
+        template = (_CACHE.get(holder) or {}).get(key)
+    except TypeError:  # not weakly referenceable (some builtins): never cached
+        template = None
     if template is None:
         template = _build_template(
             target,
@@ -405,5 +393,9 @@ def build_tool_spec(
             allow_extra=allow_extra,
             overrides=overrides,
         )
-        _store(holder, key, template)
+        with _CACHE_LOCK, contextlib.suppress(TypeError):
+            entries = _CACHE.setdefault(holder, {})
+            entries[key] = template
+            while len(entries) > MANIFEST_CACHE_ENTRIES_PER_FUNCTION:
+                del entries[next(iter(entries))]  # dicts keep insertion order: the oldest goes
     return ToolSpec(template, func, bound_values)

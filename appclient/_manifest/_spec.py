@@ -11,6 +11,7 @@ collected into one :class:`~appclient.errors.ToolArgumentsError`.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import pickle
@@ -173,8 +174,13 @@ class ToolTemplate:
                 continue
             if value is None and slot.default is not EMPTY and not slot.nullable:
                 continue  # null stands for "use the default"
-            if isinstance(value, str) and not slot.accepts_string:
-                value = _parse_json_text(value)
+            if (
+                isinstance(value, str)
+                and not slot.accepts_string
+                and value.strip()[:1] in ("[", "{")
+            ):
+                with contextlib.suppress(ValueError):  # JSON text of a list or an object
+                    value = json.loads(value)
             data[key] = value
         instance: BaseModel | None = None
         try:
@@ -349,11 +355,6 @@ class ToolSpec:
         return f"ToolSpec(name={self.name!r}, parameters=[{names}], strict={self.strict}{bound})"
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= _MAX_INPUT_REPR else text[: _MAX_INPUT_REPR - 3] + "..."
-
-
 def _problems(error: ValidationError) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for item in error.errors(include_url=False):
@@ -363,19 +364,12 @@ def _problems(error: ValidationError) -> list[tuple[str, str]]:
         elif item["type"] == "extra_forbidden":
             problem = "unknown field"
         else:
-            problem = f"{item['msg']} (got {_short(item['input'])})"
+            given = repr(item["input"])
+            if len(given) > _MAX_INPUT_REPR:
+                given = given[: _MAX_INPUT_REPR - 3] + "..."
+            problem = f"{item['msg']} (got {given})"
         found.append((field, problem))
     return found
-
-
-def _parse_json_text(value: str) -> Any:
-    text = value.strip()
-    if not text or text[0] not in "[{":
-        return value
-    try:
-        return json.loads(text)
-    except ValueError:
-        return value
 
 
 def _as_mapping(arguments: Any, tool_name: str) -> Mapping[str, Any]:
