@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, TypeVar, overload
 
-from .._core._constants import tool_name_problem
 from .._core._errors import ManifestError
 from ._signature import EMPTY
+from ._spec import check_tool_name
 from ._type_schema import resolve_type_name
 
 OVERRIDES_ATTRIBUTE = "__appclient_manifest__"
@@ -256,9 +256,8 @@ def manifest(
         ManifestError: The name breaks the tool-name rule, both return keywords are given,
             or another ``@manifest`` said something else.
     """
-    problem = tool_name_problem(name) if name is not None else None
-    if problem is not None:
-        raise ManifestError(problem)
+    if name is not None:
+        check_tool_name(name)
     if returns_named_value and explode_return:
         raise ManifestError(
             "returns_named_value and explode_return exclude each other: name the value, or "
