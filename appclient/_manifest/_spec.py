@@ -155,13 +155,13 @@ class ToolTemplate:
         return value
 
     def bind(
-        self, arguments: Any, *, tool_name: str, bound: Mapping[str, Any], allow_extra: bool
+        self, arguments: Any, *, bound: Mapping[str, Any], allow_extra: bool
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """Validate ``arguments`` (a mapping or JSON text); return the call's ``(args, kwargs)``."""
         problems: list[tuple[str, str]] = []
         data: dict[str, Any] = {}
         extras: dict[str, Any] = {}
-        for key, value in _as_mapping(arguments, tool_name).items():
+        for key, value in _as_mapping(arguments, self.name).items():
             slot = self.visible.get(key)
             if slot is None:
                 if key in self.hidden or key in bound:
@@ -193,11 +193,11 @@ class ToolTemplate:
             except ValidationError as exc:
                 problems.extend(_problems(exc))
         if problems or instance is None:
-            raise _error(tool_name, problems)
-        return self._assemble(instance, bound, extras, tool_name)
+            raise _error(self.name, problems)
+        return self._assemble(instance, bound, extras)
 
     def _assemble(
-        self, instance: BaseModel, bound: Mapping[str, Any], extras: Mapping[str, Any], tool: str
+        self, instance: BaseModel, bound: Mapping[str, Any], extras: Mapping[str, Any]
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
         given = instance.model_fields_set
         positional: list[Any] = []
@@ -219,7 +219,7 @@ class ToolTemplate:
                 continue
             for gap in skipped:  # a later positional-only value forces earlier defaults in
                 if gap.default is EMPTY:
-                    raise _error(tool, [(gap.name, "missing required argument")])
+                    raise _error(self.name, [(gap.name, "missing required argument")])
                 positional.append(gap.default)
             skipped.clear()
             positional.append(value)
@@ -345,9 +345,7 @@ class ToolSpec:
             ToolArgumentsError: ``problems`` lists every ``(field, problem)``.
         """
         extra = self._template.allow_extra if allow_extra is None else allow_extra
-        return self._template.bind(
-            arguments, tool_name=self.name, bound=self._bound, allow_extra=extra
-        )
+        return self._template.bind(arguments, bound=self._bound, allow_extra=extra)
 
     def __repr__(self) -> str:
         names = ", ".join(p.name for p in self.parameters)
