@@ -36,22 +36,14 @@ _OBJECTS = frozenset({"dict", "mapping"})
 
 def _split_top_level(text: str) -> list[str]:
     parts: list[str] = []
-    depth = 0
-    current: list[str] = []
-    for char in text:
-        if char in "[(":
-            depth += 1
-        elif char in "])":
-            depth -= 1
+    depth = start = 0
+    for index, char in enumerate(text):
+        depth += (char in "[(") - (char in "])")
         if char == "," and depth == 0:
-            parts.append("".join(current).strip())
-            current = []
-        else:
-            current.append(char)
-    tail = "".join(current).strip()
-    if tail:
-        parts.append(tail)
-    return parts
+            parts.append(text[start:index].strip())
+            start = index + 1
+    tail = text[start:].strip()
+    return [*parts, tail] if tail else parts
 
 
 def _literal_value(token: str) -> Any:
@@ -96,8 +88,7 @@ def python_type_to_schema(type_name: str) -> dict[str, Any]:
             members = [python_type_to_schema(arg) for arg in args]
             return _any_of([*members, {"type": "null"}] if len(members) == 1 else members)
         if head == "literal":
-            values = [_literal_value(arg) for arg in args]
-            return {"enum": values}
+            return {"enum": [_literal_value(arg) for arg in args]}
         if head in _ARRAYS:
             items = [a for a in args if a != "..."]
             schema: dict[str, Any] = {"type": "array"}
