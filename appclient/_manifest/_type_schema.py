@@ -147,9 +147,7 @@ def type_schema(annotation: Any, *, mode: JsonSchemaMode = "serialization") -> S
 
 def _literal_schema(values: tuple[Any, ...]) -> Schema | None:
     kinds = {type(value) for value in values}
-    if len(kinds) != 1:
-        return None
-    kind = kinds.pop()
+    kind = kinds.pop() if len(kinds) == 1 else None
     if kind not in (str, int, bool):
         return None
     json_type = _SCALARS[kind]["type"]
@@ -172,9 +170,7 @@ def fast_schema(annotation: Any) -> Schema | None:
     args = get_args(annotation)
     if origin in _UNION_ORIGINS:
         options = [fast_schema(arg) for arg in args]
-        if any(option is None or option == {} for option in options):
-            return None
-        return {"anyOf": options}
+        return {"anyOf": options} if all(options) else None  # no member unplain or Any ({})
     if origin is Literal:
         return _literal_schema(args)
     if annotation is list or (origin is list and len(args) == 1):
@@ -182,9 +178,9 @@ def fast_schema(annotation: Any) -> Schema | None:
         return None if items is None else {"type": "array", "items": items}
     if annotation is dict or (origin is dict and len(args) == 2 and args[0] is str):
         values = fast_schema(args[1]) if args else {}
-        if values is None:
-            return None
-        return {"type": "object", "additionalProperties": values or True}
+        return (
+            None if values is None else {"type": "object", "additionalProperties": values or True}
+        )
     return None
 
 
