@@ -142,9 +142,5 @@ def named_returns(doc: DocInfo, *, exploded: bool) -> list[tuple[str, str | None
         lines = [line.strip() for line in lines[1:] if line.strip().startswith("-")]
     elif doc.returns_type is not None:
         return []  # "str: text" was read as a type and a description: no name was given
-    items = []
-    for line in lines if exploded else lines[:1]:
-        match = _RETURN_ITEM.match(line.strip())
-        if match:
-            items.append((match[1], match[2].strip() if match[2] else None, match[3]))
-    return items
+    matches = (_RETURN_ITEM.match(line.strip()) for line in (lines if exploded else lines[:1]))
+    return [(m[1], m[2].strip() if m[2] else None, m[3]) for m in matches if m]
