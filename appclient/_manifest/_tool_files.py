@@ -48,12 +48,10 @@ def _read_file(path: Path) -> list[tuple[str, dict[str, Any]]]:
         raise ManifestError(f"cannot read tool file {path}: {exc}") from exc
     except ValueError as exc:
         raise ManifestError(f"tool file {path} is not valid JSON: {exc}") from exc
-    items = data if isinstance(data, list) else [data]
-    result = []
-    for index, item in enumerate(items):
-        origin = f"{path}[{index}]" if isinstance(data, list) else str(path)
-        result.append((origin, _checked(item, origin=origin)))
-    return result
+    if not isinstance(data, list):
+        return [(str(path), _checked(data, origin=str(path)))]
+    entries = [(f"{path}[{index}]", item) for index, item in enumerate(data)]
+    return [(origin, _checked(item, origin=origin)) for origin, item in entries]
 
 
 def load_tools(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -122,9 +120,7 @@ def save_tools(tools: ToolLike, path: str | os.PathLike[str]) -> list[Path]:
         # One tool is written as an object; one registry of several tools, as a list.
         _write_json(target, checked[0] if one and len(checked) == 1 else checked)
         return [target]
-    written = []
-    for tool in checked:
-        file = target / f"{tool_name(tool) or 'tool'}.json"
+    written = [target / f"{tool_name(tool) or 'tool'}.json" for tool in checked]
+    for file, tool in zip(written, checked, strict=True):
         _write_json(file, tool)
-        written.append(file)
     return written
