@@ -331,12 +331,7 @@ def _rewrite(annotation: Any, active: frozenset[Any]) -> Any:
     if origin is None or not args or origin is Literal:
         return annotation
     if origin is Annotated:
-        inner = _rewrite(args[0], active)
-        if inner is args[0]:
-            return annotation
-        rebuild: Any = Annotated
-        parts = (inner, *annotation.__metadata__)
-        return rebuild[parts]
+        args = args[:1]  # the type; copy_with keeps the metadata
     new_args = tuple(_rewrite(arg, active) if not isinstance(arg, list) else arg for arg in args)
     if all(new is old for new, old in zip(new_args, args, strict=True)):
         return annotation
