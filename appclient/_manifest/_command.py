@@ -66,13 +66,7 @@ def _import_module(name: str) -> ModuleType:
 
 
 def resolve_reference(reference: str) -> list[Any]:
-    """Return the callables ``module:attr.path``, ``file.py:attr`` or a module name alone names.
-
-    A module alone names every ``@manifest`` function it defines, in definition order.
-
-    Raises:
-        ManifestError: The module or attribute does not exist, or is not callable.
-    """
+    """The callables ``module:attr``, ``file.py:attr`` or a module (its @manifest ones) names."""
     module_name, _, attribute = reference.partition(":")
     try:
         module = _import_module(module_name)

@@ -59,10 +59,7 @@ _OPTIONAL_MARK = re.compile(r",\s*optional\s*$", re.IGNORECASE)
 
 @cache_short_keys(1024, max_chars=16 * 1024)
 def parse_docstring(text: str | None) -> DocInfo:
-    """Parse a docstring in any supported style (an empty :class:`DocInfo` for none).
-
-    A docstring that the parser rejects becomes the description, whole.
-    """
+    """Parse a docstring in any style (one the parser rejects is a description, whole)."""
     if not text or not text.strip():
         return _EMPTY
     cleaned = inspect.cleandoc(text)
@@ -131,11 +128,10 @@ _RETURN_ITEM = re.compile(r"^-?\s*([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:\s*(.*?)\
 
 
 def named_returns(doc: DocInfo, *, exploded: bool) -> list[tuple[str, str | None, str]]:
-    """Read the named return values ``(name, type or None, description)`` of a Returns section.
+    """The named return values ``(name, type or None, description)``, read as Lagent does.
 
-    As Lagent's ``tool_api`` does: ``returns_named_value`` reads ``name (type): description``;
-    ``explode_return`` (``exploded``) reads a first line describing the whole value, then one
-    ``- name (type): description`` line per member.
+    ``exploded`` skips the Returns section's first line and reads one ``- name (type): text``
+    line per member; otherwise its first line is ``name (type): text``.
     """
     lines = (doc.returns or "").splitlines()
     if exploded:
