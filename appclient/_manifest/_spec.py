@@ -200,33 +200,25 @@ class ToolTemplate:
         self, instance: BaseModel, bound: Mapping[str, Any], extras: Mapping[str, Any]
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
         given = instance.model_fields_set
-        positional: list[Any] = []
-        skipped: list[CallSlot] = []
-        keywords: dict[str, Any] = {}
+        values: dict[str, Any] = {}
         for slot in self.slots:
             if slot.field is not None and (slot.field in given or slot.always_pass):
-                value, have = getattr(instance, slot.field), True
+                values[slot.name] = getattr(instance, slot.field)
             elif slot.name in bound:
-                value, have = bound[slot.name], True
+                values[slot.name] = bound[slot.name]
+        values.update((key, value) for key, value in bound.items() if key not in values)
+        # Positional-only values go first, in order; a gap before a given one takes its default.
+        ordered = [slot for slot in self.slots if slot.positional]
+        last = max((i for i, slot in enumerate(ordered) if slot.name in values), default=-1)
+        positional: list[Any] = []
+        for slot in ordered[: last + 1]:
+            if slot.name in values:
+                positional.append(values.pop(slot.name))
+            elif slot.default is EMPTY:
+                raise _error(self.name, [(slot.name, "missing required argument")])
             else:
-                value, have = None, False
-            if not slot.positional:
-                if have:
-                    keywords[slot.name] = value
-                continue
-            if not have:
-                skipped.append(slot)
-                continue
-            for gap in skipped:  # a later positional-only value forces earlier defaults in
-                if gap.default is EMPTY:
-                    raise _error(self.name, [(gap.name, "missing required argument")])
-                positional.append(gap.default)
-            skipped.clear()
-            positional.append(value)
-        slot_names = {slot.name for slot in self.slots}
-        keywords.update({k: v for k, v in bound.items() if k not in slot_names})
-        keywords.update(extras)
-        return tuple(positional), keywords
+                positional.append(slot.default)
+        return tuple(positional), {**values, **extras}
 
 
 class ToolSpec:
