@@ -174,13 +174,9 @@ class ToolTemplate:
                 continue
             if value is None and slot.default is not EMPTY and not slot.nullable:
                 continue  # null stands for "use the default"
-            if (
-                isinstance(value, str)
-                and not slot.accepts_string
-                and value.strip()[:1] in ("[", "{")
-            ):
+            if isinstance(value, str) and not slot.accepts_string:
                 with contextlib.suppress(ValueError):  # JSON text of a list or an object
-                    value = json.loads(value)
+                    value = json.loads(value) if value.lstrip()[:1] in ("[", "{") else value
             data[key] = value
         instance: BaseModel | None = None
         try:
