@@ -187,11 +187,9 @@ def _merge(
 ) -> ManifestOverrides:
     """Write ``values`` into the record of ``target`` (or of its ``parameter``); return it."""
     record = _record_for(target)
-    into: Any = (
-        record
-        if parameter is None
-        else record.parameters.setdefault(parameter, ParameterOverride())
-    )
+    into: Any = record
+    if parameter is not None:
+        into = record.parameters.setdefault(parameter, ParameterOverride())
     for key, value in values.items():
         if value is None or value is UNSET:
             continue
