@@ -1,29 +1,21 @@
 """``build_tool_spec``: a callable as a ``ToolSpec``, and which source wins for each fact.
 
-:func:`build_tool_spec` reads the callable (``_signature``), decides which source wins for
-each fact, writes the JSON Schema (``_type_schema`` and ``_schema_tools``) and prepares the
-argument validation (``_validation``). Which source wins, strongest first:
+Strongest source first:
 
-- **name**: the ``name=`` argument, ``@manifest(name=...)``, the function's ``__name__`` (a
-  lambda has none: it needs an explicit name). Checked against ``TOOL_NAME_PATTERN``.
-- **description**: the ``description=`` argument, ``@manifest(description=...)``, the
-  docstring's summary and body (without its Args/Returns/Raises/Examples sections). For a
-  callable object, its ``__call__`` docstring (what calling it does), then its class docstring.
-- **return description**: ``@manifest_return(description=...)``, then the docstring's
-  ``Returns:``. It is appended to the description in plain words (``Returns the weather.``,
-  ``返回天气。``; never a section heading, which reads as a stray docstring to an agent) unless
-  the description already says it, and kept as ``ToolSpec.return_description``.
-- **parameter description**: ``@manifest_parameter(description=...)``, then ``Field(...)`` (as
-  the default or inside ``Annotated``) or ``Annotated[T, "text"]``, then the docstring's entry.
-- **parameter type**: ``@manifest_parameter(type=...)``, the annotation in the signature (a
-  docstring type never overrides it), the docstring's type (``unit (int): ...``), the default
-  value's type (a ``None`` default says nothing); else no type at all, never a guessed string.
-- **required**: a parameter without a default; ``@manifest_parameter(required=True)`` can
-  insist on a defaulted one.
+- **name**: ``name=``, ``@manifest(name=...)``, ``__name__`` (a lambda needs ``name=``).
+- **description**: ``description=``, ``@manifest(description=...)``, the docstring's summary and
+  body (for a callable object, its ``__call__`` docstring, then its class docstring).
+- **return description**: ``@manifest_return(description=...)``, the docstring's ``Returns:``;
+  appended to the description as a plain sentence (``Returns the weather.``, ``返回天气。``;
+  a heading reads as a stray docstring to an agent) unless the description already says it.
+- **parameter description**: ``@manifest_parameter``, ``Field(...)`` (default or ``Annotated``)
+  or ``Annotated[T, "text"]``, the docstring's entry.
+- **parameter type**: ``@manifest_parameter(type=...)``, the annotation, the docstring's type,
+  the default value's type (not ``None``); else no type, never a guessed string.
+- **required**: no default, or ``@manifest_parameter(required=True)``.
 
-Building is cached weakly per function (per class for callable objects, whose ids recur once
-dead) and per set of options; what differs between two bound methods of one class, or between
-two partials with different bound values, is kept out of it, so repeated builds are cheap.
+Templates are cached weakly per function (per class for callable objects, whose ids recur once
+dead) and per set of options; bound values and partial arguments stay out of them.
 """
 
 from __future__ import annotations
@@ -40,17 +32,22 @@ from typing import Any, Optional
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-from .._core._constants import (
-    MANIFEST_CACHE_ENTRIES_PER_FUNCTION,
-    TOOL_NAME_RULE,
-)
+from .._core._constants import MANIFEST_CACHE_ENTRIES_PER_FUNCTION, TOOL_NAME_RULE
 from .._core._errors import ManifestError
 from ._decorators import UNSET, ManifestOverrides, ParameterOverride, get_overrides
 from ._docstrings import DocInfo, doc_info, named_returns
 from ._official_shape import ReturnItem, python_type_to_schema, returns_sentence
 from ._schema_tools import Schema, admits, apply_strict
 from ._signature import EMPTY, CallableTarget, describe_signature, namespaces, resolve_callable
-from ._spec import VARIADIC, ParameterSpec, ToolSpec, ToolTemplate, ToolText, check_tool_name
+from ._spec import (
+    VARIADIC,
+    CallSlot,
+    ParameterSpec,
+    ToolSpec,
+    ToolTemplate,
+    ToolText,
+    check_tool_name,
+)
 from ._type_schema import (
     annotated_description,
     arguments_schema,
@@ -62,72 +59,43 @@ from ._type_schema import (
     resolve_type_name,
     type_schema,
 )
-from ._validation import ArgumentBinder, CallSlot
 
-# --- building -----------------------------------------------------------------------------
-
+#: What undecorated functions and parameters say: nothing (never written to).
+_NO_OVERRIDES = ManifestOverrides()
+_NOT_SAID = ParameterOverride()
 _CACHE_LOCK = threading.Lock()
 _CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], ToolTemplate]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def _cached(function: Any, key: tuple[Any, ...]) -> ToolTemplate | None:
-    try:
-        entries = _CACHE.get(function)
-    except TypeError:  # not weakly referenceable (some builtins): never cached
-        return None
-    return entries.get(key) if entries else None
-
-
-def _store(function: Any, key: tuple[Any, ...], template: ToolTemplate) -> None:
-    with _CACHE_LOCK, contextlib.suppress(TypeError):  # not weakly referenceable: not cached
-        entries = _CACHE.setdefault(function, {})
-        entries[key] = template
-        while len(entries) > MANIFEST_CACHE_ENTRIES_PER_FUNCTION:
-            del entries[next(iter(entries))]  # dicts keep insertion order: the oldest goes
-
-
-# --- deciding each fact -------------------------------------------------------------------
-
-
 def _choose_annotation(
-    parameter: inspect.Parameter,
-    override: ParameterOverride | None,
-    doc: DocInfo,
-    target: CallableTarget,
+    parameter: inspect.Parameter, override: ParameterOverride, doc: DocInfo, target: CallableTarget
 ) -> Any:
-    if override is not None and override.type is not UNSET:
-        chosen = override.type
-        if isinstance(chosen, str):
-            globalns, localns = namespaces(target)
-            resolved = resolve_type_name(chosen, globalns=globalns, localns=localns)
-            if resolved is EMPTY:
-                raise ManifestError(
-                    f"cannot resolve type {chosen!r} given to @manifest_parameter for "
-                    f"{parameter.name!r}; pass a type, or use schema= for a raw JSON Schema"
-                )
-            chosen = resolved
-        return chosen
-    if parameter.annotation is not EMPTY:
+    said = override.type
+    if said is UNSET and parameter.annotation is not EMPTY:
         return parameter.annotation
-    written = doc.param_types.get(parameter.name)
-    if written:
-        globalns, localns = namespaces(target)
-        resolved = resolve_type_name(written, globalns=globalns, localns=localns)
-        if resolved is not EMPTY:
-            optional: Any = Optional[resolved]  # noqa: UP045 - some typing forms have no "|" on 3.10
-            return optional if parameter.default is None else resolved
-    return infer_from_default(parameter.default)
+    if said is not UNSET and not isinstance(said, str):
+        return said
+    text = doc.param_types.get(parameter.name) if said is UNSET else said
+    resolved = resolve_type_name(text, *namespaces(target)) if text else EMPTY
+    if said is UNSET:  # the docstring's type, else the default's
+        if resolved is EMPTY:
+            return infer_from_default(parameter.default)
+        optional: Any = Optional[resolved]  # noqa: UP045 - some typing forms have no "|" on 3.10
+        return optional if parameter.default is None else resolved
+    if resolved is EMPTY:
+        raise ManifestError(
+            f"cannot resolve type {said!r} given to @manifest_parameter for "
+            f"{parameter.name!r}; pass a type, or use schema= for a raw JSON Schema"
+        )
+    return resolved
 
 
 def _parameter(
-    parameter: inspect.Parameter,
-    override: ParameterOverride | None,
-    doc: DocInfo,
-    target: CallableTarget,
+    parameter: inspect.Parameter, override: ParameterOverride, doc: DocInfo, target: CallableTarget
 ) -> ParameterSpec:
-    """Decide the type, requiredness and description of one parameter (no schema yet)."""
+    """The winning type, requiredness and description of one parameter (no schema yet)."""
     annotation = prepare_annotation(_choose_annotation(parameter, override, doc, target))
     default = parameter.default
     required = default is EMPTY or (isinstance(default, FieldInfo) and default.is_required())
@@ -137,8 +105,8 @@ def _parameter(
         kind=parameter.kind,
         annotation=annotation,
         default=default,
-        required=required or (override is not None and override.required is True),
-        description=(override.description if override is not None else None)
+        required=required or override.required is True,
+        description=override.description
         or field_description
         or annotated_description(annotation)
         or doc.params.get(parameter.name),
@@ -158,22 +126,20 @@ def _as_json(value: Any, name: str, keyword: str) -> Any:
         ) from exc
 
 
-def _finish_property(
-    schema: Schema, item: ParameterSpec, override: ParameterOverride | None
-) -> Schema:
+def _finish_property(schema: Schema, item: ParameterSpec, override: ParameterOverride) -> Schema:
     """Write the winning description and the decorator's keywords into a property schema."""
     if item.description:
         schema["description"] = item.description
-    if override is not None and override.examples is not None:
+    if override.examples is not None:
         schema["examples"] = _as_json(list(override.examples), item.name, "examples")
-    if override is not None and override.schema is not None:
+    if override.schema is not None:
         schema.update(_as_json(dict(override.schema), item.name, "schema"))
     first: Schema = {k: schema[k] for k in ("type", "format", "description") if k in schema}
     return {**first, **{k: v for k, v in schema.items() if k not in first}}
 
 
-def _return_items(overrides: ManifestOverrides | None, doc: DocInfo) -> tuple[ReturnItem, ...]:
-    style = overrides.return_style if overrides is not None else None
+def _return_items(overrides: ManifestOverrides, doc: DocInfo) -> tuple[ReturnItem, ...]:
+    style = overrides.return_style
     if style is not None:
         items = named_returns(doc, exploded=style == "exploded")
         if not items:
@@ -187,7 +153,7 @@ def _return_items(overrides: ManifestOverrides | None, doc: DocInfo) -> tuple[Re
             (name, python_type_to_schema(kind).get("type") if kind else None, text)
             for name, kind, text in items
         )
-    schema = overrides.return_schema if overrides is not None else None
+    schema = overrides.return_schema
     properties = schema.get("properties") if schema is not None else None
     if not isinstance(properties, dict):
         return ()
@@ -202,20 +168,13 @@ def _return_items(overrides: ManifestOverrides | None, doc: DocInfo) -> tuple[Re
     )
 
 
-def tool_description(
-    explicit: str | None, overrides: ManifestOverrides | None, doc: DocInfo
-) -> ToolText:
-    """Return the tool's words: description, return description and named return values.
-
-    Raises:
-        ManifestError: Named or exploded returns were asked for and the docstring names none.
-    """
-    said = overrides.return_description if overrides is not None else None
+def tool_description(explicit: str | None, overrides: ManifestOverrides, doc: DocInfo) -> ToolText:
+    """The tool's words: description, return description and named return values."""
+    said = overrides.return_description
     returns = said or doc.returns
-    text = explicit or (overrides.description if overrides is not None else None)
-    summary = (text or doc.description).strip()
+    summary = (explicit or overrides.description or doc.description).strip()
     items = _return_items(overrides, doc)
-    named = bool(items) and overrides is not None and overrides.return_style == "named"
+    named = bool(items) and overrides.return_style == "named"
     if named and not said:
         returns = items[0][2] or returns  # "bold_text (str): bold text" -> "bold text"
     if items:
@@ -246,9 +205,6 @@ def _return_sentence(returns: str) -> str:
     return f"Returns {word} {rest}" if rest else f"Returns {word}"
 
 
-# --- building -----------------------------------------------------------------------------
-
-
 def _fast_properties(gathered: list[ParameterSpec]) -> dict[str, Schema] | None:
     properties: dict[str, Schema] = {}
     for item in gathered:
@@ -272,7 +228,7 @@ def _build_template(
     strict: bool,
     bound_names: frozenset[str],
     allow_extra: bool,
-    overrides: ManifestOverrides | None,
+    overrides: ManifestOverrides,
 ) -> ToolTemplate:
     info = describe_signature(target)
     code = inspect.unwrap(target.function)
@@ -284,13 +240,10 @@ def _build_template(
             raise ManifestError(
                 f"bound argument {bound_name!r} is not a free parameter of tool {name!r}"
             )
-    said = overrides.parameters if overrides is not None else {}
-    unknown = sorted(set(said) - set(by_name))
-    if unknown:
-        raise ManifestError(f"@manifest_parameter names unknown parameters {unknown} of {name!r}")
+    said = overrides.parameters  # @manifest_parameter checked that each names a parameter
     hidden = info.preset | bound_names | info.instance
     gathered = [
-        _parameter(p, said.get(p.name), doc, target)
+        _parameter(p, said.get(p.name, _NOT_SAID), doc, target)
         for p in info.parameters
         if p.kind not in VARIADIC and p.name not in hidden
     ]
@@ -305,7 +258,8 @@ def _build_template(
         properties = raw.get("properties", {})
         definitions = raw.get("$defs", {})
     properties = {
-        p.name: _finish_property(properties[p.name], p, said.get(p.name)) for p in gathered
+        p.name: _finish_property(properties[p.name], p, said.get(p.name, _NOT_SAID))
+        for p in gathered
     }
     nullable = {n: admits(s, "null", definitions) for n, s in properties.items()}
     accepts_string = {n: admits(s, "string", definitions) for n, s in properties.items()}
@@ -314,12 +268,13 @@ def _build_template(
         "properties": properties,
         "required": [p.name for p in gathered if p.required],
     }
+    extras_type = prepare_annotation(var_keyword.annotation) if var_keyword else EMPTY
     if var_keyword is None and not allow_extra:
         schema["additionalProperties"] = False
-    elif var_keyword is not None and var_keyword.annotation not in (EMPTY, Any):
-        extras_schema = type_schema(prepare_annotation(var_keyword.annotation), mode="validation")
-        if extras_schema:
-            schema["additionalProperties"] = extras_schema
+    elif extras_type not in (EMPTY, Any) and (
+        extras := type_schema(extras_type, mode="validation")
+    ):
+        schema["additionalProperties"] = extras
     if definitions:
         schema["$defs"] = definitions
     if strict:
@@ -338,22 +293,11 @@ def _build_template(
         for p in info.parameters
         if p.kind not in VARIADIC and p.name not in info.preset
     ]
-    binder = ArgumentBinder(
-        fields=fields,
-        slots=slots,
-        hidden=hidden,
-        var_keyword=var_keyword.name if var_keyword is not None else None,
-        var_keyword_type=(
-            prepare_annotation(var_keyword.annotation) if var_keyword is not None else EMPTY
-        ),
-        module=module,
-        model=model,
-    )
     return ToolTemplate(
         name=name,
         text=tool_description(description, overrides, doc),
         return_annotation=info.return_annotation,
-        return_schema_override=overrides.return_schema if overrides is not None else None,
+        return_schema_override=overrides.return_schema,
         parameters=tuple(
             replace(p, schema=schema["properties"][p.name], nullable=nullable[p.name])
             for p in gathered
@@ -361,7 +305,12 @@ def _build_template(
         strict=strict,
         allow_extra=allow_extra,
         hidden=hidden,
-        binder=binder,
+        fields=fields,
+        slots=slots,
+        var_keyword=var_keyword.name if var_keyword else None,
+        var_keyword_type=extras_type,
+        module=module,
+        prebuilt=model,
         schema_bytes=pickle.dumps(schema),
         is_async=inspect.iscoroutinefunction(target.function) or inspect.iscoroutinefunction(code),
         is_generator=inspect.isgeneratorfunction(code),
@@ -369,21 +318,16 @@ def _build_template(
     )
 
 
-def _default_name(target: CallableTarget, overrides: ManifestOverrides | None) -> str:
-    return (overrides.name if overrides is not None else None) or target.default_name
+def _target(func: Callable[..., Any]) -> tuple[CallableTarget, ManifestOverrides, str]:
+    """The reduced callable, its decorator record (maybe empty) and its default tool name."""
+    target = resolve_callable(func)
+    overrides = get_overrides(func) or get_overrides(target.function) or _NO_OVERRIDES
+    return target, overrides, overrides.name or target.default_name
 
 
 def default_tool_name(func: Callable[..., Any]) -> str:
-    """Return the name :func:`build_tool_spec` gives ``func`` when no ``name=`` is passed.
-
-    Cheap (nothing is built), for callers that only need the name, such as a toolkit
-    composing ``Class__method`` names.
-
-    Raises:
-        ManifestError: ``func`` cannot become a tool (see :func:`resolve_callable`).
-    """
-    target = resolve_callable(func)
-    return _default_name(target, get_overrides(func) or get_overrides(target.function))
+    """The name :func:`build_tool_spec` gives ``func`` without ``name=`` (nothing is built)."""
+    return _target(func)[2]
 
 
 def build_tool_spec(
@@ -412,12 +356,11 @@ def build_tool_spec(
         The tool specification.
 
     Raises:
-        ManifestError: The name is invalid, a type cannot be described, a decorator names
-            an unknown parameter, or ``bound`` names a parameter that does not exist.
+        ManifestError: The name is invalid, a type cannot be described, or ``bound`` names
+            no free parameter.
     """
-    target = resolve_callable(func)
-    overrides = get_overrides(func) or get_overrides(target.function)
-    chosen = name or _default_name(target, overrides)
+    target, overrides, default_name = _target(func)
+    chosen = name or default_name
     if chosen == "<lambda>":
         raise ManifestError(
             f"a lambda has no name: pass name=... (a tool name must be {TOOL_NAME_RULE})"
@@ -433,9 +376,13 @@ def build_tool_spec(
         strict,
         frozenset(bound_values),
         allow_extra,
-        overrides.version if overrides is not None else 0,
+        overrides.version,
     )
-    template = _cached(holder := target.doc_owner or target.function, key)
+    holder = target.doc_owner or target.function
+    try:
+        template = (_CACHE.get(holder) or {}).get(key)
+    except TypeError:  # not weakly referenceable (some builtins): never cached
+        template = None
     if template is None:
         template = _build_template(
             target,
@@ -446,5 +393,9 @@ def build_tool_spec(
             allow_extra=allow_extra,
             overrides=overrides,
         )
-        _store(holder, key, template)
+        with _CACHE_LOCK, contextlib.suppress(TypeError):
+            entries = _CACHE.setdefault(holder, {})
+            entries[key] = template
+            while len(entries) > MANIFEST_CACHE_ENTRIES_PER_FUNCTION:
+                del entries[next(iter(entries))]  # dicts keep insertion order: the oldest goes
     return ToolSpec(template, func, bound_values)

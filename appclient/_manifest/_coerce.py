@@ -1,8 +1,7 @@
 """What users hand over as tools, tool calls or lists of anything, turned into one shape.
 
 One set of rules for every "accept anything" argument (a run's ``tools``, ``save_tools``,
-``ToolRegistry(tools)``, the calls :mod:`appclient._core._call_shapes` reads, ``tool_outputs``...);
-each refusal names where (``tools[2]``) in :func:`~appclient._core._errors.wrong_kind`'s words.
+``ToolRegistry(tools)``, tool calls, ``tool_outputs``); each refusal names where (``tools[2]``).
 """
 
 from __future__ import annotations
@@ -48,17 +47,12 @@ _TOOL = "a tool (a dict, a Tool, a function, or an object with to_tool(), to_too
 
 
 def _many(value: object) -> TypeGuard[Iterable[Any]]:
-    """Whether ``value`` is a list of items, not one item (a str, dict or model iterates too)."""
+    # A str, dict or model iterates too, but is one item.
     return isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping, BaseModel))
 
 
 def listed(value: object, *, where: str, what: str) -> list[tuple[str, Any]]:
-    """The items of a list argument, each with where it is (``where[index]``).
-
-    Raises:
-        InvalidRequestError: ``value`` is one item (a string, dict, model, function...), not
-            a list of them.
-    """
+    """The items of a list argument, each with where it is (``where[index]``)."""
     if not _many(value):
         raise wrong_kind(where, f"a list of {what} (wrap one in a list)", value)
     return [(f"{where}[{index}]", item) for index, item in enumerate(value)]
@@ -98,9 +92,7 @@ def _checked_tool(tool: Mapping[str, Any], where: str) -> dict[str, Any]:
 
 
 def _from_mcp_tool(item: Any) -> dict[str, Any]:
-    # The official client turns an MCP tool (its data_class.MCPTool, the MCP SDK's Tool from
-    # list_tools(), or the same as a dict) into a function tool whose parameters are the
-    # input schema.
+    # As the official client does for its MCPTool, the MCP SDK's Tool, or the same as a dict.
     function: dict[str, Any] = {"name": field(item, "name")}
     if (description := field(item, "description")) is not None:
         function["description"] = description
@@ -134,15 +126,7 @@ def _tool_items(item: Any, where: str, out: list[tuple[str, dict[str, Any]]]) ->
 
 
 def tools_to_wire(tools: ToolsLike, *, where: str = "tools") -> list[dict[str, Any]]:
-    """Turn tools into the wire tool dicts of a run, checking names are valid and unique.
-
-    A dict is kept as given (a Lagent-style one becomes a function tool first); ``where``
-    names the argument in errors.
-
-    Raises:
-        InvalidRequestError: ``tools`` is one tool, not a list of them.
-        ManifestError: A tool has the wrong shape, an invalid or repeated name.
-    """
+    """Tools as the wire dicts of a run, names checked valid and unique (dicts kept as given)."""
     out: list[tuple[str, dict[str, Any]]] = []
     if tools is None:
         return []
@@ -186,11 +170,7 @@ def _parse_text(text: str) -> Any:
 
 
 def call_items(calls: Any) -> list[Any]:
-    """The tool calls in ``calls``, in any shape :mod:`appclient._core._call_shapes` reads.
-
-    Raises:
-        InvalidRequestError: Text that is not JSON, or a value holding no tool calls.
-    """
+    """The tool calls in ``calls``, in any shape :mod:`appclient._core._call_shapes` reads."""
     if calls is None:
         return []
     if isinstance(calls, (bytes, bytearray)):

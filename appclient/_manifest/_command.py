@@ -8,6 +8,7 @@ as with ``python -m``, and so is the folder of a ``file.py`` reference, as with 
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -65,13 +66,7 @@ def _import_module(name: str) -> ModuleType:
 
 
 def resolve_reference(reference: str) -> list[Any]:
-    """Return the callables ``module:attr.path``, ``file.py:attr`` or a module name alone names.
-
-    A module alone names every ``@manifest`` function it defines, in definition order.
-
-    Raises:
-        ManifestError: The module or attribute does not exist, or is not callable.
-    """
+    """The callables ``module:attr``, ``file.py:attr`` or a module (its @manifest ones) names."""
     module_name, _, attribute = reference.partition(":")
     try:
         module = _import_module(module_name)
@@ -89,12 +84,10 @@ def resolve_reference(reference: str) -> list[Any]:
         if not found:
             raise ManifestError(f"module {module_name!r} has no @manifest functions")
         return found
-    value: Any = module
-    for part in attribute.split("."):
-        try:
-            value = getattr(value, part)
-        except AttributeError as exc:
-            raise ManifestError(f"{reference!r}: {module_name} has no {attribute!r}") from exc
+    try:
+        value = functools.reduce(getattr, attribute.split("."), module)
+    except AttributeError as exc:
+        raise ManifestError(f"{reference!r}: {module_name} has no {attribute!r}") from exc
     if not callable(value):
         raise ManifestError(f"{reference!r} is not callable")
     return [value]

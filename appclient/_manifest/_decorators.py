@@ -1,13 +1,9 @@
 """The ``@manifest``, ``@manifest_parameter`` and ``@manifest_return`` decorators.
 
-They write what they are told into one :class:`ManifestOverrides` record attached to the
-function and return the function unchanged. The record is read when a tool is built, so the
-order in which the decorators are stacked cannot change the result; two decorators that set
-the same fact to different values are an error rather than a silent "last one wins".
-
-The decorators accept the same keywords as the official SDK's (``name``, ``description``,
-``type``, ``required``), so code written for it keeps working; a function still decorated with
-the official ``appbuilder.manifest``/``manifest_parameter`` is read too (names, descriptions).
+They write what they are told into one :class:`ManifestOverrides` record on the function and
+return it unchanged; the record is read when a tool is built, so stacking order cannot matter,
+and two decorators setting one fact to different values is an error. The keywords are the
+official SDK's, and a function decorated with the official ``appbuilder.manifest`` is read too.
 """
 
 from __future__ import annotations
@@ -19,12 +15,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, TypeVar, overload
 
-from .._core._constants import tool_name_problem
 from .._core._errors import ManifestError
 from ._signature import EMPTY
+from ._spec import check_tool_name
 from ._type_schema import resolve_type_name
 
-#: The attribute that holds the record on a decorated function.
 OVERRIDES_ATTRIBUTE = "__appclient_manifest__"
 #: What the official SDK's decorators attach: the tool view, and the parameter views.
 OFFICIAL_VIEW_ATTRIBUTE = "__ab_manifest__"
@@ -40,15 +35,7 @@ _versions = itertools.count(1)
 
 @dataclass
 class ParameterOverride:
-    """What decorators say about one parameter (``None``/unset means "not said").
-
-    Attributes:
-        description: The parameter's description.
-        type: A type (or type name) that replaces the annotation.
-        required: Force the parameter required (``True``) or optional (``False``).
-        examples: Example values, written to the schema's ``examples``.
-        schema: JSON Schema keywords written over the generated property schema.
-    """
+    """What decorators say about one parameter (``None``/:data:`UNSET` means "not said")."""
 
     description: str | None = None
     type: Any = UNSET
@@ -61,18 +48,10 @@ class ParameterOverride:
 class ManifestOverrides:
     """Everything the decorators attached to one function.
 
-    Attributes:
-        name: The tool name from ``@manifest``.
-        description: The tool description from ``@manifest``.
-        parameters: Parameter name -> what ``@manifest_parameter`` said about it.
-        return_description: From ``@manifest_return``.
-        return_schema: From ``@manifest_return``.
-        return_style: ``"named"`` or ``"exploded"``: the docstring's Returns section names
-            the value, or each of its members (Lagent's ``returns_named_value`` /
-            ``explode_return``).
-        decorated: True once ``@manifest`` itself was applied (toolkits look for it).
-        version: Changes on every decoration, so cached tools are rebuilt.
-        owner: ``id`` of the function the record belongs to (``functools.wraps`` copies it).
+    ``return_style`` is ``"named"`` or ``"exploded"`` (Lagent's ``returns_named_value`` /
+    ``explode_return``); ``decorated`` is set by ``@manifest`` itself (toolkits look for it);
+    ``version`` changes on every decoration so cached tools are rebuilt; ``owner`` is the ``id``
+    of the function the record belongs to (``functools.wraps`` copies the attribute).
     """
 
     name: str | None = None
@@ -91,16 +70,7 @@ def _function_of(obj: Any) -> Any:
 
 
 def get_overrides(obj: Any) -> ManifestOverrides | None:
-    """Return the decorator record of a callable (or of the function it wraps), if any.
-
-    Without an appclient record, what the official SDK's decorators attached is read instead.
-
-    Args:
-        obj: A function, bound method, static/class method object or ``functools.partial``.
-
-    Returns:
-        The record, or ``None`` when no manifest decorator was applied.
-    """
+    """The decorator record of a callable or of what it wraps (else the official SDK's, or None)."""
     seen: set[int] = set()
     current = obj
     while current is not None and id(current) not in seen:
@@ -118,17 +88,15 @@ def get_overrides(obj: Any) -> ManifestOverrides | None:
 
 
 def _official_record(function: Any) -> ManifestOverrides | None:
-    """Read what the official SDK's ``@manifest``/``@manifest_parameter`` attached, if anything.
+    """What the official SDK's ``@manifest``/``@manifest_parameter`` were told, if anything.
 
-    Code that still decorates with ``appbuilder.manifest`` keeps its descriptions. Only what
-    those decorators were told counts: the official ``@manifest`` copies the raw docstring when
-    given no description, and its ``type=`` only fills a parameter without an annotation.
+    Its ``@manifest`` copies the raw docstring when given no description (so that is no
+    description), and its ``type=`` only fills a parameter without an annotation.
     """
     view = getattr(function, OFFICIAL_VIEW_ATTRIBUTE, None)
-    if isinstance(view, OfficialView):
-        view = None  # appclient's own view of its own decorators, not the official SDK's
+    # Not appclient's own view (type(), as isinstance on an ABC is slow and this runs per build).
+    info = None if type(view) is View else getattr(view, "function", None)
     said = getattr(function, OFFICIAL_PARAMETERS_ATTRIBUTE, None)
-    info = getattr(view, "function", None)
     if not isinstance(info, Mapping) and not isinstance(said, list):
         return None
     record = ManifestOverrides(owner=id(function))
@@ -139,29 +107,24 @@ def _official_record(function: Any) -> ManifestOverrides | None:
             record.name = name
         if isinstance(description, str) and description != getattr(function, "__doc__", None):
             record.description = description
-    try:
-        parameters: Mapping[str, inspect.Parameter] = inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        parameters = {}
+    parameters = _parameters(function)
     for item in said if isinstance(said, list) else ():
-        name, description = getattr(item, "name", None), getattr(item, "description", None)
+        name = getattr(item, "name", None)
         parameter = parameters.get(name) if isinstance(name, str) else None
-        if parameter is None or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+        if parameter is None:
             continue  # the official SDK ignores a name that is no parameter, too
         entry = record.parameters.setdefault(parameter.name, ParameterOverride())
-        if isinstance(description, str):
+        if isinstance(description := getattr(item, "description", None), str):
             entry.description = description
         type_name = getattr(item, "type", None)
-        if isinstance(type_name, str) and parameter.annotation is inspect.Parameter.empty:
-            # Best effort: the official SDK only wrote the name down, so one that cannot be
-            # resolved describes nothing rather than break a tool that worked there.
+        if isinstance(type_name, str) and parameter.annotation is EMPTY:
+            # Best effort: a name that does not resolve describes nothing rather than break
+            # a tool that worked with the official SDK.
             namespace = getattr(function, "__globals__", {})
             resolved = resolve_type_name(type_name, globalns=namespace, localns={})
             if resolved is not EMPTY:
                 entry.type = resolved
-    # A stable version: the same official decorations always give the same cached tool.
-    said_about = sorted((key, repr(vars(value))) for key, value in record.parameters.items())
-    record.version = hash(repr((record.name, record.description, said_about)))
+    record.version = hash(repr(record))  # the same decorations always hit the same cache entry
     return record
 
 
@@ -177,60 +140,34 @@ def _record_for(target: Any) -> ManifestOverrides:
         fresh = replace(record, parameters=parameters, version=0, owner=id(function))
     try:
         setattr(function, OVERRIDES_ATTRIBUTE, fresh)
-        if not hasattr(function, OFFICIAL_VIEW_ATTRIBUTE):  # keep an official decorator's view
-            # Code written for the official SDK reads func.__ab_manifest__ (.type, .function).
-            setattr(function, OFFICIAL_VIEW_ATTRIBUTE, OfficialView(function))
-        if not hasattr(function, LAGENT_VIEW_ATTRIBUTE):
-            # Code written for Lagent reads func.api_description (its tool_api's dict).
-            setattr(function, LAGENT_VIEW_ATTRIBUTE, LagentView(function))
+        # Code written for the official SDK reads func.__ab_manifest__ (.type, .function), and
+        # code written for Lagent func.api_description; an official decorator's view stays.
+        for attribute in (OFFICIAL_VIEW_ATTRIBUTE, LAGENT_VIEW_ATTRIBUTE):
+            if not hasattr(function, attribute):
+                setattr(function, attribute, View(function, attribute))
     except (AttributeError, TypeError) as exc:
         raise ManifestError(f"cannot attach manifest information to {target!r}: {exc}") from exc
     return fresh
 
 
-class OfficialView:
-    """``func.__ab_manifest__`` as the official decorators offer it, built when first read.
+class View(Mapping[str, Any]):
+    """``func.__ab_manifest__`` or ``func.api_description``, rebuilt on each read.
 
-    Lazy, because ``@manifest_parameter`` may still be applied after ``@manifest``; each read
-    gives the tool as the decorators have it now (``.type``, ``.function``, ``.model_dump()``).
+    The official ``Manifest`` or Lagent's dict, as the decorators have it now (more may follow).
     """
 
-    __slots__ = ("_function",)
-    #: Builds the tool of a function (``Manifest.from_function``, which reads these
-    #: decorators' records); given by the manifest module, so neither imports the other.
-    build: ClassVar[Callable[[Any], Any] | None] = None
+    __slots__ = ("_attribute", "_function")
+    #: How each view is built; set by the manifest module (which imports this one).
+    builders: ClassVar[dict[str, Callable[[Any], Any]]] = {}
 
-    def __init__(self, function: Any) -> None:
-        self._function = function
+    def __init__(self, function: Any, attribute: str) -> None:
+        self._function, self._attribute = function, attribute
+
+    def _built(self) -> Any:
+        return View.builders[self._attribute](self._function)
 
     def __getattr__(self, name: str) -> Any:
-        if OfficialView.build is None:  # pragma: no cover - set when appclient is imported
-            raise AttributeError(name)
-        return getattr(OfficialView.build(self._function), name)
-
-    def __repr__(self) -> str:
-        return f"<appclient manifest view of {getattr(self._function, '__name__', '?')}>"
-
-
-class LagentView(Mapping[str, Any]):
-    """``func.api_description`` as Lagent's ``tool_api`` offers it, built on each read.
-
-    A read-only mapping (``dict(view)`` for a copy): ``name``, ``description``, ``parameters``
-    as a list with Lagent's type words, ``required`` and, for named or exploded returns,
-    ``return_data``.
-    """
-
-    __slots__ = ("_function",)
-    #: Builds the Lagent dict of a function; given by the manifest module (see above).
-    build: ClassVar[Callable[[Any], dict[str, Any]] | None] = None
-
-    def __init__(self, function: Any) -> None:
-        self._function = function
-
-    def _built(self) -> dict[str, Any]:
-        if LagentView.build is None:  # pragma: no cover - set when appclient is imported
-            raise KeyError("api_description")
-        return LagentView.build(self._function)
+        return getattr(self._built(), name)
 
     def __getitem__(self, key: str) -> Any:
         return self._built()[key]
@@ -250,11 +187,9 @@ def _merge(
 ) -> ManifestOverrides:
     """Write ``values`` into the record of ``target`` (or of its ``parameter``); return it."""
     record = _record_for(target)
-    into: Any = (
-        record
-        if parameter is None
-        else record.parameters.setdefault(parameter, ParameterOverride())
-    )
+    into: Any = record
+    if parameter is not None:
+        into = record.parameters.setdefault(parameter, ParameterOverride())
     for key, value in values.items():
         if value is None or value is UNSET:
             continue
@@ -270,6 +205,7 @@ def _merge(
 
 
 def _parameters(target: Any) -> dict[str, inspect.Parameter]:
+    """The named parameters of ``target`` (without the ``cls`` of a classmethod)."""
     try:
         parameters = list(inspect.signature(_function_of(target)).parameters.values())
     except (TypeError, ValueError) as exc:
@@ -300,11 +236,9 @@ def manifest(
 ) -> Any:
     """Mark a function as a tool and optionally give its name and description.
 
-    Usable bare (``@manifest``) or called (``@manifest(description=...)``). The two return
-    keywords are Lagent's ``tool_api`` ones: the docstring's Returns section names the value
-    (``bold_text (str): bold text``) or, exploded, each member of a returned dict on its own
-    ``- name (type): description`` line; the agent is told those names and types, and
-    ``ToolSpec.return_schema`` describes them.
+    Usable bare or called. The return keywords are Lagent's ``tool_api`` ones: the docstring's
+    Returns section names the value (``bold_text (str): bold text``), or each member of a
+    returned dict on a ``- name (type): description`` line; the agent is told them.
 
     Args:
         func: The function, when used without parentheses.
@@ -318,11 +252,10 @@ def manifest(
 
     Raises:
         ManifestError: The name breaks the tool-name rule, both return keywords are given,
-            or another ``@manifest`` on the same function said something else.
+            or another ``@manifest`` said something else.
     """
-    problem = tool_name_problem(name) if name is not None else None
-    if problem is not None:
-        raise ManifestError(problem)
+    if name is not None:
+        check_tool_name(name)
     if returns_named_value and explode_return:
         raise ManifestError(
             "returns_named_value and explode_return exclude each other: name the value, or "
@@ -363,8 +296,8 @@ def manifest_parameter(
         A decorator that returns the function unchanged.
 
     Raises:
-        ManifestError: At decoration time, when the parameter does not exist, ``required=False``
-            is given for a parameter without a default, or decorators disagree.
+        ManifestError: The parameter does not exist, ``required=False`` is given for one
+            without a default, or decorators disagree.
     """
 
     def decorate(target: _T) -> _T:
@@ -375,7 +308,7 @@ def manifest_parameter(
                 f"{getattr(_function_of(target), '__qualname__', target)!r}; its parameters are "
                 f"{', '.join(parameters) or '(none)'}"
             )
-        if required is False and parameters[name].default is inspect.Parameter.empty:
+        if required is False and parameters[name].default is EMPTY:
             raise ManifestError(
                 f"parameter {name!r} has no default, so required=False cannot make it optional"
             )
@@ -397,11 +330,8 @@ def manifest_return(
 ) -> Callable[[_T], _T]:
     """Describe what a tool returns.
 
-    The description is appended to the tool description (``Returns: ...``) so the agent
-    reads it, and is available as ``ToolSpec.return_description``.
-
     Args:
-        description: What the return value means.
+        description: What the return value means (appended to the tool description).
         schema: A JSON Schema of the return value (default: from the return annotation).
 
     Returns:

@@ -1,11 +1,8 @@
 """Read a docstring into a tool description, parameter descriptions and a return description.
 
-The style is detected by ``docstring-parser`` (Google, NumPy, reST/Sphinx or Epydoc). The tool
-description is the summary and the body, without the ``Args``/``Parameters``, ``Returns``,
-``Raises`` and ``Examples`` sections: those sections describe the Python interface, and the
-agent receives the same facts in a structured form instead (parameter descriptions inside the
-JSON Schema, the return description appended by the spec builder).
-Docstring types (``unit (int): ...``) are kept as text, for parameters without annotation.
+Any style docstring-parser reads (Google, NumPy, reST, Epydoc). The description is the summary
+and body without the Args/Returns/Raises/Examples sections, whose facts reach the agent in
+structured form instead; docstring types are kept as text, for parameters without annotation.
 """
 
 from __future__ import annotations
@@ -13,10 +10,10 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import docstring_parser
-from docstring_parser import google
+from docstring_parser import DocstringStyle, google
 
 from .._core._limits import cache_short_keys
 from ._signature import CallableTarget
@@ -24,15 +21,7 @@ from ._signature import CallableTarget
 
 @dataclass(frozen=True)
 class DocInfo:
-    """What a docstring says about a callable.
-
-    Attributes:
-        description: The summary and body, without the interface sections.
-        params: Parameter name -> description.
-        param_types: Parameter name -> type as written in the docstring.
-        returns: The description of the return value, if any.
-        returns_type: The return type as written in the docstring, if any.
-    """
+    """What a docstring says about a callable (types as written, by parameter name)."""
 
     description: str = ""
     params: Mapping[str, str] = field(default_factory=dict)
@@ -43,8 +32,8 @@ class DocInfo:
 
 _EMPTY = DocInfo()
 
-#: Prose sections the agent should read: kept in the description (``Title: text``). Google
-#: knows none of them, so one written after ``Args:`` used to vanish inside that section.
+#: Prose sections the agent should read, kept in the description (``Title: text``); the Google
+#: parser must know them, or one written after ``Args:`` is read as part of that section.
 _PROSE_TITLES = ("Note", "Notes", "Warning", "Warnings", "See Also", "References")
 _PROSE_KEYS = {title.lower().replace(" ", "_"): title for title in _PROSE_TITLES}
 _GOOGLE_PARSER = google.GoogleParser(
@@ -57,53 +46,31 @@ _GOOGLE_PARSER = google.GoogleParser(
     ]
 )
 
-_REST_MARK = re.compile(r"^\s*:(param|parameter|arg|type|returns?|rtype|raises?)\b", re.MULTILINE)
-_EPYDOC_MARK = re.compile(r"^\s*@(param|type|returns?|rtype|raises?)\b", re.MULTILINE)
-_NUMPY_UNDERLINE = re.compile(r"^\s*-{3,}\s*$", re.MULTILINE)
-
-
-def _likely_style(text: str) -> docstring_parser.DocstringStyle:
-    # docstring-parser's AUTO parses the text once per style and keeps the richest result;
-    # the styles' markers tell them apart at a fraction of that cost. Text without markers
-    # is prose or Google, which the Google parser reads.
-    if _REST_MARK.search(text):
-        return docstring_parser.DocstringStyle.REST
-    if _EPYDOC_MARK.search(text):
-        return docstring_parser.DocstringStyle.EPYDOC
-    if _NUMPY_UNDERLINE.search(text):
-        return docstring_parser.DocstringStyle.NUMPYDOC
-    return docstring_parser.DocstringStyle.GOOGLE
-
-
+# docstring-parser's AUTO parses the text once per style and keeps the richest result; the
+# styles' markers tell them apart at a fraction of that cost (no marker: prose or Google).
+_STYLE_MARKS = (
+    (r"^\s*:(param|parameter|arg|type|returns?|rtype|raises?)\b", DocstringStyle.REST),
+    (r"^\s*@(param|type|returns?|rtype|raises?)\b", DocstringStyle.EPYDOC),
+    (r"^\s*-{3,}\s*$", DocstringStyle.NUMPYDOC),
+)
+#: reST keeps the ", optional" marker in a type (the NumPy and Google parsers drop it).
 _OPTIONAL_MARK = re.compile(r",\s*optional\s*$", re.IGNORECASE)
-
-
-def _clean_type(text: str) -> str:
-    # NumPy and Google parsers drop the ", optional" marker themselves; reST keeps it.
-    return _OPTIONAL_MARK.sub("", text.strip())
-
-
-def _clean_name(name: str) -> str:
-    # NumPy and reST let writers document "*args" and "**kwargs" with their stars.
-    return name.lstrip("*").strip()
 
 
 @cache_short_keys(1024, max_chars=16 * 1024)
 def parse_docstring(text: str | None) -> DocInfo:
-    """Parse a docstring in any supported style (an empty :class:`DocInfo` for none).
-
-    A docstring that the parser rejects becomes the description, whole.
-    """
+    """Parse a docstring in any style (one the parser rejects is a description, whole)."""
     if not text or not text.strip():
         return _EMPTY
     cleaned = inspect.cleandoc(text)
-    style = _likely_style(cleaned)
+    marked = (kind for mark, kind in _STYLE_MARKS if re.search(mark, cleaned, re.MULTILINE))
+    style = next(marked, DocstringStyle.GOOGLE)
     try:
-        if style is docstring_parser.DocstringStyle.GOOGLE:
+        if style is DocstringStyle.GOOGLE:
             parsed = _GOOGLE_PARSER.parse(cleaned)
         else:
             parsed = docstring_parser.parse(cleaned, style=style)
-        if not parsed.meta and style is not docstring_parser.DocstringStyle.GOOGLE:
+        if not parsed.meta and style is not DocstringStyle.GOOGLE:
             # A marker misled the guess (a Google docstring with a dashed underline or a
             # line starting ":param"): let docstring-parser try every style.
             parsed = docstring_parser.parse(cleaned)
@@ -123,11 +90,11 @@ def parse_docstring(text: str | None) -> DocInfo:
     params: dict[str, str] = {}
     param_types: dict[str, str] = {}
     for param in parsed.params:
-        name = _clean_name(param.arg_name)
+        name = param.arg_name.lstrip("*").strip()  # NumPy and reST may write "**kwargs"
         if param.description and param.description.strip():
             params[name] = param.description.strip()
-        if param.type_name and _clean_type(param.type_name):
-            param_types[name] = _clean_type(param.type_name)
+        if type_name := _OPTIONAL_MARK.sub("", (param.type_name or "").strip()):
+            param_types[name] = type_name
     returns = parsed.returns
     return DocInfo(
         description=description,
@@ -138,32 +105,22 @@ def parse_docstring(text: str | None) -> DocInfo:
     )
 
 
-def merge_doc_info(primary: DocInfo, fallback: DocInfo) -> DocInfo:
-    """Combine two docstrings, ``primary`` winning wherever both say something.
-
-    A callable object has two: its ``__call__`` docstring and its class docstring.
-    """
-    return DocInfo(
-        description=primary.description or fallback.description,
-        params={**fallback.params, **primary.params},
-        param_types={**fallback.param_types, **primary.param_types},
-        returns=primary.returns or fallback.returns,
-        returns_type=primary.returns_type or fallback.returns_type,
-    )
-
-
 def doc_info(target: CallableTarget) -> DocInfo:
-    """Return what the docstrings of ``target`` say (class and ``__call__`` for objects)."""
-    function_doc = parse_docstring(inspect.getdoc(target.function))
+    """What the docstrings of ``target`` say; an object's ``__call__`` wins over its class."""
+    own = parse_docstring(inspect.getdoc(target.function))
     owner = target.doc_owner
     if owner is None:
-        return function_doc
+        return own
     text = inspect.getdoc(owner) or ""
-    if text.startswith(f"{owner.__name__}("):
-        text = ""  # dataclasses write "Name(field: type, ...)" for an undocumented class
-    owner_doc = parse_docstring(text)
-    merged = merge_doc_info(function_doc, owner_doc)
-    return replace(merged, description=function_doc.description or owner_doc.description)
+    # A dataclass without a docstring gets "Name(field: type, ...)": that says nothing.
+    other = parse_docstring("" if text.startswith(f"{owner.__name__}(") else text)
+    return DocInfo(
+        description=own.description or other.description,
+        params={**other.params, **own.params},
+        param_types={**other.param_types, **own.param_types},
+        returns=own.returns or other.returns,
+        returns_type=own.returns_type or other.returns_type,
+    )
 
 
 #: ``name (type): description`` in a Returns section (Lagent's named and exploded returns).
@@ -171,20 +128,15 @@ _RETURN_ITEM = re.compile(r"^-?\s*([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:\s*(.*?)\
 
 
 def named_returns(doc: DocInfo, *, exploded: bool) -> list[tuple[str, str | None, str]]:
-    """Read the named return values ``(name, type or None, description)`` of a Returns section.
+    """The named return values ``(name, type or None, description)``, read as Lagent does.
 
-    As Lagent's ``tool_api`` does: ``returns_named_value`` reads ``name (type): description``;
-    ``explode_return`` (``exploded``) reads a first line describing the whole value, then one
-    ``- name (type): description`` line per member.
+    ``exploded`` skips the Returns section's first line and reads one ``- name (type): text``
+    line per member; otherwise its first line is ``name (type): text``.
     """
     lines = (doc.returns or "").splitlines()
     if exploded:
         lines = [line.strip() for line in lines[1:] if line.strip().startswith("-")]
     elif doc.returns_type is not None:
         return []  # "str: text" was read as a type and a description: no name was given
-    items = []
-    for line in lines if exploded else lines[:1]:
-        match = _RETURN_ITEM.match(line.strip())
-        if match:
-            items.append((match[1], match[2].strip() if match[2] else None, match[3]))
-    return items
+    matches = (_RETURN_ITEM.match(line.strip()) for line in (lines if exploded else lines[:1]))
+    return [(m[1], m[2].strip() if m[2] else None, m[3]) for m in matches if m]

@@ -1,8 +1,7 @@
 """``Manifest``: the tool dict the official SDK's ``Manifest.from_function`` stands for.
 
-A ``dict`` subclass holding the wire tool, so it goes straight into ``json.dumps`` (the official
-SDK returns a pydantic model that ``json.dumps`` refuses) and into ``AppClient.run(tools=[...])``;
-code written for the official model keeps working (``.type``, ``.function``, ``.model_dump()``).
+A ``dict`` (so ``json.dumps`` takes it, unlike the official pydantic model) that also reads
+like the official model (``.type``, ``.function``, ``.model_dump()``).
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._building import build_tool_spec
-from ._decorators import LagentView, OfficialView
+from ._decorators import LAGENT_VIEW_ATTRIBUTE, OFFICIAL_VIEW_ATTRIBUTE, View
 from ._official_shape import LAGENT_TYPES
 from ._spec import ToolSpec
 
@@ -40,10 +39,7 @@ class Manifest(dict[str, Any]):
 
     @property
     def func(self) -> Callable[..., Any] | None:
-        """The callable this tool describes (``None`` for a copy or an unpickled manifest).
-
-        A :class:`~appclient.ToolRegistry` given this manifest runs that callable.
-        """
+        """The callable a ``ToolRegistry`` runs (``None`` for a copy or an unpickled manifest)."""
         return self._spec.func if self._spec is not None else None
 
     @property
@@ -61,9 +57,8 @@ class Manifest(dict[str, Any]):
         result.return_description, result._return_schema = returns, return_schema
         return result
 
-    # Copies (deep ones too: copy reads this) and pickles carry the wire dict and the extras,
-    # never the spec (which holds the callable and a validation model that neither copies nor
-    # pickles).
+    # Copies and pickles carry the wire dict and the extras, never the spec (its callable and
+    # validation model neither copy nor pickle).
     def __reduce__(self) -> tuple[Any, ...]:
         extras = (self.return_description, self.return_schema)
         return (Manifest._restore, (dict(self), *extras))
@@ -96,8 +91,7 @@ class Manifest(dict[str, Any]):
             build_tool_spec(func, name=name, description=description, strict=strict)
         )
 
-    # The official SDK's Manifest is a pydantic model with ``type`` and ``function`` fields;
-    # these four members let code written for it read this dict the same way.
+    # The official Manifest is a pydantic model: code written for it reads these four members.
     @property
     def type(self) -> str:
         """The tool type, ``"function"`` (the official ``Manifest.type``)."""
@@ -110,11 +104,11 @@ class Manifest(dict[str, Any]):
         return function
 
     def model_dump(self, **options: Any) -> dict[str, Any]:
-        """Return the tool as a plain ``dict``, detached from this one (pydantic's spelling).
+        """Return the tool as a plain, detached ``dict`` (pydantic's spelling).
 
         Args:
-            **options: pydantic's ``model_dump`` options (``mode``, ``by_alias``,
-                ``exclude_none``, ...); the tool is plain JSON already, so they change nothing.
+            **options: pydantic's ``model_dump`` options; the tool is plain JSON already, so
+                they change nothing.
 
         Raises:
             TypeError: ``include`` or ``exclude`` is given (they would change the result).
@@ -164,15 +158,7 @@ def _refuse_field_selection(options: dict[str, Any]) -> None:
 
 
 def lagent_description(func: Callable[..., Any]) -> dict[str, Any]:
-    """The tool of ``func`` as Lagent's ``tool_api`` describes it (``func.api_description``).
-
-    Parameters are a list of ``{"name", "type", "description"}`` with Lagent's type words
-    (``STRING``, ``NUMBER`` for integers, ``FLOAT``, ``BOOLEAN``, ``ARRAY``, ``DICT``); named
-    or exploded returns are its ``return_data``.
-
-    Raises:
-        ManifestError: The callable cannot become a valid tool.
-    """
+    """The tool of ``func`` as Lagent's ``tool_api`` dict (``func.api_description``)."""
     spec = build_tool_spec(func)
     schema = spec.schema
     parameters = []
@@ -202,5 +188,5 @@ def lagent_description(func: Callable[..., Any]) -> dict[str, Any]:
     return result
 
 
-OfficialView.build = Manifest.from_function  # func.__ab_manifest__ shows the same tool
-LagentView.build = lagent_description  # and func.api_description, Lagent's dict
+View.builders[OFFICIAL_VIEW_ATTRIBUTE] = Manifest.from_function
+View.builders[LAGENT_VIEW_ATTRIBUTE] = lagent_description

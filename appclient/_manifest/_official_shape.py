@@ -1,11 +1,10 @@
 """Turn the official SDK's ``Manifest`` shape into real JSON Schema (pure, no I/O).
 
-The official ``appbuilder.Manifest.from_function`` sends tools whose property ``type`` is a
-Python type name (``"str"``, ``"Optional[int]"``, ``"List[int]"``, ``"Literal[a, b]"``), with
-extra ``name`` and ``required`` keys inside each property, ``description: null``, and the raw,
-indented docstring as the tool description (docs/protocol.md section 3, fixtures ``04_*``/``05_*``).
-The reference server and the tool-file loader both pass every tool through
-:func:`normalize_tool`, which is idempotent on tools that are already JSON Schema.
+The official ``Manifest.from_function`` writes Python type names as property types
+(``"Optional[int]"``), ``name``/``required`` keys inside properties, ``description: null`` and
+the raw docstring as description (docs/protocol.md section 3); :func:`normalize_tool` repairs
+that, and changes nothing in a tool that is JSON Schema already. Lagent's list-of-parameters
+form is read here too.
 """
 
 from __future__ import annotations
@@ -20,26 +19,16 @@ from ._docstrings import parse_docstring
 JSON_SCHEMA_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
 
 _SCALARS: dict[str, dict[str, Any]] = {
-    "str": {"type": "string"},
-    "string": {"type": "string"},
-    "int": {"type": "integer"},
-    "integer": {"type": "integer"},
-    "float": {"type": "number"},
-    "number": {"type": "number"},
-    "decimal": {"type": "number"},
-    "bool": {"type": "boolean"},
-    "boolean": {"type": "boolean"},
-    "none": {"type": "null"},
-    "nonetype": {"type": "null"},
-    "null": {"type": "null"},
-    "any": {},
-    "object": {},
-    "bytes": {"type": "string"},
+    **{key: {"type": "string"} for key in ("str", "string", "bytes", "path")},
+    **{key: {"type": "integer"} for key in ("int", "integer")},
+    **{key: {"type": "number"} for key in ("float", "number", "decimal")},
+    **{key: {"type": "boolean"} for key in ("bool", "boolean")},
+    **{key: {"type": "null"} for key in ("none", "nonetype", "null")},
+    **{key: {} for key in ("any", "object")},
     "datetime": {"type": "string", "format": "date-time"},
     "date": {"type": "string", "format": "date"},
     "time": {"type": "string", "format": "time"},
     "uuid": {"type": "string", "format": "uuid"},
-    "path": {"type": "string"},
 }
 _ARRAYS = frozenset({"list", "set", "frozenset", "sequence", "iterable", "tuple"})
 _OBJECTS = frozenset({"dict", "mapping"})
@@ -47,22 +36,14 @@ _OBJECTS = frozenset({"dict", "mapping"})
 
 def _split_top_level(text: str) -> list[str]:
     parts: list[str] = []
-    depth = 0
-    current: list[str] = []
-    for char in text:
-        if char in "[(":
-            depth += 1
-        elif char in "])":
-            depth -= 1
+    depth = start = 0
+    for index, char in enumerate(text):
+        depth += (char in "[(") - (char in "])")
         if char == "," and depth == 0:
-            parts.append("".join(current).strip())
-            current = []
-        else:
-            current.append(char)
-    tail = "".join(current).strip()
-    if tail:
-        parts.append(tail)
-    return parts
+            parts.append(text[start:index].strip())
+            start = index + 1
+    tail = text[start:].strip()
+    return [*parts, tail] if tail else parts
 
 
 def _literal_value(token: str) -> Any:
@@ -107,8 +88,7 @@ def python_type_to_schema(type_name: str) -> dict[str, Any]:
             members = [python_type_to_schema(arg) for arg in args]
             return _any_of([*members, {"type": "null"}] if len(members) == 1 else members)
         if head == "literal":
-            values = [_literal_value(arg) for arg in args]
-            return {"enum": values}
+            return {"enum": [_literal_value(arg) for arg in args]}
         if head in _ARRAYS:
             items = [a for a in args if a != "..."]
             schema: dict[str, Any] = {"type": "array"}
@@ -132,7 +112,7 @@ def python_type_to_schema(type_name: str) -> dict[str, Any]:
 
 
 def _normalize_property(result: Any, doc_description: str | None) -> tuple[dict[str, Any], bool]:
-    """Return the JSON Schema of one property (changed in place) and whether it said required."""
+    """The JSON Schema of one property (changed in place) and whether it said required."""
     if not isinstance(result, dict):
         return {}, False
     declared_required = result.pop("required", None) is True
@@ -157,10 +137,7 @@ def _normalize_property(result: Any, doc_description: str | None) -> tuple[dict[
 def normalize_parameters(
     parameters: Any, *, param_docs: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    """Return a new JSON Schema object for ``parameters`` (JSON Schema, official shape or ``None``).
-
-    ``param_docs`` fills the descriptions of properties that have none.
-    """
+    """New JSON Schema for ``parameters``; ``param_docs`` fills descriptions that are missing."""
     if not isinstance(parameters, dict):
         return {"type": "object", "properties": {}}
     result = copy.deepcopy(parameters)
@@ -210,10 +187,9 @@ ReturnItem = tuple[str, str | None, str]
 
 
 def returns_sentence(items: list[ReturnItem] | tuple[ReturnItem, ...], *, lead: str = "") -> str:
-    """Named return values in one sentence the agent reads: ``Returns a (string): the a.``.
+    """Named return values as the sentence the agent reads: ``Returns a (string): the a.``.
 
-    The protocol has no field for what a tool returns, so Lagent's ``return_data`` and the
-    decorators' named and exploded returns are all told in the description, this one way.
+    The protocol has no field for return values, so every named return is told this one way.
     """
     parts = [
         name + (f" ({kind})" if kind else "") + (f": {text}" if text else "")
@@ -228,12 +204,7 @@ def _joined(description: str, sentence: str) -> str:
 
 
 def from_list_form(tool: Any) -> Any:
-    """A Lagent-style description (parameters as a list of name/type/description) as a tool.
-
-    Anything else is returned as it is. Its ``return_data`` (from ``returns_named_value`` /
-    ``explode_return``) is told to the agent in the description (:func:`returns_sentence`),
-    the only place the protocol has for it.
-    """
+    """A Lagent-style description (a list of parameters) as a tool; anything else as it is."""
     if not (
         isinstance(tool, dict)
         and "function" not in tool
@@ -274,20 +245,10 @@ def from_list_form(tool: Any) -> Any:
 
 
 def normalize_tool(tool: Any) -> Any:
-    """Return ``tool`` with its parameters as JSON Schema and its description cleaned.
+    """A deep copy of ``tool`` with JSON Schema parameters and a cleaned description.
 
-    A Lagent-style description (``{"name", "description", "parameters": [{"name", "type",
-    "description"}, ...], "required", "return_data"}``) becomes a function tool first.
-
-    A description that is a raw docstring (it has an ``Args:``-style section) is reduced to
-    its prose, and the section's parameter descriptions fill properties that have none.
-    Anything that is not a function tool is returned unchanged (a copy).
-
-    Args:
-        tool: A tool as a dict (``{"type": "function", "function": {...}}``).
-
-    Returns:
-        A normalised deep copy.
+    A description that is a raw docstring (with an ``Args:``-style section) is reduced to its
+    prose, and that section fills missing parameter descriptions.
     """
     tool = from_list_form(tool)
     if not isinstance(tool, dict) or not isinstance(tool.get("function"), dict):

@@ -1,20 +1,10 @@
 """Pure JSON Schema post-processing: titles, ``$defs``, key order, nullability, strict mode.
 
-Pydantic's generator is the engine, but its output is written for API documents rather than
-for a model reading a tool description, so it is tidied here:
-
-- ``title`` keywords are dropped (pydantic invents one per field and model: noise for the
-  agent). Property *names* called ``title`` are of course kept: every function here walks the
-  schema keyword by keyword and never looks inside data such as ``default`` or ``enum``.
-- ``$defs`` are inlined where they are used, except definitions that refer to themselves
-  (recursive models): those stay in one ``$defs`` at the root of the parameters schema.
-- Non-finite float defaults are dropped (JSON cannot carry them); keys are ordered for readers.
-
-Strict mode (:func:`apply_strict`) closes every object that lists properties
-(``additionalProperties: false``; a map such as ``dict[str, T]`` keeps its value schema), lists
-every property as required and makes the defaulted top-level parameters nullable, so a
-``null`` stands for "use the default" (argument validation turns it back into the default).
-Nested fields with defaults become required but not nullable: the agent sends a real value.
+Pydantic writes for API documents; an agent reads better without ``title`` keywords, with
+``$defs`` inlined (only recursive ones stay, at the root) and keys in a reader's order. Every
+function walks the schema keyword by keyword, never into data such as ``default`` or ``enum``.
+Strict mode closes every object with properties, requires every property and makes defaulted
+top-level parameters nullable (``null`` then means "use the default").
 """
 
 from __future__ import annotations
@@ -68,7 +58,7 @@ Schema = dict[str, Any]
 
 
 def json_copy(value: Any) -> Any:
-    """Return a deep copy of a JSON-like value (dicts and lists copied, leaves shared)."""
+    """A deep copy of a JSON-like value (dicts and lists copied, leaves shared)."""
     if isinstance(value, dict):
         return {key: json_copy(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -77,7 +67,7 @@ def json_copy(value: Any) -> Any:
 
 
 def map_schema(schema: Any, transform: Callable[[Schema], Schema]) -> Any:
-    """Return a copy of ``schema`` with ``transform`` applied to each subschema, innermost first."""
+    """A copy of ``schema`` with ``transform`` applied to each subschema, innermost first."""
     if not isinstance(schema, dict):
         return schema
     result: Schema = {}
@@ -170,11 +160,7 @@ def _without_dangling_mapping(item: Schema, keep: set[str]) -> Schema:
 
 
 def inline_definitions(schema: Schema) -> Schema:
-    """Replace ``$ref``s by the definitions they name, keeping only recursive ones in ``$defs``.
-
-    Keywords written next to a ``$ref`` (a parameter's ``description`` or ``default``) win over
-    the same keywords of the definition.
-    """
+    """Replace ``$ref``s by what they name (keywords beside a ``$ref`` win); keep recursive ones."""
     definitions: Mapping[str, Any] = schema.get("$defs") or {}
     if not definitions:
         return schema
@@ -201,7 +187,7 @@ def inline_definitions(schema: Schema) -> Schema:
 def admits(
     schema: Any, json_type: str, definitions: Mapping[str, Any], _seen: frozenset[str] = frozenset()
 ) -> bool:
-    """Tell whether ``schema`` accepts some value of ``json_type`` (``"null"`` or ``"string"``)."""
+    """Whether ``schema`` accepts some value of ``json_type`` (``"null"`` or ``"string"``)."""
     if schema is True or not isinstance(schema, dict):
         return schema is True
     if not _CONSTRAINING_KEYS.intersection(schema):
@@ -231,7 +217,7 @@ _ANNOTATION_KEYS = ("description", "default", "examples", "deprecated")
 
 
 def make_nullable(schema: Schema, definitions: Mapping[str, Any]) -> Schema:
-    """Return ``schema`` widened to accept ``null`` too (unchanged if it already does)."""
+    """``schema`` widened to accept ``null`` too (unchanged if it already does)."""
     if admits(schema, "null", definitions):
         return schema
     if isinstance(schema.get("anyOf"), list) and len(schema) == 1 + sum(
@@ -253,7 +239,7 @@ def _close_object(schema: Schema) -> Schema:
 
 
 def apply_strict(schema: Schema, *, defaulted: Iterable[str]) -> Schema:
-    """Return the strict form of a parameters schema; ``defaulted`` properties become nullable."""
+    """The strict form of a parameters schema; ``defaulted`` properties become nullable."""
     result: Schema = map_schema(schema, _close_object)
     result["additionalProperties"] = False
     definitions = result.get("$defs") or {}

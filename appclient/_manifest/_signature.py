@@ -1,24 +1,10 @@
 """What a callable looks like from the outside: its parameters, their annotations, its kind.
 
-Every kind of callable a user may hand over is reduced to one :class:`CallableTarget`: the
-plain function whose signature, annotations and docstring describe the call, plus what is
-already supplied before the agent's arguments arrive:
-
-- a function, ``async`` function, generator or async generator: itself;
-- a bound method (instance or class method reached through its class): ``self``/``cls``
-  is supplied, so it is hidden;
-- a static method: the plain function;
-- a method taken through its class (``MyClass.method``): a plain function whose ``self``
-  nothing supplies yet; it is hidden from the agent, and ``bound=`` may supply it;
-- an object with ``__call__``: the method, with ``self`` hidden; the object's own docstring
-  (its class docstring) describes the tool;
-- ``functools.partial``: the wrapped callable, with the bound positional arguments and
-  keywords hidden (the agent cannot override them);
-- a ``functools.wraps`` wrapper: the wrapped function's signature and annotations.
-
-String annotations (``from __future__ import annotations``) are evaluated here, one
-parameter at a time, in the function's module namespace (and the owning class's), so one
-unresolvable annotation names the parameter that has it instead of hiding every other type.
+Every supported callable (function, bound or unbound method, static method, object with
+``__call__``, ``functools.partial``, ``functools.wraps`` wrapper) is reduced to one
+:class:`CallableTarget`: the function whose signature and docstring describe the call, plus
+what is supplied before the agent's arguments arrive. String annotations are evaluated one
+parameter at a time, so an unresolvable one names its parameter.
 """
 
 from __future__ import annotations
@@ -28,7 +14,7 @@ import functools
 import inspect
 import sys
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -42,20 +28,12 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 
 @dataclass(frozen=True)
 class CallableTarget:
-    """A callable reduced to the function that describes it and what is already supplied.
-
-    Attributes:
-        function: The function whose signature, annotations and docstring describe the call.
-        skip: Leading positional parameters already supplied (``self``, ``cls``, partial args).
-        preset: Names already supplied by keyword (``functools.partial`` keywords).
-        doc_owner: For callable objects, the class whose docstring describes the tool.
-        default_name: The name the tool gets unless one is given.
-    """
+    """A callable reduced to the function that describes it and what is already supplied."""
 
     function: Callable[..., Any]
-    skip: int = 0
-    preset: frozenset[str] = frozenset()
-    doc_owner: type | None = None
+    skip: int = 0  # leading positional parameters supplied (self, cls, partial arguments)
+    preset: frozenset[str] = frozenset()  # names supplied by keyword (partial keywords)
+    doc_owner: type | None = None  # a callable object's class, whose docstring describes it
     default_name: str = ""
 
 
@@ -65,11 +43,7 @@ def _name_of(obj: Any) -> str:
 
 
 def resolve_callable(obj: Any) -> CallableTarget:
-    """Reduce any supported callable to a :class:`CallableTarget`.
-
-    Raises:
-        ManifestError: ``obj`` is not callable, is a class, or is an unbound ``classmethod``.
-    """
+    """Reduce any supported callable to a :class:`CallableTarget` (``ManifestError`` if none)."""
     if isinstance(obj, functools.partial):
         inner = resolve_callable(obj.func)
         return replace(
@@ -103,7 +77,7 @@ def resolve_callable(obj: Any) -> CallableTarget:
 
 
 def namespaces(target: CallableTarget) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Return the (global, local) namespaces the annotations of ``target`` are evaluated in."""
+    """The (global, local) namespaces the annotations of ``target`` are evaluated in."""
     code = inspect.unwrap(target.function)
     globalns = getattr(code, "__globals__", None)
     if not isinstance(globalns, dict):
@@ -120,33 +94,23 @@ def namespaces(target: CallableTarget) -> tuple[dict[str, Any], dict[str, Any]]:
     return globalns, localns
 
 
-def _builtins_of(globalns: Mapping[str, Any]) -> Mapping[str, Any]:
-    found = globalns.get("__builtins__", builtins)
-    return found if isinstance(found, Mapping) else vars(found)
-
-
-def evaluate_annotation(
-    annotation: Any, *, globalns: Mapping[str, Any], localns: Mapping[str, Any], where: str
+def _evaluate(
+    annotation: Any, globalns: dict[str, Any], localns: dict[str, Any], where: str
 ) -> Any:
-    """Evaluate a string annotation (``where`` names it in the error); return others as they are.
-
-    Raises:
-        ManifestError: The string does not evaluate (an unknown or local name).
-    """
+    """Evaluate a string annotation (``where`` names it in the error); return others as they are."""
     if annotation is None:
         return type(None)
     if not isinstance(annotation, str):
         return annotation
     if annotation.isidentifier():  # a bare name: look it up as eval would, minus the compile
-        for namespace_ in (localns, globalns, _builtins_of(globalns)):
-            if annotation in namespace_:
-                value = namespace_[annotation]
+        found = globalns.get("__builtins__", builtins)
+        for namespace in (localns, globalns, found if isinstance(found, dict) else vars(found)):
+            if annotation in namespace:
+                value = namespace[annotation]
                 return type(None) if value is None else value
     try:
-        # Evaluating annotation text in its module is exactly what typing.get_type_hints does.
-        # The module dict itself (no copy: modules are large); eval only reads it.
-        namespace = globalns if isinstance(globalns, dict) else dict(globalns)
-        return eval(annotation, namespace, localns)  # noqa: S307 - see above
+        # Annotation text evaluated in its module: what typing.get_type_hints does.
+        return eval(annotation, globalns, localns)  # noqa: S307 - see above
     except Exception as exc:
         raise ManifestError(
             f"cannot resolve the annotation {annotation!r} of {where}: {exc} (names used in "
@@ -156,31 +120,18 @@ def evaluate_annotation(
 
 @dataclass(frozen=True)
 class SignatureInfo:
-    """The parameters and return annotation of a resolved callable.
-
-    Attributes:
-        parameters: Every parameter in signature order, string annotations evaluated (except
-            for preset parameters).
-        preset: Names of the parameters already supplied (``self``, partial arguments).
-        return_annotation: The evaluated return annotation, or :data:`EMPTY` (also when it
-            does not resolve: the return type only feeds the optional return schema).
-        instance: Parameters only the program can supply although nothing supplies them yet:
-            the ``self`` of a method taken through its class (``MyClass.method``). The agent
-            never sees them (the official SDK drops ``self`` too); ``bound=`` may supply them.
-    """
+    """The parameters (annotations evaluated, but not preset ones) and return annotation."""
 
     parameters: tuple[inspect.Parameter, ...]
-    preset: frozenset[str]
-    return_annotation: Any
+    preset: frozenset[str]  # names already supplied (self, partial arguments)
+    return_annotation: Any  # EMPTY also when it does not resolve (it only feeds return_schema)
+    # The self of a method taken through its class (MyClass.method): hidden from the agent, as
+    # the official SDK does, and only bound= can supply it.
     instance: frozenset[str] = frozenset()
 
 
 def describe_signature(target: CallableTarget) -> SignatureInfo:
-    """Read the signature of ``target.function`` and evaluate its annotations.
-
-    Raises:
-        ManifestError: The signature cannot be read or a parameter annotation does not resolve.
-    """
+    """Read the signature of ``target.function`` and evaluate its annotations."""
     try:
         signature = inspect.signature(target.function)
     except (TypeError, ValueError) as exc:
@@ -198,23 +149,16 @@ def describe_signature(target: CallableTarget) -> SignatureInfo:
         elif parameter.kind is inspect.Parameter.VAR_POSITIONAL:
             to_skip = 0  # further bound positionals land in *args
         if parameter.annotation is not EMPTY and parameter.name not in preset_names:
-            parameter = parameter.replace(
-                annotation=evaluate_annotation(
-                    parameter.annotation,
-                    globalns=globalns,
-                    localns=localns,
-                    where=f"parameter {parameter.name!r} of {target.default_name}",
-                )
-            )
+            where = f"parameter {parameter.name!r} of {target.default_name}"
+            annotation = _evaluate(parameter.annotation, globalns, localns, where)
+            parameter = parameter.replace(annotation=annotation)
         result.append(parameter)
     first = next((p for p in result if p.kind in _POSITIONAL), None)
     unbound_self = first is not None and first.name == "self" and first.name not in preset_names
     returns = signature.return_annotation
     if returns is not EMPTY:
         try:
-            returns = evaluate_annotation(
-                returns, globalns=globalns, localns=localns, where="the return value"
-            )
+            returns = _evaluate(returns, globalns, localns, "the return value")
         except ManifestError:
             returns = EMPTY
     return SignatureInfo(

@@ -1,9 +1,7 @@
 """Tool files: write tools as JSON, read them back from a file or a folder.
 
-The format is the one the official Java and Go AppBuilder examples read: a UTF-8 JSON file
-holding one tool object ``{"type": "function", "function": {...}}`` (or a list of them).
-Loading passes every tool through :func:`normalize_tool`, so files written from the official
-SDK's ``Manifest`` come back as JSON Schema, then checks it against the wire model.
+The format the official Java and Go examples read: UTF-8 JSON, one tool object or a list.
+Loading normalises each tool (:func:`normalize_tool`) and checks it against the wire model.
 """
 
 from __future__ import annotations
@@ -50,12 +48,10 @@ def _read_file(path: Path) -> list[tuple[str, dict[str, Any]]]:
         raise ManifestError(f"cannot read tool file {path}: {exc}") from exc
     except ValueError as exc:
         raise ManifestError(f"tool file {path} is not valid JSON: {exc}") from exc
-    items = data if isinstance(data, list) else [data]
-    result = []
-    for index, item in enumerate(items):
-        origin = f"{path}[{index}]" if isinstance(data, list) else str(path)
-        result.append((origin, _checked(item, origin=origin)))
-    return result
+    if not isinstance(data, list):
+        return [(str(path), _checked(data, origin=str(path)))]
+    entries = [(f"{path}[{index}]", item) for index, item in enumerate(data)]
+    return [(origin, _checked(item, origin=origin)) for origin, item in entries]
 
 
 def load_tools(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -69,7 +65,7 @@ def load_tools(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
     Raises:
         ManifestError: A file is missing or not JSON, a tool is invalid, or two tools share
-            a name. The message names the file (and the index inside a list).
+            a name (the message names the file and index).
     """
     location = Path(path)
     if location.is_dir():
@@ -86,9 +82,8 @@ def load_tools(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 def _write_json(path: Path, data: Any) -> None:
     text = json.dumps(data, indent=_JSON_INDENT, ensure_ascii=False) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Write next to the target and rename, so a reader never sees half a file. The temporary
-    # file is created with mode 0o666 so the umask applies, as for any new file (mkstemp's
-    # private 0o600 would make the tool file unreadable to, say, a Java service's user).
+    # Write beside the target and rename, so a reader never sees half a file; mode 0o666 lets
+    # the umask apply (mkstemp's 0o600 would hide the file from, say, a Java service's user).
     temporary = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
     handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
@@ -106,9 +101,9 @@ def save_tools(tools: ToolLike, path: str | os.PathLike[str]) -> list[Path]:
     Args:
         tools: One tool or a list of them, in any shape a run's ``tools`` takes (a registry
             gives every tool it holds).
-        path: A ``.json`` file, or a folder (an existing folder, or a path ending with a
-            separator, or one without the ``.json`` suffix). A single tool written to a file
-            is written as an object, exactly what the Java example reads; a list as a list.
+        path: A ``.json`` file (one tool is written as an object, as the Java example reads
+            it; several as a list), or a folder: an existing one, or a path ending with a
+            separator or without the ``.json`` suffix.
 
     Returns:
         The files written.
@@ -125,9 +120,7 @@ def save_tools(tools: ToolLike, path: str | os.PathLike[str]) -> list[Path]:
         # One tool is written as an object; one registry of several tools, as a list.
         _write_json(target, checked[0] if one and len(checked) == 1 else checked)
         return [target]
-    written = []
-    for tool in checked:
-        file = target / f"{tool_name(tool) or 'tool'}.json"
+    written = [target / f"{tool_name(tool) or 'tool'}.json" for tool in checked]
+    for file, tool in zip(written, checked, strict=True):
         _write_json(file, tool)
-        written.append(file)
     return written

@@ -1,18 +1,10 @@
 """Python types -> JSON Schema and the pydantic model that validates a tool's arguments.
 
-Pydantic is the engine: the parameters become the fields of one model (created with
-``create_model``), whose JSON Schema describes the tool and whose lax validation checks the
-agent's arguments, so the schema and the validation cannot disagree. Field names are
-``p0``, ``p1``, ... with the parameter names as aliases, so a parameter may be called
-``json``, ``schema`` or ``_private`` without clashing with ``BaseModel`` attributes.
-
-Plain signatures (``str``, ``int``, ``float``, ``bool``, ``None``, ``Any``, ``Optional``,
-``Union``, ``Literal``, ``list``/``dict`` of those, JSON-literal defaults) take a fast path that
-writes the same schema without building a model; the model is then built on first validation.
-The tests compare both paths on every type the fast path claims.
-
-``typing.TypedDict`` classes are rewritten into equivalent ``typing_extensions.TypedDict``
-classes on Python < 3.12, where pydantic refuses the former.
+The parameters become the fields ``p0``, ``p1``, ... (aliased to their names, so a parameter may
+be called ``json`` or ``schema``) of one pydantic model whose schema describes the tool and whose
+lax validation checks the arguments, so the two cannot disagree. Plain signatures take a fast
+path that writes the same schema without a model (the tests compare both paths). On Python
+< 3.12, ``typing.TypedDict`` classes are rewritten as ``typing_extensions`` ones for pydantic.
 """
 
 from __future__ import annotations
@@ -109,13 +101,7 @@ def _field_error(fields: Sequence[ArgumentField], exc: Exception) -> ManifestErr
 def build_arguments_model(
     fields: Sequence[ArgumentField], *, module: str | None
 ) -> type[BaseModel]:
-    """Create the model whose field ``p<i>`` (alias ``fields[i][0]``) is the i-th visible parameter.
-
-    ``module`` is where pydantic resolves forward references.
-
-    Raises:
-        ManifestError: A type cannot be validated or described as JSON Schema.
-    """
+    """The model whose field ``p<i>`` (alias ``fields[i][0]``) is the i-th visible parameter."""
     definitions: dict[str, Any] = {}
     for index, (alias, annotation, default) in enumerate(fields):
         if isinstance(default, FieldInfo):
@@ -137,11 +123,7 @@ def build_arguments_model(
 
 
 def arguments_schema(model: type[BaseModel], fields: Sequence[ArgumentField]) -> Schema:
-    """Return the tidied JSON Schema of an arguments model (``$defs`` inlined where possible).
-
-    Raises:
-        ManifestError: Some parameter's type has no JSON Schema (for example a ``Callable``).
-    """
+    """The tidied JSON Schema of an arguments model (``$defs`` inlined where possible)."""
     try:
         raw = model.model_json_schema(by_alias=True, schema_generator=_Generator)
     except Exception as exc:  # pydantic raises several unrelated types here
@@ -150,7 +132,7 @@ def arguments_schema(model: type[BaseModel], fields: Sequence[ArgumentField]) ->
 
 
 def type_schema(annotation: Any, *, mode: JsonSchemaMode = "serialization") -> Schema | None:
-    """Return the tidied JSON Schema of one type, or ``None`` if it has none."""
+    """The tidied JSON Schema of one type, or ``None`` if it has none."""
     plain = fast_schema(annotation)
     if plain is not None:
         return plain
@@ -163,14 +145,9 @@ def type_schema(annotation: Any, *, mode: JsonSchemaMode = "serialization") -> S
     return inline_definitions(tidy(raw))
 
 
-# --- fast path ----------------------------------------------------------------------------
-
-
 def _literal_schema(values: tuple[Any, ...]) -> Schema | None:
     kinds = {type(value) for value in values}
-    if len(kinds) != 1:
-        return None
-    kind = kinds.pop()
+    kind = kinds.pop() if len(kinds) == 1 else None
     if kind not in (str, int, bool):
         return None
     json_type = _SCALARS[kind]["type"]
@@ -180,7 +157,7 @@ def _literal_schema(values: tuple[Any, ...]) -> Schema | None:
 
 
 def fast_schema(annotation: Any) -> Schema | None:
-    """Return pydantic's schema of a plain type without pydantic, or ``None`` if it is not plain."""
+    """Pydantic's schema of a plain type, without pydantic (``None`` if it is not plain)."""
     if annotation is EMPTY or annotation is Any:
         return {}
     try:
@@ -193,9 +170,7 @@ def fast_schema(annotation: Any) -> Schema | None:
     args = get_args(annotation)
     if origin in _UNION_ORIGINS:
         options = [fast_schema(arg) for arg in args]
-        if any(option is None or option == {} for option in options):
-            return None
-        return {"anyOf": options}
+        return {"anyOf": options} if all(options) else None  # no member unplain or Any ({})
     if origin is Literal:
         return _literal_schema(args)
     if annotation is list or (origin is list and len(args) == 1):
@@ -203,14 +178,14 @@ def fast_schema(annotation: Any) -> Schema | None:
         return None if items is None else {"type": "array", "items": items}
     if annotation is dict or (origin is dict and len(args) == 2 and args[0] is str):
         values = fast_schema(args[1]) if args else {}
-        if values is None:
-            return None
-        return {"type": "object", "additionalProperties": values or True}
+        return (
+            None if values is None else {"type": "object", "additionalProperties": values or True}
+        )
     return None
 
 
 def fast_default(value: Any) -> tuple[bool, Any]:
-    """Return ``(True, value)`` when a default is plain JSON, else ``(False, None)``."""
+    """``(True, value)`` when a default is plain JSON, else ``(False, None)``."""
     if value is None or isinstance(value, (bool, int, str)):
         return True, value
     if isinstance(value, float):
@@ -224,11 +199,8 @@ def fast_default(value: Any) -> tuple[bool, Any]:
     return False, None
 
 
-# --- where types come from ------------------------------------------------------------------
-
-
 def annotated_description(annotation: Any) -> str | None:
-    """Return the description carried by ``Annotated[T, "text"]``, a ``Field`` or ``Doc``."""
+    """The description carried by ``Annotated[T, "text"]``, a ``Field`` or ``Doc``."""
     if get_origin(annotation) is not Annotated:
         return None
     found: str | None = None
@@ -264,7 +236,7 @@ _DEFAULT_TYPES: tuple[type, ...] = (
 
 
 def infer_from_default(default: Any) -> Any:
-    """Return the type a default value shows, or :data:`EMPTY` when it shows none."""
+    """The type a default value shows, or :data:`EMPTY` when it shows none."""
     if default is EMPTY or default is None or isinstance(default, FieldInfo):
         return EMPTY
     if isinstance(default, pathlib.PurePath):
@@ -293,11 +265,11 @@ def _typing_names() -> dict[str, Any]:
     return {name: value for name, value in vars(typing).items() if not name.startswith("_")}
 
 
-def resolve_type_name(text: str, *, globalns: Mapping[str, Any], localns: Mapping[str, Any]) -> Any:
-    """Turn a docstring or decorator type name (``"list[str]"``) into a type, or :data:`EMPTY`.
+def resolve_type_name(text: str, globalns: Mapping[str, Any], localns: Mapping[str, Any]) -> Any:
+    """A docstring or decorator type name (``"list[str]"``) as a type, or :data:`EMPTY`.
 
-    Only text made of names, dots, brackets, commas and ``|`` is evaluated (``str or None`` is
-    read as ``str | None``), so a docstring can never run code; prose gives :data:`EMPTY`.
+    Only names, dots, brackets, commas and ``|`` are evaluated (``str or None`` is read as
+    ``str | None``), so a docstring never runs code.
     """
     candidate = re.sub(r"\s+or\s+", " | ", text.strip())
     if (
@@ -318,8 +290,6 @@ def resolve_type_name(text: str, *, globalns: Mapping[str, Any], localns: Mappin
     # A module called "string" (import string) must not hide the JSON Schema name.
     return _JSON_TYPE_NAMES.get(candidate, EMPTY)
 
-
-# --- typing.TypedDict on Python < 3.12 ---------------------------------------------------------
 
 _REWRITE_TYPED_DICTS = sys.version_info < (3, 12)
 _REWRITTEN: dict[type, Any] = {}
@@ -361,12 +331,7 @@ def _rewrite(annotation: Any, active: frozenset[Any]) -> Any:
     if origin is None or not args or origin is Literal:
         return annotation
     if origin is Annotated:
-        inner = _rewrite(args[0], active)
-        if inner is args[0]:
-            return annotation
-        rebuild: Any = Annotated
-        parts = (inner, *annotation.__metadata__)
-        return rebuild[parts]
+        args = args[:1]  # the type; copy_with keeps the metadata
     new_args = tuple(_rewrite(arg, active) if not isinstance(arg, list) else arg for arg in args)
     if all(new is old for new, old in zip(new_args, args, strict=True)):
         return annotation
@@ -379,7 +344,7 @@ def _rewrite(annotation: Any, active: frozenset[Any]) -> Any:
 
 
 def prepare_annotation(annotation: Any) -> Any:
-    """Return ``annotation`` ready for pydantic (``typing.TypedDict`` rewritten before 3.12)."""
+    """``annotation`` ready for pydantic (``typing.TypedDict`` rewritten before 3.12)."""
     if not _REWRITE_TYPED_DICTS or annotation is EMPTY:
         return annotation
     # On Python 3.10 list[X] passes for a type too, so a generic alias is told apart here.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from appclient._manifest import build_tool_spec
-from appclient._manifest._docstrings import DocInfo, merge_doc_info, parse_docstring
+from appclient._manifest._docstrings import DocInfo, parse_docstring
 
 GOOGLE = """Get the weather.
 
@@ -167,13 +167,29 @@ def test_prose_only_docstring_is_the_description():
     )
 
 
-def test_merge_prefers_primary():
-    """merge_doc_info keeps the primary's statements and fills gaps from the fallback."""
-    primary = DocInfo(description="", params={"a": "A1"})
-    fallback = DocInfo(description="Tool.", params={"a": "A2", "b": "B"}, returns="R")
-    merged = merge_doc_info(primary, fallback)
-    assert (merged.description, dict(merged.params), merged.returns) == (
-        "Tool.",
-        {"a": "A1", "b": "B"},
-        "R",
-    )
+def test_call_docstring_wins_and_the_class_docstring_fills_gaps():
+    """A callable object: __call__'s docstring wins; its class docstring fills what it omits."""
+
+    class Tool:
+        """Tool.
+
+        Args:
+            a: A2
+            b: B
+
+        Returns:
+            R
+        """
+
+        def __call__(self, a: int, b: int) -> int:  # noqa: D417 - b is on the class
+            """Call it.
+
+            Args:
+                a: A1
+            """
+            return a
+
+    spec = build_tool_spec(Tool())
+    described = {p.name: p.description for p in spec.parameters}
+    assert (described, spec.return_description) == ({"a": "A1", "b": "B"}, "R")
+    assert spec.description == "Call it.\n\nReturns R"

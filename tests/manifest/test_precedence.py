@@ -10,6 +10,7 @@ from pydantic import Field
 
 from appclient._manifest import build_tool_spec, manifest, manifest_parameter
 from appclient._manifest._building import tool_description
+from appclient._manifest._decorators import ManifestOverrides
 from appclient._manifest._docstrings import DocInfo
 
 from .samples import get_current_weather
@@ -100,14 +101,14 @@ def test_field_default_description_beats_docstring():
 def test_return_line_is_not_repeated():
     """A description that already states the return description is not extended."""
     doc = DocInfo(description="Adds. Returns the sum.", returns="the sum")
-    text = tool_description(None, None, doc)
+    text = tool_description(None, ManifestOverrides(), doc)
     assert (text.description, text.returns) == ("Adds. Returns the sum.", "the sum")
 
 
 def test_return_line_follows_an_explicit_description():
     """An explicit description still gets the return line, so the agent reads it."""
     doc = DocInfo(description="Doc.", returns="The sum.")
-    text = tool_description("Explicit.", None, doc)
+    text = tool_description("Explicit.", ManifestOverrides(), doc)
     assert (text.description, text.returns) == ("Explicit.\n\nReturns the sum.", "The sum.")
 
 

@@ -396,6 +396,15 @@ def test_typing_typeddict_inside_a_list_keeps_its_docstring():
     assert inner.__doc__ == samples.Movie.__doc__
 
 
+def test_typing_typeddict_inside_annotated_keeps_the_metadata():
+    """Annotated[TypedDict, "text"] is rewritten inside before 3.12; its metadata stays."""
+    rewritten = prepare_annotation(Optional[typing.Annotated[samples.Movie, "a film"]])  # noqa: UP045
+    annotated = typing.get_args(rewritten)[0]
+    inner = typing.get_args(annotated)[0]
+    assert (type(inner).__module__ == "typing") is (sys.version_info >= (3, 12))
+    assert annotated.__metadata__ == ("a film",)
+
+
 def test_callable_parameter_is_a_clear_error():
     """A parameter whose type has no JSON Schema fails naming the parameter."""
 
