@@ -29,7 +29,7 @@ from ..._core._constants import (
 from .._agents._agent_api import Agent
 from .._agents._components import default_components
 from .._agents._rule_agent import RuleAgent
-from .._runs._run_engine import AgentFailure, Component, RunEngine
+from .._runs._run_engine import Component, RunEngine
 from .._settings import (
     DEFAULT_ANSWER_DELTA_CHARS,
     DEFAULT_MAX_AGENT_STEPS,
@@ -135,9 +135,6 @@ class ReferenceApp:
             return self._serve(environ, request_id)
         except HTTPProblem as problem:
             failure = problem
-        except AgentFailure as exc:
-            _log.error("request %s: %s", request_id, exc, exc_info=exc.__cause__ is not None)
-            failure = HTTPProblem(500, "AgentError", str(exc))
         except QuotaExceededError as exc:
             retry = {"Retry-After": str(exc.retry_after)}
             failure = HTTPProblem(429, "QuotaExceeded", str(exc), headers=retry)
