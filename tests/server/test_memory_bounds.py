@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from appclient._core._limits import cache_short_keys
@@ -100,6 +102,23 @@ def test_a_run_whose_tools_are_over_the_limit_is_a_400() -> None:
     assert reply.status == 400
     assert "tools" in reply.json()["message"]
     assert f"{MAX_TOOLS_CHARS:,}" in reply.json()["message"]
+
+
+def test_a_refused_request_is_freed_at_once_not_at_the_next_collection() -> None:
+    """Answering a refused run leaves no reference cycle holding its body until a GC runs."""
+    app = make_app()
+    cid = new_conversation(app)
+    huge = {"type": "function", "function": {"name": "huge", "description": "x" * 2_000_000}}
+    body = run_body(cid, query="hi", tools=[huge])
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3):
+            assert call_app(app, "/v2/app/conversation/runs", body).status == 400
+        unreachable = gc.collect()
+    finally:
+        gc.enable()
+    assert unreachable == 0
 
 
 def test_large_tools_are_checked_but_not_cached() -> None:

@@ -70,6 +70,21 @@ def _too_large(limit: int) -> HTTPProblem:
     return HTTPProblem(413, "PayloadTooLarge", f"body: over the limit of {limit} bytes")
 
 
+def _problem(exc: Exception, request_id: str) -> HTTPProblem:
+    """The HTTP answer to an exception raised while serving a request."""
+    if isinstance(exc, HTTPProblem):
+        return exc
+    if isinstance(exc, QuotaExceededError):
+        retry = {"Retry-After": str(exc.retry_after)}
+        return HTTPProblem(429, "QuotaExceeded", str(exc), headers=retry)
+    if isinstance(exc, StoreBusyError):
+        _log.warning("request %s: %s", request_id, exc)
+        return HTTPProblem(503, "ServiceUnavailable", str(exc), headers={"Retry-After": "1"})
+    _log.error("request %s: unexpected error", request_id, exc_info=exc)
+    message = f"unexpected server error; see the server log (request_id={request_id})"
+    return HTTPProblem(500, "InternalError", message)
+
+
 class ReferenceApp:
     """The WSGI application of the reference server (build it with :func:`create_app`).
 
@@ -133,22 +148,10 @@ class ReferenceApp:
         """Serve one request and return the finished response (never raises)."""
         try:
             return self._serve(environ, request_id)
-        except HTTPProblem as problem:
-            failure = problem
-        except QuotaExceededError as exc:
-            retry = {"Retry-After": str(exc.retry_after)}
-            failure = HTTPProblem(429, "QuotaExceeded", str(exc), headers=retry)
-        except StoreBusyError as exc:
-            _log.warning("request %s: %s", request_id, exc)
-            failure = HTTPProblem(503, "ServiceUnavailable", str(exc), headers={"Retry-After": "1"})
-        except Exception:
-            _log.exception("request %s: unexpected error", request_id)
-            failure = HTTPProblem(
-                500,
-                "InternalError",
-                f"unexpected server error; see the server log (request_id={request_id})",
-            )
-        return error_response(failure, request_id=request_id)
+        except Exception as exc:
+            # Answered inside the except: an exception kept past it would hold this frame, and
+            # with it the request's body, in a reference cycle until the next garbage collection.
+            return error_response(_problem(exc, request_id), request_id=request_id)
 
     def _serve(self, environ: dict[str, Any], request_id: str) -> Response:
         injected = self.faults.before_request()
