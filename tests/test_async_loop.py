@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import threading
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ import pytest
 
 from appclient import (
     AnswerDone,
+    AppClientError,
     ApprovalRequest,
     AsyncAppClient,
     LoopEvent,
@@ -75,6 +77,30 @@ def test_run_until_answer_runs_a_sync_tool_off_the_loop_thread(client: AsyncAppC
     assert "北京今天25度" in answer
     assert len(threads) == 1
     assert threads[0] != loop_thread
+
+
+def test_a_failed_round_trip_is_freed_at_once(
+    server: ReferenceServer, client: AsyncAppClient
+) -> None:
+    """A round trip ended by an error leaves no reference cycle keeping it until a GC."""
+
+    async def scenario() -> int:
+        await client.run_until_answer(query=QUERY, tools=[get_current_weather])
+        server.faults.fail_next(1, status=400)
+        gc.collect()
+        gc.disable()
+        try:
+            try:
+                await client.run_until_answer(query=QUERY, tools=[get_current_weather])
+            except AppClientError:
+                pass
+            else:
+                pytest.fail("the round trip did not fail")
+            return gc.collect()
+        finally:
+            gc.enable()
+
+    assert run_scenario(scenario) == 0
 
 
 def test_iter_until_answer_yields_the_loop_events(client: AsyncAppClient) -> None:

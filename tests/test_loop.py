@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,6 +13,7 @@ import pytest
 from appclient import (
     AnswerDone,
     AppClient,
+    AppClientError,
     InvalidRequestError,
     LoopEvent,
     MaxRoundsExceededError,
@@ -567,6 +569,26 @@ def test_server_one_round(served: tuple[ReferenceServer, AppClient]) -> None:
     )
     assert "北京今天25度" in result.answer
     assert len(result.runs) == 2
+
+
+def test_a_failed_round_trip_is_freed_at_once(served: tuple[ReferenceServer, AppClient]) -> None:
+    """A round trip ended by an error leaves no reference cycle keeping it until a GC."""
+    server, client = served
+    client.run_until_answer(query="今天北京天气怎么样？", tools=[get_current_weather])
+    server.faults.fail_next(1, status=400)
+    gc.collect()
+    gc.disable()
+    try:
+        try:
+            client.run_until_answer(query="今天北京天气怎么样？", tools=[get_current_weather])
+        except AppClientError:
+            pass
+        else:
+            pytest.fail("the round trip did not fail")
+        unreachable = gc.collect()
+    finally:
+        gc.enable()
+    assert unreachable == 0
 
 
 def test_server_parallel_calls(served: tuple[ReferenceServer, AppClient]) -> None:

@@ -146,6 +146,7 @@ class AsyncRoundTripMixin(RoundTripMixin):
                 except BaseException as exc:  # the round trip's own code handles it
                     error = exc
         finally:
+            error = None  # as in advance: this frame is in the error's traceback
             approvals.stop()
             thread.shutdown(wait=False)  # a tool still running finishes, then it ends
             # The round trip closes its own stream here. A dispatch step still running in the

@@ -71,6 +71,8 @@ def advance(steps: Steps, value: Any, error: BaseException | None) -> LoopEvent 
         return steps.throw(error) if error is not None else steps.send(value)
     except StopIteration:
         return None
+    finally:
+        del error  # the error's traceback holds this frame: a reference back would be a cycle
 
 
 def _uploaded(
@@ -134,6 +136,12 @@ class _Progress:
             completed=completed,
             pending_tool_calls=tuple(pending),
         )
+
+    def end(self, error: BaseException | None = None) -> None:
+        """End the round trip's span, with its counts and the error that ended it, if any."""
+        tool_calls = sum(len(r.tool_calls) for r in self.rounds)
+        counts = {"appclient.rounds": len(self.rounds), "appclient.tool_calls": tool_calls}
+        end_span(self.span, error=error, **counts)
 
 
 def _thought(event: Event) -> str:
@@ -291,7 +299,7 @@ class RoundTripMixin:
         steps = self._round_trip_steps(conversation_id, query, stream, options)
         value: Any = None
         error: BaseException | None = None
-        with contextlib.closing(steps):
+        try:
             while (item := advance(steps, value, error)) is not None:
                 value, error = None, None
                 if isinstance(item, Do):
@@ -301,6 +309,9 @@ class RoundTripMixin:
                         error = exc
                 else:
                     yield item
+        finally:
+            error = None  # as in advance: this frame is in the error's traceback
+            steps.close()
 
     def _round_trip_steps(
         self, conversation_id: str | None, query: str, stream: bool, options: Mapping[str, Any]
@@ -322,7 +333,6 @@ class RoundTripMixin:
             **{"gen_ai.agent.id": app_id, "gen_ai.conversation.id": conversation_id},
         )
         first = {name: options.get(name) for name in _FIRST_RUN_OPTIONS}
-        error: BaseException | None = None
         try:
             answer = yield from self._one_run(
                 progress, stream, query=query, tools=registry.tools() or None, **first
@@ -346,21 +356,15 @@ class RoundTripMixin:
                     end_user_id=first["end_user_id"],
                 )
         except BaseException as exc:
-            error = exc
             # Tools may have run already: their outputs go with the error, so the caller
             # can deliver them again instead of running the tools a second time.
             if isinstance(exc, AppClientError) and exc.partial_result is None:
                 exc.partial_result = progress.result(answer="", now=clock(), completed=False)
+            # Ended here, not in a `finally` that would need the error kept in a variable
+            # (a frame of its traceback holding it would keep the round trip until a GC).
+            progress.end(None if isinstance(exc, GeneratorExit) else exc)
             raise
-        finally:
-            end_span(
-                progress.span,
-                error=error if not isinstance(error, GeneratorExit) else None,
-                **{
-                    "appclient.rounds": len(progress.rounds),
-                    "appclient.tool_calls": sum(len(r.tool_calls) for r in progress.rounds),
-                },
-            )
+        progress.end()
         yield AnswerDone(progress.result(answer=answer.answer, now=clock()))
 
     # --- steps --------------------------------------------------------------------------
