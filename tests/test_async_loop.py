@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import threading
 from collections.abc import Iterator
@@ -38,6 +37,7 @@ from tests.async_support import (
     until,
 )
 from tests.client_fake_gateway import FakeGateway, Reply
+from tests.gc_support import frames_left_in_cycles
 
 
 @pytest.fixture(scope="module")
@@ -84,23 +84,19 @@ def test_a_failed_round_trip_is_freed_at_once(
 ) -> None:
     """A round trip ended by an error leaves no reference cycle keeping it until a GC."""
 
-    async def scenario() -> int:
+    async def scenario() -> list[str]:
         await client.run_until_answer(query=QUERY, tools=[get_current_weather])
         server.faults.fail_next(1, status=400)
-        gc.collect()
-        gc.disable()
-        try:
+        with frames_left_in_cycles() as frames:
             try:
                 await client.run_until_answer(query=QUERY, tools=[get_current_weather])
             except AppClientError:
                 pass
             else:
                 pytest.fail("the round trip did not fail")
-            return gc.collect()
-        finally:
-            gc.enable()
+        return frames
 
-    assert run_scenario(scenario) == 0
+    assert run_scenario(scenario) == []
 
 
 def test_iter_until_answer_yields_the_loop_events(client: AsyncAppClient) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,6 +31,7 @@ from appclient.errors import ServerError, StreamInterruptedError, ToolNotFoundEr
 from appclient.server import Agent, PlannedCall
 from appclient.testing import ReferenceServer, ScriptedAgent
 from appclient.types import RoundTripResult, RunStream, ToolGroup
+from tests.gc_support import frames_left_in_cycles
 
 
 def get_current_weather(location: str, unit: str = "celsius") -> str:
@@ -576,19 +576,14 @@ def test_a_failed_round_trip_is_freed_at_once(served: tuple[ReferenceServer, App
     server, client = served
     client.run_until_answer(query="今天北京天气怎么样？", tools=[get_current_weather])
     server.faults.fail_next(1, status=400)
-    gc.collect()
-    gc.disable()
-    try:
+    with frames_left_in_cycles() as frames:
         try:
             client.run_until_answer(query="今天北京天气怎么样？", tools=[get_current_weather])
         except AppClientError:
             pass
         else:
             pytest.fail("the round trip did not fail")
-        unreachable = gc.collect()
-    finally:
-        gc.enable()
-    assert unreachable == 0
+    assert frames == []
 
 
 def test_server_parallel_calls(served: tuple[ReferenceServer, AppClient]) -> None:

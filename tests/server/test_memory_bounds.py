@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gc
-
 import pytest
 
 from appclient._core._limits import cache_short_keys
@@ -11,6 +9,7 @@ from appclient.server import MemoryStore, QuotaExceededError
 from appclient.server._agents._agent_api import ToolResult
 from appclient.server._http._validation import MAX_TOOLS_CHARS, _checked_tools, validate_tools
 from appclient.server._state._state import ConversationState, TurnRecord
+from tests.gc_support import frames_left_in_cycles
 from tests.server.helpers import APP_ID, call_app, make_app, new_conversation, run_body
 
 
@@ -110,15 +109,10 @@ def test_a_refused_request_is_freed_at_once_not_at_the_next_collection() -> None
     cid = new_conversation(app)
     huge = {"type": "function", "function": {"name": "huge", "description": "x" * 2_000_000}}
     body = run_body(cid, query="hi", tools=[huge])
-    gc.collect()
-    gc.disable()
-    try:
+    with frames_left_in_cycles() as frames:
         for _ in range(3):
             assert call_app(app, "/v2/app/conversation/runs", body).status == 400
-        unreachable = gc.collect()
-    finally:
-        gc.enable()
-    assert unreachable == 0
+    assert frames == []
 
 
 def test_large_tools_are_checked_but_not_cached() -> None:
