@@ -112,9 +112,11 @@ class AsyncRunStream(StreamState):
                 (:meth:`accumulated` still gives what arrived).
             RunError: The run failed.
         """
-        while await self.read_message() is not None:
-            pass
-        return self._collected()
+        try:
+            while True:
+                await self.__anext__()
+        except StopAsyncIteration:
+            return self._collected()
 
     # --- closing ---------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import AsyncIterable, Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from .._core._constants import MAX_SSE_LINE_BYTES
+from .._core._constants import MAX_SSE_LINE_BYTES, TERMINAL_EVENT_STATUSES
 from .._core._errors import (
     AppClientError,
     RequestTimeoutError,
@@ -33,13 +33,6 @@ from .._core._models import Event, RunAnswer, ToolCall
 from .._core._sse import SSEDecoder
 
 _S = TypeVar("_S", bound="StreamState")
-
-
-def _ends_run(answer: RunAnswer) -> bool:
-    if answer.is_completion or any(event.is_terminal for event in answer.events):
-        return True
-    last = answer.last_event
-    return last is not None and bool(last.tool_calls)
 
 
 class StreamState:
@@ -227,8 +220,41 @@ class StreamState:
             conversation_id=self._conversation_id,
             secrets=secrets,
         )
-        self._absorb(answer, len(data))
-        raise_for_error_event(answer, conversation_id=self._conversation_id, secrets=secrets)
+        self._messages += 1
+        self._last = answer
+        events = answer.events
+        self._event_count += len(events)
+        limit = self._limits.max_stream_events
+        if limit is not None and self._event_count > limit:
+            raise ResponseTooLargeError(
+                f"the stream sent more than {limit:,} events; raise "
+                "Limits.max_stream_events if this run is expected to be that long"
+            )
+        failed = False
+        for event in events:  # one pass: tool calls, final and error events
+            if event.tool_calls:
+                self._tool_calls = list(event.tool_calls)
+            if event.event_status in TERMINAL_EVENT_STATUSES:
+                self._finished = True
+                failed = failed or event.event_status == "error"
+        if answer.is_completion or (events and events[-1].tool_calls):
+            self._finished = True
+        if not self._overflowed:
+            self._kept_bytes += len(data)
+            if self._kept_bytes > self._limits.max_collected_bytes:
+                self._overflowed = True
+                self._answer_parts.clear()
+                self._events.clear()
+            else:
+                if answer.answer:
+                    self._answer_parts.append(answer.answer)
+                self._events.extend(events)
+        if answer.request_id:
+            self._request_id = answer.request_id
+        if answer.conversation_id:
+            self._conversation_id = answer.conversation_id
+        if failed:
+            raise_for_error_event(answer, conversation_id=self._conversation_id, secrets=secrets)
         return answer
 
     def _failed(self) -> bool:
@@ -271,36 +297,6 @@ class StreamState:
             "differently (the server does not replay by Idempotency-Key): what was read is "
             "all there is"
         )
-
-    def _absorb(self, answer: RunAnswer, size: int) -> None:
-        self._messages += 1
-        self._last = answer
-        self._event_count += len(answer.events)
-        limit = self._limits.max_stream_events
-        if limit is not None and self._event_count > limit:
-            raise ResponseTooLargeError(
-                f"the stream sent more than {limit:,} events; raise "
-                "Limits.max_stream_events if this run is expected to be that long"
-            )
-        for event in answer.events:
-            if event.tool_calls:
-                self._tool_calls = list(event.tool_calls)
-        if not self._overflowed:
-            self._kept_bytes += size
-            if self._kept_bytes > self._limits.max_collected_bytes:
-                self._overflowed = True
-                self._answer_parts.clear()
-                self._events.clear()
-            else:
-                if answer.answer:
-                    self._answer_parts.append(answer.answer)
-                self._events.extend(answer.events)
-        if answer.request_id:
-            self._request_id = answer.request_id
-        if answer.conversation_id:
-            self._conversation_id = answer.conversation_id
-        if _ends_run(answer):
-            self._finished = True
 
     # --- results ---------------------------------------------------------------------------
 

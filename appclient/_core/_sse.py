@@ -87,24 +87,32 @@ class SSEDecoder:
                 if not chunk:
                     return []
         messages: list[str] = []
-        if not self._partial and 0x0D not in chunk:
-            # The common case (LF line ends, no line split across chunks), without a regex.
+        if 0x0D not in chunk:
+            # The common case (LF line ends), without a regex.
+            if self._partial:
+                chunk = b"".join(self._partial) + chunk
+                self._partial.clear()
+                self._partial_size = 0
             *lines, rest = chunk.split(b"\n")
+            if self._first_line and lines:  # it may start with a byte-order mark
+                self._take_line(lines.pop(0), messages)
+            data, limit = self._data, self._max
             for line in lines:
                 # Inline, the two lines every message has: "data: ..." and the blank one.
-                if self._first_line or len(line) > self._max:
-                    self._take_line(line, messages)
-                elif not line:
-                    self._dispatch(messages)
-                elif line.startswith(b"data: "):
+                if line.startswith(b"data: ") and len(line) <= limit:
                     try:
                         value = line[6:].decode("utf-8")
                     except UnicodeDecodeError:
                         self._take_line(line, messages)  # raises the decode error
                         continue
-                    self._add_data(value)
-                else:
+                    self._data_size += len(value) + 1
+                    if self._data_size > limit:
+                        raise ResponseDecodeError(self._too_long("message"))
+                    data.append(value)
+                elif line:
                     self._take_line(line, messages)
+                elif data:
+                    self._dispatch(messages)
             if rest:
                 self._hold(rest)
             return messages
