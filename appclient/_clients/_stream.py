@@ -41,6 +41,9 @@ class StreamState:
     The readers only fetch chunks, and send the run again when told to.
     """
 
+    _expected: bytes  # the digest of what was read when the run was sent again
+    _replayed: hashlib.blake2b  # the digest of the replay's repeats read so far
+
     def __init__(
         self,
         chunks: Iterable[bytes] | AsyncIterable[bytes] | None,
@@ -62,9 +65,7 @@ class StreamState:
         self._cause: TransportError | None = None
         # A digest of every message delivered, to check that a replay repeats them.
         self._digest = hashlib.blake2b(digest_size=16)
-        self._skip = 0
-        self._expected = b""
-        self._replayed = hashlib.blake2b(digest_size=16)
+        self._skip = 0  # messages of a replay still to check against _expected, not deliver
         self._limits = limits if limits is not None else Limits()
         # Kept in a closure, so a debugger's or a vars() dump of the stream does not show them.
         hidden = tuple(secrets)
