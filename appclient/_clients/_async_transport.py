@@ -247,7 +247,6 @@ class AsyncTransport(TransportBase):
         self, response: aiohttp.ClientResponse, deadline: float | None, max_bytes: int | None
     ) -> AsyncIterator[bytes]:
         """Yield a body's decoded bytes as they arrive (as ``iter_body_chunks``)."""
-        url = str(response.url)
         reader = BodyReader(
             response.headers.get("Content-Encoding", ""), max_bytes=max_bytes, piece=65536
         )
@@ -258,6 +257,7 @@ class AsyncTransport(TransportBase):
             if tail := reader.end():
                 yield tail
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            url = str(response.url)
             check_deadline(deadline, url=url)
             raise read_failure(
                 str(exc) or type(exc).__name__,

@@ -13,7 +13,6 @@ pass for a complete one. An ``error`` event raises :class:`~appclient.RunError`.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import deque
 from collections.abc import AsyncIterable, Callable, Iterable, Iterator
@@ -41,9 +40,6 @@ class StreamState:
     The readers only fetch chunks, and send the run again when told to.
     """
 
-    _expected: bytes  # the digest of what was read when the run was sent again
-    _replayed: hashlib.blake2b  # the digest of the replay's repeats read so far
-
     def __init__(
         self,
         chunks: Iterable[bytes] | AsyncIterable[bytes] | None,
@@ -63,9 +59,12 @@ class StreamState:
         self._reopen = reopen
         self._reopens_left = max_reopens if reopen is not None else 0
         self._cause: TransportError | None = None
-        # A digest of every message delivered, to check that a replay repeats them.
-        self._digest = hashlib.blake2b(digest_size=16)
-        self._skip = 0  # messages of a replay still to check against _expected, not deliver
+        # A hash chain of the messages delivered, to check that a replay repeats them (64
+        # bits: a server that answers differently is caught all but surely).
+        self._digest = 0
+        self._skip = 0  # messages of a replay still to check, not deliver
+        self._expected = 0  # the chain of what was read when the run was sent again
+        self._replayed = 0  # the chain of the replay's repeats read so far
         self._limits = limits if limits is not None else Limits()
         # Kept in a closure, so a debugger's or a vars() dump of the stream does not show them.
         hidden = tuple(secrets)
@@ -157,8 +156,7 @@ class StreamState:
             self._decoder = SSEDecoder(max_line_bytes=self._max_line_bytes)
             self._pending.clear()
             self._skip = self._messages
-            self._expected = self._digest.digest()
-            self._replayed = hashlib.blake2b(digest_size=16)
+            self._expected, self._replayed = self._digest, 0
             return
         if isinstance(got, TransportError):
             # A finished run's server may drop or idle the connection after its last message.
@@ -178,9 +176,9 @@ class StreamState:
             data = self._pending.popleft()
             if not self._skip:
                 return data
-            self._replayed.update(data.encode("utf-8", "surrogatepass") + b"\0")
+            self._replayed = hash((self._replayed, data))
             self._skip -= 1
-            if not self._skip and self._replayed.digest() != self._expected:
+            if not self._skip and self._replayed != self._expected:
                 raise self._differs()
         return None
 
@@ -213,7 +211,7 @@ class StreamState:
                     "interrupt or error event"
                 )
             return None
-        self._digest.update(data.encode("utf-8", "surrogatepass") + b"\0")
+        self._digest = hash((self._digest, data))
         secrets = self._revealed_secrets()
         answer = parse_run_answer(
             data,
