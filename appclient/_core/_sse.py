@@ -29,6 +29,7 @@ from ._errors import ResponseDecodeError
 
 _LINE_END: Final = re.compile(rb"\r\n|\r|\n")
 _BOM: Final = "\ufeff"
+_BOM_BYTES: Final = _BOM.encode()
 _DONE_MARKER: Final = "[DONE]"
 #: Field names of the event-stream format ("" is a comment line).
 _FIELDS: Final = frozenset({"", "data", "event", "id", "retry"})
@@ -94,8 +95,10 @@ class SSEDecoder:
                 self._partial.clear()
                 self._partial_size = 0
             *lines, rest = chunk.split(b"\n")
-            if self._first_line and lines:  # it may start with a byte-order mark
-                self._take_line(lines.pop(0), messages)
+            if self._first_line and lines:
+                if lines[0].startswith(_BOM_BYTES):  # the slow path skips it
+                    self._take_line(lines.pop(0), messages)
+                self._first_line = False
             data, limit = self._data, self._max
             for line in lines:
                 # Inline, the two lines every message has: "data: ..." and the blank one.
