@@ -91,6 +91,9 @@ class SSEDecoder:
         if 0x0D not in chunk:
             # The common case (LF line ends), without a regex.
             if self._partial:
+                if 0x0A not in chunk:  # the held line goes on (joined once, at its end)
+                    self._hold(chunk)
+                    return messages
                 chunk = b"".join(self._partial) + chunk
                 self._partial.clear()
                 self._partial_size = 0
