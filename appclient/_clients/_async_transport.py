@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 import urllib.request
+import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
@@ -31,7 +32,6 @@ from ._transport_base import (
     check_deadline,
     deadline_after,
     is_json_answer,
-    random_id,
     read_failure,
     time_left,
     transport_failure,
@@ -131,13 +131,13 @@ class AsyncTransport(TransportBase):
     async def send(self, path: str, body: Body) -> Reply:
         """Send one logical request and read its answer (as ``Transport.send``)."""
         deadline = deadline_after(self.timeout.total)
-        reply: Reply = await self._send((path, body, random_id(), deadline), stream=False)
+        reply: Reply = await self._send((path, body, str(uuid.uuid4()), deadline), stream=False)
         return reply
 
     async def send_stream(self, path: str, body: bytes, *, conversation_id: str) -> AsyncRunStream:
         """Send a streamed run; return its stream (as ``Transport.send_stream``)."""
         deadline = deadline_after(self.timeout.total)
-        request: _Request = (path, body, random_id(), deadline)
+        request: _Request = (path, body, str(uuid.uuid4()), deadline)
         current: list[aiohttp.ClientResponse] = [await self._send(request, stream=True)]
         if is_json_answer(current[0].headers):
             content = await self._read(current[0], deadline, self.limits.max_body_bytes)

@@ -6,6 +6,7 @@ import contextlib
 import http.client
 import socket
 import time
+import uuid
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
@@ -30,7 +31,6 @@ from ._transport_base import (
     check_deadline,
     deadline_after,
     is_json_answer,
-    random_id,
     read_failure,
     time_left,
     transport_failure,
@@ -229,7 +229,7 @@ class Transport(TransportBase):
         """
         data = json_body if json_body is not None else form
         deadline = deadline_after(self.timeout.total)
-        return self._send((path, data, files, random_id(), deadline), stream=False)
+        return self._send((path, data, files, str(uuid.uuid4()), deadline), stream=False)
 
     def send_stream(self, path: str, *, json_body: bytes, conversation_id: str) -> RunStream:
         """Send a streamed run; return its :class:`RunStream` (a JSON answer: one message).
@@ -245,7 +245,7 @@ class Transport(TransportBase):
             TransportError: Connection failure or timeout (after all retries).
         """
         deadline = deadline_after(self.timeout.total)
-        request: _Request = (path, json_body, None, random_id(), deadline)
+        request: _Request = (path, json_body, None, str(uuid.uuid4()), deadline)
         current = [self._send(request, stream=True)]
         if is_json_answer(current[0].headers):
             body = self._read(current[0], deadline, self.limits.max_body_bytes)
