@@ -12,7 +12,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -21,13 +21,15 @@ from ..._core._errors import InvalidRequestError
 from ..._core._formats import FORMAT_NAMES, ParsedReply, ToolFormat, checked_calls, get_format
 from .._runs._run_engine import AgentFailure, Emit
 from .._runs._tool_choice import candidates_from
-from ._agent_api import AgentInput, Decision, PlannedCall, ToolResult
-from ._answer_stream import AnswerFilter
+from ._agent_api import AgentInput, Decision, PlannedCall
 
 #: ``tool_format`` values: the model's own tool calling, or a text format.
 TOOL_FORMATS: Final = ("native", *FORMAT_NAMES)
 #: ``strategy`` values, as LazyLLM names its agents.
 STRATEGIES: Final = ("fc", "plan_and_solve", "react", "rewoo")
+_FINAL_ANSWER: Final = re.compile(r"Final[ _]Answer\s*[:：]\s*")
+#: Longest text held back while looking for ``Final Answer:`` (past it, nothing is streamed).
+_MAX_HELD: Final = 64 * 1024
 _SYSTEM = (
     "You are a helpful assistant. Use the tools when they help; when you can answer, answer "
     "the user directly and briefly, quoting what the tools returned."
@@ -151,7 +153,7 @@ class ModelAgent:
             return _plan(self, agent_input, emit)
         return _next_step(self, agent_input, emit)
 
-    def tool_functions(self, agent_input: AgentInput) -> list[dict[str, Any]]:
+    def _tool_functions(self, agent_input: AgentInput) -> list[dict[str, Any]]:
         """The local tools and cloud components offered, as function dicts."""
         functions = [
             tool.function.model_dump(mode="json", exclude_none=True)
@@ -164,9 +166,9 @@ class ModelAgent:
             if c.cloud
         ]
 
-    def messages(self, agent_input: AgentInput) -> list[dict[str, Any]]:
-        """The conversation so far, in the chosen format, with the turn's plan (its memo)."""
-        functions = self.tool_functions(agent_input)
+    def _messages(self, agent_input: AgentInput) -> list[dict[str, Any]]:
+        """The conversation so far in the chosen format, with the turn's plan (memo) and results."""
+        functions = self._tool_functions(agent_input)
         system = _SYSTEM
         if self._format is not None and functions:
             system = self._format.render(_as_tools(functions))
@@ -180,12 +182,7 @@ class ModelAgent:
         if agent_input.file_names:
             query = f"{query}\n\n(Files attached: {', '.join(agent_input.file_names)})"
         messages.append({"role": "user", "content": query})
-        return messages + self.result_messages(agent_input.results)
-
-    def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-        """This turn's calls and results, as the model would have seen them."""
-        messages: list[dict[str, Any]] = []
-        for result in results:
+        for result in agent_input.results:  # as the model would have seen them
             if self._format is None:
                 arguments = json.dumps(result.arguments, ensure_ascii=False)
                 function = {"name": result.name, "arguments": arguments}
@@ -201,7 +198,7 @@ class ModelAgent:
                 messages.append({"role": "user", "content": observation})
         return messages
 
-    def ask(
+    def _ask(
         self,
         messages: list[dict[str, Any]],
         *,
@@ -209,18 +206,8 @@ class ModelAgent:
         emit: Emit | None = None,
         plain_text: bool = False,
     ) -> ModelReplyText:
-        """One model call; native tools offered when the format is native.
-
-        Args:
-            messages: The conversation.
-            functions: The tools to offer natively.
-            emit: Gets the reply's answer text as it streams in.
-            plain_text: The whole reply is an answer (a solver), whatever the format.
-
-        Raises:
-            AgentFailure: The endpoint failed, timed out, or answered nothing usable.
-        """
-        answer = AnswerFilter(None if plain_text else self.tool_format, emit)
+        """One streamed model call; ``plain_text``: the whole reply is an answer (a solver)."""
+        answer = _AnswerFilter(None if plain_text else self.tool_format, emit)
         options: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -264,15 +251,7 @@ class ModelAgent:
             raise AgentFailure(f"the model {self.model!r} failed: {_describe(exc)}") from exc
         return ModelReplyText("".join(parts), tuple(calls.raw_calls), usage)
 
-    def read(self, reply: ModelReplyText, functions: Sequence[dict[str, Any]]) -> ParsedReply:
-        """Read a model reply into calls or an answer (the format's parser, or native)."""
-        tools = _as_tools(functions)
-        if self._format is not None:
-            return self._format.parse(reply.text, tools=tools)
-        calls = [(name, arguments) for _, name, arguments in reply.native_calls]
-        return checked_calls(calls, tools, answer=reply.text)
-
-    def planned(self, reply: ParsedReply, agent_input: AgentInput) -> list[PlannedCall]:
+    def _planned(self, reply: ParsedReply, agent_input: AgentInput) -> list[PlannedCall]:
         """The parsed calls as the engine takes them (cloud components marked)."""
         local = {tool.function.name for tool in agent_input.tools if tool.function is not None}
         cloud = {c.name for c in agent_input.components} - local
@@ -282,14 +261,6 @@ class ModelAgent:
             )
             for call in reply.tool_calls
         ]
-
-    def error_messages(self, reply: ModelReplyText, parsed: ParsedReply) -> list[dict[str, Any]]:
-        """The messages that tell the model what was wrong with its reply."""
-        problems = "\n".join(parsed.errors) or "The reply held neither a tool call nor an answer."
-        text = f"Your reply could not be used: {problems} Please correct it."
-        if self._format is not None:
-            text = self._format.observation([("error", text)])
-        return [{"role": "assistant", "content": reply.text}, {"role": "user", "content": text}]
 
 
 def _chat(system: str, user: str) -> list[dict[str, Any]]:
@@ -316,17 +287,29 @@ def _describe(exc: BaseException) -> str:
 
 def _next_step(agent: ModelAgent, agent_input: AgentInput, emit: Emit | None) -> Decision:
     """One step of fc, react and plan_and_solve's solving, with repairs."""
-    functions = agent.tool_functions(agent_input)
-    messages = agent.messages(agent_input)
+    functions = agent._tool_functions(agent_input)
+    tools, form = _as_tools(functions), agent._format
+    messages = agent._messages(agent_input)
     for _ in range(agent.repair_attempts + 1):
-        reply = agent.ask(messages, functions=functions, emit=emit)
-        parsed = agent.read(reply, functions)
+        reply = agent._ask(messages, functions=functions, emit=emit)
+        if form is not None:
+            parsed = form.parse(reply.text, tools=tools)
+        else:
+            calls = [(name, arguments) for _, name, arguments in reply.native_calls]
+            parsed = checked_calls(calls, tools, answer=reply.text)
         if parsed.tool_calls:
-            calls = tuple(agent.planned(parsed, agent_input))
-            return Decision(calls=calls, thought=parsed.thought, usage=reply.usage)
+            planned = tuple(agent._planned(parsed, agent_input))
+            return Decision(calls=planned, thought=parsed.thought, usage=reply.usage)
         if not parsed.errors and (parsed.answer or "").strip():
             return Decision.reply(parsed.answer or "", usage=reply.usage)
-        messages += agent.error_messages(reply, parsed)
+        problems = "\n".join(parsed.errors) or "The reply held neither a tool call nor an answer."
+        text = f"Your reply could not be used: {problems} Please correct it."
+        if form is not None:
+            text = form.observation([("error", text)])
+        messages += [
+            {"role": "assistant", "content": reply.text},
+            {"role": "user", "content": text},
+        ]
     tries, problems = agent.repair_attempts + 1, "; ".join(parsed.errors) or "an empty reply"
     raise AgentFailure(f"the model's reply could not be used after {tries} tries: {problems}")
 
@@ -339,10 +322,10 @@ _PLAN_PROMPT = (
 
 def _plan(agent: ModelAgent, agent_input: AgentInput, emit: Emit | None) -> Decision:
     """plan_and_solve's first decision of a turn: ask for the plan, keep it, take step one."""
-    functions = agent.tool_functions(agent_input)
+    functions = agent._tool_functions(agent_input)
     listing = "\n".join(f"- {f['name']}: {f.get('description', '')}" for f in functions)
     messages = _chat(f"{_SYSTEM}\n\nTools:\n{listing}\n\n{_PLAN_PROMPT}", agent_input.query)
-    plan = agent.ask(messages).text.strip() or "1. Answer the question."
+    plan = agent._ask(messages).text.strip() or "1. Answer the question."
     step = _next_step(agent, replace(agent_input, memo=plan), emit)
     return replace(step, memo=plan)
 
@@ -358,14 +341,14 @@ _REWOO_PROMPT = (
 
 def _rewoo(agent: ModelAgent, agent_input: AgentInput, emit: Emit | None) -> Decision:
     """ReWOO: plan once (memo), run the ready steps, then solve from the evidence."""
-    functions = agent.tool_functions(agent_input)
+    functions = agent._tool_functions(agent_input)
     if not agent_input.memo:
         listing = "\n".join(
             f"- {f['name']}: {f.get('description', '')} "
             f"parameters: {json.dumps(f.get('parameters', {}), ensure_ascii=False)}"
             for f in functions
         )
-        plan = agent.ask(
+        plan = agent._ask(
             _chat(f"Tools:\n{listing}\n\n{_REWOO_PROMPT}", agent_input.query)
         ).text.strip()
         if not _EVIDENCE.search(plan):
@@ -386,13 +369,13 @@ def _rewoo(agent: ModelAgent, agent_input: AgentInput, emit: Emit | None) -> Dec
         parsed = checked_calls(ready, _as_tools(functions))
         if parsed.errors:
             raise AgentFailure(f"the model's ReWOO plan cannot be run: {'; '.join(parsed.errors)}")
-        return Decision(calls=tuple(agent.planned(parsed, agent_input)), memo=agent_input.memo)
+        return Decision(calls=tuple(agent._planned(parsed, agent_input)), memo=agent_input.memo)
     found = "\n".join(f"#E{n} ({tool}): {evidence.get(n, '')}" for n, tool, _ in steps)
     question = (
         f"Question: {agent_input.query}\n\nPlan and evidence:\n{agent_input.memo}\n\n{found}\n\n"
         "Answer the question from the evidence."
     )
-    reply = agent.ask(_chat(_SYSTEM, question), emit=emit, plain_text=True)
+    reply = agent._ask(_chat(_SYSTEM, question), emit=emit, plain_text=True)
     if not reply.text.strip():
         raise AgentFailure("the model's ReWOO solver answered nothing")
     return Decision.reply(reply.text, usage=reply.usage)
@@ -406,3 +389,47 @@ def _step_arguments(tool: str, text: str, functions: Sequence[dict[str, Any]]) -
     parameters = function.get("parameters") or {}
     names = list(parameters.get("required") or parameters.get("properties") or [])
     return {names[0]: text.strip("\"'")} if len(names) >= 1 else text
+
+
+class _AnswerFilter:
+    """Passes on the answer part of a reply while it still streams in.
+
+    A tool call, or the words before one, must not stream as answer text (a tool round stays
+    one message for the official Go and Java clients). Native or plain text streams until a
+    tool call shows up (:meth:`stop`); a ReAct format streams what follows ``Final Answer:``;
+    the other text formats stream nothing, and the answer goes out whole when the reply ends.
+    """
+
+    def __init__(self, tool_format: str | None, emit: Callable[[str], None] | None) -> None:
+        self._emit = emit
+        self._open = tool_format in (None, "native")
+        self._stopped = emit is None or not (self._open or tool_format in ("react_en", "react_zh"))
+        self._held = ""
+        self._started = False
+
+    def stop(self) -> None:
+        """The reply turned out to call tools: pass nothing more."""
+        self._stopped = True
+
+    def feed(self, text: str) -> None:
+        """Take the next piece of the reply."""
+        if self._stopped or not text:
+            return
+        if self._open:
+            self._send(text)
+            return
+        self._held += text
+        found = _FINAL_ANSWER.search(self._held)
+        if found is not None:
+            self._open = True
+            self._send(self._held[found.end() :])
+            self._held = ""
+        elif len(self._held) > _MAX_HELD:
+            self._stopped = True
+
+    def _send(self, text: str) -> None:
+        if not self._started:
+            text = text.lstrip()  # the answer a parser reads is stripped at its start
+        if text and self._emit is not None:
+            self._started = True
+            self._emit(text)
