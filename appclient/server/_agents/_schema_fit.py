@@ -1,9 +1,7 @@
 """Does a value fit a JSON Schema, and which value would? The subset tools use (pure).
 
-Every call the rule agent makes is valid against the tool's parameters, without a JSON Schema
-dependency: :func:`fits_schema` checks the keywords tool parameters use in practice and
-ignores unknown ones, as JSON Schema does; :func:`value_for_schema` returns a valid value as
-close to a preferred one as the schema allows.
+Keeps the rule agent's calls valid without a JSON Schema dependency: the keywords tool
+parameters use in practice are checked, unknown ones ignored (as JSON Schema does).
 """
 
 from __future__ import annotations
@@ -47,10 +45,7 @@ _PLACEHOLDER_EMAIL = "user@example.com"
 
 
 def is_type(value: Any, type_name: str) -> bool:
-    """Return whether ``value`` is of the JSON Schema type ``type_name``.
-
-    Booleans are not numbers here (JSON Schema says so), and ``2.0`` is an integer.
-    """
+    """Whether ``value`` is of the JSON type ``type_name``: a bool is no number, 2.0 an integer."""
     if type_name in _PYTHON_TYPES:
         return isinstance(value, _PYTHON_TYPES[type_name])
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -143,12 +138,7 @@ def _fits_object(value: dict[str, Any], schema: Mapping[str, Any]) -> bool:
 
 
 def fits_schema(value: Any, schema: Any) -> bool:
-    """Return whether ``value`` is valid against ``schema`` (the subset in the module docs).
-
-    Args:
-        value: A JSON-ready value.
-        schema: A JSON Schema (a dict); ``True``/``{}`` accept everything, ``False`` nothing.
-    """
+    """Whether the JSON-ready ``value`` is valid against ``schema`` (the module's subset)."""
     if schema is True or schema is None:
         return True
     if schema is False:
@@ -203,11 +193,9 @@ def _pointer_target(root: Mapping[str, Any], ref: str) -> Any:
 
 
 def inline_refs(schema: Any) -> Any:
-    """Return ``schema`` with every local ``$ref`` replaced by the schema it points to.
+    """``schema`` with every local ``$ref`` replaced by its target, beside the referrer's keywords.
 
-    The referring schema's other keywords (a ``description``, say) are kept beside the
-    target's. A reference that cannot be resolved (remote, or a bad pointer) and one that
-    recurses deeper than a few levels become ``{}`` (anything fits), so the result is finite.
+    An unresolvable (remote, bad) or too deeply recursive one becomes ``{}``: the result is finite.
     """
     if not isinstance(schema, Mapping):
         return schema
@@ -361,7 +349,9 @@ def _candidates(schema: Any, preferred: Any, today: dt.date, depth: int) -> list
             ]
     declared = schema.get("type")
     types = declared if isinstance(declared, list) else [declared]
-    types = [t for t in types if isinstance(t, str)] or [_type_of(preferred)]
+    kinds = ("boolean", "integer", "number", "array", "object", "null")
+    guess = next((name for name in kinds if is_type(preferred, name)), "string")
+    types = [t for t in types if isinstance(t, str)] or [guess]
     found: list[Any] = []
     for type_name in sorted(types, key=lambda t: t == "null"):
         if type_name in ("integer", "number"):
@@ -379,24 +369,13 @@ def _candidates(schema: Any, preferred: Any, today: dt.date, depth: int) -> list
     return found
 
 
-def _type_of(value: Any) -> str:
-    types = ("boolean", "integer", "number", "array", "object", "null")
-    return next((name for name in types if is_type(value, name)), "string")
-
-
 def value_for_schema(
     schema: Any, *, preferred: Any = _MISSING, today: dt.date | None = None, _depth: int = 0
 ) -> Any:
-    """Return a value valid against ``schema``, as close to ``preferred`` as it allows.
+    """A value valid against ``schema``, as close to ``preferred`` (kept when valid) as it allows.
 
-    Args:
-        schema: A JSON Schema.
-        preferred: The value wanted; returned unchanged when it is already valid.
-        today: The date a ``format: date`` string gets (defaults to today).
-
-    Returns:
-        A valid value when the schema (in the supported subset) has one; otherwise the
-        closest attempt, for example when a ``pattern`` cannot be satisfied.
+    ``today`` is what a ``format: date`` gets. With no valid value (an unmatchable ``pattern``)
+    the closest attempt is returned.
     """
     if preferred is not _MISSING and fits_schema(preferred, schema):
         return preferred
