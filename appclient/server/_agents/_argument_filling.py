@@ -408,14 +408,9 @@ def plan_arguments(
     tool_text: str = "",
     max_calls: int = RULE_AGENT_MAX_PARALLEL_CALLS,
 ) -> ArgumentPlan:
-    """Fill the arguments of one tool from ``query`` (see the module docs).
+    """Fill one tool's arguments from ``query`` (see the module docs), at most ``max_calls`` sets.
 
-    Args:
-        parameters: The tool's JSON Schema ``parameters`` object.
-        query: The user's query (or the part of it meant for this tool).
-        today: The date relative words count from; defaults to today.
-        tool_text: The tool's name and description, whose words are not the query's subject.
-        max_calls: Most argument sets (parallel calls) to return.
+    The words of ``tool_text`` (the tool's name and description) are not the query's subject.
     """
     day = today or dt.date.today()
     slots = _slots(parameters)
@@ -461,10 +456,7 @@ def complete_arguments(
     today: dt.date | None = None,
     tool_text: str = "",
 ) -> dict[str, Any]:
-    """Return a copy of ``given``; when exactly one required input is missing, ``query`` fills it.
-
-    This is the ToolChoice rule of docs/protocol.md section 7.
-    """
+    """A copy of ``given``; ``query`` fills the one missing required input (protocol section 7)."""
     required = parameters.get("required") if isinstance(parameters, Mapping) else None
     missing = [n for n in required or [] if isinstance(n, str) and n not in given]
     result = dict(given)

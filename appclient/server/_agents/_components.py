@@ -174,11 +174,9 @@ class _FunctionComponent(CloudComponent):
 
     def execute(self, arguments: dict[str, Any]) -> str:
         result = self._func(**arguments)
-        return (
-            result
-            if isinstance(result, str)
-            else json.dumps(result, ensure_ascii=False, default=str)
-        )
+        if isinstance(result, str):
+            return result
+        return json.dumps(result, ensure_ascii=False, default=str)
 
     def __repr__(self) -> str:
         return f"CloudComponent.from_function({self.info.name!r})"

@@ -106,17 +106,9 @@ def _evaluate(node: ast.AST) -> Number:
 
 
 def evaluate_arithmetic(text: str) -> Number:
-    """Evaluate an arithmetic expression such as ``(3 + 4) * 2`` or ``2^10``.
+    """The value of ``(3 + 4) * 2`` or ``2^10``: an ``int`` while every step stays integral.
 
-    Args:
-        text: The expression; written forms are normalised first (see the module docs).
-
-    Returns:
-        The value: an ``int`` when every step stays integral, otherwise a ``float``.
-
-    Raises:
-        ExpressionError: The text is empty, too long, not arithmetic, divides by zero, or
-            breaks a size limit; the message says which.
+    Written forms are normalised first; :class:`ExpressionError` says what is wrong otherwise.
     """
     expression = normalize_expression(text)
     if not expression:
