@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from ..._core._models import Tool, ToolChoice, ToolOutput
 from .._agents._agent_api import (
@@ -36,7 +36,9 @@ from .._state._state import (
     ConversationState,
     OpenTurn,
     PendingCall,
+    RunFailure,
     RunRecord,
+    RunResult,
     ToolMemo,
     TurnRecord,
 )
@@ -78,40 +80,11 @@ class AgentFailure(Exception):  # noqa: N818 - reads better at the raise site th
 
 
 @dataclass(frozen=True, slots=True)
-class RunFailure:
-    """Why a run ended with an ``error`` event."""
-
-    code: int
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
 class RunOutcome:
-    """Everything one run did, and the conversation state to save afterwards.
-
-    Attributes:
-        query: The query of the turn (for usage figures).
-        calls: Local calls the run ends with (non-empty for an interrupt).
-        usage: The model's token usage over the run's decisions, when the agent reported
-            it; ``None`` means count characters.
-    """
+    """What one run made, and the conversation state to save afterwards."""
 
     state: ConversationState
-    message_id: str
-    query: str
-    cloud_steps: tuple[ToolResult, ...] = ()
-    calls: tuple[PendingCall, ...] = ()
-    thought: str = ""
-    answer: str = ""
-    failure: RunFailure | None = None
-    usage: dict[str, int] | None = None
-
-    @property
-    def ending(self) -> Literal["interrupt", "answer", "error"]:
-        """How the run ends: ``interrupt``, ``answer`` or ``error``."""
-        if self.failure is not None:
-            return "error"
-        return "interrupt" if self.calls else "answer"
+    run: RunResult
 
 
 def _default_thought(calls: Sequence[PendingCall]) -> str:
@@ -248,13 +221,10 @@ class RunEngine:
             return self._drive(state, turn, None, None, message_id, emit)
         if emit is not None:
             emit("")
-        return RunOutcome(
-            state.evolve(open_turn=turn),
-            message_id or serial_id(),
-            turn.query,
-            calls=remaining,
-            thought=turn.thought,
+        run = RunResult(
+            message_id or serial_id(), turn.query, calls=remaining, thought=turn.thought
         )
+        return RunOutcome(state.evolve(open_turn=turn), run)
 
     def _decide(self, agent_input: AgentInput, emit: Emit | None) -> Decision:
         """Ask the agent; raise :class:`AgentFailure` for anything but a usable decision."""
@@ -317,13 +287,9 @@ class RunEngine:
         usage: dict[str, int] | None = None
 
         def failed(code: int, message: str) -> RunOutcome:
-            return RunOutcome(
-                state.evolve(open_turn=None),
-                message_id,
-                turn.query,
-                tuple(steps),
-                failure=RunFailure(code, message),
-            )
+            failure = RunFailure(code, message)
+            run = RunResult(message_id, turn.query, tuple(steps), failure=failure)
+            return RunOutcome(state.evolve(open_turn=None), run)
 
         for step in range(self._max_steps):
             try:
@@ -356,9 +322,8 @@ class RunEngine:
                 record = TurnRecord(turn.query, answer, message_id, tuple(results))
                 keep = _turns_to_keep(state.history, record, self._max_history)
                 finished = state.with_turn_finished(record, keep=keep)
-                return RunOutcome(
-                    finished, message_id, turn.query, tuple(steps), answer=answer, usage=usage
-                )
+                run = RunResult(message_id, turn.query, tuple(steps), answer=answer, usage=usage)
+                return RunOutcome(finished, run)
             for call in cloud:
                 call_id = serial_id()
                 try:
@@ -377,15 +342,8 @@ class RunEngine:
                 waiting = replace(
                     turn, results=tuple(results), pending=pending, thought=thought, memo=memo
                 )
-                return RunOutcome(
-                    state.evolve(open_turn=waiting),
-                    message_id,
-                    turn.query,
-                    tuple(steps),
-                    pending,
-                    thought,
-                    usage=usage,
-                )
+                run = RunResult(message_id, turn.query, tuple(steps), pending, thought, usage=usage)
+                return RunOutcome(state.evolve(open_turn=waiting), run)
         return failed(
             EVENT_CODE_STEP_LIMIT,
             f"the agent made {self._max_steps} decisions in one run without an answer "
@@ -404,23 +362,8 @@ def record_run(
     seconds: float,
 ) -> RunRecord:
     """Return the inspector's record of one run (``query``: "" for a tool-outputs run)."""
+    run = outcome.run
     flat = tuple(text for output in outputs for text in (output.tool_call_id, output.output))
-    chars = RECORD_BYTES + len(query) + len(outcome.answer) + len(outcome.thought)
-    chars += sum(map(len, flat)) + sum(len(step.output) for step in outcome.cloud_steps)
-    return RunRecord(
-        outcome.message_id,
-        request_id,
-        started,
-        seconds,
-        stream,
-        query,
-        flat,
-        outcome.cloud_steps,
-        outcome.calls,
-        outcome.thought,
-        outcome.answer,
-        outcome.failure,
-        outcome.usage,
-        outcome.ending,
-        chars,
-    )
+    chars = RECORD_BYTES + len(query) + len(run.answer) + len(run.thought)
+    chars += sum(map(len, flat)) + sum(len(step.output) for step in run.cloud_steps)
+    return RunRecord(run, request_id, started, seconds, stream, query, flat, chars)
