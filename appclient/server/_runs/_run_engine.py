@@ -26,11 +26,7 @@ from .._agents._agent_api import (
     ToolResult,
 )
 from .._http._responses import bad_parameter, serial_id
-from .._settings import (
-    DEFAULT_MAX_AGENT_STEPS,
-    DEFAULT_MAX_HISTORY_CHARS,
-    DEFAULT_MAX_HISTORY_TURNS,
-)
+from .._settings import DEFAULT_MAX_AGENT_STEPS, DEFAULT_MAX_HISTORY_TURNS
 from .._state._state import (
     RECORD_BYTES,
     ConversationState,
@@ -90,22 +86,6 @@ class RunOutcome:
 def _default_thought(calls: Sequence[PendingCall]) -> str:
     names = "、".join(dict.fromkeys(call.name for call in calls))
     return f"需要调用本地工具 {names}"
-
-
-def _turns_to_keep(history: Sequence[TurnRecord], latest: TurnRecord, max_turns: int) -> int:
-    """How many turns, ``latest`` included, the history keeps: older ones while they fit.
-
-    Each run reads and writes the whole history, so a few huge queries or outputs must not
-    make every later run of the conversation slow; the latest turn is always kept.
-    """
-    budget = DEFAULT_MAX_HISTORY_CHARS - latest.chars
-    kept = 1
-    for turn in reversed(history[-(max_turns - 1) :] if max_turns > 1 else ()):
-        budget -= turn.chars
-        if budget < 0:
-            break
-        kept += 1
-    return kept
 
 
 def _added(total: dict[str, int] | None, more: dict[str, int] | None) -> dict[str, int] | None:
@@ -320,8 +300,7 @@ class RunEngine:
             if not decision.calls:
                 answer = decision.answer if isinstance(decision.answer, str) else ""
                 record = TurnRecord(turn.query, answer, message_id, tuple(results))
-                keep = _turns_to_keep(state.history, record, self._max_history)
-                finished = state.with_turn_finished(record, keep=keep)
+                finished = state.with_turn_finished(record, keep=self._max_history)
                 run = RunResult(message_id, turn.query, tuple(steps), answer=answer, usage=usage)
                 return RunOutcome(finished, run)
             for call in cloud:

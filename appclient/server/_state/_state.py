@@ -19,6 +19,7 @@ from typing import Any, Final, Generic, Literal, TypeVar
 from pydantic import TypeAdapter
 
 from .._agents._agent_api import ToolResult, Turn
+from .._settings import DEFAULT_MAX_HISTORY_CHARS
 
 #: Runs a conversation keeps for the inspector; older ones are dropped first.
 MAX_RUNS_KEPT: Final = 20
@@ -219,8 +220,19 @@ class ConversationState:
         )
 
     def with_turn_finished(self, record: TurnRecord, *, keep: int) -> ConversationState:
-        """Return a copy with ``record`` appended to the history (at most ``keep`` turns)."""
-        return self.evolve(open_turn=None, history=(*self.history, record)[-keep:])
+        """Return a copy with ``record`` appended to the history (at most ``keep`` turns).
+
+        Older turns are kept only while the history fits in ``DEFAULT_MAX_HISTORY_CHARS``:
+        every run reads and writes it whole. The latest turn is always kept.
+        """
+        kept = [record]
+        budget = DEFAULT_MAX_HISTORY_CHARS - record.chars
+        for turn in reversed(self.history[max(len(self.history) - keep + 1, 0) :]):
+            budget -= turn.chars
+            if budget < 0:
+                break
+            kept.append(turn)
+        return self.evolve(open_turn=None, history=tuple(reversed(kept)))
 
     def to_json(self) -> str:
         """Return the state as JSON text (for the SQLite store)."""
