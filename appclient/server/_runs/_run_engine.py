@@ -69,10 +69,7 @@ class Component(Protocol):
 
 
 class AgentFailure(Exception):  # noqa: N818 - reads better at the raise site than AgentError
-    """The agent raised or returned a decision the engine cannot carry out.
-
-    The engine ends the run with an ``error`` event (:data:`EVENT_CODE_AGENT_FAILED`).
-    """
+    """The agent raised or returned a decision the engine cannot carry out (an error event)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,10 +170,10 @@ class RunEngine:
         Raises:
             HTTPProblem: 400 naming the first ``tool_call_id`` that is not pending.
         """
-        turn = state.open_turn
+        turn = state.open_turn or OpenTurn("")  # no open turn: no output matches
         if not outputs:
             raise bad_parameter("tool_outputs", "must list at least one output")
-        pending = {call.call_id: call for call in turn.pending} if turn else {}
+        pending = {call.call_id for call in turn.pending}
         answered: dict[str, str] = {}
         for index, output in enumerate(outputs):
             field = f"tool_outputs[{index}].tool_call_id"
@@ -188,8 +185,6 @@ class RunEngine:
                     field, f"unknown tool_call_id {output.tool_call_id!r}; pending: {waiting}"
                 )
             answered[output.tool_call_id] = output.output
-        if turn is None:  # unreachable: every output above matched a pending call
-            raise bad_parameter("tool_outputs", "no tool call is pending")
         results = turn.results + tuple(
             ToolResult(call.call_id, call.name, call.arguments, answered[call.call_id])
             for call in turn.pending
