@@ -80,11 +80,6 @@ class RunOutcome:
     run: RunResult
 
 
-def _default_thought(calls: Sequence[PendingCall]) -> str:
-    names = "、".join(dict.fromkeys(call.name for call in calls))
-    return f"需要调用本地工具 {names}"
-
-
 def _added(total: dict[str, int] | None, more: dict[str, int] | None) -> dict[str, int] | None:
     """Token usage of two model calls together (``None`` when neither reported any)."""
     if not more:
@@ -312,7 +307,8 @@ class RunEngine:
                 pending = tuple(
                     PendingCall(serial_id(), call.name, dict(call.arguments)) for call in local
                 )
-                thought = decision.thought or _default_thought(pending)
+                names = "、".join(dict.fromkeys(call.name for call in local))
+                thought = decision.thought or f"需要调用本地工具 {names}"
                 waiting = replace(
                     turn, results=tuple(results), pending=pending, thought=thought, memo=memo
                 )
