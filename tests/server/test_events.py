@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from appclient._core._models import RunAnswer
 from appclient.server._agents._agent_api import ToolResult
 from appclient.server._runs._events import render_body, render_stream, split_answer, utc_date
-from appclient.server._runs._run_engine import RunFailure, RunOutcome
+from appclient.server._runs._run_engine import RunOutcome
 from appclient.server._settings import MAX_ANSWER_DELTAS
-from appclient.server._state._state import ConversationState, PendingCall
+from appclient.server._state._state import ConversationState, PendingCall, RunFailure, RunResult
 
 NEVER_NULL = (
     "event_code",
@@ -31,7 +31,7 @@ STEP = ToolResult("cloud-1", "WeatherQuery", {"city": "北京"}, "北京 晴 25�
 
 
 def _outcome(**fields) -> RunOutcome:
-    return RunOutcome(state=STATE, message_id="msg-1", query="北京天气", **fields)
+    return RunOutcome(STATE, RunResult("msg-1", "北京天气", **fields))
 
 
 def _body(outcome: RunOutcome) -> dict:

@@ -31,23 +31,23 @@ def _engine(agent, *components, **options) -> RunEngine:
 def test_local_call_ends_the_run_with_pending_calls() -> None:
     """A local call interrupts the run and waits in the conversation."""
     outcome = _engine(WeatherAgent()).start_turn(_state(WEATHER_TOOL), query="北京天气")
-    assert outcome.ending == "interrupt"
-    assert outcome.calls[0].name == "get_current_weather"
-    assert outcome.calls[0].arguments == {"location": "北京", "unit": "celsius"}
+    assert outcome.run.ending == "interrupt"
+    assert outcome.run.calls[0].name == "get_current_weather"
+    assert outcome.run.calls[0].arguments == {"location": "北京", "unit": "celsius"}
     assert outcome.state.open_turn is not None
-    assert outcome.state.open_turn.pending == outcome.calls
+    assert outcome.state.open_turn.pending == outcome.run.calls
 
 
 def test_outputs_complete_the_turn_and_enter_history() -> None:
     """Submitting every output lets the agent answer; the turn goes into the history."""
     engine = _engine(WeatherAgent())
     first = engine.start_turn(_state(WEATHER_TOOL), query="北京天气")
-    call_id = first.calls[0].call_id
+    call_id = first.run.calls[0].call_id
     second = engine.continue_turn(
         first.state, outputs=[ToolOutput(tool_call_id=call_id, output="25度")]
     )
-    assert second.ending == "answer"
-    assert second.answer == "根据工具结果：25度"
+    assert second.run.ending == "answer"
+    assert second.run.answer == "根据工具结果：25度"
     assert second.state.open_turn is None
     assert second.state.history[-1].answer == "根据工具结果：25度"
     assert second.state.history[-1].results[0].call_id == call_id
@@ -59,7 +59,7 @@ def test_agent_sees_the_turn_query_when_outputs_arrive() -> None:
     engine = _engine(agent)
     first = engine.start_turn(_state(WEATHER_TOOL), query="北京天气")
     engine.continue_turn(
-        first.state, outputs=[ToolOutput(tool_call_id=first.calls[0].call_id, output="x")]
+        first.state, outputs=[ToolOutput(tool_call_id=first.run.calls[0].call_id, output="x")]
     )
     assert [i.query for i in agent.inputs] == ["北京天气", "北京天气"]
     assert agent.inputs[1].results[0].output == "x"
@@ -78,16 +78,16 @@ def test_partial_outputs_repeat_the_remaining_calls() -> None:
     )
     engine = _engine(agent)
     first = engine.start_turn(_state(WEATHER_TOOL), query="两个城市")
-    tokyo, paris = first.calls
+    tokyo, paris = first.run.calls
     partial = engine.continue_turn(
         first.state, outputs=[ToolOutput(tool_call_id=tokyo.call_id, output="晴")]
     )
-    assert partial.ending == "interrupt"
-    assert partial.calls == (paris,)
+    assert partial.run.ending == "interrupt"
+    assert partial.run.calls == (paris,)
     final = engine.continue_turn(
         partial.state, outputs=[ToolOutput(tool_call_id=paris.call_id, output="雨")]
     )
-    assert final.ending == "answer"
+    assert final.run.ending == "answer"
     assert [r.output for r in agent.inputs[-1].results] == ["晴", "雨"]
 
 
@@ -107,7 +107,7 @@ def test_repeated_tool_call_id_is_a_400() -> None:
     """The same call answered twice in one request is rejected."""
     engine = _engine(WeatherAgent())
     first = engine.start_turn(_state(WEATHER_TOOL), query="北京天气")
-    call_id = first.calls[0].call_id
+    call_id = first.run.calls[0].call_id
     outputs = [ToolOutput(tool_call_id=call_id, output="a")] * 2
     with pytest.raises(HTTPProblem, match=r"tool_outputs\[1\]"):
         engine.continue_turn(first.state, outputs=outputs)
@@ -128,9 +128,9 @@ def test_cloud_component_runs_inside_the_run() -> None:
         [Decision.call(PlannedCall("Echo", {"text": "hi"}, cloud=True)), Decision.reply("fine")]
     )
     outcome = _engine(agent, echo).start_turn(_state(), query="q")
-    assert outcome.ending == "answer"
+    assert outcome.run.ending == "answer"
     assert echo.calls == [{"text": "hi"}]
-    assert outcome.cloud_steps[0].output == "echo:hi"
+    assert outcome.run.cloud_steps[0].output == "echo:hi"
     assert agent.inputs[1].results[0].cloud is True
 
 
@@ -147,23 +147,23 @@ def test_cloud_and_local_calls_in_one_run() -> None:
     )
     engine = _engine(agent, EchoComponent())
     first = engine.start_turn(_state(WEATHER_TOOL), query="q")
-    assert first.ending == "interrupt"
-    assert [s.name for s in first.cloud_steps] == ["Echo"]
+    assert first.run.ending == "interrupt"
+    assert [s.name for s in first.run.cloud_steps] == ["Echo"]
     final = engine.continue_turn(
-        first.state, outputs=[ToolOutput(tool_call_id=first.calls[0].call_id, output="o")]
+        first.state, outputs=[ToolOutput(tool_call_id=first.run.calls[0].call_id, output="o")]
     )
     assert [r.cloud for r in agent.inputs[-1].results] == [True, False]
-    assert final.answer == "both"
+    assert final.run.answer == "both"
 
 
 def test_failing_component_ends_the_run_with_an_error() -> None:
     """A component that raises gives an error ending and drops the turn."""
     agent = ListAgent([Decision.call(PlannedCall("Echo", {"text": "a"}, cloud=True))])
     outcome = _engine(agent, EchoComponent(fail=True)).start_turn(_state(), query="q")
-    assert outcome.ending == "error"
-    assert outcome.failure is not None
-    assert outcome.failure.code == EVENT_CODE_COMPONENT_FAILED
-    assert "echo is broken" in outcome.failure.message
+    assert outcome.run.ending == "error"
+    assert outcome.run.failure is not None
+    assert outcome.run.failure.code == EVENT_CODE_COMPONENT_FAILED
+    assert "echo is broken" in outcome.run.failure.message
     assert outcome.state.open_turn is None
 
 
@@ -171,25 +171,25 @@ def test_endless_component_calls_hit_the_step_limit() -> None:
     """An agent that never stops calling components ends with a step-limit error."""
     agent = ListAgent([Decision.call(PlannedCall("Echo", {"text": "a"}, cloud=True))] * 3)
     outcome = _engine(agent, EchoComponent(), max_steps=3).start_turn(_state(), query="q")
-    assert outcome.failure is not None
-    assert outcome.failure.code == EVENT_CODE_STEP_LIMIT
+    assert outcome.run.failure is not None
+    assert outcome.run.failure.code == EVENT_CODE_STEP_LIMIT
 
 
 def test_agent_exception_ends_the_run_with_an_error_naming_the_agent() -> None:
     """An agent that raises ends the run with an agent-failure error event, naming it."""
     outcome = _engine(ListAgent([])).start_turn(_state(), query="q")
-    assert outcome.failure is not None
-    assert outcome.failure.code == EVENT_CODE_AGENT_FAILED
-    assert "ListAgent" in outcome.failure.message
+    assert outcome.run.failure is not None
+    assert outcome.run.failure.code == EVENT_CODE_AGENT_FAILED
+    assert "ListAgent" in outcome.run.failure.message
 
 
 def test_call_to_an_unknown_tool_ends_the_run_with_an_error_naming_it() -> None:
     """An agent (a ScriptedAgent's PlannedCall) calling an undeclared tool fails the run."""
     agent = ListAgent([Decision.call(PlannedCall("ghost", {})), Decision.reply("never")])
     outcome = _engine(agent).start_turn(_state(), query="q")
-    assert outcome.failure is not None
-    assert "'ghost'" in outcome.failure.message
-    assert outcome.answer == ""
+    assert outcome.run.failure is not None
+    assert "'ghost'" in outcome.run.failure.message
+    assert outcome.run.answer == ""
 
 
 def test_forced_local_tool_interrupts_with_its_input() -> None:
@@ -205,7 +205,7 @@ def test_forced_local_tool_interrupts_with_its_input() -> None:
     )
     agent = ListAgent([])
     outcome = _engine(agent).start_turn(_state(WEATHER_TOOL), query="q", tool_choice=choice)
-    assert outcome.calls[0].arguments == {"location": "上海", "unit": "celsius"}
+    assert outcome.run.calls[0].arguments == {"location": "上海", "unit": "celsius"}
     assert agent.inputs == []
 
 
@@ -220,7 +220,7 @@ def test_forced_tool_fills_one_missing_required_input_from_the_query() -> None:
     outcome = _engine(ListAgent([])).start_turn(
         _state(WEATHER_TOOL), query="上海", tool_choice=choice
     )
-    assert outcome.calls[0].arguments == {"unit": "celsius", "location": "上海"}
+    assert outcome.run.calls[0].arguments == {"unit": "celsius", "location": "上海"}
 
 
 def test_forced_cloud_component_result_is_the_answer() -> None:
@@ -234,8 +234,8 @@ def test_forced_cloud_component_result_is_the_answer() -> None:
         _state(WEATHER_TOOL), query="北京", tool_choice=choice
     )
     assert echo.calls == [{"text": "北京"}]
-    assert outcome.answer == "echo:北京"
-    assert [step.name for step in outcome.cloud_steps] == ["WeatherQuery"]
+    assert outcome.run.answer == "echo:北京"
+    assert [step.name for step in outcome.run.cloud_steps] == ["WeatherQuery"]
     assert agent.inputs == []
 
 
@@ -259,7 +259,7 @@ def test_new_query_drops_the_pending_round() -> None:
     engine = _engine(WeatherAgent())
     first = engine.start_turn(_state(WEATHER_TOOL), query="北京天气")
     second = engine.start_turn(replace(first.state), query="你好")
-    old = first.calls[0].call_id
+    old = first.run.calls[0].call_id
     with pytest.raises(HTTPProblem):
         engine.continue_turn(second.state, outputs=[ToolOutput(tool_call_id=old, output="x")])
 

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from ..._core._models import CreateConversationRequest, FeedbackRequest, RunRequest
-from .._runs._events import live_message, render_body, render_stream, utc_date
+from .._runs._events import live_message, message_head, render_body, render_stream, utc_date
 from .._runs._live_run import live_messages
 from .._runs._run_engine import Emit, RunEngine, record_run
 from .._runs._tool_choice import forced_tool_name
@@ -233,18 +233,12 @@ class Endpoints:
         self.running[conversation_id] = running
         if emit is not None:
             send = emit
+            head = message_head(conversation_id, message_id or "", ctx.request_id, date)
 
             def emit(text: str) -> None:
                 if text:
                     running["answer"] += text
-                    message = live_message(
-                        text,
-                        first=not sent,
-                        conversation_id=conversation_id,
-                        message_id=message_id or "",
-                        request_id=ctx.request_id,
-                        date=date,
-                    )
+                    message = live_message(text, head, first=not sent)
                     sent.append(message)
                     text = message
                 send(text)
@@ -295,7 +289,7 @@ class Endpoints:
             committed = self.store.commit_run(
                 outcome.state.evolve(runs=runs),
                 lease_id=lease_id,
-                message_id=outcome.message_id,
+                message_id=outcome.run.message_id,
                 replay=replay,
             )
         except BaseException:

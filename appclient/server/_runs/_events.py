@@ -15,8 +15,9 @@ from typing import Any
 
 from .._http._responses import serial_id
 from .._settings import DEFAULT_ANSWER_DELTA_CHARS, MAX_ANSWER_DELTAS
+from .._state._state import RunFailure, RunResult
 from ._json_template import Hole, JsonTemplate, json_text, string_text
-from ._run_engine import RunFailure, RunOutcome
+from ._run_engine import RunOutcome
 
 #: The ``usage.name`` the reference agent reports (its figures are character counts).
 USAGE_MODEL_NAME = "appclient-reference-agent"
@@ -158,8 +159,8 @@ def _delta_event(text: str) -> str:
     return _DELTA_EVENT.fill(event_id=_event_id(), text=string_text(text))
 
 
-def _done_event(outcome: RunOutcome, text: str) -> str:
-    usage = _usage(outcome.query, outcome.answer, outcome.usage)
+def _done_event(run: RunResult, text: str) -> str:
+    usage = _usage(run.query, run.answer, run.usage)
     return _DONE_EVENT.fill(event_id=_event_id(), text=string_text(text), **usage)
 
 
@@ -169,14 +170,14 @@ def _error_event(failure: RunFailure) -> str:
     )
 
 
-def _cloud_events(outcome: RunOutcome, *, hosted: bool = False) -> list[str]:
+def _cloud_events(run: RunResult, *, hosted: bool = False) -> list[str]:
     """Each cloud step's function_call and result.
 
     ``hosted`` adds each component's own ``preparing`` and ``success``, as the hosted service
     streams them (its recording, docs/protocol.md section 10).
     """
     events = []
-    for step in outcome.cloud_steps:
+    for step in run.cloud_steps:
         name = string_text(step.name)
         events.append(_function_call_event(name, json_text(step.arguments)))
         if hosted:
@@ -188,13 +189,13 @@ def _cloud_events(outcome: RunOutcome, *, hosted: bool = False) -> list[str]:
     return events
 
 
-def _tool_round(outcome: RunOutcome) -> list[str]:
+def _tool_round(run: RunResult) -> list[str]:
     # Each call's values are encoded once for the three events that repeat them.
     calls = [
         (string_text(call.call_id), string_text(call.name), json_text(call.arguments))
-        for call in outcome.calls
+        for call in run.calls
     ]
-    events = _cloud_events(outcome)
+    events = _cloud_events(run)
     events += [_function_call_event(name, arguments) for _, name, arguments in calls]
     tool_calls = ",".join(
         _TOOL_CALL.fill(call_id=call_id, name=name, arguments=arguments)
@@ -203,18 +204,20 @@ def _tool_round(outcome: RunOutcome) -> list[str]:
     call_id, name, arguments = calls[0]
     interrupt = _INTERRUPT_EVENT.fill(
         event_id=_event_id(),
-        thought=string_text(outcome.thought),
+        thought=string_text(run.thought),
         name=name,
         arguments=arguments,
         call_id=call_id,
         tool_calls=f"[{tool_calls}]",
-        **_usage(outcome.query, outcome.thought, outcome.usage),
+        **_usage(run.query, run.thought, run.usage),
     )
     return [*events, interrupt]
 
 
-def _head(conversation_id: str, message_id: str, request_id: str, date: str) -> dict[str, str]:
-    """The JSON texts every message of one run repeats."""
+def message_head(
+    conversation_id: str, message_id: str, request_id: str, date: str
+) -> dict[str, str]:
+    """Return the JSON texts every message of one run repeats (for :func:`live_message`)."""
     return {
         "request_id": string_text(request_id),
         "date": string_text(date),
@@ -233,14 +236,7 @@ def _message(head: dict[str, str], events: list[str], answer: str, is_completion
 
 
 def live_message(
-    text: str,
-    *,
-    first: bool = False,
-    failure: RunFailure | None = None,
-    conversation_id: str,
-    message_id: str,
-    request_id: str,
-    date: str,
+    text: str, head: dict[str, str], *, first: bool = False, failure: RunFailure | None = None
 ) -> str:
     """One SSE message of a run still at work: an answer delta, or ``failure``'s last message.
 
@@ -252,32 +248,30 @@ def live_message(
     else:
         events = [_status_event("preparing")] if first else []
         events.append(_delta_event(text))
-    head = _head(conversation_id, message_id, request_id, date)
     return _message(head, events, text, failure is not None)
 
 
-def _round_or_failure(outcome: RunOutcome) -> list[str] | None:
+def _round_or_failure(run: RunResult) -> list[str] | None:
     """The events of a run that ends in a tool round or an error (one message); None else."""
-    if outcome.failure is not None:
-        return [*_cloud_events(outcome), _error_event(outcome.failure)]
-    return _tool_round(outcome) if outcome.calls else None
+    if run.failure is not None:
+        return [*_cloud_events(run), _error_event(run.failure)]
+    return _tool_round(run) if run.calls else None
 
 
 def render_body(outcome: RunOutcome, *, request_id: str, date: str) -> str:
     """Return the non-stream body of a run as JSON text: every event, the whole answer."""
-    events = _round_or_failure(outcome)
+    run = outcome.run
+    events = _round_or_failure(run)
     if events is None:
         events = [
             _status_event("preparing"),
-            *_cloud_events(outcome),
-            _done_event(outcome, outcome.answer),
+            *_cloud_events(run),
+            _done_event(run, run.answer),
             _status_event("success"),
         ]
-    ending = outcome.ending
-    head = _head(outcome.state.conversation_id, outcome.message_id, request_id, date)
-    return _message(
-        head, events, outcome.answer if ending == "answer" else "", ending != "interrupt"
-    )
+    head = message_head(outcome.state.conversation_id, run.message_id, request_id, date)
+    answer = run.answer if run.ending == "answer" else ""
+    return _message(head, events, answer, run.ending != "interrupt")
 
 
 def render_stream(
@@ -293,28 +287,29 @@ def render_stream(
     ``sent`` is the answer text already streamed live (:func:`live_message`, whose first
     message opened the run): only the rest of the answer follows.
     """
-    head = _head(outcome.state.conversation_id, outcome.message_id, request_id, date)
-    early = _round_or_failure(outcome)
+    run = outcome.run
+    head = message_head(outcome.state.conversation_id, run.message_id, request_id, date)
+    early = _round_or_failure(run)
     if early is not None:  # one message; an interrupt is no completion, plain or streamed
-        return [_message(head, early, "", outcome.failure is not None)]
-    hosted = bool(outcome.cloud_steps) and not sent
+        return [_message(head, early, "", run.failure is not None)]
+    hosted = bool(run.cloud_steps) and not sent
     if hosted:  # as the hosted service streams cloud steps: one event a message
-        origin = json_text({"origin_query": outcome.query})
+        origin = json_text({"origin_query": run.query})
         opening = [
-            *_cloud_events(outcome, hosted=True),
+            *_cloud_events(run, hosted=True),
             _function_call_event(_AGENT_NAME_TEXT, origin),
             _status_event("preparing"),
         ]
         groups = [([event], "") for event in opening]
     else:
-        opening = _cloud_events(outcome) if sent else [_status_event("preparing")]
+        opening = _cloud_events(run) if sent else [_status_event("preparing")]
         groups = [(opening, "")] if opening else []
-    rest = outcome.answer
+    rest = run.answer
     if sent:  # the deltas sent live end where the answer's rest begins
         rest = rest[len(sent) :] if rest.startswith(sent) else ""
     for delta in split_answer(rest, max_chars=max_delta_chars):
         groups.append(([_delta_event(delta)], delta))
-    groups.append(([_done_event(outcome, "")], ""))
+    groups.append(([_done_event(run, "")], ""))
     groups.append(([_status_event("success")], ""))
     if hosted:
         groups.append(([], ""))  # the hosted service ends such a stream with an empty message

@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 from .._http._responses import HTTPProblem
-from ._events import live_message
-from ._run_engine import Emit, RunFailure
+from .._state._state import RunFailure
+from ._events import live_message, message_head
+from ._run_engine import Emit
 
 _log = logging.getLogger("appclient.server")
 #: ``event_code`` of a live run that failed on the server after its first message.
@@ -82,14 +83,8 @@ def live_messages(
                 problem = item.message if isinstance(item, HTTPProblem) else "unexpected error"
                 failure = RunFailure(EVENT_CODE_SERVER_FAILED, f"the run failed: {problem}")
                 _log.error("live run %s failed", message_id, exc_info=item)
-                yield live_message(
-                    "",
-                    failure=failure,
-                    request_id=request_id,
-                    date=date,
-                    conversation_id=conversation_id,
-                    message_id=message_id,
-                )
+                head = message_head(conversation_id, message_id, request_id, date)
+                yield live_message("", head, failure=failure)
                 return
 
     return messages()

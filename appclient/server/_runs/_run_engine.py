@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from ..._core._models import Tool, ToolChoice, ToolOutput
 from .._agents._agent_api import (
@@ -26,17 +26,15 @@ from .._agents._agent_api import (
     ToolResult,
 )
 from .._http._responses import bad_parameter, serial_id
-from .._settings import (
-    DEFAULT_MAX_AGENT_STEPS,
-    DEFAULT_MAX_HISTORY_CHARS,
-    DEFAULT_MAX_HISTORY_TURNS,
-)
+from .._settings import DEFAULT_MAX_AGENT_STEPS, DEFAULT_MAX_HISTORY_TURNS
 from .._state._state import (
     RECORD_BYTES,
     ConversationState,
     OpenTurn,
     PendingCall,
+    RunFailure,
     RunRecord,
+    RunResult,
     ToolMemo,
     TurnRecord,
 )
@@ -71,68 +69,15 @@ class Component(Protocol):
 
 
 class AgentFailure(Exception):  # noqa: N818 - reads better at the raise site than AgentError
-    """The agent raised or returned a decision the engine cannot carry out.
-
-    The engine ends the run with an ``error`` event (:data:`EVENT_CODE_AGENT_FAILED`).
-    """
-
-
-@dataclass(frozen=True, slots=True)
-class RunFailure:
-    """Why a run ended with an ``error`` event."""
-
-    code: int
-    message: str
+    """The agent raised or returned a decision the engine cannot carry out (an error event)."""
 
 
 @dataclass(frozen=True, slots=True)
 class RunOutcome:
-    """Everything one run did, and the conversation state to save afterwards.
-
-    Attributes:
-        query: The query of the turn (for usage figures).
-        calls: Local calls the run ends with (non-empty for an interrupt).
-        usage: The model's token usage over the run's decisions, when the agent reported
-            it; ``None`` means count characters.
-    """
+    """What one run made, and the conversation state to save afterwards."""
 
     state: ConversationState
-    message_id: str
-    query: str
-    cloud_steps: tuple[ToolResult, ...] = ()
-    calls: tuple[PendingCall, ...] = ()
-    thought: str = ""
-    answer: str = ""
-    failure: RunFailure | None = None
-    usage: dict[str, int] | None = None
-
-    @property
-    def ending(self) -> Literal["interrupt", "answer", "error"]:
-        """How the run ends: ``interrupt``, ``answer`` or ``error``."""
-        if self.failure is not None:
-            return "error"
-        return "interrupt" if self.calls else "answer"
-
-
-def _default_thought(calls: Sequence[PendingCall]) -> str:
-    names = "、".join(dict.fromkeys(call.name for call in calls))
-    return f"需要调用本地工具 {names}"
-
-
-def _turns_to_keep(history: Sequence[TurnRecord], latest: TurnRecord, max_turns: int) -> int:
-    """How many turns, ``latest`` included, the history keeps: older ones while they fit.
-
-    Each run reads and writes the whole history, so a few huge queries or outputs must not
-    make every later run of the conversation slow; the latest turn is always kept.
-    """
-    budget = DEFAULT_MAX_HISTORY_CHARS - latest.chars
-    kept = 1
-    for turn in reversed(history[-(max_turns - 1) :] if max_turns > 1 else ()):
-        budget -= turn.chars
-        if budget < 0:
-            break
-        kept += 1
-    return kept
+    run: RunResult
 
 
 def _added(total: dict[str, int] | None, more: dict[str, int] | None) -> dict[str, int] | None:
@@ -220,10 +165,10 @@ class RunEngine:
         Raises:
             HTTPProblem: 400 naming the first ``tool_call_id`` that is not pending.
         """
-        turn = state.open_turn
+        turn = state.open_turn or OpenTurn("")  # no open turn: no output matches
         if not outputs:
             raise bad_parameter("tool_outputs", "must list at least one output")
-        pending = {call.call_id: call for call in turn.pending} if turn else {}
+        pending = {call.call_id for call in turn.pending}
         answered: dict[str, str] = {}
         for index, output in enumerate(outputs):
             field = f"tool_outputs[{index}].tool_call_id"
@@ -235,8 +180,6 @@ class RunEngine:
                     field, f"unknown tool_call_id {output.tool_call_id!r}; pending: {waiting}"
                 )
             answered[output.tool_call_id] = output.output
-        if turn is None:  # unreachable: every output above matched a pending call
-            raise bad_parameter("tool_outputs", "no tool call is pending")
         results = turn.results + tuple(
             ToolResult(call.call_id, call.name, call.arguments, answered[call.call_id])
             for call in turn.pending
@@ -248,13 +191,10 @@ class RunEngine:
             return self._drive(state, turn, None, None, message_id, emit)
         if emit is not None:
             emit("")
-        return RunOutcome(
-            state.evolve(open_turn=turn),
-            message_id or serial_id(),
-            turn.query,
-            calls=remaining,
-            thought=turn.thought,
+        run = RunResult(
+            message_id or serial_id(), turn.query, calls=remaining, thought=turn.thought
         )
+        return RunOutcome(state.evolve(open_turn=turn), run)
 
     def _decide(self, agent_input: AgentInput, emit: Emit | None) -> Decision:
         """Ask the agent; raise :class:`AgentFailure` for anything but a usable decision."""
@@ -317,13 +257,9 @@ class RunEngine:
         usage: dict[str, int] | None = None
 
         def failed(code: int, message: str) -> RunOutcome:
-            return RunOutcome(
-                state.evolve(open_turn=None),
-                message_id,
-                turn.query,
-                tuple(steps),
-                failure=RunFailure(code, message),
-            )
+            failure = RunFailure(code, message)
+            run = RunResult(message_id, turn.query, tuple(steps), failure=failure)
+            return RunOutcome(state.evolve(open_turn=None), run)
 
         for step in range(self._max_steps):
             try:
@@ -354,11 +290,9 @@ class RunEngine:
             if not decision.calls:
                 answer = decision.answer if isinstance(decision.answer, str) else ""
                 record = TurnRecord(turn.query, answer, message_id, tuple(results))
-                keep = _turns_to_keep(state.history, record, self._max_history)
-                finished = state.with_turn_finished(record, keep=keep)
-                return RunOutcome(
-                    finished, message_id, turn.query, tuple(steps), answer=answer, usage=usage
-                )
+                finished = state.with_turn_finished(record, keep=self._max_history)
+                run = RunResult(message_id, turn.query, tuple(steps), answer=answer, usage=usage)
+                return RunOutcome(finished, run)
             for call in cloud:
                 call_id = serial_id()
                 try:
@@ -373,19 +307,13 @@ class RunEngine:
                 pending = tuple(
                     PendingCall(serial_id(), call.name, dict(call.arguments)) for call in local
                 )
-                thought = decision.thought or _default_thought(pending)
+                names = "、".join(dict.fromkeys(call.name for call in local))
+                thought = decision.thought or f"需要调用本地工具 {names}"
                 waiting = replace(
                     turn, results=tuple(results), pending=pending, thought=thought, memo=memo
                 )
-                return RunOutcome(
-                    state.evolve(open_turn=waiting),
-                    message_id,
-                    turn.query,
-                    tuple(steps),
-                    pending,
-                    thought,
-                    usage=usage,
-                )
+                run = RunResult(message_id, turn.query, tuple(steps), pending, thought, usage=usage)
+                return RunOutcome(state.evolve(open_turn=waiting), run)
         return failed(
             EVENT_CODE_STEP_LIMIT,
             f"the agent made {self._max_steps} decisions in one run without an answer "
@@ -404,23 +332,8 @@ def record_run(
     seconds: float,
 ) -> RunRecord:
     """Return the inspector's record of one run (``query``: "" for a tool-outputs run)."""
+    run = outcome.run
     flat = tuple(text for output in outputs for text in (output.tool_call_id, output.output))
-    chars = RECORD_BYTES + len(query) + len(outcome.answer) + len(outcome.thought)
-    chars += sum(map(len, flat)) + sum(len(step.output) for step in outcome.cloud_steps)
-    return RunRecord(
-        outcome.message_id,
-        request_id,
-        started,
-        seconds,
-        stream,
-        query,
-        flat,
-        outcome.cloud_steps,
-        outcome.calls,
-        outcome.thought,
-        outcome.answer,
-        outcome.failure,
-        outcome.usage,
-        outcome.ending,
-        chars,
-    )
+    chars = RECORD_BYTES + len(query) + len(run.answer) + len(run.thought)
+    chars += sum(map(len, flat)) + sum(len(step.output) for step in run.cloud_steps)
+    return RunRecord(run, request_id, started, seconds, stream, query, flat, chars)

@@ -36,9 +36,7 @@ def fingerprint(path: str, payload: Any) -> str:
 
 def check_key(key: str | None) -> str | None:
     """Return the key if it is usable, ``None`` when absent; 400 when malformed."""
-    if key is None:
-        return None
-    key = key.strip()
+    key = (key or "").strip()
     if not key:
         return None
     if len(key) > MAX_IDEMPOTENCY_KEY_LENGTH or not key.isprintable():

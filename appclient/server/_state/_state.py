@@ -14,11 +14,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from types import EllipsisType
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, Literal, TypeVar
 
 from pydantic import TypeAdapter
 
 from .._agents._agent_api import ToolResult, Turn
+from .._settings import DEFAULT_MAX_HISTORY_CHARS
 
 #: Runs a conversation keeps for the inspector; older ones are dropped first.
 MAX_RUNS_KEPT: Final = 20
@@ -28,24 +29,67 @@ RECORD_BYTES: Final = 512  # a record's own memory, besides the texts it refers 
 
 
 @dataclass(frozen=True, slots=True)
-class RunRecord:
-    """One run, as the inspector shows it (see :func:`run_view`); it refers to what the run made."""
+class PendingCall:
+    """A local tool call sent to the program and not answered yet."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RunFailure:
+    """Why a run ended with an ``error`` event."""
+
+    code: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """What one run made, without the conversation state (which a :class:`RunRecord` keeps).
+
+    Attributes:
+        query: The query of the turn (for usage figures).
+        calls: Local calls the run ends with (non-empty for an interrupt).
+        usage: The model's token usage over the run's decisions, when the agent reported
+            it; ``None`` means count characters.
+    """
 
     message_id: str
+    query: str
+    cloud_steps: tuple[ToolResult, ...] = ()
+    calls: tuple[PendingCall, ...] = ()
+    thought: str = ""
+    answer: str = ""
+    failure: RunFailure | None = None
+    usage: dict[str, int] | None = None
+
+    @property
+    def ending(self) -> Literal["interrupt", "answer", "error"]:
+        """How the run ends: ``interrupt``, ``answer`` or ``error``."""
+        if self.failure is not None:
+            return "error"
+        return "interrupt" if self.calls else "answer"
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """One run, as the inspector shows it (see :func:`run_view`).
+
+    Attributes:
+        query: What the request asked ("" for a tool-outputs run).
+        outputs: Tool call id, output, tool call id, output, ...
+        chars: Roughly the characters it keeps alive (for the memory store's accounting).
+    """
+
+    run: RunResult
     request_id: str
     started: float
     seconds: float
     stream: bool
     query: str
-    outputs: tuple[str, ...]  # tool call id, output, tool call id, output, ...
-    cloud_steps: tuple[Any, ...]
-    calls: tuple[Any, ...]
-    thought: str
-    answer: str
-    failure: Any
-    usage: dict[str, int] | None
-    ending: str
-    #: Roughly the characters it keeps alive (for the memory store's accounting).
+    outputs: tuple[str, ...]
     chars: int
 
 
@@ -59,10 +103,11 @@ def _arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
     return {key: _clip(v) if isinstance(v, str) else v for key, v in arguments.items()}
 
 
-def run_view(run: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
+def run_view(record: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
     """Return a run as the inspector's JSON (texts clipped); a view passes through as is."""
-    if not isinstance(run, RunRecord):
-        return dict(run)  # loaded from the SQLite store, which saves views
+    if not isinstance(record, RunRecord):
+        return dict(record)  # loaded from the SQLite store, which saves views
+    run = record.run
     events: list[dict[str, Any]] = [
         {
             "kind": "component",
@@ -86,28 +131,19 @@ def run_view(run: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
         events.append({"kind": "answer", "text": _clip(run.answer)})
     return {
         "message_id": run.message_id,
-        "request_id": run.request_id,
-        "started": run.started,
-        "seconds": run.seconds,
-        "stream": run.stream,
-        "query": _clip(run.query),
+        "request_id": record.request_id,
+        "started": record.started,
+        "seconds": record.seconds,
+        "stream": record.stream,
+        "query": _clip(record.query),
         "outputs": [
-            {"tool_call_id": run.outputs[i], "output": _clip(run.outputs[i + 1])}
-            for i in range(0, len(run.outputs), 2)
+            {"tool_call_id": record.outputs[i], "output": _clip(record.outputs[i + 1])}
+            for i in range(0, len(record.outputs), 2)
         ],
         "events": events,
         "ending": run.ending,
         "usage": run.usage,
     }
-
-
-@dataclass(frozen=True, slots=True)
-class PendingCall:
-    """A local tool call sent to the program and not answered yet."""
-
-    call_id: str
-    name: str
-    arguments: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,8 +220,19 @@ class ConversationState:
         )
 
     def with_turn_finished(self, record: TurnRecord, *, keep: int) -> ConversationState:
-        """Return a copy with ``record`` appended to the history (at most ``keep`` turns)."""
-        return self.evolve(open_turn=None, history=(*self.history, record)[-keep:])
+        """Return a copy with ``record`` appended to the history (at most ``keep`` turns).
+
+        Older turns are kept only while the history fits in ``DEFAULT_MAX_HISTORY_CHARS``:
+        every run reads and writes it whole. The latest turn is always kept.
+        """
+        kept = [record]
+        budget = DEFAULT_MAX_HISTORY_CHARS - record.chars
+        for turn in reversed(self.history[max(len(self.history) - keep + 1, 0) :]):
+            budget -= turn.chars
+            if budget < 0:
+                break
+            kept.append(turn)
+        return self.evolve(open_turn=None, history=tuple(reversed(kept)))
 
     def to_json(self) -> str:
         """Return the state as JSON text (for the SQLite store)."""
