@@ -274,8 +274,8 @@ class Dispatcher:
         except ArgumentsDecodeError as exc:
             problem = [("<arguments>", str(exc))]
             raise invalid_arguments(tool.name, problem, tool_call_id=request.id) from None
-        problems = [(key, _BOUND_PROBLEM) for key in arguments if key in tool.bound_names]
-        given = {k: v for k, v in arguments.items() if k not in tool.bound_names}
+        problems = [(key, _BOUND_PROBLEM) for key in arguments if key in tool.bound]
+        given = {k: v for k, v in arguments.items() if k not in tool.bound}
         try:
             args, kwargs = tool.spec.validate_arguments(given)
         except ToolArgumentsError as exc:
@@ -345,11 +345,7 @@ def _short_repr(value: Any, secrets: tuple[str, ...]) -> str:
 
 
 def _scrub(exc: BaseException, secrets: tuple[str, ...]) -> bool:
-    """Redact secrets in place from the exception and all it chains; False if some still leak.
-
-    A traceback prints the ``__cause__``/``__context__`` chain, notes and the members of
-    exception groups, so each is cleaned; a custom ``__str__`` may still show a secret.
-    """
+    """Redact secrets in place from what a traceback prints of ``exc``; False if some still leak."""
     if not secrets:
         return True
     pending: list[BaseException | None] = [exc]
@@ -418,8 +414,7 @@ def _finished(ready: _Ready, outcome: Outcome) -> ToolCallRecord:
 def _approved_rerun(ready: _Ready, approve: ApprovalCallback | None) -> Any:
     """Ask to approve a call whose tool answered ``needs_approval``; re-run it if approved.
 
-    LazyLLM's convention: a risky tool first answers ``{"status": "needs_approval", ...}``,
-    and runs for real when called again with ``allow_unsafe=True``.
+    LazyLLM's convention: the tool runs for real when called again with ``allow_unsafe=True``.
     """
     _approve(ready, approve)
     if "allow_unsafe" not in inspect.signature(ready.tool.func).parameters:
