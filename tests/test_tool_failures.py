@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
-from appclient import ToolError
+from appclient import ApprovalRequest, ToolError, ToolRegistry
 from appclient._core._errors import suggest_names
 from appclient._tools._tool_failures import (
-    approval_declined,
-    call_failed,
     describe_exception,
     failure_output,
     invalid_arguments,
     invalid_call,
-    timed_out,
     unknown_tool,
-    unserializable_result,
 )
+from appclient._tools._tool_results import ResultSerializationError
 from appclient.errors import (
     ToolApprovalDeniedError,
     ToolArgumentsError,
@@ -27,55 +28,116 @@ from appclient.errors import (
 
 NAMES = ["get_weather", "get_forecast", "Weather__alerts", "calculator"]
 
-CASES: list[tuple[str, ToolError, type[ToolError], list[str]]] = [
+
+def _raised(registry: ToolRegistry, name: str) -> ToolError:
+    """The error a registry's dispatch raises for one call of ``name`` without arguments."""
+    with pytest.raises(ToolError) as caught:
+        registry.dispatch([{"id": "c1", "function": {"name": name}}], raise_errors=True)
+    return caught.value
+
+
+def _call_failed() -> ToolError:
+    def get_weather() -> str:
+        """Fail."""
+        raise ValueError("unknown city")
+
+    return _raised(ToolRegistry([get_weather]), "get_weather")
+
+
+def _timed_out(name: str = "slow") -> ToolError:
+    release = threading.Event()
+
+    def slow() -> None:
+        """Wait to be released."""
+        release.wait(5)
+
+    registry = ToolRegistry()
+    registry.add(slow, name=name, timeout=0.05)
+    try:
+        return _raised(registry, name)
+    finally:
+        release.set()
+
+
+def _approval_declined() -> ToolError:
+    def refuse(request: ApprovalRequest) -> bool:
+        """Refuse with a reason."""
+        raise ToolApprovalDeniedError("not today")
+
+    def delete_file() -> None:
+        """Never runs."""
+
+    registry = ToolRegistry(approve=refuse)
+    registry.add(delete_file, requires_approval=True)
+    return _raised(registry, "delete_file")
+
+
+def _unserializable_result() -> ToolError:
+    def f() -> Any:
+        """Return what the serializer refuses."""
+        return object()
+
+    def no_json_form(value: Any) -> str:
+        """Refuse every value."""
+        raise ResultSerializationError("no JSON form")
+
+    return _raised(ToolRegistry([f], serialize=no_json_form), "f")
+
+
+CASES: list[tuple[str, Callable[[], ToolError], type[ToolError], list[str]]] = [
     (
         "unknown tool",
-        unknown_tool("get_wether", NAMES),
+        lambda: unknown_tool("get_wether", NAMES),
         ToolNotFoundError,
         ["'get_wether'", "Did you mean 'get_weather'", "available tools: get_weather"],
     ),
     (
         "invalid arguments",
-        invalid_arguments("get_weather", [("city", "field required"), ("days", "not an int")]),
+        lambda: invalid_arguments(
+            "get_weather", [("city", "field required"), ("days", "not an int")]
+        ),
         ToolArgumentsError,
         ["'get_weather'", "'city': field required", "'days': not an int", "again"],
     ),
     (
         "invalid call",
-        invalid_call("the tool call has no tool name"),
+        lambda: invalid_call("the tool call has no tool name"),
         ToolArgumentsError,
         ["invalid tool call", "no tool name"],
     ),
     (
         "tool raised",
-        call_failed("get_weather", "ValueError: unknown city"),
+        _call_failed,
         ToolExecutionError,
         ["'get_weather' failed", "ValueError: unknown city"],
     ),
     (
         "timeout",
-        timed_out("slow", 2.5),
+        _timed_out,
         ToolTimeoutError,
-        ["'slow'", "2.5 seconds"],
+        ["'slow'", "0.05 seconds"],
     ),
     (
         "declined",
-        approval_declined("delete_file", "not today"),
+        _approval_declined,
         ToolApprovalDeniedError,
         ["user declined", "'delete_file'", "not today"],
     ),
     (
         "unserializable",
-        unserializable_result("f", "no JSON form"),
+        _unserializable_result,
         ToolExecutionError,
         ["'f'", "no JSON form"],
     ),
 ]
 
 
-@pytest.mark.parametrize(("case", "error", "kind", "needles"), CASES, ids=[c[0] for c in CASES])
-def test_failure_messages(case: str, error: ToolError, kind: type, needles: list[str]) -> None:
+@pytest.mark.parametrize(("case", "make", "kind", "needles"), CASES, ids=[c[0] for c in CASES])
+def test_failure_messages(
+    case: str, make: Callable[[], ToolError], kind: type, needles: list[str]
+) -> None:
     """Each failure is the right ToolError subclass and its output names what went wrong."""
+    error = make()
     assert isinstance(error, kind)
     text = failure_output(error)
     assert text.startswith("Error: ")
@@ -85,7 +147,7 @@ def test_failure_messages(case: str, error: ToolError, kind: type, needles: list
 
 def test_timeout_does_not_claim_the_tool_was_stopped() -> None:
     """A timed-out thread cannot be stopped, so the agent is warned it may still take effect."""
-    text = str(timed_out("send_email", 5))
+    text = str(_timed_out("send_email"))
     assert "stopped" not in text
     assert "may still" in text
 

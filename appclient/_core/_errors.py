@@ -12,7 +12,7 @@ import functools
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, quote_plus
 
 from ._constants import (
@@ -21,6 +21,9 @@ from ._constants import (
     REDACT_INSIDE_WORDS_MIN_LENGTH,
     TOOLKIT_NAME_SEPARATOR,
 )
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class AppClientError(Exception):
@@ -58,6 +61,14 @@ def wrong_kind(
 ) -> InvalidRequestError:
     """The one wording of a refusal: ``<where> must be <expected>, got <type>``."""
     return error(f"{where} must be {expected}, got {type(value).__name__}")
+
+
+def validation_problems(exc: ValidationError, whole: str) -> str:
+    """Each problem of ``exc`` as ``loc: msg``, joined by ``; `` (``whole`` names an empty loc)."""
+    return "; ".join(
+        f"{'.'.join(str(part) for part in error['loc']) or whole}: {error['msg']}"
+        for error in exc.errors()
+    )
 
 
 def suggest_names(name: str, available: Iterable[str]) -> list[str]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypedDict, get_args
 from pydantic import BaseModel, ValidationError
 
 from .._manifest._coerce import ToolsLike, listed, tool_name, tools_to_wire
-from ._errors import InvalidRequestError, did_you_mean, wrong_kind
+from ._errors import InvalidRequestError, did_you_mean, validation_problems, wrong_kind
 from ._models import FeedbackType, ToolChoice, ToolOutput
 
 if TYPE_CHECKING:
@@ -130,10 +130,7 @@ def _validated(model: type[BaseModel], value: Any, where: str) -> dict[str, Any]
     try:
         instance = value if isinstance(value, model) else model.model_validate(value)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc']) or 'value'}: {error['msg']}"
-            for error in exc.errors()
-        )
+        problems = validation_problems(exc, "value")
         raise InvalidRequestError(f"{where} is invalid: {problems}") from None
     return instance.model_dump(mode="json", by_alias=True)
 

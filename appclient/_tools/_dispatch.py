@@ -20,20 +20,23 @@ from typing import Any
 from .._core._arguments import ArgumentsDecodeError, decode_arguments
 from .._core._call_shapes import CallRequest, read_calls
 from .._core._constants import TOOLKIT_NAME_SEPARATOR
-from .._core._errors import ToolApprovalDeniedError, ToolArgumentsError, ToolError, redact
+from .._core._errors import (
+    ToolApprovalDeniedError,
+    ToolArgumentsError,
+    ToolError,
+    ToolExecutionError,
+    ToolTimeoutError,
+    redact,
+)
 from .._core._models import ToolOutput
 from ._execution import Invocation, Outcome, ToolRunner, run_awaitable
 from ._registered_tool import RegisteredTool
 from ._tool_failures import (
-    approval_declined,
-    call_failed,
     describe_exception,
     failure_output,
     invalid_arguments,
     invalid_call,
-    timed_out,
     unknown_tool,
-    unserializable_result,
 )
 from ._tool_results import (
     ReportedFailure,
@@ -271,8 +274,8 @@ class Dispatcher:
         except ArgumentsDecodeError as exc:
             problem = [("<arguments>", str(exc))]
             raise invalid_arguments(tool.name, problem, tool_call_id=request.id) from None
-        problems = [(key, _BOUND_PROBLEM) for key in arguments if key in tool.bound_names]
-        given = {k: v for k, v in arguments.items() if k not in tool.bound_names}
+        problems = [(key, _BOUND_PROBLEM) for key in arguments if key in tool.bound]
+        given = {k: v for k, v in arguments.items() if k not in tool.bound}
         try:
             args, kwargs = tool.spec.validate_arguments(given)
         except ToolArgumentsError as exc:
@@ -323,7 +326,13 @@ def _approve(ready: _Ready, approve: ApprovalCallback | None) -> None:
             shown = _short_repr(answer, tool.secrets)
             odd = answer is not False and answer is not None
             reason = f"the approval callback answered {shown}, not True or False" if odd else ""
-    raise approval_declined(tool.name, reason, tool_call_id=request.id)
+    raise ToolApprovalDeniedError(
+        f"the user declined to run tool {tool.name!r}"
+        + (f" ({reason})" if reason else "")
+        + "; do not call it again unless the user asks for it",
+        tool_name=tool.name,
+        tool_call_id=request.id,
+    )
 
 
 def _short_repr(value: Any, secrets: tuple[str, ...]) -> str:
@@ -336,11 +345,7 @@ def _short_repr(value: Any, secrets: tuple[str, ...]) -> str:
 
 
 def _scrub(exc: BaseException, secrets: tuple[str, ...]) -> bool:
-    """Redact secrets in place from the exception and all it chains; False if some still leak.
-
-    A traceback prints the ``__cause__``/``__context__`` chain, notes and the members of
-    exception groups, so each is cleaned; a custom ``__str__`` may still show a secret.
-    """
+    """Redact secrets in place from what a traceback prints of ``exc``; False if some still leak."""
     if not secrets:
         return True
     pending: list[BaseException | None] = [exc]
@@ -377,20 +382,28 @@ def _finished(ready: _Ready, outcome: Outcome) -> ToolCallRecord:
             request.id, request.name, ready.arguments, output, duration=outcome.duration, file=file
         )
     error: ToolError
+    ids = {"tool_name": tool.name, "tool_call_id": request.id}
     if outcome.timed_out:
-        error = timed_out(tool.name, tool.timeout or 0.0, tool_call_id=request.id)
+        error = ToolTimeoutError(
+            f"tool {tool.name!r} did not finish within {tool.timeout or 0.0:g} seconds, so its "
+            "result is unknown: it may still complete in the background; check before calling "
+            "it again",
+            **ids,
+        )
     elif isinstance(outcome.error, ToolApprovalDeniedError):  # asked after needs_approval
         error = outcome.error
     elif isinstance(outcome.error, _SerializationFailedError):
         problem = redact(str(outcome.error), tool.secrets)
-        error = unserializable_result(tool.name, problem, tool_call_id=request.id)
+        error = ToolExecutionError(
+            f"tool {tool.name!r} returned a result that cannot be sent: {problem}", **ids
+        )
     else:
         assert outcome.error is not None  # noqa: S101 - an Outcome that is not ok has one
         cause = outcome.error
         # A failure the tool reported in its result reads as its own words.
         reported = isinstance(cause, ReportedFailure)
         description = redact(str(cause) if reported else describe_exception(cause), tool.secrets)
-        error = call_failed(tool.name, description, tool_call_id=request.id)
+        error = ToolExecutionError(f"tool {tool.name!r} failed: {description}", **ids)
         if _scrub(cause, tool.secrets):
             error.__cause__ = cause
         else:  # a custom __str__ still shows a secret: do not chain it anywhere
@@ -401,8 +414,7 @@ def _finished(ready: _Ready, outcome: Outcome) -> ToolCallRecord:
 def _approved_rerun(ready: _Ready, approve: ApprovalCallback | None) -> Any:
     """Ask to approve a call whose tool answered ``needs_approval``; re-run it if approved.
 
-    LazyLLM's convention: a risky tool first answers ``{"status": "needs_approval", ...}``,
-    and runs for real when called again with ``allow_unsafe=True``.
+    LazyLLM's convention: the tool runs for real when called again with ``allow_unsafe=True``.
     """
     _approve(ready, approve)
     if "allow_unsafe" not in inspect.signature(ready.tool.func).parameters:

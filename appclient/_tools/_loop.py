@@ -367,8 +367,6 @@ class RoundTripMixin:
         progress.end()
         yield AnswerDone(progress.result(answer=answer.answer, now=clock()))
 
-    # --- steps --------------------------------------------------------------------------
-
     def _one_round(
         self,
         registry: ToolRegistry,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretBytes, SecretStr, ValidationError
 
 from .._core._constants import MIN_REDACTED_SECRET_LENGTH
-from .._core._errors import ManifestError, escaped_forms, redact_mapping
+from .._core._errors import ManifestError, escaped_forms, redact_mapping, validation_problems
 from .._core._models import Tool
 from .._manifest import from_list_form
 
@@ -155,10 +155,7 @@ def tool_model(tool: object) -> Tool:
     try:
         return Tool.model_validate(from_list_form(dict(tool)))  # Lagent's form is a tool too
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc']) or 'tool'}: {error['msg']}"
-            for error in exc.errors()
-        )
+        problems = validation_problems(exc, "tool")
         raise ManifestError(f"tool= is not a JSON Schema tool: {problems}") from None
 
 

@@ -14,7 +14,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._core._constants import DEFAULT_TOOL_TIMEOUT, DEFAULT_TOOL_WORKERS, TOOLKIT_NAME_SEPARATOR
 from .._core._errors import InvalidRequestError, ManifestError, wrong_kind
@@ -37,8 +37,22 @@ from ._registered_tool import (
     secret_texts,
     tool_model,
 )
-from ._tool_groups import ToolGroup, find_group_tool, resolve_group
+from ._tool_groups import ToolGroup, ToolOptions, find_group_tool, resolve_group
 from ._tool_results import serialize_result
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+
+class _BuildOptions(ToolOptions, total=False):
+    """What :meth:`ToolRegistry._build` takes besides a group's options."""
+
+    allow_extra: bool
+    tool: Mapping[str, Any] | Tool | None
+    enabled: bool
+    check: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None
+    toolkit: object | None
+    method: str | None
 
 
 class ToolRegistry(Dispatcher):
@@ -134,25 +148,10 @@ class ToolRegistry(Dispatcher):
         self._store_all([entry])
         return entry
 
-    def _build(
-        self,
-        func: Callable[..., Any],
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        timeout: float | None = None,
-        strict: bool = False,
-        allow_extra: bool = False,
-        tool: Mapping[str, Any] | Tool | None = None,
-        bind: Mapping[str, Any] | None = None,
-        requires_approval: bool = False,
-        enabled: bool = True,
-        check: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None,
-        toolkit: object | None = None,
-        method: str | None = None,
-    ) -> RegisteredTool:
+    def _build(self, func: Callable[..., Any], **options: Unpack[_BuildOptions]) -> RegisteredTool:
         """Build a registry entry (not yet stored) from ``func`` and the options."""
-        values = dict(bind or {})
+        values = dict(options.get("bind") or {})
+        name, tool = options.get("name"), options.get("tool")
         if tool is not None:
             tool = tool_model(tool)  # a clear ManifestError for anything else
             if name is None and tool.function is not None:
@@ -160,24 +159,24 @@ class ToolRegistry(Dispatcher):
         spec = build_tool_spec(
             func,
             name=name,
-            description=description,
-            strict=strict,
+            description=options.get("description"),
+            strict=options.get("strict", False),
             bound=values,
-            allow_extra=allow_extra,
+            allow_extra=options.get("allow_extra", False),
         )
         return RegisteredTool(
             name=check_tool_name(spec.name),
             spec=spec,
             func=func,
             tool=advertised_tool(tool, spec.name) if tool is not None else spec.to_tool(),
-            timeout=self._timeout(timeout),
+            timeout=self._timeout(options.get("timeout")),
             bound=values,
             secrets=secret_texts([*values.values(), *partial_values(func)]),
-            requires_approval=requires_approval,
-            enabled=enabled,
-            check=check,
-            toolkit=toolkit,
-            method=method,
+            requires_approval=options.get("requires_approval", False),
+            enabled=options.get("enabled", True),
+            check=options.get("check"),
+            toolkit=options.get("toolkit"),
+            method=options.get("method"),
         )
 
     def add_mcp(

@@ -9,12 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._core._errors import (
-    ToolApprovalDeniedError,
     ToolArgumentsError,
     ToolError,
-    ToolExecutionError,
     ToolNotFoundError,
-    ToolTimeoutError,
     suggest_names,
 )
 
@@ -85,38 +82,3 @@ def describe_exception(exc: BaseException) -> str:
     except Exception:  # a broken __str__ must not turn one failed call into a crash
         message = ""
     return f"{kind}: {message}" if message else kind
-
-
-def call_failed(tool_name: str, description: str, *, tool_call_id: str = "") -> ToolError:
-    """Build the error for a tool that raised; ``description`` is the redacted exception."""
-    return ToolExecutionError(
-        f"tool {tool_name!r} failed: {description}", tool_name=tool_name, tool_call_id=tool_call_id
-    )
-
-
-def unserializable_result(tool_name: str, problem: str, *, tool_call_id: str = "") -> ToolError:
-    """Build the error for a result that cannot be written as text or JSON."""
-    return ToolExecutionError(
-        f"tool {tool_name!r} returned a result that cannot be sent: {problem}",
-        tool_name=tool_name,
-        tool_call_id=tool_call_id,
-    )
-
-
-def timed_out(tool_name: str, timeout: float, *, tool_call_id: str = "") -> ToolError:
-    """Build the error for a tool that ran past its timeout (and may still be running)."""
-    return ToolTimeoutError(
-        f"tool {tool_name!r} did not finish within {timeout:g} seconds, so its result is "
-        "unknown: it may still complete in the background; check before calling it again",
-        tool_name=tool_name,
-        tool_call_id=tool_call_id,
-    )
-
-
-def approval_declined(tool_name: str, reason: str = "", *, tool_call_id: str = "") -> ToolError:
-    """Build the error for a call the user did not approve."""
-    text = f"the user declined to run tool {tool_name!r}"
-    if reason:
-        text += f" ({reason})"
-    text += "; do not call it again unless the user asks for it"
-    return ToolApprovalDeniedError(text, tool_name=tool_name, tool_call_id=tool_call_id)

@@ -8,7 +8,6 @@ returned file is a :class:`ToolFile`, uploaded and named to the agent.
 from __future__ import annotations
 
 import base64
-import inspect
 import json
 import mimetypes
 import os
@@ -208,7 +207,7 @@ def serialize_result(value: Any) -> str:
         return value
     if isinstance(value, (bytes, bytearray)):
         return _bytes_text(bytes(value))
-    if inspect.isgenerator(value) or isinstance(value, Iterator):
+    if isinstance(value, Iterator):  # a generator too
         value = _join_chunks(list(value))
         if isinstance(value, str):
             return value
@@ -228,7 +227,4 @@ def serialize_result(value: Any) -> str:
             raise exc.__cause__ from None
         problem = f"the tool's result cannot be written as JSON: {exc}"
         raise ResultSerializationError(problem) from None
-    if isinstance(data, str):
-        # A lone enum value, date or object with its own __str__ reads best as plain text.
-        return data
-    return json.dumps(data, ensure_ascii=False)
+    return data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
