@@ -48,7 +48,7 @@ from .._core._http_bodies import (
     run_body,
     unexpected_options,
 )
-from .._core._limits import Limits, Timeout, parse_limits, parse_timeout
+from .._core._limits import Limits, Timeout, parse_timeout
 from .._core._models import FeedbackType, Message
 from .._tools._tracing import note
 from ._stream import StreamState
@@ -116,11 +116,16 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
         token = token if token is not None else os.environ.get(ENV_TOKEN)
         if not token:
             raise InvalidRequestError(f"no token: pass token=... or set ${ENV_TOKEN}")
+        limits = options.get("limits")
+        if limits is None:
+            limits = Limits()
+        elif not isinstance(limits, Limits):
+            raise InvalidRequestError(f"limits must be an appclient.Limits, got {limits!r}")
         return transport(
             token=token,
             base_url=parse_base_url(options.get("base_url")),
             timeout=parse_timeout(options.get("timeout")),
-            limits=parse_limits(options.get("limits")),
+            limits=limits,
             max_retries=options.get("max_retries", DEFAULT_MAX_RETRIES),
             session=session,
             sleep=sleep,

@@ -161,21 +161,6 @@ class FeedbackRequest(WireModel):
 # --- responses ---------------------------------------------------------------------------
 
 
-class ConversationCreated(WireModel):
-    """The answer to create conversation."""
-
-    request_id: str = ""
-    conversation_id: str
-
-
-class FileUploaded(WireModel):
-    """The answer to a file upload; ``id`` is the file id to pass in ``file_ids``."""
-
-    request_id: str = ""
-    id: str
-    conversation_id: str = ""
-
-
 class ErrorBody(WireModel):
     """The body of an HTTP error response (docs/protocol.md section 8)."""
 
