@@ -14,10 +14,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .._core._constants import (
-    PATH_FILE_UPLOAD,
-    PATH_RUNS,
-)
+from .._core._constants import PATH_FILE_UPLOAD, PATH_RUNS
 from .._core._errors import InvalidRequestError
 from .._core._models import Message
 from .._tools._async_loop import AsyncRoundTripMixin
@@ -155,11 +152,7 @@ class AsyncAppClient(
 
 
 def _coroutine_function(method: Callable[..., Any]) -> Callable[..., Any]:
-    """``method`` (which returns a coroutine here) as a coroutine function of its own.
-
-    So ``inspect.iscoroutinefunction`` and ``mock.create_autospec`` (an ``AsyncMock``) see
-    the async client's methods as the coroutines they are; type checkers see ClientBase's.
-    """
+    """``method`` as a coroutine function, for ``inspect.iscoroutinefunction`` and autospec."""
 
     @functools.wraps(method)
     async def call(self: AsyncAppClient, *args: Any, **kwargs: Any) -> Any:

@@ -12,21 +12,16 @@ from typing import TYPE_CHECKING, Any
 
 import requests
 
-from .._core._constants import (
-    PATH_FILE_UPLOAD,
-    PATH_RUNS,
-)
+from .._core._constants import PATH_FILE_UPLOAD, PATH_RUNS
 from .._core._models import Message
 from .._tools._loop import RoundTripMixin
 from .._tools._tracing import run_span
+from ._client_base import UPLOAD, ClientBase, ClientOptions, Upload, open_upload
 from ._http_transport import Transport
 from ._stream import RunStream
 
 if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never evaluated
     from typing_extensions import Unpack
-
-
-from ._client_base import UPLOAD, ClientBase, ClientOptions, Upload, open_upload
 
 
 class AppClient(ClientBase[Message, RunStream, str], RoundTripMixin):

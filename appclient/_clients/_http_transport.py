@@ -14,15 +14,8 @@ import requests
 import urllib3
 
 from .._core._body import BodyReader
-from .._core._constants import (
-    HTTP_POOL_MAXSIZE,
-    STREAM_CHUNK_BYTES,
-)
-from .._core._errors import (
-    APIStatusError,
-    ResponseTooLargeError,
-    TransportError,
-)
+from .._core._constants import HTTP_POOL_MAXSIZE, STREAM_CHUNK_BYTES
+from .._core._errors import APIStatusError, ResponseTooLargeError, TransportError
 from .._core._http_answers import status_error_for
 from ._stream import RunStream
 from ._transport_base import (
