@@ -117,4 +117,3 @@ def parse_timeout(timeout: float | tuple[float, ...] | Timeout | None) -> Timeou
             )
         return Timeout(*timeout)
     return Timeout(connect=timeout, read=timeout)
-
