@@ -33,13 +33,9 @@ class AppClient(ClientBase[Message, RunStream, str], RoundTripMixin):
         base_url: The gateway, e.g. ``http://127.0.0.1:8000``; ``$GATEWAY_URL_V2`` when omitted,
             else the hosted service.
         timeout: A :class:`~appclient.Timeout`, or seconds for both connecting and each
-            read, or a ``(connect, read)`` pair or ``(connect, read, total)`` triple. When
-            omitted: 10 s to connect, 120 s per read (a stream's read timeout bounds the wait
-            between two pieces of data) and 600 s for the whole call, retries and a stream's
-            reading included.
-        limits: How much an answer may bring (:class:`~appclient.Limits`: 64 MiB for a
-            plain body, 1 GiB and 1,000,000 events for a stream, 16 MiB of a stream kept for
-            ``collect()``).
+            read, or a ``(connect, read)`` pair or ``(connect, read, total)`` triple;
+            ``Timeout()`` when omitted (10 s, 120 s, 600 s).
+        limits: How much an answer may bring; ``Limits()`` when omitted.
         max_retries: Retries after the first attempt for connection errors (connect
             timeouts included), read timeouts (non-stream), 408, 429, 5xx and a 409 that
             names a wait. ``0`` disables retrying.
