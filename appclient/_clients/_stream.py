@@ -356,8 +356,7 @@ class StreamState:
         state = "closed" if self._closed else "open"
         return (
             f"{type(self).__name__}(conversation_id={self._conversation_id!r}, "
-            f"messages={self._messages}, "
-            f"finished={self._finished}, {state})"
+            f"messages={self._messages}, finished={self._finished}, {state})"
         )
 
 

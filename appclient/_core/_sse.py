@@ -132,11 +132,6 @@ class SSEDecoder:
         """The lines that were no field (a plain JSON body), kept up to ``max_line_bytes``."""
         return "\n".join(self._unframed)
 
-    @property
-    def has_partial_line(self) -> bool:
-        """Whether bytes of an unterminated line are buffered (the stream broke mid-line)."""
-        return self._partial_size > 0
-
     def _take_line(self, raw: bytes, messages: list[str]) -> None:
         if len(raw) > self._max:
             raise ResponseDecodeError(self._too_long("line"))
