@@ -1,9 +1,7 @@
 """AsyncAppClient: the AppClient API as coroutines, sent natively with aiohttp.
 
-Arguments, bodies and answers are :class:`~appclient._clients._client_base.ClientBase`'s, as for
-:class:`~appclient.AppClient`; :class:`~appclient._clients._async_transport.AsyncTransport`
-sends on the caller's event loop. The automatic round trip comes from
-:class:`~appclient._tools._async_loop.AsyncRoundTripMixin`.
+Arguments, bodies and answers are :class:`~appclient._clients._client_base.ClientBase`'s; the
+:class:`~appclient._clients._async_transport.AsyncTransport` sends on the caller's event loop.
 """
 
 from __future__ import annotations
