@@ -162,8 +162,11 @@ def test_unterminated_last_line_is_dropped_at_end() -> None:
     """Bytes of a line cut off by the end of the stream are not delivered."""
     decoder = SSEDecoder()
     assert decoder.feed(b'data: {"answer": "trunc') == []
-    assert decoder.has_partial_line
     assert decoder.end() == []
+    held = SSEDecoder()  # the same bytes are held, not lost, until their line ends
+    assert held.feed(b'data: {"answer": "trunc') == []
+    assert held.feed(b"\n") == []
+    assert held.end() == ['{"answer": "trunc']
 
 
 def test_line_longer_than_the_cap_raises() -> None:

@@ -1,9 +1,7 @@
 """AsyncAppClient: the AppClient API as coroutines, sent natively with aiohttp.
 
-Arguments, bodies and answers are :class:`~appclient._clients._client_base.ClientBase`'s, as for
-:class:`~appclient.AppClient`; :class:`~appclient._clients._async_transport.AsyncTransport`
-sends on the caller's event loop. The automatic round trip comes from
-:class:`~appclient._tools._async_loop.AsyncRoundTripMixin`.
+Arguments, bodies and answers are :class:`~appclient._clients._client_base.ClientBase`'s; the
+:class:`~appclient._clients._async_transport.AsyncTransport` sends on the caller's event loop.
 """
 
 from __future__ import annotations
@@ -14,10 +12,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .._core._constants import (
-    PATH_FILE_UPLOAD,
-    PATH_RUNS,
-)
+from .._core._constants import PATH_FILE_UPLOAD, PATH_RUNS
 from .._core._errors import InvalidRequestError
 from .._core._models import Message
 from .._tools._async_loop import AsyncRoundTripMixin
@@ -155,11 +150,7 @@ class AsyncAppClient(
 
 
 def _coroutine_function(method: Callable[..., Any]) -> Callable[..., Any]:
-    """``method`` (which returns a coroutine here) as a coroutine function of its own.
-
-    So ``inspect.iscoroutinefunction`` and ``mock.create_autospec`` (an ``AsyncMock``) see
-    the async client's methods as the coroutines they are; type checkers see ClientBase's.
-    """
+    """``method`` as a coroutine function, for ``inspect.iscoroutinefunction`` and autospec."""
 
     @functools.wraps(method)
     async def call(self: AsyncAppClient, *args: Any, **kwargs: Any) -> Any:

@@ -1,11 +1,8 @@
 """The asyncio sender under :class:`~appclient.AsyncAppClient`: aiohttp, with the same rules.
 
-:class:`AsyncTransport` is :class:`~appclient._clients._http_transport.Transport` for
-coroutines: the same headers, retries (tenacity's ``AsyncRetrying`` over the same policy),
-deadlines, body limits and errors, sent natively with ``aiohttp`` on the caller's event loop.
-Bodies are read through the shared :class:`~appclient._core._body.BodyReader` (aiohttp's own
-decompression is off: it would inflate each read whole). Imported only when an
-:class:`~appclient.AsyncAppClient` is made (aiohttp comes with the ``async`` extra).
+:class:`AsyncTransport` is ``Transport`` for coroutines: the same headers, retries, deadlines,
+limits and errors. Bodies go through :class:`~appclient._core._body.BodyReader` (aiohttp's own
+decompression would inflate each read whole). Imported only when an ``AsyncAppClient`` is made.
 """
 
 from __future__ import annotations
@@ -64,7 +61,7 @@ def _failure_kind(error: BaseException) -> str:
 
 
 def _let_go(response: aiohttp.ClientResponse) -> None:
-    """Release a streamed response: its connection is kept when the body was read whole."""
+    """Release a streamed response, keeping its connection when the body was read whole."""
     if response.content.at_eof():
         response.release()
     else:
@@ -72,11 +69,7 @@ def _let_go(response: aiohttp.ClientResponse) -> None:
 
 
 class AsyncTransport(TransportBase):
-    """Sends the async client's requests with aiohttp (the arguments of :class:`TransportBase`).
-
-    ``session`` is an ``aiohttp.ClientSession``, or ``None`` for one made on first use (and
-    closed by :meth:`aclose`); ``sleep`` is awaited.
-    """
+    """Sends the async client's requests with aiohttp (a session of its own made on first use)."""
 
     _asynchronous = True
     _stream_type = AsyncRunStream
@@ -115,8 +108,7 @@ class AsyncTransport(TransportBase):
     def _env_proxy(self) -> str | None:
         """The proxy ``$HTTP(S)_PROXY`` names for the base URL (``$NO_PROXY`` honoured).
 
-        What ``requests`` does for the sync client; aiohttp's own ``trust_env`` would also
-        read ``~/.netrc`` in a thread on every request.
+        As ``requests`` does; aiohttp's ``trust_env`` would read ``~/.netrc`` on every request.
         """
         if self._proxy_for[0] != self.base_url:
             parts = urlsplit(self.base_url)

@@ -12,21 +12,16 @@ from typing import TYPE_CHECKING, Any
 
 import requests
 
-from .._core._constants import (
-    PATH_FILE_UPLOAD,
-    PATH_RUNS,
-)
+from .._core._constants import PATH_FILE_UPLOAD, PATH_RUNS
 from .._core._models import Message
 from .._tools._loop import RoundTripMixin
 from .._tools._tracing import run_span
+from ._client_base import UPLOAD, ClientBase, ClientOptions, Upload, open_upload
 from ._http_transport import Transport
 from ._stream import RunStream
 
 if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; annotations are never evaluated
     from typing_extensions import Unpack
-
-
-from ._client_base import UPLOAD, ClientBase, ClientOptions, Upload, open_upload
 
 
 class AppClient(ClientBase[Message, RunStream, str], RoundTripMixin):
@@ -38,13 +33,9 @@ class AppClient(ClientBase[Message, RunStream, str], RoundTripMixin):
         base_url: The gateway, e.g. ``http://127.0.0.1:8000``; ``$GATEWAY_URL_V2`` when omitted,
             else the hosted service.
         timeout: A :class:`~appclient.Timeout`, or seconds for both connecting and each
-            read, or a ``(connect, read)`` pair or ``(connect, read, total)`` triple. When
-            omitted: 10 s to connect, 120 s per read (a stream's read timeout bounds the wait
-            between two pieces of data) and 600 s for the whole call, retries and a stream's
-            reading included.
-        limits: How much an answer may bring (:class:`~appclient.Limits`: 64 MiB for a
-            plain body, 1 GiB and 1,000,000 events for a stream, 16 MiB of a stream kept for
-            ``collect()``).
+            read, or a ``(connect, read)`` pair or ``(connect, read, total)`` triple;
+            ``Timeout()`` when omitted (10 s, 120 s, 600 s).
+        limits: How much an answer may bring; ``Limits()`` when omitted.
         max_retries: Retries after the first attempt for connection errors (connect
             timeouts included), read timeouts (non-stream), 408, 429, 5xx and a 409 that
             names a wait. ``0`` disables retrying.

@@ -1,9 +1,7 @@
 """What both clients share: :class:`ClientBase` (all but sending) and their settings.
 
-:class:`ClientBase` holds the settings, each method's one signature and documentation, and
-every request's body (:mod:`appclient._core._http_bodies`) and answer
-(:mod:`appclient._core._http_answers`); :class:`~appclient.AppClient` and
-:class:`~appclient.AsyncAppClient` only send, each through its transport.
+Each method's one signature and documentation, every request's body and answer are here;
+:class:`~appclient.AppClient` and :class:`~appclient.AsyncAppClient` only send.
 """
 
 from __future__ import annotations
@@ -48,7 +46,7 @@ from .._core._http_bodies import (
     run_body,
     unexpected_options,
 )
-from .._core._limits import Limits, Timeout, parse_limits, parse_timeout
+from .._core._limits import Limits, Timeout, parse_timeout
 from .._core._models import FeedbackType, Message
 from .._tools._tracing import note
 from ._stream import StreamState
@@ -96,13 +94,7 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
         sleep: Callable[[float], Any],
         options: ClientOptions,
     ) -> _T:
-        """Check the client's arguments (or read the environment); return its transport.
-
-        Raises:
-            InvalidRequestError: The app id, token, base URL, timeout or max_retries is
-                missing or invalid.
-            TypeError: An unknown keyword argument.
-        """
+        """Check the client's arguments (or read the environment); return its transport."""
         if error := unexpected_options(
             options, ClientOptions.__annotations__, where=type(self).__name__
         ):
@@ -116,11 +108,16 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
         token = token if token is not None else os.environ.get(ENV_TOKEN)
         if not token:
             raise InvalidRequestError(f"no token: pass token=... or set ${ENV_TOKEN}")
+        limits = options.get("limits")
+        if limits is None:
+            limits = Limits()
+        elif not isinstance(limits, Limits):
+            raise InvalidRequestError(f"limits must be an appclient.Limits, got {limits!r}")
         return transport(
             token=token,
             base_url=parse_base_url(options.get("base_url")),
             timeout=parse_timeout(options.get("timeout")),
-            limits=parse_limits(options.get("limits")),
+            limits=limits,
             max_retries=options.get("max_retries", DEFAULT_MAX_RETRIES),
             session=session,
             sleep=sleep,
@@ -237,9 +234,6 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
     ) -> _Text:
         """Upload a local file, or register a file by URL, for the conversation.
 
-        The path may be passed by position, as with the official client
-        (``client.upload_file(conversation_id, "a.pdf")``), or by name.
-
         Args:
             conversation_id: From :meth:`create_conversation`.
             file_path: A local file, sent as multipart ``file`` under its base name.
@@ -260,20 +254,18 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
     def upload_local_file(
         self, conversation_id: str, local_file_path: str | os.PathLike[str]
     ) -> _Text:
-        """Upload a local file: the official client's name for :meth:`upload_file` by path.
+        """The official client's name for :meth:`upload_file` by path.
 
         Args:
             conversation_id: From :meth:`create_conversation`.
-            local_file_path: The file, sent as multipart ``file`` under its base name.
+            local_file_path: The file.
 
         Returns:
-            The file id, for ``run(..., file_ids=[...])``.
+            The file id.
 
         Raises:
             InvalidRequestError: ``local_file_path`` is not a path or not a readable file.
-            APIStatusError: The server refused (413 for a file over its limit).
-            TransportError: No answer after all retries.
-            ResponseDecodeError: The answer holds no file id.
+            AppClientError: The other errors of :meth:`upload_file`.
         """
         return self.upload_file(conversation_id, file_path=local_file_path)
 
@@ -287,9 +279,6 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
         reason: str | None = None,
     ) -> _Text:
         """Rate an answer of the app.
-
-        The ids and the type may be passed by position, as with the official client
-        (``client.feedback(cid, message_id, "upvote")``), or by name.
 
         Args:
             conversation_id: The conversation of the answer.
@@ -414,11 +403,7 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
 def open_upload(path: Path) -> tuple[str, BinaryIO]:
     """The name a file is uploaded under (its base name), and the file, open.
 
-    A legal file name need not be UTF-8 (undecodable bytes come back as surrogates, which no
-    header can carry): such bytes are sent as U+FFFD.
-
-    Raises:
-        InvalidRequestError: The file cannot be read.
+    Bytes of a name that are not UTF-8 (surrogates, which no header can carry) go as U+FFFD.
     """
     try:
         handle = path.open("rb")

@@ -14,15 +14,8 @@ import requests
 import urllib3
 
 from .._core._body import BodyReader
-from .._core._constants import (
-    HTTP_POOL_MAXSIZE,
-    STREAM_CHUNK_BYTES,
-)
-from .._core._errors import (
-    APIStatusError,
-    ResponseTooLargeError,
-    TransportError,
-)
+from .._core._constants import HTTP_POOL_MAXSIZE, STREAM_CHUNK_BYTES
+from .._core._errors import APIStatusError, ResponseTooLargeError, TransportError
 from .._core._http_answers import status_error_for
 from ._stream import RunStream
 from ._transport_base import (
@@ -56,10 +49,7 @@ def transport_error(
     timeout: tuple[float, float],
     secrets: Iterable[str] = (),
 ) -> TransportError:
-    """Map a requests failure to :class:`ConnectError`, :class:`RequestTimeoutError` or the base.
-
-    A connect timeout becomes :class:`ConnectTimeoutError`, which is both of the first two.
-    """
+    """A requests failure as :class:`TransportError` (or its subclass for the kind)."""
     if isinstance(error, requests.ConnectTimeout):
         kind = "connect_timeout"
     elif isinstance(error, requests.Timeout) or (
@@ -77,11 +67,7 @@ def transport_error(
 
 
 def status_error(response: requests.Response, *, secrets: Iterable[str] = ()) -> APIStatusError:
-    """Build the :class:`APIStatusError` subclass for an HTTP error response.
-
-    The body is read up to 64 KiB (a broken, stalled or larger one counts as empty: the
-    status alone still says what happened); :func:`status_error_for` reads the rest.
-    """
+    """The :class:`APIStatusError` of an error response (a body past 64 KiB counts as empty)."""
     try:
         reader = BodyReader("", max_bytes=ERROR_BODY_LIMIT)  # requests has decoded it
         content = b"".join(b"".join(reader.feed(c)) for c in response.iter_content(16 * 1024))
@@ -109,8 +95,7 @@ _READ_TIMEOUTS: Final = (TimeoutError, urllib3.exceptions.ReadTimeoutError, requ
 def abort_response(response: requests.Response) -> None:
     """Close a streamed response, waking a read blocked on its socket in another thread.
 
-    ``response.close()`` alone leaves such a read waiting until the read timeout; shutting the
-    socket down first ends it at once. The connection is not reusable either way.
+    ``response.close()`` alone leaves such a read waiting until the read timeout.
     """
     sock = _socket_of(response)
     if sock is not None:
@@ -132,7 +117,7 @@ def _socket_of(response: requests.Response) -> socket.socket | None:
 
 
 def _raw_chunks(response: requests.Response, chunk_size: int) -> Iterator[bytes]:
-    """Yield the body's bytes as sent (still compressed), each as soon as it arrives."""
+    """The body's bytes as sent (still compressed), each as soon as it arrives."""
     raw: Any = response.raw
     if callable(getattr(raw, "read1", None)):
         # urllib3 >= 2: read1 returns as soon as any bytes arrive.
@@ -158,16 +143,10 @@ def iter_body_chunks(
     deadline: float | None = None,
     max_bytes: int | None = None,
 ) -> Iterator[bytes]:
-    """Yield the decoded bytes of a ``stream=True`` response as they arrive.
+    """The decoded bytes of a ``stream=True`` response as they arrive, within the limits.
 
-    Each read waits at most ``read_timeout``, and never past ``deadline`` (a :func:`now`
-    instant), so a server that drips bytes cannot outlast it; the body may hold ``max_bytes``
-    (decompressed and as sent).
-
-    Raises:
-        RequestTimeoutError: No byte within ``read_timeout``, or the deadline passed.
-        ResponseTooLargeError: The body is over ``max_bytes``.
-        TransportError: The connection broke while reading.
+    Each read waits at most ``read_timeout``, and never past ``deadline``, so a server that
+    drips bytes cannot outlast it.
     """
     url = response.url or ""
     sock = _socket_of(response) if deadline is not None else None
@@ -191,17 +170,12 @@ def iter_body_chunks(
 
 
 class Transport(TransportBase):
-    """Sends :class:`~appclient.AppClient`'s requests with a ``requests.Session``.
-
-    Takes the arguments of :class:`TransportBase`; a session it makes keeps up to
-    ``HTTP_POOL_MAXSIZE`` connections per host.
-    """
+    """Sends :class:`~appclient.AppClient`'s requests with a ``requests.Session``."""
 
     _session: requests.Session
 
     def _new_session(self) -> requests.Session:
-        # requests keeps 10 connections per host; more threads sending at once would each
-        # discard theirs with a warning.
+        # requests keeps 10 connections per host; more threads would discard theirs, warning.
         session = requests.Session()
         for prefix in ("http://", "https://"):
             session.mount(prefix, requests.adapters.HTTPAdapter(pool_maxsize=HTTP_POOL_MAXSIZE))
@@ -220,13 +194,7 @@ class Transport(TransportBase):
         form: dict[str, str] | None = None,
         files: dict[str, Any] | None = None,
     ) -> requests.Response:
-        """Send one logical request and read its answer; return the HTTP 200 response.
-
-        Raises:
-            APIStatusError: The server answered an error status (after all retries).
-            TransportError: Connection failure or timeout (after all retries).
-            ResponseTooLargeError: The body is over ``limits.max_body_bytes``.
-        """
+        """Send one logical request and read its answer; return the HTTP 200 response."""
         data = json_body if json_body is not None else form
         deadline = deadline_after(self.timeout.total)
         return self._send((path, data, files, str(uuid.uuid4()), deadline), stream=False)
@@ -234,15 +202,8 @@ class Transport(TransportBase):
     def send_stream(self, path: str, *, json_body: bytes, conversation_id: str) -> RunStream:
         """Send a streamed run; return its :class:`RunStream` (a JSON answer: one message).
 
-        The stream reads within the same total timeout as the request, and within the
-        stream limits. When the connection breaks before the run's final event, the stream
-        sends the request again with the same ``Idempotency-Key`` (up to ``max_retries``
-        times): a server that keeps answers by key replays the same stream, whose messages
-        already read are checked and skipped, so the run is neither lost nor applied twice.
-
-        Raises:
-            APIStatusError: The server answered an error status (after all retries).
-            TransportError: Connection failure or timeout (after all retries).
+        A stream cut before its final event sends the request again with the same key, and
+        skips what the replay repeats (see :class:`RunStream`'s ``reopen``).
         """
         deadline = deadline_after(self.timeout.total)
         request: _Request = (path, json_body, None, str(uuid.uuid4()), deadline)
@@ -282,10 +243,8 @@ class Transport(TransportBase):
     def _send(self, request: _Request, *, stream: bool) -> requests.Response:
         """Send one logical request, retrying what is safe; return the HTTP 200 response.
 
-        The first attempt runs outside tenacity, so a request that succeeds pays nothing for
-        the retry machinery (about a third of the client's own time per request). A
-        retryable failure is handed to the tenacity loop as its first attempt, so waits,
-        attempt numbers and logging are those of a loop that made every attempt.
+        The first attempt runs outside tenacity (a third of the client's own time per request);
+        its failure is the loop's first attempt, so waits, counts and logs stay the loop's.
         """
         try:
             return self._attempt(*request, stream=stream)

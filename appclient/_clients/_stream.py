@@ -1,14 +1,10 @@
 """The streamed run: one :class:`~appclient.RunAnswer` per server-sent message.
 
-:class:`StreamState` holds every rule of a streamed run (decoding, limits, replays, the running
-totals, when a run is finished); :class:`RunStream` and :class:`~appclient.types.AsyncRunStream`
-only fetch chunks. Neither knows sockets: the transport hands over an iterator of byte chunks
-and a function that closes the response, so plain lists of bytes test every behaviour.
-
-A stream must end with a final event (``success``, ``interrupt`` or ``error``, tool calls on
-the last event, or ``is_completion``). If the bytes stop before that, or the connection breaks,
-iteration raises :class:`~appclient.errors.StreamInterruptedError` rather than let a cut-off answer
-pass for a complete one. An ``error`` event raises :class:`~appclient.RunError`.
+:class:`StreamState` holds every rule of a streamed run (decoding, limits, replays, totals, when
+it is finished); :class:`RunStream` and :class:`~appclient.types.AsyncRunStream` only fetch the
+chunks a transport hands over, so plain lists of bytes test every behaviour. A stream that stops
+before a final event raises :class:`~appclient.errors.StreamInterruptedError` rather than pass a
+cut-off answer for a complete one.
 """
 
 from __future__ import annotations
@@ -35,10 +31,7 @@ _S = TypeVar("_S", bound="StreamState")
 
 
 class StreamState:
-    """What a streamed run has read so far, and every rule about it (pure, no I/O).
-
-    The readers only fetch chunks, and send the run again when told to.
-    """
+    """What a streamed run has read so far, and every rule about it (pure, no I/O)."""
 
     def __init__(
         self,
@@ -106,11 +99,7 @@ class StreamState:
         request_id: str = "",
         secrets: Iterable[str] = (),
     ) -> _S:
-        """Return a stream of one message: a JSON answer sent to a stream request.
-
-        Some servers answer a streamed run with ``application/json`` (the hosted service does
-        so for errors); treating that body as a single message keeps the caller's loop simple.
-        """
+        """A stream of one message: a JSON answer to a stream request (as for hosted errors)."""
         stream = cls(
             None,
             close=close,
@@ -129,16 +118,7 @@ class StreamState:
     # --- reading: the readers call these -----------------------------------------------------
 
     def _took(self, got: object) -> None:
-        """Act on what the reader's I/O step (:attr:`_io`) gave, and set the next step.
-
-        ``got`` is a chunk, the chunks of the run sent again, the chunks' end (a
-        ``Stop(Async)Iteration``) or the :class:`AppClientError` the step raised.
-
-        Raises:
-            StreamInterruptedError: The stream broke or ended before its final event and
-                cannot be (or could not be) sent again.
-            AppClientError: The chunks failed otherwise (over a limit): raised as it is.
-        """
+        """Act on what :attr:`_io` gave (a chunk, a resent run's chunks, their end or an error)."""
         if isinstance(got, bytes):  # the common case first: it runs once per chunk
             self._pending.extend(self._decoder.feed(got))
             return
@@ -197,12 +177,7 @@ class StreamState:
         return False
 
     def _deliver(self, data: str | None) -> RunAnswer | None:
-        """The answer of the next message's ``data``; None: the stream ended (at its end).
-
-        Raises:
-            StreamInterruptedError: The stream ended before its final event.
-            RunError: The message is an error event (or a top-level error).
-        """
+        """The answer of the next message's ``data``; None: the stream ended (at its end)."""
         if data is None:
             self._release()
             if not self._finished and not self._stopped:
@@ -277,10 +252,9 @@ class StreamState:
         )
 
     def _may_resend(self, cause: TransportError | None) -> bool:
-        """Whether to send the run again to read the rest of its stream (and count it).
+        """Whether to send the run again to read the rest (and count it).
 
-        Not after a timeout: a server that is slow is still at work (and the total timeout
-        is spent for good), so a second request would only wait behind the first.
+        Not after a timeout: a slow server is still at work, so a resend would wait behind it.
         """
         if self._reopen is None or self._reopens_left <= 0 or self._stopped or self._skip:
             return False
@@ -382,8 +356,7 @@ class StreamState:
         state = "closed" if self._closed else "open"
         return (
             f"{type(self).__name__}(conversation_id={self._conversation_id!r}, "
-            f"messages={self._messages}, "
-            f"finished={self._finished}, {state})"
+            f"messages={self._messages}, finished={self._finished}, {state})"
         )
 
 

@@ -1,18 +1,8 @@
 """What both transports share: :class:`TransportBase`, the base URL, deadlines, failure wording.
 
-Every request of a client goes through its transport's ``send``, which sets the headers,
-applies the timeouts, retries what is safe to retry, and turns HTTP failures into the
-exception tree:
-
-- ``Authorization: Bearer <token>`` (a token already starting with ``Bearer`` is sent as is);
-- ``User-Agent: appclient/<version>``;
-- ``Idempotency-Key``: one uuid per logical request (one client method call), identical on
-  every retry, so a server can answer a repeated attempt with its first answer;
-- ``X-Appbuilder-Request-Id``: a fresh uuid per *attempt*, so server logs can tell the
-  attempts of one logical request apart.
-
-Retries cover a request up to its response headers; a streamed run cut after that is sent
-again by the stream itself, with the same key.
+Every request goes through a transport's ``send``: headers (a fresh ``X-Appbuilder-Request-Id``
+per attempt, one ``Idempotency-Key`` per call: docs/protocol.md section 9), timeouts, retries up
+to the response headers, and HTTP failures as the exception tree.
 """
 
 from __future__ import annotations
@@ -50,7 +40,7 @@ from .._tools._tracing import note
 from .._version import __version__
 from ._stream import RunStream, StreamState
 
-# Both transports log here, under the name 0.1 used (a logging config naming it keeps working).
+# Both transports log here, under the name a logging config may already name.
 _logger = logging.getLogger("appclient._http_transport")
 
 USER_AGENT: Final = f"appclient/{__version__}"
@@ -61,14 +51,10 @@ _SCHEME_TYPO: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:/")
 
 
 def parse_base_url(base_url: str | None) -> str:
-    """Return the base URL without trailing slash; ``$GATEWAY_URL_V2`` or the hosted default.
+    """The base URL without trailing slash; ``$GATEWAY_URL_V2`` or the hosted default.
 
-    A host without a scheme (``qianfan.baidubce.com``) means HTTPS, as in the official SDKs,
-    so a ``$GATEWAY_URL_V2`` written for them works unchanged.
-
-    Raises:
-        InvalidRequestError: Not an http(s) URL with a host and a valid port, or it carries
-            credentials.
+    A host without a scheme means HTTPS, as in the official SDKs, so their ``$GATEWAY_URL_V2``
+    works unchanged.
     """
     name, value = "base_url", base_url
     if value is None:
@@ -98,12 +84,7 @@ def parse_base_url(base_url: str | None) -> str:
 
 
 def authorization_value(token: str) -> str:
-    """Return the ``Authorization`` header value for a token (``Bearer`` added when missing).
-
-    Raises:
-        InvalidRequestError: The token is empty or holds characters a header cannot carry
-            (the message never repeats the token).
-    """
+    """The ``Authorization`` value of a token (``Bearer`` added); errors never repeat it."""
     if not isinstance(token, str):
         raise InvalidRequestError(f"the token must be a string, got {type(token).__name__}")
     if not token.strip():
@@ -157,11 +138,7 @@ def past_deadline(url: str) -> DeadlineExceededError:
 def transport_failure(
     kind: str, *, reason: str, url: str, timeout: tuple[float, float], secrets: Iterable[str]
 ) -> TransportError:
-    """The error of a failed exchange, by kind, with the ``(connect, read)`` waits that applied.
-
-    ``kind`` is ``"connect_timeout"``, ``"read_timeout"``, ``"tls"``, ``"connect"`` or
-    anything else (the base :class:`TransportError`).
-    """
+    """The error of a failed exchange of ``kind``, with the ``(connect, read)`` waits."""
     where = f"POST {url}"
     cls: type[TransportError] = ConnectError
     if kind == "connect_timeout":  # a ConnectTimeoutError is both a connect error and a timeout
@@ -204,20 +181,7 @@ def read_failure(
 
 
 class TransportBase:
-    """What both transports share: the token, the base URL, the limits and the retry loop.
-
-    Args:
-        token: The secret key (kept in a :class:`~appclient._core._errors.Secret`).
-        base_url: A checked base URL (see :func:`parse_base_url`).
-        timeout: How long a call may take.
-        limits: How much an answer may bring.
-        max_retries: Retries after the first attempt.
-        session: The HTTP library's session, or ``None`` for the transport's own.
-        sleep: Called with each retry wait (awaited by the asyncio transport).
-
-    Raises:
-        InvalidRequestError: ``max_retries`` is not an int of 0 or more.
-    """
+    """What both transports share: the token, the base URL, the limits and the retry loop."""
 
     #: Whether the retry loop awaits (tenacity's ``AsyncRetrying``).
     _asynchronous = False
@@ -316,11 +280,7 @@ class TransportBase:
         close: Callable[[], None] | None = None,
         reopen: Callable[[], Any] | None = None,
     ) -> Any:
-        """The streamed run of ``response`` (either client's) over ``chunks``.
-
-        ``chunks`` as bytes: a JSON answer to the stream request, a stream of one message.
-        Returns the transport's stream type (``RunStream`` or ``AsyncRunStream``).
-        """
+        """The transport's stream over ``chunks`` (bytes: a JSON answer, one message)."""
         ids = {
             "conversation_id": conversation_id,
             "request_id": response.headers.get(HEADER_REQUEST_ID, ""),

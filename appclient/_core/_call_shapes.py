@@ -1,12 +1,9 @@
 """Tool calls in the shapes different agents produce, read into one shape.
 
-The dispatcher accepts one call or a list, as Python data or JSON text (fenced or not):
-AppBuilder ``ToolCall`` models and their dict form (also a ``RunAnswer``, ``Message`` or
-stream's ``tool_calls``, a stream read to its end first); OpenAI-style calls, whose
-``function.arguments`` is a JSON string, and a whole ``chat.completion`` (chunks are merged by
-:class:`ToolCallAccumulator` first); AgentScope's ``[{"name", "arguments"}]`` lists (Lagent and
-InternLM say ``"parameters"``). Each becomes a :class:`CallRequest` with its raw arguments,
-decoded later so that a broken call is reported to the agent instead of failing the round.
+AppBuilder ``ToolCall`` models (or what holds them), OpenAI-style calls and completions, and
+AgentScope, Lagent and InternLM ``{"name", "arguments"|"parameters"}`` lists, as data or JSON
+text. Each becomes a :class:`CallRequest` with its raw arguments, decoded later so that a broken
+call is reported to the agent instead of failing the round.
 """
 
 from __future__ import annotations

@@ -117,12 +117,3 @@ def parse_timeout(timeout: float | tuple[float, ...] | Timeout | None) -> Timeou
             )
         return Timeout(*timeout)
     return Timeout(connect=timeout, read=timeout)
-
-
-def parse_limits(limits: Limits | None) -> Limits:
-    """``limits``, or the defaults for ``None``."""
-    if limits is None:
-        return Limits()
-    if not isinstance(limits, Limits):
-        raise InvalidRequestError(f"limits must be an appclient.Limits, got {limits!r}")
-    return limits

@@ -1,14 +1,8 @@
 """Wire models of the AppBuilder conversation protocol (docs/protocol.md sections 2-7).
 
 The one source of truth for the shapes that cross the wire, on both sides. Decoding is
-lenient, as the protocol asks of every client: unknown fields are kept (in ``model_extra``),
-a ``null`` where the protocol promises a value becomes the field's default, and tool-call
-``arguments`` sent as a JSON string (OpenAI style) are parsed.
-
-Response field names are the wire names (``event_status``, ``outputs``). The official Python
-SDK renames some of them; :class:`Event` offers those names too (``status``, ``detail``,
-``code``, ``message``) so code written for it keeps working, and :class:`RunAnswer` exposes
-the wire's ``content`` list as ``events``, as the official ``msg.content.events[-1]`` does.
+lenient, as the protocol asks: unknown fields are kept (in ``model_extra``), a ``null`` where a
+value is promised becomes the default, and ``arguments`` sent as JSON text are parsed.
 """
 
 from __future__ import annotations
@@ -159,21 +153,6 @@ class FeedbackRequest(WireModel):
 
 
 # --- responses ---------------------------------------------------------------------------
-
-
-class ConversationCreated(WireModel):
-    """The answer to create conversation."""
-
-    request_id: str = ""
-    conversation_id: str
-
-
-class FileUploaded(WireModel):
-    """The answer to a file upload; ``id`` is the file id to pass in ``file_ids``."""
-
-    request_id: str = ""
-    id: str
-    conversation_id: str = ""
 
 
 class ErrorBody(WireModel):

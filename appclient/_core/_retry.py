@@ -1,18 +1,9 @@
 """What appclient retries and how long it waits in between (pure: no sockets, no clock).
 
-- **What**: failures of the exchange itself (:class:`~appclient.TransportError`: refused or
-  broken connections, connect timeouts), read timeouts of non-stream requests, HTTP 408, 429
-  and 5xx, and a 409 whose server names a wait. Never a call whose total timeout has passed,
-  nor a 400, 401, 403, 404, 413 or 422: sending the same request again cannot fix those.
-  These rules cover a request up to its response headers; a stream cut after that is sent
-  again by :class:`~appclient.types.RunStream` itself, with the same key, to read the server's
-  replay.
-- **How long**: exponential backoff with full jitter, ``uniform(0, min(max, initial * 2**n))``
-  (so that many clients failing together do not come back together), unless the server said
-  how long to wait with ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date). A
-  server wait longer than the cap is not waited for: the error is raised at once.
-- **How**: :meth:`RetryPolicy.retrying` builds the tenacity loop with an injectable ``sleep``
-  and random source, so tests never really wait.
+The rules are docs/protocol.md section 9's: never a call whose total timeout has passed, nor a
+status another attempt cannot fix. A server's wait longer than the cap is not waited for: the
+error is raised at once. The tenacity loop takes an injectable ``sleep`` and random source, so
+tests never really wait.
 """
 
 from __future__ import annotations
@@ -58,9 +49,8 @@ def parse_http_date(value: str) -> float | None:
 def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
     """Seconds the server asked to wait (``None``: absent or unreadable).
 
-    ``retry-after-ms`` wins over ``Retry-After`` (seconds or an HTTP date). A date is compared
-    with ``now``, which the client takes from the answer's own ``Date``: both clocks are then
-    the server's.
+    ``retry-after-ms`` wins over ``Retry-After``. A date is compared with ``now``, which the
+    client takes from the answer's own ``Date``: both clocks are then the server's.
     """
     millis = _non_negative_number(header_value(headers, "retry-after-ms"))
     if millis is not None:

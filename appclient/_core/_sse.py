@@ -1,22 +1,11 @@
 r"""Server-sent events: bytes in, one ``data`` text per message out (pure, no I/O).
 
-The decoder follows the WHATWG event-stream rules that matter for the AppBuilder protocol
-(docs/protocol.md section 5):
-
-- lines end with CR, LF or CRLF, and with nothing else: U+2028, U+0085 and friends are
-  ordinary characters inside the JSON text;
-- the result never depends on how the bytes were chunked, including a CRLF split between two
-  chunks (the CR ends the line at once and the LF that may follow is skipped);
-- ``data:`` lines of one message are joined with ``\n``; a blank line ends the message;
-- ``event:``, ``id:`` and ``retry:`` fields and ``:`` comments are ignored, as is a leading
-  byte-order mark; messages without data (and an OpenAI-style ``[DONE]``) are dropped;
-  lines that are no field at all are set aside as :attr:`SSEDecoder.unframed_text`.
-
-At the end of the stream, a message whose last ``data:`` line was complete but that lacks the
-closing blank line is still delivered (a lenient reading of servers that close right after the
-last line); an unterminated line is dropped, because a connection that broke mid-line carries
-no trustworthy text. A line (or a message) longer than ``max_line_bytes`` raises
-:class:`~appclient.errors.ResponseDecodeError` instead of growing memory without bound.
+The WHATWG event-stream rules the protocol needs (docs/protocol.md section 5): lines end with
+CR, LF or CRLF only, however the bytes are chunked; ``data:`` lines join with ``\n`` and a blank
+line ends a message; other fields, comments, a leading BOM and ``[DONE]`` are dropped, and lines
+that are no field are kept as :attr:`SSEDecoder.unframed_text`. At the end, a message lacking
+only its blank line is delivered, an unterminated line is dropped (it broke mid-line). A line or
+message over ``max_line_bytes`` raises :class:`~appclient.errors.ResponseDecodeError`.
 """
 
 from __future__ import annotations
@@ -37,10 +26,6 @@ _FIELDS: Final = frozenset({"", "data", "event", "id", "retry"})
 
 class SSEDecoder:
     r"""Incremental event-stream decoder: feed bytes, get the ``data`` text of each message.
-
-    Args:
-        max_line_bytes: Longest line, and longest message data, accepted before the stream is
-            declared broken.
 
     Example:
         >>> decoder = SSEDecoder()
@@ -65,18 +50,7 @@ class SSEDecoder:
         self._ended = False
 
     def feed(self, chunk: bytes) -> list[str]:
-        """Decode the next bytes of the stream.
-
-        Args:
-            chunk: Any number of bytes, split anywhere (even inside a character or a CRLF).
-
-        Returns:
-            The data text of every message completed by these bytes, in order.
-
-        Raises:
-            ResponseDecodeError: A line is not UTF-8, or exceeds the line limit.
-            RuntimeError: The decoder was already ended.
-        """
+        """The data text of every message these bytes (split anywhere) complete, in order."""
         if self._ended:
             raise RuntimeError("feed() called after end()")
         if not chunk:
@@ -141,12 +115,7 @@ class SSEDecoder:
         return messages
 
     def end(self) -> list[str]:
-        """Finish the stream and return the message still pending, if any.
-
-        Returns:
-            The data text of a message whose complete ``data:`` lines were not yet followed by a
-            blank line (at most one item). An unterminated last line is dropped.
-        """
+        """Finish the stream: the message whose blank line never came, if any."""
         self._ended = True
         if self._partial:  # a bare JSON body may well end without a line end
             line = b"".join(self._partial).decode("utf-8", errors="replace")
@@ -160,17 +129,8 @@ class SSEDecoder:
 
     @property
     def unframed_text(self) -> str:
-        r"""The lines that were neither fields nor comments, joined with ``\n``.
-
-        A server that answers a stream request with a plain JSON body (the official client
-        reads such a body as one answer) leaves it here; kept up to ``max_line_bytes``.
-        """
+        """The lines that were no field (a plain JSON body), kept up to ``max_line_bytes``."""
         return "\n".join(self._unframed)
-
-    @property
-    def has_partial_line(self) -> bool:
-        """Whether bytes of an unterminated line are buffered (the stream broke mid-line)."""
-        return self._partial_size > 0
 
     def _take_line(self, raw: bytes, messages: list[str]) -> None:
         if len(raw) > self._max:
@@ -191,9 +151,7 @@ class SSEDecoder:
             if field not in _FIELDS:
                 self._keep_unframed(line)
             return  # comments (empty field), event, id, retry and unknown fields
-        self._add_data(value[1:] if colon and value.startswith(" ") else value)
-
-    def _add_data(self, value: str) -> None:
+        value = value[1:] if colon and value.startswith(" ") else value
         self._data_size += len(value) + 1
         if self._data_size > self._max:
             raise ResponseDecodeError(self._too_long("message"))
