@@ -19,7 +19,7 @@ from appclient import (
     InvalidRequestError,
     ToolRegistry,
 )
-from appclient.errors import NotFoundError
+from appclient.errors import NotFoundError, RequestTimeoutError
 from appclient.testing import ReferenceServer
 from appclient.types import AsyncRunStream, RoundTripResult
 from tests.async_support import (
@@ -274,6 +274,27 @@ def test_retries_wait_with_the_injected_sleep() -> None:
         client = AsyncAppClient("app", token="tok-async-8", base_url=gateway.url, sleep=sleep)
         assert run_scenario(client.create_conversation) == "c-2"
     assert len(waits) == 1
+    assert len(gateway.requests) == 2
+
+
+def test_a_streams_read_timeout_is_not_retried_after_an_earlier_retry() -> None:
+    """After a retried 503, a stream request's read timeout is raised, not sent a third time."""
+
+    async def sleep(seconds: float) -> None:
+        pass
+
+    busy = Reply(status=503, body={"code": "Busy", "message": "busy"})
+    with FakeGateway().add(busy).add(Reply(hang=True)).add(Reply(sse=[FINAL])) as gateway:
+        client = AsyncAppClient(
+            "app", token="tok-async-9", base_url=gateway.url, timeout=0.2, sleep=sleep
+        )
+
+        async def scenario() -> None:
+            with pytest.raises(RequestTimeoutError):
+                await client.run("c1", "hi", stream=True)
+            await client.aclose()
+
+        run_scenario(scenario)
     assert len(gateway.requests) == 2
 
 

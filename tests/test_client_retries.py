@@ -223,6 +223,18 @@ def test_read_timeouts_are_not_retried_for_streams(
     assert len(mock.calls) == 1
 
 
+def test_a_streams_read_timeout_is_not_retried_after_an_earlier_retry(
+    client: AppClient, mock: responses.RequestsMock
+) -> None:
+    """After a retried 503, a stream request's read timeout is still raised, not retried."""
+    mock.post(RUNS, json={}, status=503)
+    mock.post(RUNS, body=requests.ReadTimeout("slow"))
+    mock.post(RUNS, json=FINAL)
+    with pytest.raises(RequestTimeoutError):
+        client.run("c1", "hi", stream=True)
+    assert len(mock.calls) == 2
+
+
 def test_stream_is_retried_before_its_first_byte(
     client: AppClient, mock: responses.RequestsMock
 ) -> None:
