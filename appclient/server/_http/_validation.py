@@ -39,6 +39,8 @@ def _finite_float(text: str) -> float:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+# A parsed body holds no cycle, and parse_json_object bounded its depth.
+_tool_text = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
 #: Deepest nesting a request body may have: far beyond any tool schema or argument, and far
 #: below what the recursive code after parsing (pydantic, copies, the SQLite store) survives.
@@ -179,7 +181,7 @@ def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
         field = f"tools[{index}]"
         if not isinstance(raw, dict):
             raise bad_parameter(field, "expected a tool object")
-        text = json.dumps(raw, ensure_ascii=False)  # parse_json_object bounded its depth
+        text = _tool_text(raw)
         size += len(text)
         if size > MAX_TOOLS_CHARS:
             raise bad_parameter(
