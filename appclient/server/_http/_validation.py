@@ -87,25 +87,19 @@ def parse_json_object(body: bytes) -> dict[str, Any]:
     return value
 
 
-def field_path(location: tuple[int | str, ...], *, prefix: str = "") -> str:
-    """Return a pydantic error location as a path such as ``tools[0].function.name``."""
-    text = prefix
-    for part in location:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text = f"{text}.{part}" if text else str(part)
-    return text or "body"
-
-
 def validate_model(model: type[ModelT], data: Any, *, prefix: str = "") -> ModelT:
     """Validate ``data`` (at ``prefix`` in the body) with a wire model; a 400 names the field."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         error = exc.errors(include_url=False, include_input=False)[0]
-        location = tuple(part for part in error["loc"] if not isinstance(part, str) or part)
-        raise bad_parameter(field_path(location, prefix=prefix), error["msg"]) from None
+        field = prefix  # such as tools[0].function.name
+        for part in error["loc"]:
+            if isinstance(part, int):
+                field += f"[{part}]"
+            elif part:
+                field = f"{field}.{part}" if field else part
+        raise bad_parameter(field or "body", error["msg"]) from None
     except RecursionError:
         raise bad_parameter(prefix or "body", "nested too deeply") from None
 
