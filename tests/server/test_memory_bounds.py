@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from appclient._core._limits import cache_short_keys
+from appclient._manifest import normalize_tool
 from appclient.server import MemoryStore, QuotaExceededError
 from appclient.server._agents._agent_api import ToolResult
-from appclient.server._http._validation import MAX_TOOLS_CHARS, _checked_tools, validate_tools
+from appclient.server._http import _validation
+from appclient.server._http._validation import MAX_TOOLS_CHARS, validate_tools
 from appclient.server._state._state import ConversationState, TurnRecord
 from tests.gc_support import frames_left_in_cycles
 from tests.server.helpers import APP_ID, call_app, make_app, new_conversation, run_body
@@ -115,15 +119,32 @@ def test_a_refused_request_is_freed_at_once_not_at_the_next_collection() -> None
     assert frames == []
 
 
-def test_large_tools_are_checked_but_not_cached() -> None:
-    """A tool over the cached size is validated on each run, not pinned by the cache."""
-    big = {
-        "type": "function",
-        "function": {"name": "big", "description": "d" * 100_000, "parameters": {}},
-    }
-    (checked,) = validate_tools([big])
-    assert checked["function"]["name"] == "big"
-    assert repr(big) not in _checked_tools
+def test_large_tools_are_checked_but_not_cached(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tool over the cached size is validated on each run; the cache keeps the last 512."""
+    normalized: list[str] = []
+
+    def normalize(raw: dict[str, Any]) -> dict[str, Any]:
+        normalized.append(raw["function"]["name"])
+        return normalize_tool(raw)
+
+    monkeypatch.setattr(_validation, "normalize_tool", normalize)
+    _validation._check_tool.cache_clear()  # type: ignore[attr-defined]
+
+    def tool(name: str, description: str = "d") -> dict[str, Any]:
+        return {"type": "function", "function": {"name": name, "description": description}}
+
+    big = tool("big", "d" * 100_000)
+    for _ in range(2):
+        (checked,) = validate_tools([big])
+        assert checked["function"]["name"] == "big"
+    assert normalized == ["big", "big"]
+    small = [tool(f"t{index}") for index in range(513)]
+    for each in small:
+        validate_tools([each])
+        validate_tools([each])
+    assert normalized[2:] == [f"t{index}" for index in range(513)]
+    validate_tools([small[0]])  # pushed out by the 512 after it
+    assert normalized[-1] == "t0"
 
 
 def test_short_keys_are_cached_and_long_ones_computed_each_time() -> None:

@@ -57,7 +57,7 @@ def test_json_response_puts_request_id_in_the_body() -> None:
     """A success body carries the request id answered in the header."""
     response = json_response({"conversation_id": "c"}, request_id="r2")
     assert json.loads(response.body) == {"request_id": "r2", "conversation_id": "c"}
-    assert not response.is_stream
+    assert response.chunks is None
 
 
 def test_text_response_sends_the_text_as_utf8() -> None:
@@ -72,7 +72,6 @@ def test_sse_frames_are_exact() -> None:
     """Each SSE message is exactly 'data: ' + compact JSON + a blank line."""
     response = sse_response(['{"a":1}', '{"b":"北京"}'], request_id="r3")
     assert response.chunks == (b'data: {"a":1}\n\n', 'data: {"b":"北京"}\n\n'.encode())
-    assert response.is_stream
     assert response.content_type == "text/event-stream"
 
 

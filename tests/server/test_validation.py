@@ -9,7 +9,6 @@ import pytest
 from appclient._core._models import RunRequest
 from appclient.server._http._responses import HTTPProblem
 from appclient.server._http._validation import (
-    field_path,
     parse_json_object,
     validate_model,
     validate_tools,
@@ -64,11 +63,11 @@ def test_lone_surrogates_are_refused_in_every_json_encoding(encoding: str) -> No
     assert (problem.status, problem.code) == (400, "InvalidJSON")
 
 
-def test_field_path_formats_locations() -> None:
-    """Pydantic locations become dotted paths with indexes."""
-    assert field_path(("tools", 0, "function", "name")) == "tools[0].function.name"
-    assert field_path((), prefix="") == "body"
-    assert field_path(("name",), prefix="tools[1].function") == "tools[1].function.name"
+def test_model_errors_are_named_under_the_prefix_or_as_the_body() -> None:
+    """A field is named under the prefix given; an error about the whole value names the body."""
+    problem = _problem(lambda: validate_model(RunRequest, {"app_id": "a"}, prefix="run"))
+    assert problem.message.startswith("run.conversation_id:")
+    assert _problem(lambda: validate_model(RunRequest, [])).message.startswith("body:")
 
 
 @pytest.mark.parametrize(

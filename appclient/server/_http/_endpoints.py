@@ -21,7 +21,7 @@ from .._runs._events import live_message, message_head, render_body, render_stre
 from .._runs._live_run import live_messages
 from .._runs._run_engine import Emit, RunEngine, record_run
 from .._runs._tool_choice import forced_tool_name
-from .._settings import DEFAULT_ANSWER_DELTA_CHARS, DEFAULT_APP_ID, DEFAULT_RUN_LEASE_SECONDS
+from .._settings import DEFAULT_APP_ID
 from .._state._idempotency import IdempotencyGuard, fingerprint, stored_response
 from .._state._state import MAX_RUNS_KEPT, ConversationState, FeedbackRecord, FileRecord
 from .._state._store import Store, lease_owner_id
@@ -66,10 +66,10 @@ class Endpoints:
         engine: RunEngine,
         uploads: UploadStorage,
         app_ids: frozenset[str] | None,
-        any_app_id: bool = False,
-        lease_seconds: float = DEFAULT_RUN_LEASE_SECONDS,
-        max_delta_chars: int = DEFAULT_ANSWER_DELTA_CHARS,
-        clock: Callable[[], float] = time.time,
+        any_app_id: bool,
+        lease_seconds: float,
+        max_delta_chars: int,
+        clock: Callable[[], float],
     ) -> None:
         self.store = store
         self.engine = engine

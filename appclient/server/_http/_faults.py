@@ -113,13 +113,10 @@ class FaultInjector:
     def hang_next(self, count: int = 1, *, timeout: float = DEFAULT_HANG_SECONDS) -> None:
         """Hold the next ``count`` requests unprocessed, so the client's timeout fires.
 
-        A held request is answered 503 on :meth:`release`, when the server stops, or after
-        ``timeout`` seconds, whichever comes first.
-
         Args:
             count: How many requests are held.
-            timeout: Seconds after which a held request is answered with the 503 anyway;
-                ``math.inf`` holds it until :meth:`release` or the server stops.
+            timeout: Seconds after which a held request is answered 503 (as on :meth:`release`
+                or when the server stops); ``math.inf`` holds it until one of those.
 
         Raises:
             ValueError: ``count`` is below 1, or ``timeout`` is negative or NaN.

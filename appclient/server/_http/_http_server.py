@@ -329,13 +329,6 @@ class WSGIHTTPServer(socketserver.ThreadingTCPServer):
         host, port = self.server_address[:2]
         self.server_name, self.server_port = str(host), int(port)
 
-    def get_request(self) -> tuple[socket.socket, Any]:
-        """Accept a connection and remember it, so :meth:`close_connections` can end it."""
-        connection, address = super().get_request()
-        with self._lock:
-            self._connections.add(connection)
-        return connection, address
-
     def reading(self, connection: socket.socket) -> None:
         """Start the read deadline of the connection's next request."""
         with self._lock:
@@ -373,6 +366,7 @@ class WSGIHTTPServer(socketserver.ThreadingTCPServer):
             oldest = None
             if len(self._in_head) >= self.max_connections * _HEADS_PER_THREAD:
                 oldest = self._most_idle(self._in_head)
+            self._connections.add(request)  # for close_connections to end
             self._in_head.add(request)
             self._reading[request] = time.monotonic() + self.request_read_timeout  # its head too
         if oldest is not None:

@@ -7,7 +7,6 @@ conversations only, shown as text under a content security policy.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import replace
 from importlib import resources
@@ -49,11 +48,8 @@ class Inspector:
         self._endpoints = endpoints
         self._owner = owner
         folder = resources.files("appclient.server") / "inspector"
-        page = functools.partial(
-            Response, 200, "", headers=_PAGE_HEADERS
-        )  # request id: per request
-        self._pages = {
-            path: page(body=folder.joinpath(name).read_bytes(), content_type=kind)
+        self._pages = {  # given each request's id
+            path: Response(200, "", folder.joinpath(name).read_bytes(), None, kind, _PAGE_HEADERS)
             for path, (name, kind) in _STATIC.items()
         }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -16,10 +17,8 @@ from .._runs._json_template import json_text
 
 
 def new_id() -> str:
-    """Return a fresh random id in uuid4 form (``uuid.uuid4()`` costs a few us more)."""
-    digits = os.urandom(16).hex()
-    variant = "89ab"[int(digits[16], 16) & 3]
-    return f"{digits[:8]}-{digits[8:12]}-4{digits[13:16]}-{variant}{digits[17:20]}-{digits[20:32]}"
+    """Return a fresh random id (uuid4 text)."""
+    return str(uuid.uuid4())
 
 
 def encode_text(text: str) -> bytes:
@@ -69,11 +68,6 @@ class Response:
     chunks: tuple[bytes, ...] | Iterator[bytes] | None = None
     content_type: str = "application/json"
     headers: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def is_stream(self) -> bool:
-        """Whether this is an SSE response."""
-        return self.chunks is not None
 
 
 class HTTPProblem(Exception):  # noqa: N818 - a problem report (RFC 9457 wording), not a bug

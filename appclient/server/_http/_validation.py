@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 import math
 import re
-import threading
-from collections import OrderedDict
 from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from ..._core._constants import tool_name_problem
+from ..._core._limits import cache_short_keys
 from ..._core._models import Tool
 from ..._manifest import normalize_tool
 from .._settings import DEFAULT_MAX_TOOLS
@@ -24,11 +23,8 @@ from ._responses import HTTPProblem, bad_parameter
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_CACHE_SIZE = 512
 #: The tools of a run, as characters of JSON (a conversation keeps them for its later runs).
 MAX_TOOLS_CHARS: Final = 1024 * 1024
-#: Larger tools are checked on every run instead of kept (the cache stays under ~8 MiB).
-_MAX_CACHED_TOOL_CHARS: Final = 16 * 1024
 
 
 def _reject_constant(name: str) -> Any:
@@ -43,6 +39,8 @@ def _finite_float(text: str) -> float:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+# A parsed body holds no cycle, and parse_json_object bounded its depth.
+_tool_text = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
 #: Deepest nesting a request body may have: far beyond any tool schema or argument, and far
 #: below what the recursive code after parsing (pydantic, copies, the SQLite store) survives.
@@ -89,43 +87,21 @@ def parse_json_object(body: bytes) -> dict[str, Any]:
     return value
 
 
-def field_path(location: tuple[int | str, ...], *, prefix: str = "") -> str:
-    """Return a pydantic error location as a path such as ``tools[0].function.name``."""
-    text = prefix
-    for part in location:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text = f"{text}.{part}" if text else str(part)
-    return text or "body"
-
-
 def validate_model(model: type[ModelT], data: Any, *, prefix: str = "") -> ModelT:
     """Validate ``data`` (at ``prefix`` in the body) with a wire model; a 400 names the field."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         error = exc.errors(include_url=False, include_input=False)[0]
-        location = tuple(part for part in error["loc"] if not isinstance(part, str) or part)
-        raise bad_parameter(field_path(location, prefix=prefix), error["msg"]) from None
+        field = prefix  # such as tools[0].function.name
+        for part in error["loc"]:
+            if isinstance(part, int):
+                field += f"[{part}]"
+            elif part:
+                field = f"{field}.{part}" if field else part
+        raise bad_parameter(field or "body", error["msg"]) from None
     except RecursionError:
         raise bad_parameter(prefix or "body", "nested too deeply") from None
-
-
-# The same tools arrive with every run of a conversation, and normalising one parses its
-# docstring: recent results are kept by the raw tool's repr (another key order only costs a
-# miss); a value is the checked wire dict, or None for a non-function tool.
-_checked_tools: OrderedDict[str, dict[str, Any] | None] = OrderedDict()
-_checked_lock = threading.Lock()
-
-
-def _remember(key: str, tool: dict[str, Any] | None) -> None:
-    if len(key) > _MAX_CACHED_TOOL_CHARS:  # a huge tool would pin its size 512 times over
-        return
-    with _checked_lock:
-        _checked_tools[key] = tool
-        while len(_checked_tools) > _CACHE_SIZE:
-            _checked_tools.popitem(last=False)
 
 
 def _names(value: Any) -> bool:
@@ -151,8 +127,13 @@ def _check_raw_parameters(raw: dict[str, Any], field: str) -> None:
             raise bad_parameter(f"{field}.properties.{name}", "expected a JSON Schema object")
 
 
-def _check_tool(raw: dict[str, Any], field: str) -> dict[str, Any] | None:
+# The same tools arrive with every run of a conversation, and normalising one parses its
+# docstring: recent results are kept by the tool's JSON text and place (another key order or
+# place only costs a miss). A larger tool would pin its size 512 times over: it is checked anew.
+@cache_short_keys(512, max_chars=16 * 1024)
+def _check_tool(text: str, field: str) -> dict[str, Any] | None:
     """Return one tool normalised and checked (``None`` for a non-function tool)."""
+    raw = json.loads(text)
     _check_raw_parameters(raw, field)
     try:
         normalized = normalize_tool(raw)
@@ -194,28 +175,20 @@ def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
         field = f"tools[{index}]"
         if not isinstance(raw, dict):
             raise bad_parameter(field, "expected a tool object")
-        try:
-            key = repr(raw)
-        except RecursionError:
-            raise bad_parameter(field, "nested too deeply") from None
-        size += len(key)  # close to the JSON's size, and computed anyway
+        text = _tool_text(raw)
+        size += len(text)
         if size > MAX_TOOLS_CHARS:
             raise bad_parameter(
                 "tools",
                 f"at most {MAX_TOOLS_CHARS:,} characters of tools per run (a conversation "
                 "keeps them); describe each tool briefly",
             )
-        with _checked_lock:
-            known = key in _checked_tools
-            cached = _checked_tools.get(key)
-        if not known:
-            cached = _check_tool(raw, field)
-            _remember(key, cached)
-        if cached is None:
+        tool = _check_tool(text, field)
+        if tool is None:
             continue
-        name = cached["function"]["name"]
+        name = tool["function"]["name"]
         if name in seen:
             raise bad_parameter(f"{field}.function.name", f"{name!r} is declared twice")
         seen.add(name)
-        tools.append(cached)
+        tools.append(tool)
     return tuple(tools)

@@ -102,7 +102,7 @@ class ReferenceApp:
         endpoints: Endpoints,
         faults: FaultInjector,
         max_body_bytes: int,
-        on_close: Sequence[Callable[[], None]] = (),
+        on_close: Sequence[Callable[[], None]],
     ) -> None:
         self.tokens = tuple(tokens)
         self._authority = TokenAuthority(self.tokens)

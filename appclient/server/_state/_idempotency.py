@@ -50,11 +50,10 @@ def check_key(key: str | None) -> str | None:
 
 def stored_response(response: Response, body: bytes | None = None) -> StoredResponse:
     """Return ``response`` as kept for replays (``body``: a live stream's whole body)."""
+    stream = response.chunks is not None
     if body is None:
         body = b"".join(response.chunks) if response.chunks is not None else response.body
-    return StoredResponse(
-        response.status, response.request_id, response.content_type, body, response.is_stream
-    )
+    return StoredResponse(response.status, response.request_id, response.content_type, body, stream)
 
 
 def _replay(stored: StoredResponse) -> Response:
