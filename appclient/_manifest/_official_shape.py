@@ -70,10 +70,7 @@ def _any_of(options: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def python_type_to_schema(type_name: str) -> dict[str, Any]:
-    """Translate a type name as the official SDK writes it (``"Optional[int]"``) to JSON Schema.
-
-    An unknown class name becomes ``{"type": "object"}``.
-    """
+    """A type name as the official SDK writes it (``"Optional[int]"``) as JSON Schema."""
     text = type_name.strip().removeprefix("typing.")
     if "[" in text and text.endswith("]"):
         head, inner = text.split("[", 1)
