@@ -18,8 +18,7 @@ import pickle
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar, overload
+from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -32,7 +31,6 @@ from ._type_schema import ArgumentField, build_arguments_model, type_schema
 
 VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 _MAX_INPUT_REPR = 60
-T = TypeVar("T")
 
 
 def check_tool_name(name: str) -> str:
@@ -219,23 +217,6 @@ class ToolTemplate:
         return tuple(positional), {**values, **extras}
 
 
-class _Shared(property, Generic[T]):
-    """A read-only ``ToolSpec`` attribute read from its template (a C getter, no Python call)."""
-
-    def __init__(self, path: str, doc: str) -> None:
-        super().__init__(attrgetter(f"_template.{path}"))
-        self.__doc__ = doc
-
-    if TYPE_CHECKING:
-
-        @overload
-        def __get__(self, spec: None, owner: type | None = None) -> _Shared[T]: ...
-        @overload
-        def __get__(self, spec: object, owner: type | None = None) -> T: ...
-        def __get__(self, spec: object, owner: type | None = None) -> Any: ...
-        def __set__(self, spec: object, value: NoReturn) -> None: ...
-
-
 class ToolSpec:
     """A callable described as a tool: name, description, JSON Schema and validation.
 
@@ -252,30 +233,30 @@ class ToolSpec:
         self.func: Callable[..., Any] = func
         self._bound = dict(bound)
 
-    name = _Shared[str]("name", "The tool name.")
-    description = _Shared[str](
-        "text.description", "The tool description, with the return sentence when known."
-    )
-    summary = _Shared[str]("text.summary", "The tool description without its return sentence.")
-    return_description = _Shared[str | None](
-        "text.returns", "What the return value means, if known."
-    )
-    return_items = _Shared[tuple[ReturnItem, ...]](
-        "text.return_items",
-        "The named return values ``(name, JSON type or None, description)``, if any.",
-    )
-    strict = _Shared[bool]("strict", "Whether the schema is in strict form.")
-    allow_extra = _Shared[bool](
-        "allow_extra", "Whether unknown argument keys are dropped instead of refused."
-    )
-    hidden = _Shared[frozenset[str]](
-        "hidden", "Parameter names the program supplies and the agent cannot set."
-    )
-    is_async = _Shared[bool]("is_async", "Calling ``func`` returns an awaitable.")
-    is_generator = _Shared[bool]("is_generator", "Calling ``func`` returns a generator.")
-    is_async_generator = _Shared[bool](
-        "is_async_generator", "Calling ``func`` returns an async generator."
-    )
+    @property
+    def name(self) -> str:
+        """The tool name."""
+        return self._template.name
+
+    @property
+    def description(self) -> str:
+        """The tool description, with the return sentence when known."""
+        return self._template.text.description
+
+    @property
+    def summary(self) -> str:
+        """The tool description without its return sentence."""
+        return self._template.text.summary
+
+    @property
+    def return_description(self) -> str | None:
+        """What the return value means, if known."""
+        return self._template.text.returns
+
+    @property
+    def return_items(self) -> tuple[ReturnItem, ...]:
+        """The named return values ``(name, JSON type or None, description)``, if any."""
+        return self._template.text.return_items
 
     @property
     def return_schema(self) -> Schema | None:
@@ -294,6 +275,36 @@ class ToolSpec:
         # Unpickling bytes this process pickled is the fastest deep copy of plain JSON data.
         result: Schema = pickle.loads(self._template.schema_bytes)  # noqa: S301 - see above
         return result
+
+    @property
+    def strict(self) -> bool:
+        """Whether the schema is in strict form."""
+        return self._template.strict
+
+    @property
+    def allow_extra(self) -> bool:
+        """Whether unknown argument keys are dropped instead of refused."""
+        return self._template.allow_extra
+
+    @property
+    def hidden(self) -> frozenset[str]:
+        """Parameter names the program supplies and the agent cannot set."""
+        return self._template.hidden
+
+    @property
+    def is_async(self) -> bool:
+        """Calling ``func`` returns an awaitable."""
+        return self._template.is_async
+
+    @property
+    def is_generator(self) -> bool:
+        """Calling ``func`` returns a generator."""
+        return self._template.is_generator
+
+    @property
+    def is_async_generator(self) -> bool:
+        """Calling ``func`` returns an async generator."""
+        return self._template.is_async_generator
 
     def to_tool(self) -> dict[str, Any]:
         """Return the wire tool ``{"type": "function", "function": {...}}`` as a new dict."""
