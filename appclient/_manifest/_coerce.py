@@ -68,8 +68,11 @@ def field(value: Any, name: str) -> Any:
     return value.get(name) if isinstance(value, Mapping) else getattr(value, name, None)
 
 
-def _checked_tool(tool: Mapping[str, Any], where: str) -> dict[str, Any]:
-    tool = from_list_form(tool) if isinstance(tool, dict) else tool  # Lagent's description
+def checked_tool(given: object, where: str) -> dict[str, Any]:
+    """A tool object (or Lagent's description) checked, each refusal naming ``where``."""
+    if not isinstance(given, Mapping):
+        raise wrong_kind(where, _TOOL, given, error=ManifestError)
+    tool = from_list_form(given) if isinstance(given, dict) else given  # Lagent's description
     kind = tool.get("type", "function")
     if not isinstance(kind, str) or not kind:
         raise ManifestError(f"{where}: 'type' must be a non-empty string, got {kind!r}")
@@ -104,11 +107,11 @@ def _tool_items(item: Any, where: str, out: list[tuple[str, dict[str, Any]]]) ->
     if isinstance(item, Tool):
         out.append((where, item.model_dump(mode="json", by_alias=True, exclude_none=True)))
     elif field(item, "inputSchema") is not None and field(item, "function") is None:
-        out.append((where, _checked_tool(_from_mcp_tool(item), where)))  # an MCP tool
+        out.append((where, checked_tool(_from_mcp_tool(item), where)))  # an MCP tool
     elif isinstance(item, Mapping):
-        out.append((where, _checked_tool(item, where)))
+        out.append((where, checked_tool(item, where)))
     elif isinstance(item, BaseModel):  # e.g. the official SDK's data_class.Tool
-        out.append((where, _checked_tool(item.model_dump(mode="json", exclude_none=True), where)))
+        out.append((where, checked_tool(item.model_dump(mode="json", exclude_none=True), where)))
     elif callable(getattr(item, "to_tools", None)):
         for index, tool in enumerate(item.to_tools()):
             _tool_items(tool, f"{where}.to_tools()[{index}]", out)

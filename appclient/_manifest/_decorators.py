@@ -151,10 +151,7 @@ def _record_for(target: Any) -> ManifestOverrides:
 
 
 class View(Mapping[str, Any]):
-    """``func.__ab_manifest__`` or ``func.api_description``, rebuilt on each read.
-
-    The official ``Manifest`` or Lagent's dict, as the decorators have it now (more may follow).
-    """
+    """``func.__ab_manifest__`` (a ``Manifest``) or ``.api_description`` (Lagent), built on read."""
 
     __slots__ = ("_attribute", "_function")
     #: How each view is built; set by the manifest module (which imports this one).

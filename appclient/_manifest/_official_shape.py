@@ -70,10 +70,7 @@ def _any_of(options: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def python_type_to_schema(type_name: str) -> dict[str, Any]:
-    """Translate a type name as the official SDK writes it (``"Optional[int]"``) to JSON Schema.
-
-    An unknown class name becomes ``{"type": "object"}``.
-    """
+    """A type name as the official SDK writes it (``"Optional[int]"``) as JSON Schema."""
     text = type_name.strip().removeprefix("typing.")
     if "[" in text and text.endswith("]"):
         head, inner = text.split("[", 1)
@@ -134,20 +131,16 @@ def _normalize_property(result: Any, doc_description: str | None) -> tuple[dict[
     return result, declared_required
 
 
-def normalize_parameters(
-    parameters: Any, *, param_docs: dict[str, str] | None = None
-) -> dict[str, Any]:
-    """New JSON Schema for ``parameters``; ``param_docs`` fills descriptions that are missing."""
-    if not isinstance(parameters, dict):
+def _normalize_parameters(result: Any, docs: dict[str, str]) -> dict[str, Any]:
+    """``parameters`` (a copy, changed in place) as JSON Schema; ``docs`` fills descriptions."""
+    if not isinstance(result, dict):
         return {"type": "object", "properties": {}}
-    result = copy.deepcopy(parameters)
     result.setdefault("type", "object")
     properties = result.get("properties")
     if not isinstance(properties, dict):
         if "properties" in result:
             result["properties"] = {}
         return result
-    docs = param_docs or {}
     given = result.get("required")
     # A malformed "required" (not a list) is left as given for validators to report; only a
     # list (or none) can take the names that properties declared required themselves.
@@ -266,5 +259,5 @@ def normalize_tool(tool: Any) -> Any:
         function["description"] = (param_docs and prose) or inspect.cleandoc(description)
     elif description is None:
         function["description"] = ""
-    function["parameters"] = normalize_parameters(function.get("parameters"), param_docs=param_docs)
+    function["parameters"] = _normalize_parameters(function.get("parameters"), param_docs)
     return result

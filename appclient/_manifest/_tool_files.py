@@ -14,26 +14,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._core._constants import tool_name_problem
 from .._core._errors import ManifestError
 from .._core._models import Tool
-from ._coerce import ToolLike, check_unique_names, is_one, tool_name, tools_to_wire
+from ._coerce import ToolLike, check_unique_names, checked_tool, is_one, tool_name, tools_to_wire
 from ._official_shape import normalize_tool
 
 _JSON_INDENT = 4
 
 
 def _checked(tool: Any, *, origin: str) -> dict[str, Any]:
-    if not isinstance(tool, dict):
-        raise ManifestError(f"{origin}: a tool must be a JSON object, got {type(tool).__name__}")
-    normalized: dict[str, Any] = normalize_tool(tool)
+    normalized: dict[str, Any] = normalize_tool(checked_tool(tool, origin))
     try:
-        Tool.model_validate(normalized)
+        Tool.model_validate(normalized)  # e.g. a non-function tool's 'function'
     except ValidationError as exc:
         raise ManifestError(f"{origin}: not a valid tool: {exc}") from exc
-    problem = tool_name_problem(tool_name(normalized))
-    if isinstance(normalized.get("function"), dict) and problem is not None:
-        raise ManifestError(f"{origin}: {problem}")
     return normalized
 
 

@@ -7,12 +7,14 @@ import copy
 import jsonschema
 import pytest
 
-from appclient._manifest._official_shape import (
-    normalize_parameters,
-    normalize_tool,
-    python_type_to_schema,
-)
+from appclient._manifest._official_shape import normalize_tool, python_type_to_schema
 from tests.conftest import load_request_fixture
+
+
+def normalize_parameters(parameters: object) -> dict:
+    """The parameters of a tool holding ``parameters``, as :func:`normalize_tool` writes them."""
+    tool = {"type": "function", "function": {"name": "f", "parameters": parameters}}
+    return normalize_tool(tool)["function"]["parameters"]
 
 
 def _fixture_tool(name: str) -> dict:

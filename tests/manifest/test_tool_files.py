@@ -110,10 +110,10 @@ def test_missing_path_is_an_error(tmp_path):
 
 
 def test_non_object_tool_is_refused(tmp_path):
-    """A list entry that is not an object is refused naming its index."""
+    """A list entry that is not an object is refused naming its index, as any other tool is."""
     path = tmp_path / "list.json"
     path.write_text(json.dumps([JAVA_EXAMPLE, 3]), "utf-8")
-    with pytest.raises(ManifestError, match=r"list\.json\[1\]"):
+    with pytest.raises(ManifestError, match=r"list\.json\[1\] must be a tool \(.*, got int$"):
         load_tools(path)
 
 
