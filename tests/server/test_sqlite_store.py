@@ -359,8 +359,9 @@ def test_key_reservations_of_processes_that_ended_are_freed_when_the_store_opens
     reopened.close()
 
 
-def test_a_version_1_file_is_migrated_and_keeps_its_replays(tmp_path: Path) -> None:
-    """A file of the first layout gains the reservation holder column; stored answers stay."""
+@pytest.mark.parametrize("version", [0, 1], ids=["before-versions", "version-1"])
+def test_an_older_file_is_migrated_and_keeps_its_replays(tmp_path: Path, version: int) -> None:
+    """A file of an older layout gains the reservation holder column; stored answers stay."""
     path = tmp_path / "old.sqlite3"
     with closing(sqlite3.connect(path)) as db:
         db.executescript(_SCHEMA.replace(",\n    holder TEXT", ""))
@@ -368,26 +369,7 @@ def test_a_version_1_file_is_migrated_and_keeps_its_replays(tmp_path: Path) -> N
             "INSERT INTO idempotency VALUES ('k', 'fp', 0, 200, 'r', 'application/json', "
             "x'7b7d', 0)"
         )
-        db.execute("PRAGMA user_version = 1")
-        db.commit()
-    store = SQLiteStore(path)
-    replay = store.reserve_key("k", "fp", now=1, stale_after=60)
-    assert (replay.outcome, replay.response and replay.response.body) == ("replay", b"{}")
-    assert store.reserve_key("k2", "fp", now=1, stale_after=60, holder="1-1").outcome == "new"
-    store.close()
-    with closing(sqlite3.connect(path)) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-
-
-def test_a_file_from_before_schema_versions_is_migrated(tmp_path: Path) -> None:
-    """A file written before schema versions (user_version 0) opens and keeps its replays."""
-    path = tmp_path / "unversioned.sqlite3"
-    with closing(sqlite3.connect(path)) as db:
-        db.executescript(_SCHEMA.replace(",\n    holder TEXT", ""))
-        db.execute(
-            "INSERT INTO idempotency VALUES ('k', 'fp', 0, 200, 'r', 'application/json', "
-            "x'7b7d', 0)"
-        )
+        db.execute(f"PRAGMA user_version = {version}")
         db.commit()
     store = SQLiteStore(path)
     replay = store.reserve_key("k", "fp", now=1, stale_after=60)
