@@ -8,7 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from appclient import FunctionCall, Message, RunAnswer, Tool, ToolCall, ToolChoice, ToolOutput
-from appclient._core._models import ErrorBody, RunRequest
+from appclient._core import _models as models_module
+from appclient._core._models import ErrorBody, RunRequest, WireModel
 from appclient.types import Event
 from tests.conftest import RESPONSE_FIXTURES
 
@@ -85,6 +86,33 @@ def test_null_fields_take_their_defaults() -> None:
     """A null where the protocol promises a value decodes as the default."""
     answer = RunAnswer.model_validate({"answer": None, "content": None, "message_id": None})
     assert (answer.answer, answer.events, answer.message_id) == ("", [], "")
+
+
+def test_nested_nulls_in_json_take_their_defaults() -> None:
+    """JSON text decodes a null at every level (answer, event, usage) as the default."""
+    text = '{"answer": null, "content": [{"event_status": null, "usage": {"name": null}}]}'
+    answer = RunAnswer.model_validate_json(text)
+    [event] = answer.events
+    assert (answer.answer, event.event_status, event.usage and event.usage.name) == ("", "", "")
+
+
+def test_every_field_with_a_default_is_marked_null_is_default() -> None:
+    """Each wire field with a non-None default reads ``null`` as that default (it is marked)."""
+    wire_models = [
+        model
+        for model in vars(models_module).values()
+        if isinstance(model, type) and issubclass(model, WireModel) and model is not WireModel
+    ]
+    unmarked = [
+        f"{model.__name__}.{name}"
+        for model in wire_models
+        for name, field in model.model_fields.items()
+        if not field.is_required()
+        and field.get_default(call_default_factory=True) is not None
+        and name not in dict(model._null_is_default)
+    ]
+    assert len(wire_models) > 10
+    assert unmarked == []
 
 
 def test_unknown_fields_are_kept() -> None:
