@@ -14,8 +14,8 @@ runs: AsyncAppClient sends natively (no threads).
 Servers: ``reference`` (default, the setting the async client's issue measured) is
 ``appclient serve`` with its rule agent, a conversation per task; ``fast`` answers every run
 with the same five messages from a minimal aiohttp server, so the clients' own cost shows at
-its largest (there the typed messages, limits and checks of AsyncAppClient cost about 1.6x
-the bare loop's CPU per run, and the ratio is about 0.6x).
+its largest (there the typed messages, limits and checks of AsyncAppClient cost about 1.5x
+the bare loop's CPU per run, and the ratio is about 0.65x).
 
 Run: ``python tests/benchmarks/bench_async_client.py [--quick] [--server reference|fast]
 [--runs N]``
