@@ -27,6 +27,7 @@ from appclient.errors import (
     ToolNotFoundError,
     ToolTimeoutError,
 )
+from tests.gc_support import frames_left_in_cycles
 
 SECRET = "sk-live-0123456789"
 
@@ -188,6 +189,19 @@ COERCIONS: list[tuple[str, str, Any, dict[str, Any]]] = [
         {"flag": False},
     ),
 ]
+
+
+def test_refused_calls_leave_no_frame_in_a_reference_cycle(registry: ToolRegistry) -> None:
+    """An unknown tool or bad arguments give records that are freed at once, not at a GC."""
+    calls = [
+        {"id": "1", "type": "function", "function": {"name": "nope", "arguments": {}}},
+        {"id": "2", "type": "function", "function": {"name": "weather", "arguments": {"x": 1}}},
+    ]
+    with frames_left_in_cycles() as frames:
+        outputs = registry.dispatch(calls)
+        assert [output.output.startswith("Error") for output in outputs] == [True, True]
+        del outputs
+    assert frames == []
 
 
 @pytest.mark.parametrize(

@@ -197,7 +197,10 @@ class Dispatcher:
             except ToolError as error:
                 if raise_errors:
                     raise
-                slots.append(_failure(request, error, _shown_arguments(request)))
+                # A refusal's traceback (this frame, which holds the records) would make a
+                # reference cycle of every record of the round; where it was raised says nothing.
+                refusal = error.with_traceback(None)
+                slots.append(_failure(request, refusal, _shown_arguments(request)))
         runnable = [slot for slot in slots if isinstance(slot, _Ready)]
         outcomes = self.runner.iter_outcomes(
             [_invocation(ready, self.serialize, approve) for ready in runnable]
