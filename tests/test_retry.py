@@ -196,10 +196,10 @@ def test_default_cap_comes_from_constants() -> None:
 
 
 def _flaky(failures: list[BaseException]):
-    calls: list[bool] = []
+    calls: list[None] = []  # one entry per attempt
 
-    def call(*, stream: bool = False) -> str:
-        calls.append(stream)
+    def call() -> str:
+        calls.append(None)
         if failures:
             raise failures.pop(0)
         return "ok"
@@ -228,15 +228,15 @@ def test_retrying_gives_up_after_max_retries_with_the_last_error() -> None:
     assert len(calls) == 2
 
 
-def test_retrying_reads_the_stream_flag_from_the_call() -> None:
-    """A stream call's timeout is raised at once; a plain call's is retried."""
+def test_a_stream_loop_raises_a_timeout_at_once_and_a_plain_loop_retries_it() -> None:
+    """A streamed run's read timeout is final; a plain request's is retried."""
     policy = RetryPolicy(max_retries=3, random=lambda: 0.0)
     call, calls = _flaky([RequestTimeoutError("slow")])
     with pytest.raises(RequestTimeoutError):
-        policy.retrying(sleep=lambda _: None)(call, stream=True)
-    assert calls == [True]
+        policy.retrying(stream=True, sleep=lambda _: None)(call)
+    assert len(calls) == 1
     call, calls = _flaky([RequestTimeoutError("slow")])
-    assert policy.retrying(sleep=lambda _: None)(call, stream=False) == "ok"
+    assert policy.retrying(stream=False, sleep=lambda _: None)(call) == "ok"
 
 
 def test_retrying_calls_before_sleep() -> None:

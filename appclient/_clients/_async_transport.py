@@ -159,13 +159,12 @@ class AsyncTransport(TransportBase):
                 raise
             first_failure: list[BaseException] = [error]
 
-        async def attempt(request: _Request, *, stream: bool) -> Any:
+        async def attempt(request: _Request) -> Any:
             if first_failure:
                 raise first_failure.pop()
             return await self._attempt(*request, stream=stream)
 
-        # The policy reads ``stream`` from the call's keywords: a stream's read timeout is final.
-        return await self._retrying(attempt, request, stream=stream)
+        return await self._retrying[stream](attempt, request)
 
     async def _attempt(
         self, path: str, body: Body, key: str, deadline: float | None, *, stream: bool

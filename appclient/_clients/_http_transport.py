@@ -253,13 +253,12 @@ class Transport(TransportBase):
                 raise
             first_failure: list[BaseException] = [error]
 
-        def attempt(request: _Request, *, stream: bool) -> requests.Response:
+        def attempt(request: _Request) -> requests.Response:
             if first_failure:
                 raise first_failure.pop()
             return self._attempt(*request, stream=stream)
 
-        # The policy reads ``stream`` from the call's keywords: a stream's read timeout is final.
-        response: requests.Response = self._retrying(attempt, request, stream=stream)
+        response: requests.Response = self._retrying[stream](attempt, request)
         return response
 
     def _attempt(

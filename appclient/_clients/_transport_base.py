@@ -211,9 +211,16 @@ class TransportBase:
             raise InvalidRequestError(
                 f"max_retries must be an int >= 0, got {max_retries!r}"
             ) from None
-        self._retrying: Any = self.retry_policy.retrying(
-            sleep=sleep, before_sleep=self._log_retry, asynchronous=self._asynchronous
-        )
+        #: The retry loop of plain requests [False] and of streamed runs [True].
+        self._retrying: dict[bool, Any] = {
+            stream: self.retry_policy.retrying(
+                stream=stream,
+                sleep=sleep,
+                before_sleep=self._log_retry,
+                asynchronous=self._asynchronous,
+            )
+            for stream in (False, True)
+        }
         self._session = session if session is not None else self._new_session()
         self._owns_session = session is None
 

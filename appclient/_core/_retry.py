@@ -124,14 +124,16 @@ class RetryPolicy:
     def retrying(
         self,
         *,
+        stream: bool = False,
         sleep: Callable[[float], Any],
         before_sleep: Callable[[tenacity.RetryCallState], None] | None = None,
         asynchronous: bool = False,
     ) -> tenacity.Retrying | tenacity.AsyncRetrying:
-        """The tenacity loop (``AsyncRetrying`` awaits ``sleep``); it re-raises the last error.
+        """The tenacity loop for one kind of request (``AsyncRetrying`` awaits ``sleep``).
 
-        It reads ``stream`` from the called function's keyword arguments, so one loop serves
-        both kinds of request; tenacity keeps per-thread state, so threads may share it.
+        It re-raises the last error. ``stream`` says whether its requests are streamed runs,
+        whose read timeout is never retried; tenacity keeps per-thread state, so threads may
+        share a loop.
         """
 
         def should_retry(state: tenacity.RetryCallState) -> bool:
@@ -139,9 +141,7 @@ class RetryPolicy:
             if outcome is None or not outcome.failed:
                 return False
             error = outcome.exception()
-            return error is not None and self.is_retryable(
-                error, stream=bool(state.kwargs.get("stream", False))
-            )
+            return error is not None and self.is_retryable(error, stream=stream)
 
         def wait(state: tenacity.RetryCallState) -> float:
             error = state.outcome.exception() if state.outcome is not None else None
