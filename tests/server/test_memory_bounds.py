@@ -128,7 +128,7 @@ def test_large_tools_are_checked_but_not_cached(monkeypatch: pytest.MonkeyPatch)
         return normalize_tool(raw)
 
     monkeypatch.setattr(_validation, "normalize_tool", normalize)
-    _validation._check_tool.cache_clear()  # type: ignore[attr-defined]
+    _validation._check_tool.cache_clear()
 
     def tool(name: str, description: str = "d") -> dict[str, Any]:
         return {"type": "function", "function": {"name": name, "description": description}}

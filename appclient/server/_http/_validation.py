@@ -6,6 +6,7 @@ fields are checked with the wire models, tools normalised to JSON Schema and nam
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -14,7 +15,6 @@ from typing import Any, Final, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..._core._constants import tool_name_problem
-from ..._core._limits import cache_short_keys
 from ..._core._models import Tool
 from ..._manifest import normalize_tool
 from .._settings import DEFAULT_MAX_TOOLS
@@ -127,13 +127,22 @@ def _check_raw_parameters(raw: dict[str, Any], field: str) -> None:
             raise bad_parameter(f"{field}.properties.{name}", "expected a JSON Schema object")
 
 
+#: A tool's JSON text longer than this is checked anew on each run: kept in the cache, it
+#: would pin its size 512 times over.
+_CACHED_TOOL_CHARS: Final = 16 * 1024
+
+
 # The same tools arrive with every run of a conversation, and normalising one parses its
 # docstring: recent results are kept by the tool's JSON text and place (another key order or
-# place only costs a miss). A larger tool would pin its size 512 times over: it is checked anew.
-@cache_short_keys(512, max_chars=16 * 1024)
+# place only costs a miss).
+@functools.lru_cache(maxsize=512)
 def _check_tool(text: str, field: str) -> dict[str, Any] | None:
+    """:func:`_checked_tool` of a short tool, by its JSON text."""
+    return _checked_tool(json.loads(text), field)
+
+
+def _checked_tool(raw: dict[str, Any], field: str) -> dict[str, Any] | None:
     """Return one tool normalised and checked (``None`` for a non-function tool)."""
-    raw = json.loads(text)
     _check_raw_parameters(raw, field)
     try:
         normalized = normalize_tool(raw)
@@ -183,7 +192,8 @@ def validate_tools(raw_tools: Any) -> tuple[dict[str, Any], ...]:
                 f"at most {MAX_TOOLS_CHARS:,} characters of tools per run (a conversation "
                 "keeps them); describe each tool briefly",
             )
-        tool = _check_tool(text, field)
+        short = len(text) <= _CACHED_TOOL_CHARS
+        tool = _check_tool(text, field) if short else _checked_tool(raw, field)
         if tool is None:
             continue
         name = tool["function"]["name"]
