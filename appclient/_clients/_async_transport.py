@@ -68,7 +68,7 @@ def _let_go(response: aiohttp.ClientResponse) -> None:
         response.close()  # also wakes a read still waiting on it
 
 
-class AsyncTransport(TransportBase):
+class AsyncTransport(TransportBase[AsyncRunStream]):
     """Sends the async client's requests with aiohttp (a session of its own made on first use)."""
 
     _asynchronous = True
@@ -133,22 +133,20 @@ class AsyncTransport(TransportBase):
         current: list[aiohttp.ClientResponse] = [await self._send(request, stream=True)]
         if is_json_answer(current[0].headers):
             content = await self._read(current[0], deadline, self.limits.max_body_bytes)
-            one: AsyncRunStream = self._run_stream(current[0], conversation_id, content)
-            return one
+            return self._run_stream(current[0], conversation_id, content)
 
         async def reopen() -> AsyncIterator[bytes]:
             current[0].close()
             current[0] = await self._send(request, stream=True)
             return self._chunks(current[0], deadline, self.limits.max_stream_bytes)
 
-        stream: AsyncRunStream = self._run_stream(
+        return self._run_stream(
             current[0],
             conversation_id,
             self._chunks(current[0], deadline, self.limits.max_stream_bytes),
             close=lambda: _let_go(current[0]),
             reopen=reopen,
         )
-        return stream
 
     async def _send(self, request: _Request, *, stream: bool) -> Any:
         """One logical request: the first attempt outside tenacity (as ``Transport._send``)."""

@@ -84,7 +84,7 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
     """What :class:`AppClient` and :class:`~appclient.AsyncAppClient` share (all but sending)."""
 
     app_id: str
-    _transport: TransportBase
+    _transport: TransportBase[Any]
 
     def _start(
         self,

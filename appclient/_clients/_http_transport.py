@@ -169,10 +169,11 @@ def iter_body_chunks(
         ) from exc
 
 
-class Transport(TransportBase):
+class Transport(TransportBase[RunStream]):
     """Sends :class:`~appclient.AppClient`'s requests with a ``requests.Session``."""
 
     _session: requests.Session
+    _stream_type = RunStream
 
     def _new_session(self) -> requests.Session:
         # requests keeps 10 connections per host; more threads would discard theirs, warning.
@@ -210,8 +211,7 @@ class Transport(TransportBase):
         current = [self._send(request, stream=True)]
         if is_json_answer(current[0].headers):
             body = self._read(current[0], deadline, self.limits.max_body_bytes)
-            one: RunStream = self._run_stream(current[0], conversation_id, body)
-            return one
+            return self._run_stream(current[0], conversation_id, body)
 
         def chunks() -> Iterator[bytes]:
             return iter_body_chunks(
@@ -227,14 +227,13 @@ class Transport(TransportBase):
             current[0] = self._send(request, stream=True)
             return chunks()
 
-        stream: RunStream = self._run_stream(
+        return self._run_stream(
             current[0],
             conversation_id,
             chunks(),
             close=lambda: abort_response(current[0]),
             reopen=reopen,
         )
-        return stream
 
     def _authorize(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
         request.headers["Authorization"] = self._authorization.reveal()

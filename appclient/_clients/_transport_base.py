@@ -13,7 +13,7 @@ import re
 import time
 import uuid
 from collections.abc import AsyncIterable, Callable, Iterable
-from typing import Any, Final
+from typing import Any, Final, Generic, TypeVar
 from urllib.parse import urlsplit
 
 import tenacity
@@ -38,7 +38,7 @@ from .._core._limits import Limits, Timeout
 from .._core._retry import RetryPolicy
 from .._tools._tracing import note
 from .._version import __version__
-from ._stream import RunStream, StreamState
+from ._stream import StreamState
 
 # Both transports log here, under the name a logging config may already name.
 _logger = logging.getLogger("appclient._http_transport")
@@ -48,6 +48,7 @@ USER_AGENT: Final = f"appclient/{__version__}"
 ERROR_BODY_LIMIT: Final = 64 * 1024
 #: A scheme followed by ":/" without the second slash (or a host with an empty port).
 _SCHEME_TYPO: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:/")
+_S = TypeVar("_S", bound=StreamState)
 
 
 def parse_base_url(base_url: str | None) -> str:
@@ -180,13 +181,13 @@ def read_failure(
 # --- what both transports share --------------------------------------------------------------
 
 
-class TransportBase:
+class TransportBase(Generic[_S]):
     """What both transports share: the token, the base URL, the limits and the retry loop."""
 
     #: Whether the retry loop awaits (tenacity's ``AsyncRetrying``).
     _asynchronous = False
     #: The streamed runs this transport returns.
-    _stream_type: type[StreamState] = RunStream
+    _stream_type: type[_S]
 
     def __init__(
         self,
@@ -286,7 +287,7 @@ class TransportBase:
         *,
         close: Callable[[], None] | None = None,
         reopen: Callable[[], Any] | None = None,
-    ) -> Any:
+    ) -> _S:
         """The transport's stream over ``chunks`` (bytes: a JSON answer, one message)."""
         ids = {
             "conversation_id": conversation_id,
