@@ -30,7 +30,7 @@ from .._core._constants import (
     PATH_CONVERSATION,
     PATH_FEEDBACK,
 )
-from .._core._errors import InvalidRequestError
+from .._core._errors import InvalidRequestError, wrong_kind
 from .._core._http_answers import (
     body_request_id,
     parse_run_answer,
@@ -381,9 +381,7 @@ class ClientBase(Generic[_Answer, _Stream, _Text]):
         # Path("") would be reported as the directory ".".
         name = os.fspath(file_path) if isinstance(file_path, (str, os.PathLike)) else None
         if not isinstance(name, str):
-            raise InvalidRequestError(
-                f"file_path must be a path (str or os.PathLike), got {type(file_path).__name__}"
-            )
+            raise wrong_kind("file_path", "a path (str or os.PathLike)", file_path)
         if not name:
             raise InvalidRequestError("file_path must not be empty")
         if not (path := Path(name)).is_file():

@@ -33,6 +33,7 @@ from .._core._errors import (
     Secret,
     TransportError,
     redact,
+    wrong_kind,
 )
 from .._core._limits import Limits, Timeout
 from .._core._retry import RetryPolicy
@@ -61,7 +62,7 @@ def parse_base_url(base_url: str | None) -> str:
     if value is None:
         name, value = f"${ENV_BASE_URL}", os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL
     if not isinstance(value, str):
-        raise InvalidRequestError(f"{name} must be a string, got {type(value).__name__}")
+        raise wrong_kind(name, "a string", value)
     value = value.strip()
     if value and "://" not in value:
         if _SCHEME_TYPO.match(value):  # "http:/host" would become host "http", no port
@@ -87,7 +88,7 @@ def parse_base_url(base_url: str | None) -> str:
 def authorization_value(token: str) -> str:
     """The ``Authorization`` value of a token (``Bearer`` added); errors never repeat it."""
     if not isinstance(token, str):
-        raise InvalidRequestError(f"the token must be a string, got {type(token).__name__}")
+        raise wrong_kind("the token", "a string", token)
     if not token.strip():
         raise InvalidRequestError("the token is empty; pass token= or set APPBUILDER_TOKEN")
     token = token.strip()

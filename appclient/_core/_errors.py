@@ -153,10 +153,11 @@ class APIStatusError(AppClientError):
 
     def _describe(self) -> str:
         text = ": ".join(filter(None, [f"HTTP {self.status_code}", self.code, self.message]))
-        return _with_request_id(text, self.request_id)
+        return with_request_id(text, self.request_id)
 
 
-def _with_request_id(text: str, request_id: str) -> str:
+def with_request_id(text: str, request_id: str) -> str:
+    """``text (request_id=...)``, the one way errors name a known request id."""
     return f"{text} (request_id={request_id})" if request_id else text
 
 
@@ -254,7 +255,7 @@ class RunError(AppClientError):
         self.request_id = request_id
         self.conversation_id = conversation_id
         text = f"run failed: {code}: {message}" if code else f"run failed: {message}"
-        super().__init__(_with_request_id(text, request_id))
+        super().__init__(with_request_id(text, request_id))
 
 
 class StreamInterruptedError(RunError):

@@ -22,6 +22,7 @@ from ._errors import (
     redact,
     redact_value,
     status_error_class,
+    with_request_id,
 )
 from ._models import RunAnswer
 from ._retry import header_value, parse_http_date, parse_retry_after
@@ -39,8 +40,7 @@ def _not_json(
     forms = [form for secret in secrets if secret for form in escaped_forms(secret)]
     content = redact(content, forms)
     snippet = content[:200] + ("..." if len(content) > 200 else "")
-    text = f"{what} is not the protocol's JSON ({error}): {snippet!r}"
-    return text + (f" (request_id={request_id})" if request_id else "")
+    return with_request_id(f"{what} is not the protocol's JSON ({error}): {snippet!r}", request_id)
 
 
 def body_request_id(body: Mapping[str, Any]) -> str:
