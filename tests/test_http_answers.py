@@ -141,6 +141,12 @@ def test_error_body_fields_from_protocol_json() -> None:
     assert fields[:3] == ("NotFound", "gone", "r")
 
 
+def test_an_integer_error_code_is_read_as_text() -> None:
+    """An error body's integer code becomes the error's code text."""
+    fields = error_body_fields(b'{"code": 400, "message": "bad"}')
+    assert fields[:2] == ("400", "bad")
+
+
 def test_error_body_fields_from_text() -> None:
     """A non-JSON error body becomes the message, kept as the body too."""
     assert error_body_fields(b"Bad Gateway\n") == ("", "Bad Gateway", "", "Bad Gateway\n")

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from appclient import FunctionCall, Message, RunAnswer, Tool, ToolCall, ToolChoice, ToolOutput
 from appclient._core import _models as models_module
-from appclient._core._models import ErrorBody, RunRequest, WireModel
+from appclient._core._models import RunRequest, WireModel
 from appclient.types import Event
 from tests.conftest import RESPONSE_FIXTURES
 
@@ -183,11 +183,6 @@ def test_run_request_accepts_official_nulls() -> None:
         {"app_id": "a", "conversation_id": "c", "query": None, "stream": None, "tools": None}
     )
     assert (request.query, request.stream, request.tools) == ("", False, None)
-
-
-def test_error_body_turns_non_text_code_into_text() -> None:
-    """An integer error code is kept as its JSON text."""
-    assert ErrorBody.model_validate({"code": 400, "message": "bad"}).code == "400"
 
 
 def test_a_message_offers_the_answer_fields_directly() -> None:

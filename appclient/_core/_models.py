@@ -169,19 +169,6 @@ class FeedbackRequest(WireModel):
 # --- responses ---------------------------------------------------------------------------
 
 
-class ErrorBody(WireModel):
-    """The body of an HTTP error response (docs/protocol.md section 8)."""
-
-    request_id: NullIsDefault[str] = ""
-    code: NullIsDefault[str] = ""
-    message: NullIsDefault[str] = ""
-
-    @field_validator("code", "message", mode="before")
-    @classmethod
-    def _anything_as_text(cls, value: Any) -> Any:
-        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
 class FunctionCall(WireModel):
     """The function part of a tool call: the tool's name and the arguments to call it with.
 
