@@ -15,7 +15,12 @@ import requests
 
 from appclient import AppClient, AsyncAppClient, InvalidRequestError, Limits, Timeout
 from appclient._clients import _transport_base
-from appclient.errors import DeadlineExceededError, ResponseTooLargeError, StreamInterruptedError
+from appclient.errors import (
+    DeadlineExceededError,
+    ResponseTooLargeError,
+    ServerError,
+    StreamInterruptedError,
+)
 from appclient.types import RunStream
 from tests.client_fake_gateway import FakeGateway, Reply, sse_bytes
 
@@ -124,6 +129,31 @@ def test_a_gzip_bomb_is_refused_without_inflating_it(kind: str) -> None:
         finally:
             tracemalloc.stop()
     assert peak < 8 * MIB, f"peak {peak:,} bytes for a 64 MiB bomb"
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_an_error_answer_s_gzip_bomb_is_not_inflated(kind: str) -> None:
+    """An error status whose gzip body inflates past 64 KiB is that status, in bounded memory."""
+    bomb = gzip.compress(b"{" + b" " * (64 * MIB))
+    reply = Reply(status=503, body=bomb, headers={"Content-Encoding": "gzip"})
+    with FakeGateway().add(reply) as gateway:
+        tracemalloc.start()
+        try:
+            with pytest.raises(ServerError, match="HTTP 503"):
+                _create_conversation(kind, gateway)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak < 8 * MIB, f"peak {peak:,} bytes for a 64 MiB bomb"
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+@pytest.mark.parametrize("encoding", ["br", "gzip"])
+def test_an_error_answer_with_an_unreadable_body_is_its_status(kind: str, encoding: str) -> None:
+    """An error body in an unsupported or corrupt encoding still gives the status's error."""
+    reply = Reply(status=503, body=b"not compressed", headers={"Content-Encoding": encoding})
+    with FakeGateway().add(reply) as gateway, pytest.raises(ServerError, match="HTTP 503"):
+        _create_conversation(kind, gateway)
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])

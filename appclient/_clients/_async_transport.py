@@ -20,7 +20,7 @@ from multidict import CIMultiDictProxy
 
 from .._core._body import BodyReader
 from .._core._constants import STREAM_CHUNK_BYTES
-from .._core._errors import APIStatusError, ResponseTooLargeError, TransportError
+from .._core._errors import APIStatusError, ResponseDecodeError, TransportError
 from .._core._http_answers import status_error_for
 from ._async_stream import AsyncRunStream
 from ._transport_base import (
@@ -209,7 +209,7 @@ class AsyncTransport(TransportBase[AsyncRunStream]):
             return Reply(content, response.headers)
         try:
             content = await self._read(response, deadline, ERROR_BODY_LIMIT)
-        except (TransportError, ResponseTooLargeError):
+        except (TransportError, ResponseDecodeError):  # too large, or an unreadable encoding
             content = b""  # the status alone still says what happened (and whether to retry)
         raise status_error_for(
             response.status,

@@ -15,7 +15,12 @@ import urllib3
 
 from .._core._body import BodyReader
 from .._core._constants import HTTP_POOL_MAXSIZE, STREAM_CHUNK_BYTES
-from .._core._errors import APIStatusError, ResponseTooLargeError, TransportError
+from .._core._errors import (
+    APIStatusError,
+    ResponseDecodeError,
+    ResponseTooLargeError,
+    TransportError,
+)
 from .._core._http_answers import status_error_for
 from ._stream import RunStream
 from ._transport_base import (
@@ -297,6 +302,14 @@ class Transport(TransportBase[RunStream]):
             raise transport_error(exc, url=url, timeout=waits, secrets=self.secrets()) from None
         self._log_answer(path, response.status_code, started)
         if response.status_code != 200:
+            if not response._content_consumed:  # type: ignore[attr-defined]  # (see _read)
+                # Read as any body is, inflated within the limit (a redirect's body requests
+                # has read itself); a body that cannot be read leaves the status to speak.
+                try:
+                    response._content = self._read(response, deadline, ERROR_BODY_LIMIT)
+                except (TransportError, ResponseDecodeError):
+                    response._content = b""
+                    response._content_consumed = True  # type: ignore[attr-defined]
             try:
                 raise status_error(response, secrets=self.secrets())
             finally:
