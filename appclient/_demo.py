@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any, Final, Literal, TextIO
 
 from ._clients._client import AppClient
-from ._core._constants import DEMO_MAX_ROUNDS, DEMO_QUERY
 from ._core._errors import AppClientError
 from ._tools._loop_events import (
     AnswerDone,
@@ -27,6 +26,10 @@ from ._tools._loop_events import (
 )
 from ._tools._registry import ToolRegistry
 
+#: What the demo asks when no --query is given (two cities: two parallel calls).
+DEMO_QUERY: Final = "今天北京和上海的天气怎么样？"
+#: Rounds the demo allows: the weather question needs one, so a loop shows up fast.
+DEMO_MAX_ROUNDS: Final = 4
 #: The demo's local "weather station": fixed readings, so the demo is reproducible.
 _READINGS: dict[str, tuple[float, str]] = {
     "北京": (25.0, "晴"),

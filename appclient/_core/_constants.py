@@ -87,10 +87,6 @@ MANIFEST_CACHE_ENTRIES_PER_FUNCTION: Final = 16
 DEFAULT_TOOL_TIMEOUT: Final = 60.0
 #: Rounds the automatic loop runs before raising MaxRoundsExceededError.
 DEFAULT_MAX_ROUNDS: Final = 8
-#: What `appclient demo` asks when no --query is given (two cities: two parallel calls).
-DEMO_QUERY: Final = "今天北京和上海的天气怎么样？"
-#: Rounds `appclient demo` allows: the weather question needs one, so a loop shows up fast.
-DEMO_MAX_ROUNDS: Final = 4
 #: Threads used to run independent tool calls of one round in parallel.
 DEFAULT_TOOL_WORKERS: Final = 8
 #: Seconds an idle tool worker thread waits for new work before it exits.
