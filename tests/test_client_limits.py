@@ -165,6 +165,15 @@ def test_a_gzip_body_within_the_limit_is_read(kind: str) -> None:
         assert _create_conversation(kind, gateway) == "c-gz"
 
 
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_gzip_body_of_several_members_is_read_whole(kind: str) -> None:
+    """A gzip body of two members (RFC 1952 allows several) is decoded to its end."""
+    body = gzip.compress(b'{"conversation_id": ') + gzip.compress(b'"c-two"}')
+    reply = Reply(body=body, headers={"Content-Encoding": "gzip"})
+    with FakeGateway().add(reply) as gateway:
+        assert _create_conversation(kind, gateway) == "c-two"
+
+
 def _ticking(step: float) -> Iterator[float]:
     return itertools.count(start=1000.0, step=step)
 

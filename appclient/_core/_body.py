@@ -44,17 +44,18 @@ class BodyReader:
             return
         data = chunk
         while data:
-            if self._inflater.eof:  # a gzip body may hold several members
-                data = self._inflater.unused_data + data
-                self._inflater = zlib.decompressobj(_WBITS)
             try:
                 out = self._inflater.decompress(data, self._piece)
             except zlib.error as exc:
                 raise self._corrupt(exc) from None
-            data = self._inflater.unconsumed_tail
             if out:
                 self._decoded = self._count(self._decoded, out)
                 yield out
+            if self._inflater.eof:  # a gzip body may hold several members: the next one
+                data = self._inflater.unused_data
+                self._inflater = zlib.decompressobj(_WBITS)
+            else:
+                data = self._inflater.unconsumed_tail
 
     def end(self) -> bytes:
         """Return what the decoder still holds once the body has ended."""
