@@ -167,6 +167,15 @@ def test_a_huge_reply_is_read_only_up_to_a_bound() -> None:
     assert reply.answer is not None
 
 
+def test_toolbench_reads_a_huge_reply_only_up_to_the_bound_too() -> None:
+    """A Finish past the bound is not read, as no call past it is in the other formats."""
+    finish = {"return_type": "give_answer", "final_answer": "late"}
+    text = "x" * 1_000_000 + f"\nAction: Finish\nAction Input: {json.dumps(finish)}"
+    reply = get_format("toolbench").parse(text, tools=TOOLS)
+    assert reply.answer is not None
+    assert "late" not in reply.answer
+
+
 @pytest.mark.parametrize("format_name", FORMAT_NAMES)
 def test_observations_carry_every_output(format_name: str) -> None:
     """The observation text holds each tool's output."""

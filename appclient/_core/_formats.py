@@ -225,8 +225,9 @@ class _ToolBench(_ReAct):
         return super().render([*tools_to_wire(tools), {"type": "function", "function": _FINISH}])
 
     def parse(self, text: str, *, tools: ToolsLike | None = None) -> ParsedReply:
-        names = ((_clean_name(m.group("name")), m) for m in _ACTION.finditer(text))
-        finish = next((m for name, m in names if name == "Finish"), None)
+        text = text[:MAX_REPLY_CHARS]
+        actions = _ACTION.finditer(text)
+        finish = next((m for m in actions if _clean_name(m.group("name")) == "Finish"), None)
         if finish is None:
             return super().parse(text, tools=tools)
         try:
