@@ -132,7 +132,7 @@ def test_a_gzip_bomb_is_refused_without_inflating_it(kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])
-def test_an_error_answer_s_gzip_bomb_is_not_inflated(kind: str) -> None:
+def test_a_gzip_bomb_in_an_error_answer_is_not_inflated(kind: str) -> None:
     """An error status whose gzip body inflates past 64 KiB is that status, in bounded memory."""
     bomb = gzip.compress(b"{" + b" " * (64 * MIB))
     reply = Reply(status=503, body=bomb, headers={"Content-Encoding": "gzip"})
