@@ -248,14 +248,7 @@ def infer_from_default(default: Any) -> Any:
 
 #: JSON Schema's own type names, as code written for the official SDK passes them
 #: (``@manifest_parameter(type="string")``) and some docstrings write them.
-_JSON_TYPE_NAMES: dict[str, Any] = {
-    "string": str,
-    "integer": int,
-    "number": float,
-    "boolean": bool,
-    "array": list,
-    "null": _NONE_TYPE,
-}
+_JSON_TYPE_NAMES: dict[str, Any] = {s["type"]: t for t, s in _SCALARS.items()} | {"array": list}
 _TYPE_NAME = re.compile(r"[\w.\[\], |'\"]+")
 _WORDS_IN_A_ROW = re.compile(r"\w\s+\w")
 
