@@ -40,7 +40,7 @@ def _read_file(path: Path) -> list[tuple[str, dict[str, Any]]]:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
     except OSError as exc:
         raise ManifestError(f"cannot read tool file {path}: {exc}") from exc
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
         raise ManifestError(f"tool file {path} is not valid JSON: {exc}") from exc
     if not isinstance(data, list):
         return [(str(path), _checked(data, origin=str(path)))]

@@ -85,6 +85,14 @@ def test_invalid_json_names_the_file(tmp_path):
         load_tools(path)
 
 
+def test_deeply_nested_json_is_invalid_json(tmp_path):
+    """A file nested past the parser's depth fails as not JSON, not with a RecursionError."""
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000, "utf-8")
+    with pytest.raises(ManifestError, match=r"deep\.json is not valid JSON"):
+        load_tools(path)
+
+
 def test_invalid_name_states_the_rule(tmp_path):
     """A tool with an invalid name fails with the naming rule."""
     bad = json.loads(json.dumps(JAVA_EXAMPLE))
