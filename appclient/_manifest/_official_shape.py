@@ -34,14 +34,21 @@ _ARRAYS = frozenset({"list", "set", "frozenset", "sequence", "iterable", "tuple"
 _OBJECTS = frozenset({"dict", "mapping"})
 
 
-def _split_top_level(text: str) -> list[str]:
+def _split_top_level(text: str, separator: str) -> list[str]:
+    """``text`` split at each ``separator`` outside brackets and quoted literals."""
     parts: list[str] = []
     depth = start = 0
+    quote = ""
     for index, char in enumerate(text):
-        depth += (char in "[(") - (char in "])")
-        if char == "," and depth == 0:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == separator and depth == 0:
             parts.append(text[start:index].strip())
             start = index + 1
+        else:
+            depth += (char in "[(") - (char in "])")
     tail = text[start:].strip()
     return [*parts, tail] if tail else parts
 
@@ -72,9 +79,12 @@ def _any_of(options: list[dict[str, Any]]) -> dict[str, Any]:
 def python_type_to_schema(type_name: str) -> dict[str, Any]:
     """A type name as the official SDK writes it (``"Optional[int]"``) as JSON Schema."""
     text = type_name.strip().removeprefix("typing.")
+    options = _split_top_level(text, "|") if "|" in text else [text]
+    if len(options) > 1:  # before brackets: in "int | list[str]" the last "]" is list's
+        return _any_of([python_type_to_schema(option) for option in options])
     if "[" in text and text.endswith("]"):
         head, inner = text.split("[", 1)
-        args = _split_top_level(inner[:-1])
+        args = _split_top_level(inner[:-1], ",")
         head = head.strip().removeprefix("typing.").lower()
         if head == "optional" and args:
             return _any_of([python_type_to_schema(args[0]), {"type": "null"}])
@@ -100,8 +110,6 @@ def python_type_to_schema(type_name: str) -> dict[str, Any]:
                     schema["additionalProperties"] = value_schema
             return schema
         return python_type_to_schema(head)
-    if "|" in text:
-        return _any_of([python_type_to_schema(part) for part in text.split("|")])
     key = text.lower()
     if key in _SCALARS:
         return dict(_SCALARS[key])
