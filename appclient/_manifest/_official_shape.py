@@ -199,11 +199,6 @@ def returns_sentence(items: list[ReturnItem] | tuple[ReturnItem, ...], *, lead: 
     return f"{lead or 'Returns'}{':' if lead else ''} {'; '.join(parts)}."
 
 
-def _joined(description: str, sentence: str) -> str:
-    stop = "" if not description or description.rstrip()[-1] in ".。!！?？" else "."
-    return f"{description.rstrip()}{stop} {sentence}".strip()
-
-
 def from_list_form(tool: Any) -> Any:
     """A Lagent-style description (a list of parameters) as a tool; anything else as it is."""
     if not (
@@ -234,7 +229,8 @@ def from_list_form(tool: Any) -> Any:
         if isinstance(r, dict) and r.get("name")
     ]
     if returns:
-        description = _joined(description, returns_sentence(returns))
+        stop = "" if not description or description.rstrip()[-1] in ".。!！?？" else "."
+        description = f"{description.rstrip()}{stop} {returns_sentence(returns)}".strip()
     return {
         "type": "function",
         "function": {
@@ -251,10 +247,9 @@ def normalize_tool(tool: Any) -> Any:
     A description that is a raw docstring (with an ``Args:``-style section) is reduced to its
     prose, and that section fills missing parameter descriptions.
     """
-    tool = from_list_form(tool)
-    if not isinstance(tool, dict) or not isinstance(tool.get("function"), dict):
-        return copy.deepcopy(tool)
-    result = copy.deepcopy(tool)
+    result = copy.deepcopy(from_list_form(tool))
+    if not isinstance(result, dict) or not isinstance(result.get("function"), dict):
+        return result
     function = result["function"]
     description = function.get("description")
     param_docs: dict[str, str] = {}
