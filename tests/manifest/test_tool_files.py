@@ -111,6 +111,15 @@ def test_duplicate_names_are_refused(tmp_path):
         load_tools(tmp_path)
 
 
+def test_unnamed_tools_do_not_overwrite_each_other_in_a_folder(tmp_path):
+    """Two tools without a function name would share tool.json: refused, nothing written."""
+    tools = [{"type": "code_interpreter"}, {"type": "web_search"}]
+    with pytest.raises(ManifestError, match=r"saved as tool\.json, .*; save them to one"):
+        save_tools(tools, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert load_tools(save_tools(tools, tmp_path / "all.json")[0]) == tools
+
+
 def test_missing_path_is_an_error(tmp_path):
     """Loading from a path that does not exist fails clearly."""
     with pytest.raises(ManifestError, match="no tool file"):
