@@ -73,17 +73,18 @@ def _choose_annotation(
     parameter: inspect.Parameter, override: ParameterOverride, doc: DocInfo, target: CallableTarget
 ) -> Any:
     said = override.type
-    if said is UNSET and parameter.annotation is not EMPTY:
-        return parameter.annotation
-    if said is not UNSET and not isinstance(said, str):
-        return said
-    text = doc.param_types.get(parameter.name) if said is UNSET else said
-    resolved = resolve_type_name(text, *namespaces(target)) if text else EMPTY
-    if said is UNSET:  # the docstring's type, else the default's
+    if said is UNSET:  # the annotation, else the docstring's type, else the default's
+        if parameter.annotation is not EMPTY:
+            return parameter.annotation
+        text = doc.param_types.get(parameter.name)
+        resolved = resolve_type_name(text, *namespaces(target)) if text else EMPTY
         if resolved is EMPTY:
             return infer_from_default(parameter.default)
         optional: Any = Optional[resolved]  # noqa: UP045 - some typing forms have no "|" on 3.10
         return optional if parameter.default is None else resolved
+    if not isinstance(said, str):
+        return said
+    resolved = resolve_type_name(said, *namespaces(target))
     if resolved is EMPTY:
         raise ManifestError(
             f"cannot resolve type {said!r} given to @manifest_parameter for "

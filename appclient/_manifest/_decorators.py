@@ -75,10 +75,9 @@ def get_overrides(obj: Any) -> ManifestOverrides | None:
     current = obj
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        record = getattr(_function_of(current), OVERRIDES_ATTRIBUTE, None)
-        if isinstance(record, ManifestOverrides):
-            return record
-        record = _official_record(_function_of(current))
+        function = _function_of(current)
+        own = getattr(function, OVERRIDES_ATTRIBUTE, None)
+        record = own if isinstance(own, ManifestOverrides) else _official_record(function)
         if record is not None:
             return record
         # Only a partial's .func is the callable it stands for; any object may have a .func.

@@ -34,14 +34,21 @@ _ARRAYS = frozenset({"list", "set", "frozenset", "sequence", "iterable", "tuple"
 _OBJECTS = frozenset({"dict", "mapping"})
 
 
-def _split_top_level(text: str) -> list[str]:
+def _split_top_level(text: str, separator: str) -> list[str]:
+    """``text`` split at each ``separator`` outside brackets and quoted literals."""
     parts: list[str] = []
     depth = start = 0
+    quote = ""
     for index, char in enumerate(text):
-        depth += (char in "[(") - (char in "])")
-        if char == "," and depth == 0:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == separator and depth == 0:
             parts.append(text[start:index].strip())
             start = index + 1
+        else:
+            depth += (char in "[(") - (char in "])")
     tail = text[start:].strip()
     return [*parts, tail] if tail else parts
 
@@ -72,9 +79,12 @@ def _any_of(options: list[dict[str, Any]]) -> dict[str, Any]:
 def python_type_to_schema(type_name: str) -> dict[str, Any]:
     """A type name as the official SDK writes it (``"Optional[int]"``) as JSON Schema."""
     text = type_name.strip().removeprefix("typing.")
+    options = _split_top_level(text, "|") if "|" in text else [text]
+    if len(options) > 1:  # before brackets: in "int | list[str]" the last "]" is list's
+        return _any_of([python_type_to_schema(option) for option in options])
     if "[" in text and text.endswith("]"):
         head, inner = text.split("[", 1)
-        args = _split_top_level(inner[:-1])
+        args = _split_top_level(inner[:-1], ",")
         head = head.strip().removeprefix("typing.").lower()
         if head == "optional" and args:
             return _any_of([python_type_to_schema(args[0]), {"type": "null"}])
@@ -100,8 +110,6 @@ def python_type_to_schema(type_name: str) -> dict[str, Any]:
                     schema["additionalProperties"] = value_schema
             return schema
         return python_type_to_schema(head)
-    if "|" in text:
-        return _any_of([python_type_to_schema(part) for part in text.split("|")])
     key = text.lower()
     if key in _SCALARS:
         return dict(_SCALARS[key])
@@ -191,11 +199,6 @@ def returns_sentence(items: list[ReturnItem] | tuple[ReturnItem, ...], *, lead: 
     return f"{lead or 'Returns'}{':' if lead else ''} {'; '.join(parts)}."
 
 
-def _joined(description: str, sentence: str) -> str:
-    stop = "" if not description or description.rstrip()[-1] in ".。!！?？" else "."
-    return f"{description.rstrip()}{stop} {sentence}".strip()
-
-
 def from_list_form(tool: Any) -> Any:
     """A Lagent-style description (a list of parameters) as a tool; anything else as it is."""
     if not (
@@ -226,7 +229,8 @@ def from_list_form(tool: Any) -> Any:
         if isinstance(r, dict) and r.get("name")
     ]
     if returns:
-        description = _joined(description, returns_sentence(returns))
+        stop = "" if not description or description.rstrip()[-1] in ".。!！?？" else "."
+        description = f"{description.rstrip()}{stop} {returns_sentence(returns)}".strip()
     return {
         "type": "function",
         "function": {
@@ -243,10 +247,9 @@ def normalize_tool(tool: Any) -> Any:
     A description that is a raw docstring (with an ``Args:``-style section) is reduced to its
     prose, and that section fills missing parameter descriptions.
     """
-    tool = from_list_form(tool)
-    if not isinstance(tool, dict) or not isinstance(tool.get("function"), dict):
-        return copy.deepcopy(tool)
-    result = copy.deepcopy(tool)
+    result = copy.deepcopy(from_list_form(tool))
+    if not isinstance(result, dict) or not isinstance(result.get("function"), dict):
+        return result
     function = result["function"]
     description = function.get("description")
     param_docs: dict[str, str] = {}

@@ -220,11 +220,9 @@ def make_nullable(schema: Schema, definitions: Mapping[str, Any]) -> Schema:
     """``schema`` widened to accept ``null`` too (unchanged if it already does)."""
     if admits(schema, "null", definitions):
         return schema
-    if isinstance(schema.get("anyOf"), list) and len(schema) == 1 + sum(
-        k in schema for k in _ANNOTATION_KEYS
-    ):
-        return {**schema, "anyOf": [*schema["anyOf"], dict(_NULL)]}
     core = {k: v for k, v in schema.items() if k not in _ANNOTATION_KEYS}
+    if list(core) == ["anyOf"] and isinstance(core["anyOf"], list):  # null is one more option
+        return {**schema, "anyOf": [*core["anyOf"], dict(_NULL)]}
     outer = {k: schema[k] for k in _ANNOTATION_KEYS if k in schema}
     return _tidy_one({"anyOf": [core, dict(_NULL)], **outer})
 

@@ -175,7 +175,8 @@ class ToolTemplate:
             if value is None and slot.default is not EMPTY and not slot.nullable:
                 continue  # null stands for "use the default"
             if isinstance(value, str) and not slot.accepts_string:
-                with contextlib.suppress(ValueError):  # JSON text of a list or an object
+                # JSON text of a list or an object (too deep for the parser: left as text)
+                with contextlib.suppress(ValueError, RecursionError):
                     value = json.loads(value) if value.lstrip()[:1] in ("[", "{") else value
             data[key] = value
         instance: BaseModel | None = None
@@ -364,7 +365,7 @@ def _as_mapping(arguments: Any, tool_name: str) -> Mapping[str, Any]:
     if isinstance(arguments, (str, bytes)):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
             raise _error(tool_name, [("arguments", f"not valid JSON: {exc}")]) from exc
     if not isinstance(arguments, Mapping):
         kind = type(arguments).__name__

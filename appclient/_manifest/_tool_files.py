@@ -40,7 +40,7 @@ def _read_file(path: Path) -> list[tuple[str, dict[str, Any]]]:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
     except OSError as exc:
         raise ManifestError(f"cannot read tool file {path}: {exc}") from exc
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
         raise ManifestError(f"tool file {path} is not valid JSON: {exc}") from exc
     if not isinstance(data, list):
         return [(str(path), _checked(data, origin=str(path)))]
@@ -103,7 +103,7 @@ def save_tools(tools: ToolLike, path: str | os.PathLike[str]) -> list[Path]:
         The files written.
 
     Raises:
-        ManifestError: A tool is invalid or two tools share a name.
+        ManifestError: A tool is invalid, or two tools share a name (or, in a folder, a file).
     """
     one = is_one(tools)
     wire = tools_to_wire([tools] if one else tools)  # type: ignore[arg-type]  # a list if not one
@@ -115,6 +115,11 @@ def save_tools(tools: ToolLike, path: str | os.PathLike[str]) -> list[Path]:
         _write_json(target, checked[0] if one and len(checked) == 1 else checked)
         return [target]
     written = [target / f"{tool_name(tool) or 'tool'}.json" for tool in checked]
+    if len(set(written)) < len(written):  # function names are unique: unnamed tools clash
+        raise ManifestError(
+            f"a tool without a function name is saved as tool.json, so two would overwrite each "
+            f"other in {target}; save them to one .json file"
+        )
     for file, tool in zip(written, checked, strict=True):
         _write_json(file, tool)
     return written

@@ -186,14 +186,15 @@ def fast_schema(annotation: Any) -> Schema | None:
 
 def fast_default(value: Any) -> tuple[bool, Any]:
     """``(True, value)`` when a default is plain JSON, else ``(False, None)``."""
-    if value is None or isinstance(value, (bool, int, str)):
+    kind = type(value)  # not isinstance: an enum member is an int or a str, but no plain one
+    if value is None or kind in (bool, int, str):
         return True, value
-    if isinstance(value, float):
+    if kind is float:
         return math.isfinite(value), value
-    if isinstance(value, list):
+    if kind is list:
         items = [fast_default(item) for item in value]
         return all(ok for ok, _ in items), [item for _, item in items]
-    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+    if kind is dict and all(type(key) is str for key in value):
         entries = {key: fast_default(item) for key, item in value.items()}
         return all(ok for ok, _ in entries.values()), {k: v for k, (_, v) in entries.items()}
     return False, None
@@ -248,14 +249,7 @@ def infer_from_default(default: Any) -> Any:
 
 #: JSON Schema's own type names, as code written for the official SDK passes them
 #: (``@manifest_parameter(type="string")``) and some docstrings write them.
-_JSON_TYPE_NAMES: dict[str, Any] = {
-    "string": str,
-    "integer": int,
-    "number": float,
-    "boolean": bool,
-    "array": list,
-    "null": _NONE_TYPE,
-}
+_JSON_TYPE_NAMES: dict[str, Any] = {s["type"]: t for t, s in _SCALARS.items()} | {"array": list}
 _TYPE_NAME = re.compile(r"[\w.\[\], |'\"]+")
 _WORDS_IN_A_ROW = re.compile(r"\w\s+\w")
 

@@ -21,6 +21,10 @@ def _fixture_tool(name: str) -> dict:
     return load_request_fixture(name)["requests"][0]["json"]["tools"][0]
 
 
+LIST_OF_STR = {"type": "array", "items": {"type": "string"}}
+DICT_OF_INT = {"type": "object", "additionalProperties": {"type": "integer"}}
+
+
 @pytest.mark.parametrize(
     ("type_name", "schema"),
     [
@@ -37,6 +41,9 @@ def _fixture_tool(name: str) -> dict:
         ("Union[int, str]", {"anyOf": [{"type": "integer"}, {"type": "string"}]}),
         ("Literal[a, b]", {"enum": ["a", "b"]}),
         ("Literal['x', 2]", {"enum": ["x", 2]}),
+        ("Literal['a,b', 'c|d']", {"enum": ["a,b", "c|d"]}),
+        ("int | list[str]", {"anyOf": [{"type": "integer"}, LIST_OF_STR]}),
+        ("dict[str, int] | list[str]", {"anyOf": [DICT_OF_INT, LIST_OF_STR]}),
         ("Any", {}),
         ("typing.Any", {}),
         ("WeatherRequest", {"type": "object"}),

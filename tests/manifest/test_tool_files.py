@@ -85,6 +85,14 @@ def test_invalid_json_names_the_file(tmp_path):
         load_tools(path)
 
 
+def test_deeply_nested_json_is_invalid_json(tmp_path):
+    """A file nested past the parser's depth fails as not JSON, not with a RecursionError."""
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000, "utf-8")
+    with pytest.raises(ManifestError, match=r"deep\.json is not valid JSON"):
+        load_tools(path)
+
+
 def test_invalid_name_states_the_rule(tmp_path):
     """A tool with an invalid name fails with the naming rule."""
     bad = json.loads(json.dumps(JAVA_EXAMPLE))
@@ -101,6 +109,15 @@ def test_duplicate_names_are_refused(tmp_path):
         (tmp_path / name).write_text(json.dumps(JAVA_EXAMPLE), "utf-8")
     with pytest.raises(ManifestError, match="appears twice"):
         load_tools(tmp_path)
+
+
+def test_unnamed_tools_do_not_overwrite_each_other_in_a_folder(tmp_path):
+    """Two tools without a function name would share tool.json: refused, nothing written."""
+    tools = [{"type": "code_interpreter"}, {"type": "web_search"}]
+    with pytest.raises(ManifestError, match=r"saved as tool\.json, .*; save them to one"):
+        save_tools(tools, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert load_tools(save_tools(tools, tmp_path / "all.json")[0]) == tools
 
 
 def test_missing_path_is_an_error(tmp_path):

@@ -351,6 +351,20 @@ def test_fast_path_defaults_match_pydantic():
     assert build_tool_spec(fast).schema["properties"] == slow["properties"]
 
 
+def test_enum_member_defaults_are_written_as_plain_json():
+    """A str or int enum member as the default of a plain type is written as its value."""
+
+    def unit(
+        u: str = samples.Unit.CELSIUS,
+        many: list[str] = [samples.Unit.CELSIUS],  # noqa: B006 - never mutated
+    ) -> None:
+        """Unit."""
+
+    properties = build_tool_spec(unit).schema["properties"]
+    assert type(properties["u"]["default"]) is str
+    assert [type(item) for item in properties["many"]["default"]] == [str]
+
+
 def test_fast_path_declines_unknown_types():
     """Types outside the plain set go to pydantic."""
     assert fast_schema(datetime.date) is None

@@ -250,6 +250,13 @@ def test_arguments_must_be_an_object():
     }
 
 
+def test_deeply_nested_json_text_is_refused_not_a_crash():
+    """JSON text nested past the parser's depth is a refused argument, not a RecursionError."""
+    deep = "[" * 100_000
+    assert "arguments" in problems_of(build_tool_spec(positional), deep)
+    assert "items" in problems_of(build_tool_spec(anything), {"note": "n", "items": deep})
+
+
 def test_extra_keywords_go_to_kwargs_validated():
     """Extra keys go to **kwargs, validated against its annotation."""
     spec = build_tool_spec(flexible)
