@@ -425,24 +425,17 @@ class WSGIHTTPServer(socketserver.ThreadingTCPServer):
         super().server_close()
 
     def begin_request(self, connection: socket.socket) -> bool:
-        """Mark a connection busy with a request; False once :meth:`drain` has begun."""
+        """Mark a connection busy with a request; False once :meth:`stop` has begun."""
         with self._lock:
             if not self._draining:
                 self._busy.add(connection)
             return not self._draining
 
     def end_request(self, connection: socket.socket) -> None:
-        """Mark a connection's request finished (waking whoever waits for room or a drain)."""
+        """Mark a connection's request finished (waking whoever waits for room or the end)."""
         with self._lock:
             self._busy.discard(connection)
             self._idle.notify_all()
-
-    def drain(self, timeout: float) -> bool:
-        """Refuse new requests, end idle connections; False if some still run after ``timeout``."""
-        with self._lock:
-            self._draining = True
-            _shut(self._connections - self._busy)
-            return self._idle.wait_for(lambda: not self._busy, timeout=timeout)
 
     def close_connections(self) -> None:
         """End every open connection (idle keep-alive ones included)."""
@@ -460,7 +453,10 @@ class WSGIHTTPServer(socketserver.ThreadingTCPServer):
     def stop(self, grace: float = 0.0) -> None:
         """End :meth:`start`: requests in flight get ``grace`` seconds, then all is closed."""
         self.shutdown()
-        self.drain(timeout=grace)
+        with self._lock:  # new requests are refused, idle connections end, busy ones finish
+            self._draining = True
+            _shut(self._connections - self._busy)
+            self._idle.wait_for(lambda: not self._busy, timeout=grace)
         self.close_connections()
         self.server_close()
         if self._thread is not None:
