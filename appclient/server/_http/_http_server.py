@@ -34,7 +34,7 @@ from ._request_reading import (
     PrefixedReader,
     read_chunked,
 )
-from ._responses import encode_json, new_id
+from ._responses import HTTPProblem, error_response, new_id
 
 #: Seconds a request (line, headers, body) may take to arrive before its client is dropped.
 DEFAULT_REQUEST_READ_TIMEOUT = 30.0
@@ -68,18 +68,17 @@ def _http_date() -> str:
 
 def _error_message(status: HTTPStatus, message: str, *headers: tuple[str, str]) -> bytes:
     """A whole HTTP error response, in the protocol's JSON error shape, that closes."""
-    request_id = new_id()
-    code = status.phrase.replace(" ", "")
-    body = encode_json({"request_id": request_id, "code": code, "message": message})
+    problem = HTTPProblem(status.value, status.phrase.replace(" ", ""), message)
+    response = error_response(problem, request_id=new_id())
     lines = [
         f"HTTP/1.1 {status.value} {status.phrase}",
         "Content-Type: application/json; charset=utf-8",
-        f"{HEADER_REQUEST_ID}: {request_id}",
+        f"{HEADER_REQUEST_ID}: {response.request_id}",
         *(f"{name}: {value}" for name, value in headers),
-        f"Content-Length: {len(body)}",
+        f"Content-Length: {len(response.body)}",
         "Connection: close",
     ]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + response.body
 
 
 class _Handler(socketserver.StreamRequestHandler):
