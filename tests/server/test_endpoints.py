@@ -7,7 +7,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from appclient.server import MemoryStore
+import pytest
+
+from appclient.server import Decision, MemoryStore
+from appclient.server._runs import _live_run
 from appclient.server._state._state import ConversationState, FileRecord
 from tests.server.helpers import APP_ID, Reply, call_app, make_app, new_conversation, run_body
 
@@ -56,6 +59,42 @@ def test_failed_commit_releases_the_conversation() -> None:
             call_app(app, RUNS, run_body(conversation_id, query="hi")), 500, "InternalError"
         )
         assert call_app(app, RUNS, run_body(conversation_id, query="hi")).status == 200
+    finally:
+        app.close()
+
+
+class _StreamingAgent:
+    """Streams its answer as it writes it, as a model agent does (a live run)."""
+
+    streams_text = True
+
+    def decide(self, agent_input: Any, emit: Any = None) -> Decision:
+        return Decision.reply("hi")
+
+
+class _NoThreads:
+    """Stands in for the threading module when no thread can be started."""
+
+    class Thread:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def start(self) -> None:
+            raise RuntimeError("can't start new thread")
+
+
+def test_live_run_that_cannot_start_releases_the_conversation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A live run whose worker thread cannot start is a 500 that leaves the conversation free."""
+    app = make_app(_StreamingAgent())
+    try:
+        conversation_id = new_conversation(app)
+        with monkeypatch.context() as patch:
+            patch.setattr(_live_run, "threading", _NoThreads)
+            reply = call_app(app, RUNS, run_body(conversation_id, query="hi", stream=True))
+            _assert_error(reply, 500, "InternalError")
+        assert call_app(app, RUNS, run_body(conversation_id, query="hi", stream=True)).status == 200
     finally:
         app.close()
 

@@ -198,13 +198,19 @@ class Endpoints:
         commit = functools.partial(self._commit, ctx, request, tools, lease_id, replay_key, date)
         if request.stream and getattr(self.engine.agent, "streams_text", False):
             message_id = serial_id()
-            live = live_messages(
-                lambda emit: commit(message_id=message_id, emit=emit)[1],
-                conversation_id=conversation_id,
-                message_id=message_id,
-                request_id=ctx.request_id,
-                date=date,
-            )
+            try:
+                live = live_messages(
+                    lambda emit: commit(message_id=message_id, emit=emit)[1],
+                    conversation_id=conversation_id,
+                    message_id=message_id,
+                    request_id=ctx.request_id,
+                    date=date,
+                )
+            except BaseException:
+                # The run's thread may never have started (none left), so no commit freed it.
+                with contextlib.suppress(Exception):
+                    self.store.release_run(conversation_id, lease_id=lease_id)
+                raise
             return sse_response(live, request_id=ctx.request_id)
         return commit()[0]
 

@@ -34,7 +34,7 @@ from ._request_reading import (
     PrefixedReader,
     read_chunked,
 )
-from ._responses import encode_json, new_id
+from ._responses import HTTPProblem, error_response, new_id
 
 #: Seconds a request (line, headers, body) may take to arrive before its client is dropped.
 DEFAULT_REQUEST_READ_TIMEOUT = 30.0
@@ -68,18 +68,17 @@ def _http_date() -> str:
 
 def _error_message(status: HTTPStatus, message: str, *headers: tuple[str, str]) -> bytes:
     """A whole HTTP error response, in the protocol's JSON error shape, that closes."""
-    request_id = new_id()
-    code = status.phrase.replace(" ", "")
-    body = encode_json({"request_id": request_id, "code": code, "message": message})
+    problem = HTTPProblem(status.value, status.phrase.replace(" ", ""), message)
+    response = error_response(problem, request_id=new_id())
     lines = [
         f"HTTP/1.1 {status.value} {status.phrase}",
         "Content-Type: application/json; charset=utf-8",
-        f"{HEADER_REQUEST_ID}: {request_id}",
+        f"{HEADER_REQUEST_ID}: {response.request_id}",
         *(f"{name}: {value}" for name, value in headers),
-        f"Content-Length: {len(body)}",
+        f"Content-Length: {len(response.body)}",
         "Connection: close",
     ]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + response.body
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -425,24 +424,17 @@ class WSGIHTTPServer(socketserver.ThreadingTCPServer):
         super().server_close()
 
     def begin_request(self, connection: socket.socket) -> bool:
-        """Mark a connection busy with a request; False once :meth:`drain` has begun."""
+        """Mark a connection busy with a request; False once :meth:`stop` has begun."""
         with self._lock:
             if not self._draining:
                 self._busy.add(connection)
             return not self._draining
 
     def end_request(self, connection: socket.socket) -> None:
-        """Mark a connection's request finished (waking whoever waits for room or a drain)."""
+        """Mark a connection's request finished (waking whoever waits for room or the end)."""
         with self._lock:
             self._busy.discard(connection)
             self._idle.notify_all()
-
-    def drain(self, timeout: float) -> bool:
-        """Refuse new requests, end idle connections; False if some still run after ``timeout``."""
-        with self._lock:
-            self._draining = True
-            _shut(self._connections - self._busy)
-            return self._idle.wait_for(lambda: not self._busy, timeout=timeout)
 
     def close_connections(self) -> None:
         """End every open connection (idle keep-alive ones included)."""
@@ -460,7 +452,10 @@ class WSGIHTTPServer(socketserver.ThreadingTCPServer):
     def stop(self, grace: float = 0.0) -> None:
         """End :meth:`start`: requests in flight get ``grace`` seconds, then all is closed."""
         self.shutdown()
-        self.drain(timeout=grace)
+        with self._lock:  # new requests are refused, idle connections end, busy ones finish
+            self._draining = True
+            _shut(self._connections - self._busy)
+            self._idle.wait_for(lambda: not self._busy, timeout=grace)
         self.close_connections()
         self.server_close()
         if self._thread is not None:

@@ -66,6 +66,11 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _refuse(problem: str, *, status: int = 1) -> int:
+    print(f"appclient serve: {problem}", file=sys.stderr)
+    return status
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the ``serve`` options on ``parser``."""
     parser.add_argument(
@@ -175,8 +180,7 @@ def run(
     )
     tokens = list(args.token or [])
     if args.model_url and not args.model:
-        print("appclient serve: --model-url needs --model NAME", file=sys.stderr)
-        return 2
+        return _refuse("--model-url needs --model NAME", status=2)
     try:
         server = ReferenceServer(
             host=args.host,
@@ -195,8 +199,7 @@ def run(
             model_api_key_env=args.model_api_key_env,
         )
     except InvalidRequestError as exc:  # the openai package is missing, a bad format
-        print(f"appclient serve: {exc}", file=sys.stderr)
-        return 2
+        return _refuse(str(exc), status=2)
     handle_sigterm = stop is None and threading.current_thread() is threading.main_thread()
     stop = stop if stop is not None else threading.Event()
     if handle_sigterm:
@@ -211,14 +214,9 @@ def run(
             reason = exc.strerror or str(exc)
             if exc.errno == errno.EADDRINUSE:
                 reason += "; use --port 0 for a free port, or another --port"
-            print(
-                f"appclient serve: cannot listen on {args.host}:{args.port}: {reason}",
-                file=sys.stderr,
-            )
-            return 1
+            return _refuse(f"cannot listen on {args.host}:{args.port}: {reason}")
         except (sqlite3.Error, StoreBusyError) as exc:
-            print(f"appclient serve: cannot open the database {args.db}: {exc}", file=sys.stderr)
-            return 1
+            return _refuse(f"cannot open the database {args.db}: {exc}")
         store = (
             f"sqlite {args.db}" if args.db else "memory (lost at exit; use --db FILE to keep it)"
         )

@@ -141,11 +141,7 @@ class RunEngine:
                     query=query,
                 )
             except UnknownToolChoiceError as exc:
-                raise bad_parameter(
-                    "tool_choice.function.name",
-                    f"{exc.name!r} is neither a tool of this conversation nor a cloud "
-                    f"component (known: {sorted(exc.available)})",
-                ) from None
+                raise bad_parameter("tool_choice.function.name", str(exc)) from None
         turn = OpenTurn(query=query, file_names=file_names, end_user_id=end_user_id)
         choice = None if forced is not None else tool_choice
         return self._drive(state.evolve(open_turn=None), turn, forced, choice, message_id, emit)

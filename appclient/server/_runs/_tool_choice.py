@@ -54,8 +54,8 @@ class UnknownToolChoiceError(ValueError):
         self.available = tuple(available)
         known = ", ".join(self.available) or "none"
         super().__init__(
-            f"tool_choice.function.name {name!r} is neither a tool of this conversation nor "
-            f"a cloud component (available: {known})"
+            f"{name!r} is neither a tool of this conversation nor a cloud component "
+            f"(available: {known})"
         )
 
 
