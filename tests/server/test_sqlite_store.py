@@ -8,6 +8,7 @@ import threading
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -292,6 +293,54 @@ def test_a_reply_over_the_byte_limit_is_not_kept(tmp_path: Path) -> None:
     outcome = store.reserve_key("k", "fp", now=1, stale_after=60).outcome
     store.close()
     assert outcome == "new"
+
+
+class _NoWindowFunctions(sqlite3.Connection):
+    """Refuses window functions, as SQLite before 3.25 does.
+
+    Every built-in that can be a window function is replaced by an aggregate without a
+    window step, so ``... OVER (...)`` fails to prepare, and a plain call fails when it runs.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        names = [name for name, _, kind, *_ in self.execute("PRAGMA function_list") if kind == "w"]
+        assert "sum" in names  # else this SQLite cannot list its functions: the test is void
+        for name in names:
+            self.create_aggregate(name, -1, _Refused)
+
+
+class _Refused:
+    def step(self, *values: object) -> None:
+        raise AssertionError("the store called an aggregate or window function")
+
+    def finalize(self) -> None:
+        raise AssertionError("the store called an aggregate or window function")
+
+
+def test_the_store_works_without_window_functions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite 3.25 is not needed: a run's round and both replay trims use no window function."""
+    real_connect = sqlite3.connect
+    monkeypatch.setattr(
+        sqlite3, "connect", lambda *a, **k: real_connect(*a, factory=_NoWindowFunctions, **k)
+    )
+    store = SQLiteStore(tmp_path / "s.db", max_idempotency_keys=20, max_idempotency_bytes=100)
+    store.create_conversation(STATE)
+    assert store.acquire_run("c1", lease_id="l", now=0, lease_seconds=60)
+    answer = StoredResponse(200, "r", "application/json", b"x" * 10, stream=False)
+    store.reserve_key("run", "fp", now=0, stale_after=60)
+    assert store.commit_run(STATE, lease_id="l", message_id="m", replay=("run", answer))
+    for number in range(1, sqlite_store_module._TRIM_EVERY):
+        store.reserve_key(f"k{number}", "fp", now=number, stale_after=60)
+        store.complete_key(f"k{number}", answer)
+    kept = store._execute("SELECT key FROM idempotency ORDER BY reserved_at")
+    assert store.list_conversations("owner", limit=5) == [STATE]
+    assert store.has_message("c1", "m")
+    store.close()
+    assert [key for (key,) in kept] == [f"k{n}" for n in range(245, 256)]
+    # The 256th reservation (k255, not completed yet) trimmed to the ten newest bodies.
 
 
 def test_the_connection_pool_shrinks_after_a_burst(tmp_path: Path) -> None:

@@ -404,18 +404,28 @@ class SQLiteStore(Store):
 
     def _trim_keys(self, db: sqlite3.Connection) -> None:
         # Inside the caller's transaction: the newest keys up to the count limit, then the
-        # newest bodies up to the bytes limit (a running total from the newest down).
+        # newest bodies up to the bytes limit, by a running total from the newest down (in
+        # Python: SQLite before 3.25 has no window functions); equal ages go by insertion.
         db.execute(
             "DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency "
             "ORDER BY reserved_at DESC LIMIT -1 OFFSET ?)",
             (self._max_keys,),
         )
-        db.execute(
-            "DELETE FROM idempotency WHERE key IN (SELECT key FROM (SELECT key, SUM(LENGTH(body)) "
-            "OVER (ORDER BY reserved_at DESC ROWS UNBOUNDED PRECEDING) AS kept "
-            "FROM idempotency WHERE body IS NOT NULL) WHERE kept > ?)",
-            (self._max_key_bytes,),
+        newest_first = db.execute(
+            "SELECT reserved_at, rowid, LENGTH(body) FROM idempotency WHERE body IS NOT NULL "
+            "ORDER BY reserved_at DESC, rowid DESC"
         )
+        kept = 0
+        for reserved_at, rowid, size in newest_first:
+            kept += size
+            if kept > self._max_key_bytes:  # the first body over: it and every older one go
+                newest_first.close()
+                db.execute(
+                    "DELETE FROM idempotency WHERE body IS NOT NULL AND (reserved_at < ? "
+                    "OR (reserved_at = ? AND rowid <= ?))",
+                    (reserved_at, reserved_at, rowid),
+                )
+                return
 
     def complete_key(self, key: str, response: StoredResponse) -> None:
         if len(response.body) > self._max_key_bytes:
