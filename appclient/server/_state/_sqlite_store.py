@@ -146,7 +146,8 @@ class SQLiteStore(Store):
             db.executescript(_SCHEMA)
             # Version 2 names the process holding each key reservation; files of version 1,
             # and those from before versions (0, the same layout), lack the column.
-            if found < 2 and "holder" not in _columns(db, "idempotency"):
+            columns = {row[1] for row in db.execute("PRAGMA table_info(idempotency)")}
+            if found < 2 and "holder" not in columns:
                 db.execute("ALTER TABLE idempotency ADD COLUMN holder TEXT")
             if found < SCHEMA_VERSION:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -384,10 +385,8 @@ class SQLiteStore(Store):
             if row is not None:
                 kept, reserved_at, status, request_id, content_type, body, stream = row
                 response = None
-                if status is not None:
-                    response = StoredResponse(
-                        status, request_id, content_type, bytes(body), bool(stream)
-                    )
+                if status is not None:  # a BLOB reads as bytes, an INTEGER flag as 0 or 1
+                    response = StoredResponse(status, request_id, content_type, body, bool(stream))
                 entry = KeyEntry(kept, reserved_at, response)
                 found = entry.reservation(fingerprint, now=now, stale_after=stale_after)
                 if found.outcome != "new":
@@ -448,7 +447,3 @@ class SQLiteStore(Store):
 
 def _json(record: FileRecord | FeedbackRecord) -> str:
     return json.dumps(asdict(record), ensure_ascii=False)
-
-
-def _columns(db: sqlite3.Connection, table: str) -> set[str]:
-    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
