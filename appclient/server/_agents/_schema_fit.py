@@ -226,9 +226,7 @@ def _number_candidates(schema: Mapping[str, Any], preferred: Any, *, integer: bo
     highs = [schema[k] for k in ("maximum", "exclusiveMaximum") if _is_number(schema.get(k))]
     low, high = max(lows, default=None), min(highs, default=None)
     start = preferred if is_type(preferred, "number") else 1
-    clamped = min(
-        max(start, low if low is not None else start), high if high is not None else start
-    )
+    clamped = min([max([start, *lows]), *highs])
     raw: list[float] = [start, clamped, 1, 0]
     if low is not None:
         raw += [low, low + 1, low + 0.5]
