@@ -295,22 +295,9 @@ def test_a_reply_over_the_byte_limit_is_not_kept(tmp_path: Path) -> None:
     assert outcome == "new"
 
 
-class _NoWindowFunctions(sqlite3.Connection):
-    """Refuses window functions, as SQLite before 3.25 does.
-
-    Every built-in that can be a window function is replaced by an aggregate without a
-    window step, so ``... OVER (...)`` fails to prepare, and a plain call fails when it runs.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        names = [name for name, _, kind, *_ in self.execute("PRAGMA function_list") if kind == "w"]
-        assert "sum" in names  # else this SQLite cannot list its functions: the test is void
-        for name in names:
-            self.create_aggregate(name, -1, _Refused)
-
-
 class _Refused:
+    """Stands in for a built-in aggregate: it has no window step, and refuses to run."""
+
     def step(self, *values: object) -> None:
         raise AssertionError("the store called an aggregate or window function")
 
@@ -321,11 +308,25 @@ class _Refused:
 def test_the_store_works_without_window_functions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """SQLite 3.25 is not needed: a run's round and both replay trims use no window function."""
+    """SQLite 3.25 is not needed: a run's round and both replay trims use no window function.
+
+    Every built-in that can be a window function is replaced by :class:`_Refused` on the
+    store's connections, so ``... OVER (...)`` fails to prepare, as before SQLite 3.25.
+    """
+    with closing(sqlite3.connect(":memory:")) as db:
+        listed = db.execute("PRAGMA function_list").fetchall()  # nothing before SQLite 3.30
+    names = [name for name, _, kind, *_ in listed if kind == "w"]
+    if "sum" not in names:
+        pytest.skip("this SQLite does not list its window functions")
     real_connect = sqlite3.connect
-    monkeypatch.setattr(
-        sqlite3, "connect", lambda *a, **k: real_connect(*a, factory=_NoWindowFunctions, **k)
-    )
+
+    def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db = real_connect(*args, **kwargs)
+        for name in names:
+            db.create_aggregate(name, -1, _Refused)
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
     store = SQLiteStore(tmp_path / "s.db", max_idempotency_keys=20, max_idempotency_bytes=100)
     store.create_conversation(STATE)
     assert store.acquire_run("c1", lease_id="l", now=0, lease_seconds=60)

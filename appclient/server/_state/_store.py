@@ -253,7 +253,7 @@ class MemoryStore(Store):
         self._messages: dict[str, dict[str, None]] = {}
         self._max_messages = max_messages_per_conversation
         self._files: dict[str, FileRecord] = {}
-        self._conversation_files: dict[str, dict[str, FileRecord]] = {}  # by id, oldest first
+        self._conversation_files: dict[str, dict[str, FileRecord]] = {}  # each one's, by id
         self._feedback: dict[str, list[FeedbackRecord]] = {}
         self._keys: OrderedDict[str, KeyEntry] = OrderedDict()
         self._max_keys = max_idempotency_keys
