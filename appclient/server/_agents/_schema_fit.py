@@ -268,8 +268,8 @@ def _string_candidates(schema: Mapping[str, Any], preferred: Any, today: dt.date
     max_length, min_length = schema.get("maxLength"), schema.get("minLength")
     if isinstance(max_length, int) and max_length >= 0:
         base = base[:max_length]
-    if isinstance(min_length, int) and len(base) < min_length:
-        base = base + "x" * (min_length - len(base))
+    if isinstance(min_length, int):
+        base = base.ljust(min_length, "x")
     found = [base]
     if "pattern" in schema:
         # A pattern often fixes the case (^[A-Z]{3}$, ^U\d+$); failing that, the schema's own
