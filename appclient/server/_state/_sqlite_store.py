@@ -146,8 +146,7 @@ class SQLiteStore(Store):
             db.executescript(_SCHEMA)
             # Version 2 names the process holding each key reservation; files of version 1,
             # and those from before versions (0, the same layout), lack the column.
-            columns = {row[1] for row in db.execute("PRAGMA table_info(idempotency)")}
-            if found < 2 and "holder" not in columns:
+            if "holder" not in {row[1] for row in db.execute("PRAGMA table_info(idempotency)")}:
                 db.execute("ALTER TABLE idempotency ADD COLUMN holder TEXT")
             if found < SCHEMA_VERSION:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
