@@ -410,20 +410,15 @@ class SQLiteStore(Store):
             (self._max_keys,),
         )
         newest_first = db.execute(
-            "SELECT reserved_at, rowid, LENGTH(body) FROM idempotency WHERE body IS NOT NULL "
+            "SELECT rowid, LENGTH(body) FROM idempotency WHERE body IS NOT NULL "
             "ORDER BY reserved_at DESC, rowid DESC"
         )
-        kept = 0
-        for reserved_at, rowid, size in newest_first:
+        kept, dropped = 0, []
+        for rowid, size in newest_first:
             kept += size
-            if kept > self._max_key_bytes:  # the first body over: it and every older one go
-                newest_first.close()
-                db.execute(
-                    "DELETE FROM idempotency WHERE body IS NOT NULL AND (reserved_at < ? "
-                    "OR (reserved_at = ? AND rowid <= ?))",
-                    (reserved_at, reserved_at, rowid),
-                )
-                return
+            if kept > self._max_key_bytes:
+                dropped.append((rowid,))
+        db.executemany("DELETE FROM idempotency WHERE rowid = ?", dropped)
 
     def complete_key(self, key: str, response: StoredResponse) -> None:
         if len(response.body) > self._max_key_bytes:
