@@ -12,7 +12,12 @@ from appclient.server import MemoryStore, QuotaExceededError
 from appclient.server._agents._agent_api import ToolResult
 from appclient.server._http import _validation
 from appclient.server._http._validation import MAX_TOOLS_CHARS, validate_tools
-from appclient.server._state._state import ConversationState, TurnRecord
+from appclient.server._state._state import (
+    ConversationState,
+    FeedbackRecord,
+    FileRecord,
+    TurnRecord,
+)
 from tests.gc_support import frames_left_in_cycles
 from tests.server.helpers import APP_ID, call_app, make_app, new_conversation, run_body
 
@@ -50,6 +55,21 @@ def test_conversations_unused_for_the_idle_time_are_forgotten() -> None:
     assert store.get_conversation("old") is None
     assert store.get_conversation("recent") is not None
     assert store.evicted_conversations == 1
+
+
+def test_a_forgotten_conversation_takes_its_files_and_feedback_along() -> None:
+    """Records of a forgotten conversation go with it: memory does not grow with every upload."""
+    clock = Clock()
+    store = MemoryStore(idle_seconds=60, clock=clock)
+    store.create_conversation(_state("old"))
+    store.add_file(FileRecord("f1", "old", "owner", "a.txt", 1, "f1.bin", "", 0.0))
+    store.add_feedback(FeedbackRecord("old", "m1", "upvote", (), None, 0.0))
+    clock.now += 61
+    store.create_conversation(_state("new"))
+    store.add_file(FileRecord("f2", "new", "owner", "b.txt", 1, "f2.bin", "", 0.0))
+    assert store.get_conversation("old") is None
+    assert (store.get_file("f1"), store.files("old"), store.feedback("old")) == (None, [], [])
+    assert [record.file_id for record in store.files("new")] == ["f2"]
 
 
 def test_past_the_memory_limit_the_least_recently_used_are_forgotten() -> None:

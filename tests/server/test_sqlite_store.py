@@ -8,6 +8,7 @@ import threading
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -292,6 +293,55 @@ def test_a_reply_over_the_byte_limit_is_not_kept(tmp_path: Path) -> None:
     outcome = store.reserve_key("k", "fp", now=1, stale_after=60).outcome
     store.close()
     assert outcome == "new"
+
+
+class _Refused:
+    """Stands in for a built-in aggregate: it has no window step, and refuses to run."""
+
+    def step(self, *values: object) -> None:
+        raise AssertionError("the store called an aggregate or window function")
+
+    def finalize(self) -> None:
+        raise AssertionError("the store called an aggregate or window function")
+
+
+def test_the_store_works_without_window_functions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite 3.25 is not needed: a run's round and both replay trims use no window function.
+
+    Every built-in that can be a window function is replaced by :class:`_Refused` on the
+    store's connections, so ``... OVER (...)`` fails to prepare, as before SQLite 3.25.
+    """
+    with closing(sqlite3.connect(":memory:")) as db:
+        listed = db.execute("PRAGMA function_list").fetchall()  # nothing before SQLite 3.30
+    names = [name for name, _, kind, *_ in listed if kind == "w"]
+    if "sum" not in names:
+        pytest.skip("this SQLite does not list its window functions")
+    real_connect = sqlite3.connect
+
+    def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db = real_connect(*args, **kwargs)
+        for name in names:
+            db.create_aggregate(name, -1, _Refused)
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    store = SQLiteStore(tmp_path / "s.db", max_idempotency_keys=20, max_idempotency_bytes=100)
+    store.create_conversation(STATE)
+    assert store.acquire_run("c1", lease_id="l", now=0, lease_seconds=60)
+    answer = StoredResponse(200, "r", "application/json", b"x" * 10, stream=False)
+    store.reserve_key("run", "fp", now=0, stale_after=60)
+    assert store.commit_run(STATE, lease_id="l", message_id="m", replay=("run", answer))
+    for number in range(1, sqlite_store_module._TRIM_EVERY):
+        store.reserve_key(f"k{number}", "fp", now=number, stale_after=60)
+        store.complete_key(f"k{number}", answer)
+    kept = store._execute("SELECT key FROM idempotency ORDER BY reserved_at")
+    assert store.list_conversations("owner", limit=5) == [STATE]
+    assert store.has_message("c1", "m")
+    store.close()
+    assert [key for (key,) in kept] == [f"k{n}" for n in range(245, 256)]
+    # The 256th reservation (k255, not completed yet) trimmed to the ten newest bodies.
 
 
 def test_the_connection_pool_shrinks_after_a_burst(tmp_path: Path) -> None:

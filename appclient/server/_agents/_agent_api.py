@@ -7,7 +7,7 @@ agents never see HTTP, stores or threads.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from ..._core._models import Tool, ToolChoice
@@ -102,7 +102,7 @@ class Decision:
         usage: Token usage of the model calls behind this decision, reported in the events.
     """
 
-    calls: tuple[PlannedCall, ...] = field(default_factory=tuple)
+    calls: tuple[PlannedCall, ...] = ()
     answer: str = ""
     thought: str = ""
     memo: str = ""
@@ -125,4 +125,3 @@ class Agent(Protocol):
 
     def decide(self, agent_input: AgentInput) -> Decision:
         """Return the next step for ``agent_input``."""
-        ...

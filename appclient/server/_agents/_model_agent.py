@@ -253,8 +253,8 @@ class ModelAgent:
 
     def _planned(self, reply: ParsedReply, agent_input: AgentInput) -> list[PlannedCall]:
         """The parsed calls as the engine takes them (cloud components marked)."""
-        local = {tool.function.name for tool in agent_input.tools if tool.function is not None}
-        cloud = {c.name for c in agent_input.components} - local
+        found = candidates_from(agent_input.tools, agent_input.components)
+        cloud = {c.name for c in found if c.cloud}  # a client tool hides a component
         return [
             PlannedCall(
                 call.function.name, dict(call.function.arguments), call.function.name in cloud

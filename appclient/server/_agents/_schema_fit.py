@@ -226,9 +226,7 @@ def _number_candidates(schema: Mapping[str, Any], preferred: Any, *, integer: bo
     highs = [schema[k] for k in ("maximum", "exclusiveMaximum") if _is_number(schema.get(k))]
     low, high = max(lows, default=None), min(highs, default=None)
     start = preferred if is_type(preferred, "number") else 1
-    clamped = min(
-        max(start, low if low is not None else start), high if high is not None else start
-    )
+    clamped = min([max([start, *lows]), *highs])
     raw: list[float] = [start, clamped, 1, 0]
     if low is not None:
         raw += [low, low + 1, low + 0.5]
@@ -270,8 +268,8 @@ def _string_candidates(schema: Mapping[str, Any], preferred: Any, today: dt.date
     max_length, min_length = schema.get("maxLength"), schema.get("minLength")
     if isinstance(max_length, int) and max_length >= 0:
         base = base[:max_length]
-    if isinstance(min_length, int) and len(base) < min_length:
-        base = base + "x" * (min_length - len(base))
+    if isinstance(min_length, int):
+        base = base.ljust(min_length, "x")
     found = [base]
     if "pattern" in schema:
         # A pattern often fixes the case (^[A-Z]{3}$, ^U\d+$); failing that, the schema's own

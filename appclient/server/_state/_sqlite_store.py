@@ -146,7 +146,7 @@ class SQLiteStore(Store):
             db.executescript(_SCHEMA)
             # Version 2 names the process holding each key reservation; files of version 1,
             # and those from before versions (0, the same layout), lack the column.
-            if found < 2 and "holder" not in _columns(db, "idempotency"):
+            if "holder" not in {row[1] for row in db.execute("PRAGMA table_info(idempotency)")}:
                 db.execute("ALTER TABLE idempotency ADD COLUMN holder TEXT")
             if found < SCHEMA_VERSION:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -384,10 +384,8 @@ class SQLiteStore(Store):
             if row is not None:
                 kept, reserved_at, status, request_id, content_type, body, stream = row
                 response = None
-                if status is not None:
-                    response = StoredResponse(
-                        status, request_id, content_type, bytes(body), bool(stream)
-                    )
+                if status is not None:  # a BLOB reads as bytes, an INTEGER flag as 0 or 1
+                    response = StoredResponse(status, request_id, content_type, body, bool(stream))
                 entry = KeyEntry(kept, reserved_at, response)
                 found = entry.reservation(fingerprint, now=now, stale_after=stale_after)
                 if found.outcome != "new":
@@ -404,18 +402,23 @@ class SQLiteStore(Store):
 
     def _trim_keys(self, db: sqlite3.Connection) -> None:
         # Inside the caller's transaction: the newest keys up to the count limit, then the
-        # newest bodies up to the bytes limit (a running total from the newest down).
+        # newest bodies up to the bytes limit, by a running total from the newest down (in
+        # Python: SQLite before 3.25 has no window functions); equal ages go by insertion.
         db.execute(
             "DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency "
             "ORDER BY reserved_at DESC LIMIT -1 OFFSET ?)",
             (self._max_keys,),
         )
-        db.execute(
-            "DELETE FROM idempotency WHERE key IN (SELECT key FROM (SELECT key, SUM(LENGTH(body)) "
-            "OVER (ORDER BY reserved_at DESC ROWS UNBOUNDED PRECEDING) AS kept "
-            "FROM idempotency WHERE body IS NOT NULL) WHERE kept > ?)",
-            (self._max_key_bytes,),
+        newest_first = db.execute(
+            "SELECT rowid, LENGTH(body) FROM idempotency WHERE body IS NOT NULL "
+            "ORDER BY reserved_at DESC, rowid DESC"
         )
+        kept, dropped = 0, []
+        for rowid, size in newest_first:
+            kept += size
+            if kept > self._max_key_bytes:
+                dropped.append((rowid,))
+        db.executemany("DELETE FROM idempotency WHERE rowid = ?", dropped)
 
     def complete_key(self, key: str, response: StoredResponse) -> None:
         if len(response.body) > self._max_key_bytes:
@@ -438,7 +441,3 @@ class SQLiteStore(Store):
 
 def _json(record: FileRecord | FeedbackRecord) -> str:
     return json.dumps(asdict(record), ensure_ascii=False)
-
-
-def _columns(db: sqlite3.Connection, table: str) -> set[str]:
-    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}

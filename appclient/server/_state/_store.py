@@ -253,6 +253,7 @@ class MemoryStore(Store):
         self._messages: dict[str, dict[str, None]] = {}
         self._max_messages = max_messages_per_conversation
         self._files: dict[str, FileRecord] = {}
+        self._conversation_files: dict[str, dict[str, FileRecord]] = {}  # each one's, by id
         self._feedback: dict[str, list[FeedbackRecord]] = {}
         self._keys: OrderedDict[str, KeyEntry] = OrderedDict()
         self._max_keys = max_idempotency_keys
@@ -333,6 +334,8 @@ class MemoryStore(Store):
                 del self._owner_bytes[owner]
             self._messages.pop(cid, None)
             self._feedback.pop(cid, None)
+            for file_id in self._conversation_files.pop(cid, {}):
+                del self._files[file_id]
             self.evicted_conversations += 1
 
     def acquire_run(
@@ -380,6 +383,7 @@ class MemoryStore(Store):
     def add_file(self, record: FileRecord) -> None:
         with self._lock:
             self._files[record.file_id] = record
+            self._conversation_files.setdefault(record.conversation_id, {})[record.file_id] = record
 
     def get_file(self, file_id: str) -> FileRecord | None:
         with self._lock:
@@ -387,7 +391,7 @@ class MemoryStore(Store):
 
     def files(self, conversation_id: str) -> list[FileRecord]:
         with self._lock:
-            return [f for f in self._files.values() if f.conversation_id == conversation_id]
+            return list(self._conversation_files.get(conversation_id, {}).values())
 
     def add_feedback(self, record: FeedbackRecord) -> None:
         with self._lock:
