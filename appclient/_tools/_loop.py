@@ -39,7 +39,7 @@ from ._loop_events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from ._tool_failures import failure_output
+from ._tool_results import failure_output
 from ._tracing import attached, end_span, record_tool_call, start_span
 
 if TYPE_CHECKING:
