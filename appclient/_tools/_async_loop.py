@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ThreadPoolExecutor, wait
@@ -135,10 +134,9 @@ class AsyncRoundTripMixin(RoundTripMixin):
                     continue
                 try:
                     if item.blocking:
-                        call = functools.partial(item.func, *item.args, **item.kwargs)
-                        value = await asyncio.get_running_loop().run_in_executor(thread, call)
+                        value = await asyncio.get_running_loop().run_in_executor(thread, item)
                     else:
-                        value = item.func(*item.args, **item.kwargs)
+                        value = item()
                         if inspect.isawaitable(value):
                             value = await value
                 except asyncio.CancelledError:

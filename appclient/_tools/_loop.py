@@ -52,14 +52,18 @@ if TYPE_CHECKING:
 class Do:
     """A step of the round trip that waits on the outside world; its driver makes it.
 
-    The driver calls ``func`` (the async one awaits the result, and runs ``blocking`` steps in
-    the round trip's own thread) and sends the result back, or throws its exception in.
+    The driver calls it (the async one awaits the result, and runs ``blocking`` steps in the
+    round trip's own thread) and sends the result back, or throws its exception in.
     """
 
     func: Callable[..., Any]
     args: tuple[Any, ...] = ()
     kwargs: Mapping[str, Any] = field(default_factory=dict)
     blocking: bool = False
+
+    def __call__(self) -> Any:
+        """Make the step: call ``func`` with the arguments."""
+        return self.func(*self.args, **self.kwargs)
 
 
 Steps = Generator["LoopEvent | Do", Any, None]
@@ -304,7 +308,7 @@ class RoundTripMixin:
                 value, error = None, None
                 if isinstance(item, Do):
                     try:
-                        value = item.func(*item.args, **item.kwargs)
+                        value = item()
                     except BaseException as exc:  # the round trip's own code handles it
                         error = exc
                 else:
