@@ -44,10 +44,9 @@ class _Approvals:
         """Return ``approve`` for the tool thread, its awaitables awaited on the loop."""
         if approve is None:
             return None
-        callback = approve
 
         def ask(request: ApprovalRequest) -> bool | Awaitable[bool]:
-            answer = callback(request)
+            answer = approve(request)
             if not inspect.isawaitable(answer):
                 return answer
             approval = asyncio.run_coroutine_threadsafe(_awaited(answer), self._loop)

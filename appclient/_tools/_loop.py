@@ -329,7 +329,6 @@ class RoundTripMixin:
         started = clock()
         if conversation_id is None:
             conversation_id = yield Do(self.create_conversation)
-        assert conversation_id is not None  # noqa: S101 - for the type checker
         progress = _Progress(conversation_id=conversation_id, started=started)
         app_id = str(getattr(self, "app_id", ""))  # for the spans; test doubles have none
         progress.span = start_span(
