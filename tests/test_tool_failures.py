@@ -10,14 +10,14 @@ import pytest
 
 from appclient import ApprovalRequest, ToolError, ToolRegistry
 from appclient._core._errors import suggest_names
-from appclient._tools._tool_failures import (
+from appclient._tools._tool_results import (
+    ResultSerializationError,
     describe_exception,
     failure_output,
     invalid_arguments,
     invalid_call,
     unknown_tool,
 )
-from appclient._tools._tool_results import ResultSerializationError
 from appclient.errors import (
     ToolApprovalDeniedError,
     ToolArgumentsError,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ThreadPoolExecutor, wait
@@ -45,10 +44,9 @@ class _Approvals:
         """Return ``approve`` for the tool thread, its awaitables awaited on the loop."""
         if approve is None:
             return None
-        callback = approve
 
         def ask(request: ApprovalRequest) -> bool | Awaitable[bool]:
-            answer = callback(request)
+            answer = approve(request)
             if not inspect.isawaitable(answer):
                 return answer
             approval = asyncio.run_coroutine_threadsafe(_awaited(answer), self._loop)
@@ -135,10 +133,9 @@ class AsyncRoundTripMixin(RoundTripMixin):
                     continue
                 try:
                     if item.blocking:
-                        call = functools.partial(item.func, *item.args, **item.kwargs)
-                        value = await asyncio.get_running_loop().run_in_executor(thread, call)
+                        value = await asyncio.get_running_loop().run_in_executor(thread, item)
                     else:
-                        value = item.func(*item.args, **item.kwargs)
+                        value = item()
                         if inspect.isawaitable(value):
                             value = await value
                 except asyncio.CancelledError:

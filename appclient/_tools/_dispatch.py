@@ -31,19 +31,17 @@ from .._core._errors import (
 from .._core._models import ToolOutput
 from ._execution import Invocation, Outcome, ToolRunner, run_awaitable
 from ._registered_tool import RegisteredTool
-from ._tool_failures import (
-    describe_exception,
-    failure_output,
-    invalid_arguments,
-    invalid_call,
-    unknown_tool,
-)
 from ._tool_results import (
     ReportedFailure,
     ResultSerializationError,
     ToolFile,
     as_tool_file,
+    describe_exception,
+    failure_output,
+    invalid_arguments,
+    invalid_call,
     needs_approval,
+    unknown_tool,
     unwrap_status,
 )
 

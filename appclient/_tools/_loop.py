@@ -39,7 +39,7 @@ from ._loop_events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from ._tool_failures import failure_output
+from ._tool_results import failure_output
 from ._tracing import attached, end_span, record_tool_call, start_span
 
 if TYPE_CHECKING:
@@ -52,14 +52,18 @@ if TYPE_CHECKING:
 class Do:
     """A step of the round trip that waits on the outside world; its driver makes it.
 
-    The driver calls ``func`` (the async one awaits the result, and runs ``blocking`` steps in
-    the round trip's own thread) and sends the result back, or throws its exception in.
+    The driver calls it (the async one awaits the result, and runs ``blocking`` steps in the
+    round trip's own thread) and sends the result back, or throws its exception in.
     """
 
     func: Callable[..., Any]
     args: tuple[Any, ...] = ()
     kwargs: Mapping[str, Any] = field(default_factory=dict)
     blocking: bool = False
+
+    def __call__(self) -> Any:
+        """Make the step: call ``func`` with the arguments."""
+        return self.func(*self.args, **self.kwargs)
 
 
 Steps = Generator["LoopEvent | Do", Any, None]
@@ -304,7 +308,7 @@ class RoundTripMixin:
                 value, error = None, None
                 if isinstance(item, Do):
                     try:
-                        value = item.func(*item.args, **item.kwargs)
+                        value = item()
                     except BaseException as exc:  # the round trip's own code handles it
                         error = exc
                 else:
@@ -325,7 +329,6 @@ class RoundTripMixin:
         started = clock()
         if conversation_id is None:
             conversation_id = yield Do(self.create_conversation)
-        assert conversation_id is not None  # noqa: S101 - for the type checker
         progress = _Progress(conversation_id=conversation_id, started=started)
         app_id = str(getattr(self, "app_id", ""))  # for the spans; test doubles have none
         progress.span = start_span(

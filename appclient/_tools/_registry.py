@@ -199,18 +199,17 @@ class ToolRegistry(Dispatcher):
             InvalidRequestError: The ``mcp`` package is not installed.
         """
         mcp_tools = server.start()
-        by_name = {tool.name: tool for tool in mcp_tools}
         names = protocol_names(
             [t.name for t in mcp_tools], taken=self.names(), prefix=server.prefix
         )
         entries = []
-        for advertised, mcp_name in names.items():
-            schema = dict(by_name[mcp_name].inputSchema or {"type": "object", "properties": {}})
-            description = by_name[mcp_name].description or ""
+        for advertised, mcp_tool in zip(names, mcp_tools, strict=True):  # in listing order
+            schema = dict(mcp_tool.inputSchema or {"type": "object", "properties": {}})
+            description = mcp_tool.description or ""
             function = {"name": advertised, "description": description, "parameters": schema}
             entries.append(
                 self._build(
-                    server.caller(mcp_name),
+                    server.caller(mcp_tool.name),
                     tool={"type": "function", "function": function},
                     # No second timer: the server times its calls and ends a hung server.
                     timeout=math.inf,
