@@ -22,6 +22,10 @@ DEFAULT_IDEMPOTENCY_CACHE_SIZE: Final = 10_000
 DEFAULT_IDEMPOTENCY_CACHE_BYTES: Final = 64 * 1024 * 1024
 #: Run message ids the in-memory store remembers per conversation (feedback targets).
 DEFAULT_MAX_MESSAGES_PER_CONVERSATION: Final = 1_000
+#: Files (uploads and file URLs) one conversation may hold; one more is refused with 400.
+MAX_FILES_PER_CONVERSATION: Final = 100
+#: Feedback records one conversation may hold; one more is refused with 400.
+MAX_FEEDBACK_PER_CONVERSATION: Final = 1_000
 #: The app id `ReferenceServer` and `appclient serve` accept when none is configured.
 DEFAULT_APP_ID: Final = "appclient-demo-app"
 #: The port `appclient serve` listens on when none is given.

@@ -1,4 +1,4 @@
-"""Endpoint failure paths: a store that fails mid-request leaves nothing half done."""
+"""Endpoint failure paths: nothing half done, and what a conversation holds is bounded."""
 
 from __future__ import annotations
 
@@ -10,12 +10,14 @@ from urllib.parse import urlencode
 import pytest
 
 from appclient.server import Decision, MemoryStore
+from appclient.server._http import _endpoints
 from appclient.server._runs import _live_run
 from appclient.server._state._state import ConversationState, FileRecord
 from tests.server.helpers import APP_ID, Reply, call_app, make_app, new_conversation, run_body
 
 RUNS = "/v2/app/conversation/runs"
 UPLOAD = "/v2/app/conversation/file/upload"
+FEEDBACK = "/v2/app/conversation/feedback"
 
 
 def _assert_error(reply: Reply, status: int, code: str) -> None:
@@ -133,5 +135,60 @@ def test_file_url_upload_as_a_url_encoded_form_is_recorded() -> None:
         record = app.store.get_file(json.loads(reply.body)["id"])
         assert record is not None
         assert (record.url, record.name) == ("https://x/报告.pdf", "报告.pdf")
+    finally:
+        app.close()
+
+
+def test_a_conversation_refuses_one_file_past_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An upload past the per-conversation file limit is a 400 on conversation_id, not stored."""
+    monkeypatch.setattr(_endpoints, "MAX_FILES_PER_CONVERSATION", 2)
+    app = make_app()
+    try:
+        cid = new_conversation(app)
+        raw, content_type = _multipart(cid)
+        for _ in range(2):
+            assert call_app(app, UPLOAD, raw, content_type=content_type).status == 200
+        reply = call_app(app, UPLOAD, raw, content_type=content_type)
+        _assert_error(reply, 400, "InvalidParameter")
+        assert (
+            reply.json()["message"]
+            == "conversation_id: the conversation holds 2 files, the most it may"
+        )
+        assert len(app.store.files(cid)) == 2
+    finally:
+        app.close()
+
+
+def test_a_conversation_refuses_feedback_past_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Feedback past the per-conversation limit is a 400 on conversation_id, not recorded."""
+    monkeypatch.setattr(_endpoints, "MAX_FEEDBACK_PER_CONVERSATION", 2)
+    app = make_app()
+    try:
+        cid = new_conversation(app)
+        run = call_app(app, RUNS, run_body(cid, query="hi"))
+        feedback = {
+            "app_id": APP_ID,
+            "conversation_id": cid,
+            "message_id": run.json()["message_id"],
+            "type": "upvote",
+        }
+        for _ in range(2):
+            assert call_app(app, FEEDBACK, feedback).status == 200
+        reply = call_app(app, FEEDBACK, feedback)
+        _assert_error(reply, 400, "InvalidParameter")
+        assert "holds 2 feedback records" in reply.json()["message"]
+        assert len(app.store.feedback(cid)) == 2
+    finally:
+        app.close()
+
+
+def test_an_unknown_id_is_repeated_cut_short() -> None:
+    """A 404 for a megabyte-long conversation id repeats only its first 80 characters."""
+    app = make_app()
+    try:
+        cid = "c" * 1_000_000
+        reply = call_app(app, RUNS, run_body(cid, query="hi"))
+        _assert_error(reply, 404, "ConversationNotFound")
+        assert reply.json()["message"] == f"conversation_id: {'c' * 80!r} not found for this app"
     finally:
         app.close()

@@ -21,7 +21,7 @@ from .._runs._events import live_message, message_head, render_body, render_stre
 from .._runs._live_run import live_messages
 from .._runs._run_engine import Emit, RunEngine, record_run
 from .._runs._tool_choice import forced_tool_name
-from .._settings import DEFAULT_APP_ID
+from .._settings import DEFAULT_APP_ID, MAX_FEEDBACK_PER_CONVERSATION, MAX_FILES_PER_CONVERSATION
 from .._state._idempotency import IdempotencyGuard, fingerprint, stored_response
 from .._state._state import MAX_RUNS_KEPT, ConversationState, FeedbackRecord, FileRecord
 from .._state._store import Store, lease_owner_id
@@ -41,6 +41,16 @@ from ._uploads import UploadStorage, display_name
 from ._validation import parse_json_object, validate_model, validate_tools
 
 _MAX_URL_CHARS = 4096
+#: Characters of a client's id an error message repeats (ids are not length-checked).
+_ECHO_CHARS = 80
+
+
+def _check_room(held: int, *, most: int, what: str) -> None:
+    """Refuse one more of a conversation's ``what`` when it holds ``most`` already."""
+    if held >= most:
+        raise bad_parameter(
+            "conversation_id", f"the conversation holds {most:,} {what}, the most it may"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +112,7 @@ class Endpoints:
             raise HTTPProblem(
                 404,
                 "ConversationNotFound",
-                f"conversation_id: {conversation_id!r} not found for this app",
+                f"conversation_id: {conversation_id[:_ECHO_CHARS]!r} not found for this app",
             )
         return state
 
@@ -324,7 +334,8 @@ class Endpoints:
             record = self.store.get_file(file_id)
             if record is None or record.conversation_id != state.conversation_id:
                 raise bad_parameter(
-                    f"file_ids[{index}]", f"{file_id!r} is not a file of this conversation"
+                    f"file_ids[{index}]",
+                    f"{file_id[:_ECHO_CHARS]!r} is not a file of this conversation",
                 )
             names[file_id] = record.name
         return tuple(names.values())
@@ -360,6 +371,11 @@ class Endpoints:
 
         def produce(_: str | None) -> Response:
             self._owned(conversation_id, owner=ctx.owner, app_id=app_id)
+            _check_room(
+                len(self.store.files(conversation_id)),
+                most=MAX_FILES_PER_CONVERSATION,
+                what="files",
+            )
             file_id = new_id()
             stored_as = self.uploads.save(file_id, file_part.data) if file_part else ""
             record = FileRecord(
@@ -395,8 +411,10 @@ class Endpoints:
             if not self.store.has_message(request.conversation_id, request.message_id):
                 raise bad_parameter(
                     "message_id",
-                    f"{request.message_id!r} is not a message of this conversation",
+                    f"{request.message_id[:_ECHO_CHARS]!r} is not a message of this conversation",
                 )
+            held = len(self.store.feedback(request.conversation_id))
+            _check_room(held, most=MAX_FEEDBACK_PER_CONVERSATION, what="feedback records")
             self.store.add_feedback(
                 FeedbackRecord(
                     conversation_id=request.conversation_id,
