@@ -270,6 +270,17 @@ def test_the_accumulator_is_bounded() -> None:
         accumulator.add(last)
 
 
+def test_the_accumulator_bounds_the_number_of_calls() -> None:
+    """New call indices past max_calls raise; more pieces of a call it holds are still taken."""
+    accumulator = ToolCallAccumulator(max_calls=2)
+    delta = {"function": {"name": "f", "arguments": "{"}}
+    for index in (0, 1, 1, 0):
+        accumulator.add({"choices": [{"delta": {"tool_calls": [{"index": index, **delta}]}}]})
+    with pytest.raises(InvalidRequestError, match="call 2 is one more than the 2 allowed"):
+        accumulator.add({"tool_calls": [{"index": 2, **delta}]})
+    assert [name for _, name, _ in accumulator.raw_calls] == ["f", "f"]
+
+
 @pytest.mark.parametrize("format_name", FORMAT_NAMES)
 def test_the_format_writes_calls_it_reads_back(format_name: str) -> None:
     """write_calls (an agent rebuilding the model's turn) and parse agree."""

@@ -86,17 +86,20 @@ class ToolCallAccumulator:
     Args:
         max_argument_chars: The longest arguments text one call may grow to; past it
             :meth:`add` raises (a model that never stops must not fill memory).
+        max_calls: The most calls (distinct indices) a reply may hold; one more raises.
     """
 
-    def __init__(self, *, max_argument_chars: int = 1_000_000) -> None:
+    def __init__(self, *, max_argument_chars: int = 1_000_000, max_calls: int = 128) -> None:
         self._max = max_argument_chars
+        self._max_calls = max_calls
         self._calls: dict[int, dict[str, Any]] = {}
 
     def add(self, chunk: Any) -> None:
         """Take one chunk (or one choice's delta, or one tool-call delta).
 
         Raises:
-            InvalidRequestError: A call's arguments grew past ``max_argument_chars``.
+            InvalidRequestError: A call's arguments grew past ``max_argument_chars``, or the
+                calls past ``max_calls``.
         """
         choices = field(chunk, "choices")
         if isinstance(choices, Sequence) and not isinstance(choices, str):
@@ -109,6 +112,10 @@ class ToolCallAccumulator:
         for position, delta in enumerate(deltas):
             index = field(delta, "index")
             index = index if isinstance(index, int) else position
+            if index not in self._calls and len(self._calls) >= self._max_calls:
+                raise InvalidRequestError(
+                    f"streamed tool call {index} is one more than the {self._max_calls} allowed"
+                )
             call = self._calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
             function = field(delta, "function")
             for key, part in (
