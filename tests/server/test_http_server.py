@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from appclient.server._http._http_server import WSGIHTTPServer, _Handler
+from appclient.server._http._request_reading import HeadReader
 from tests.server.helpers import APP_ID, TOKEN, make_app, run_body
 
 AUTH = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
@@ -485,6 +486,36 @@ def test_a_client_that_drips_its_body_is_dropped_too() -> None:
             answer = b"".join(iter(lambda: sock.recv(4096), b""))  # until the server closes
             assert not answer or answer.startswith((b"HTTP/1.1 408", b"HTTP/1.1 400"))
         assert httpd.slow_clients_dropped == 1
+
+
+class _Dripping:
+    """A connection whose every recv returns one more byte of ``data``."""
+
+    def __init__(self, data: bytes) -> None:
+        self._bytes = iter(data)
+
+    def recv(self, size: int) -> bytes:
+        return bytes([next(self._bytes)])
+
+
+@pytest.mark.parametrize("end", [b"\r\n\r\n", b"\n\n"])
+def test_a_head_sent_a_byte_at_a_time_is_handed_on_when_it_ends(end: bytes) -> None:
+    """Each byte in a recv of its own, the blank line split too: handed on whole, once."""
+    request = b"POST /v2/app/conversation HTTP/1.1" + end[: len(end) // 2] + b"Host: x" + end
+    heads: list[bytes] = []
+    reader = HeadReader(
+        on_head=lambda _connection, _address, head: heads.append(head),
+        on_gone=lambda _connection: None,
+        max_bytes=1024,
+    )
+    try:
+        connection, state = _Dripping(request), ["address", bytearray()]
+        for _ in request:
+            assert heads == []
+            reader._receive(connection, state)  # type: ignore[arg-type]
+        assert heads == [request]
+    finally:
+        reader.close()
 
 
 def test_connections_still_sending_their_head_hold_no_thread() -> None:

@@ -141,7 +141,7 @@ class HeadReader:
             try:
                 connection.setblocking(False)
                 # The key's data: the address, and the bytes so far.
-                self._selector.register(connection, selectors.EVENT_READ, [address, b""])
+                self._selector.register(connection, selectors.EVENT_READ, [address, bytearray()])
             except (OSError, ValueError):  # closed meanwhile (made room for another)
                 self._on_gone(connection)
 
@@ -152,15 +152,18 @@ class HeadReader:
             return
         except OSError:
             data = b""
-        state[1] += data
-        head = state[1]
-        whole = b"\n\r\n" in head or b"\n\n" in head or len(head) > self._max_bytes
+        head: bytearray = state[1]
+        head += data
+        # Only the new bytes and the two before them can end the head: a client dripping a
+        # byte at a time costs this thread linear work, not a rescan and a copy per byte.
+        tail = head[-len(data) - 2 :]
+        whole = b"\n\r\n" in tail or b"\n\n" in tail or len(head) > self._max_bytes
         if data and not whole:
             return
         with contextlib.suppress(KeyError, ValueError, OSError):
             self._selector.unregister(connection)
         if data:
-            self._on_head(connection, state[0], head)
+            self._on_head(connection, state[0], bytes(head))
         else:
             self._on_gone(connection)
 
