@@ -14,6 +14,8 @@ from typing import Final
 DEFAULT_MAX_BODY_BYTES: Final = 10 * 1024 * 1024
 #: Largest file the reference server stores from an upload.
 DEFAULT_MAX_UPLOAD_BYTES: Final = 8 * 1024 * 1024
+#: Bytes all stored uploads may take together, per process; one more file is a 507.
+DEFAULT_MAX_UPLOAD_TOTAL_BYTES: Final = 1024 * 1024 * 1024
 #: Cloud-component steps the reference server runs inside one run before it stops planning.
 DEFAULT_MAX_AGENT_STEPS: Final = 8
 #: How many Idempotency-Key replays the server keeps per store.

@@ -168,3 +168,17 @@ class EchoComponent:
         if self._fail:
             raise RuntimeError("echo is broken")
         return f"echo:{arguments.get('text', '')}"
+
+
+def upload_form(cid: str) -> tuple[bytes, str]:
+    """A multipart upload of one small file to conversation ``cid``: (body, content type)."""
+    boundary = "b0undary"
+    body = b"".join(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+        for name, value in (("app_id", APP_ID), ("conversation_id", cid))
+    )
+    body += (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\n'
+        f"x\r\n--{boundary}--\r\n"
+    ).encode()
+    return body, f"multipart/form-data; boundary={boundary}"

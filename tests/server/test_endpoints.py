@@ -13,7 +13,15 @@ from appclient.server import Decision, MemoryStore
 from appclient.server._http import _endpoints
 from appclient.server._runs import _live_run
 from appclient.server._state._state import ConversationState, FileRecord
-from tests.server.helpers import APP_ID, Reply, call_app, make_app, new_conversation, run_body
+from tests.server.helpers import (
+    APP_ID,
+    Reply,
+    call_app,
+    make_app,
+    new_conversation,
+    run_body,
+    upload_form,
+)
 
 RUNS = "/v2/app/conversation/runs"
 UPLOAD = "/v2/app/conversation/file/upload"
@@ -23,19 +31,6 @@ FEEDBACK = "/v2/app/conversation/feedback"
 def _assert_error(reply: Reply, status: int, code: str) -> None:
     assert reply.status == status, reply.body
     assert json.loads(reply.body)["code"] == code
-
-
-def _multipart(cid: str) -> tuple[bytes, str]:
-    boundary = "b0undary"
-    body = b"".join(
-        f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
-        for name, value in (("app_id", APP_ID), ("conversation_id", cid))
-    )
-    body += (
-        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\n'
-        f"x\r\n--{boundary}--\r\n"
-    ).encode()
-    return body, f"multipart/form-data; boundary={boundary}"
 
 
 class _CommitFailsOnce(MemoryStore):
@@ -113,7 +108,7 @@ def test_upload_that_cannot_be_recorded_leaves_no_file_behind(tmp_path: Path) ->
     app = make_app(store=_AddFileFails(), data_dir=tmp_path)
     try:
         cid = new_conversation(app)
-        raw, content_type = _multipart(cid)
+        raw, content_type = upload_form(cid)
         _assert_error(call_app(app, UPLOAD, raw, content_type=content_type), 500, "InternalError")
     finally:
         app.close()
@@ -145,7 +140,7 @@ def test_a_conversation_refuses_one_file_past_its_limit(monkeypatch: pytest.Monk
     app = make_app()
     try:
         cid = new_conversation(app)
-        raw, content_type = _multipart(cid)
+        raw, content_type = upload_form(cid)
         for _ in range(2):
             assert call_app(app, UPLOAD, raw, content_type=content_type).status == 200
         reply = call_app(app, UPLOAD, raw, content_type=content_type)

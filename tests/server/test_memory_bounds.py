@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +20,16 @@ from appclient.server._state._state import (
     TurnRecord,
 )
 from tests.gc_support import frames_left_in_cycles
-from tests.server.helpers import APP_ID, call_app, make_app, new_conversation, run_body
+from tests.server.helpers import (
+    APP_ID,
+    call_app,
+    make_app,
+    new_conversation,
+    run_body,
+    upload_form,
+)
+
+UPLOAD = "/v2/app/conversation/file/upload"
 
 
 def _state(cid: str, owner: str = "owner", text_chars: int = 0) -> ConversationState:
@@ -70,6 +80,33 @@ def test_a_forgotten_conversation_takes_its_files_and_feedback_along() -> None:
     assert store.get_conversation("old") is None
     assert (store.get_file("f1"), store.files("old"), store.feedback("old")) == (None, [], [])
     assert [record.file_id for record in store.files("new")] == ["f2"]
+
+
+def test_a_forgotten_conversation_s_files_are_handed_to_on_file_forgotten() -> None:
+    """The store tells its owner which file records it forgot, so their bytes can go too."""
+    clock, forgotten = Clock(), []
+    store = MemoryStore(idle_seconds=60, clock=clock, on_file_forgotten=forgotten.append)
+    store.create_conversation(_state("old"))
+    record = FileRecord("f1", "old", "owner", "a.txt", 1, "f1.bin", "", 0.0)
+    store.add_file(record)
+    clock.now += 61
+    store.create_conversation(_state("new"))
+    assert forgotten == [record]
+
+
+def test_the_app_removes_the_uploaded_bytes_of_a_forgotten_conversation(tmp_path: Path) -> None:
+    """With the app's own memory store, a forgotten conversation's upload leaves the disk."""
+    app = make_app(data_dir=tmp_path)
+    try:
+        cid = new_conversation(app)
+        body, content_type = upload_form(cid)
+        assert call_app(app, UPLOAD, body, content_type=content_type).status == 200
+        assert len(list(tmp_path.glob("*.bin"))) == 1
+        app.store._forget_old(keep="", now=float("inf"))  # type: ignore[attr-defined]  # a day on
+        assert app.store.get_conversation(cid) is None
+        assert list(tmp_path.glob("*.bin")) == []
+    finally:
+        app.close()
 
 
 def test_past_the_memory_limit_the_least_recently_used_are_forgotten() -> None:

@@ -48,6 +48,22 @@ def test_oversize_file_is_a_413(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_past_the_total_limit_a_file_is_a_507_until_one_is_removed(tmp_path: Path) -> None:
+    """Stored files, those already in the directory included, may take max_total_bytes."""
+    (tmp_path / "old.bin").write_bytes(b"1234")
+    storage = UploadStorage(tmp_path, max_total_bytes=10)
+    storage.save("a", b"12345")
+    with pytest.raises(HTTPProblem) as caught:
+        storage.save("b", b"12")
+    assert (caught.value.status, caught.value.code) == (507, "InsufficientStorage")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["a.bin", "old.bin"]
+    storage.remove("old.bin")
+    storage.remove("old.bin")  # gone already: nothing more is freed
+    assert storage.save("b", b"12345") == "b.bin"
+    with pytest.raises(HTTPProblem):  # full again: the second remove freed nothing
+        storage.save("c", b"1")
+
+
 def test_temporary_directory_is_removed_on_close() -> None:
     """Without a directory, a temporary one is made and removed on close."""
     storage = UploadStorage()

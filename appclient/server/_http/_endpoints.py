@@ -391,8 +391,7 @@ class Endpoints:
             try:
                 self.store.add_file(record)
             except BaseException:
-                if stored_as:  # no record will ever name these bytes
-                    self.uploads.remove(stored_as)
+                self.uploads.remove(stored_as)  # no record will ever name these bytes
                 raise
             return json_response(
                 {"id": file_id, "conversation_id": conversation_id}, request_id=ctx.request_id

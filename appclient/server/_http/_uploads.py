@@ -6,13 +6,15 @@ name renamed into place.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
+import threading
 import weakref
 from pathlib import Path
 
-from .._settings import DEFAULT_MAX_UPLOAD_BYTES
+from .._settings import DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_MAX_UPLOAD_TOTAL_BYTES
 from ._responses import HTTPProblem
 
 _MAX_NAME_CHARS = 255
@@ -33,12 +35,22 @@ def _remove_directory(directory: str, creator_pid: int) -> None:
 
 
 class UploadStorage:
-    """Stores uploaded bytes (at most ``max_bytes`` a file) in ``directory``, or a temporary one."""
+    """Stores uploaded bytes in ``directory``, or a temporary one.
+
+    At most ``max_bytes`` a file and ``max_total_bytes`` in all (what the directory held
+    when opened included; counted per process).
+    """
 
     def __init__(
-        self, directory: str | Path | None = None, *, max_bytes: int = DEFAULT_MAX_UPLOAD_BYTES
+        self,
+        directory: str | Path | None = None,
+        *,
+        max_bytes: int = DEFAULT_MAX_UPLOAD_BYTES,
+        max_total_bytes: int = DEFAULT_MAX_UPLOAD_TOTAL_BYTES,
     ) -> None:
         self.max_bytes = max_bytes
+        self.max_total_bytes = max_total_bytes
+        self._lock = threading.Lock()
         self._remove_temporary = None
         if directory is None:
             directory = tempfile.mkdtemp(prefix="appclient-uploads-")
@@ -49,9 +61,13 @@ class UploadStorage:
             )
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
+        self._total = sum(path.stat().st_size for path in self.directory.glob("*.bin"))
 
     def __repr__(self) -> str:
-        return f"UploadStorage({str(self.directory)!r}, max_bytes={self.max_bytes})"
+        return (
+            f"UploadStorage({str(self.directory)!r}, max_bytes={self.max_bytes}, "
+            f"max_total_bytes={self.max_total_bytes})"
+        )
 
     def check_size(self, size: int) -> None:
         """Raise the 413 problem when ``size`` bytes are over the limit."""
@@ -63,8 +79,21 @@ class UploadStorage:
             )
 
     def save(self, file_id: str, data: bytes) -> str:
-        """Write ``data`` as the file of ``file_id`` and return its stored name (413 if too big)."""
+        """Write ``data`` as the file of ``file_id`` and return its stored name.
+
+        Raises:
+            HTTPProblem: 413 for a file over ``max_bytes``; 507 when the stored files would
+                pass ``max_total_bytes``.
+        """
         self.check_size(len(data))
+        with self._lock:
+            if self._total + len(data) > self.max_total_bytes:
+                raise HTTPProblem(
+                    507,
+                    "InsufficientStorage",
+                    f"file: the server's upload space of {self.max_total_bytes:,} bytes is full",
+                )
+            self._total += len(data)
         stored_as = f"{file_id}.bin"
         handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".upload-")
         try:
@@ -73,12 +102,20 @@ class UploadStorage:
             os.replace(temporary, self.path(stored_as))
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
+            with self._lock:
+                self._total -= len(data)
             raise
         return stored_as
 
     def remove(self, stored_as: str) -> None:
-        """Delete a stored file (gone already is fine)."""
-        self.path(stored_as).unlink(missing_ok=True)
+        """Delete a stored file (gone already, or none: ``""``, is fine)."""
+        if not stored_as:
+            return
+        path = self.path(stored_as)
+        with self._lock, contextlib.suppress(FileNotFoundError):
+            size = path.stat().st_size
+            path.unlink()
+            self._total -= size
 
     def path(self, stored_as: str) -> Path:
         """Return the path of a stored file."""

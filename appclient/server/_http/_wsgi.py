@@ -286,7 +286,13 @@ def create_app(
         app_ids = [app_ids]
     on_close: list[Callable[[], None]] = []
     if store is None:
-        store = SQLiteStore(db_path) if db_path is not None else MemoryStore()
+        # Opened before the upload folder is made, so a db_path in a missing folder fails
+        # (the folder is not made for it); `uploads` exists by the time a file is forgotten.
+        store = (
+            SQLiteStore(db_path)
+            if db_path is not None
+            else MemoryStore(on_file_forgotten=lambda record: uploads.remove(record.stored_as))
+        )
         on_close.append(store.close)
     if data_dir is None and db_path is not None:
         data_dir = Path(f"{db_path}.files")

@@ -222,6 +222,8 @@ class MemoryStore(Store):
             that would store more raises :class:`QuotaExceededError` (HTTP 429).
         idle_seconds: Conversations unused this long are forgotten (``None``: never).
         clock: Returns the time in seconds, for ``idle_seconds`` (injectable for tests).
+        on_file_forgotten: Called with each file record of a forgotten conversation (the
+            app removes the file's stored bytes).
     """
 
     def __init__(
@@ -234,8 +236,10 @@ class MemoryStore(Store):
         max_bytes_per_owner: int = 64 * 1024 * 1024,
         idle_seconds: float | None = 24 * 3600.0,
         clock: Callable[[], float] = time.monotonic,
+        on_file_forgotten: Callable[[FileRecord], None] | None = None,
     ) -> None:
         self._lock = threading.Lock()
+        self._on_file_forgotten = on_file_forgotten
         # Least recently used first, each with its estimated size.
         self._conversations: OrderedDict[str, _Kept] = OrderedDict()
         self._bytes = 0
@@ -334,8 +338,10 @@ class MemoryStore(Store):
                 del self._owner_bytes[owner]
             self._messages.pop(cid, None)
             self._feedback.pop(cid, None)
-            for file_id in self._conversation_files.pop(cid, {}):
+            for file_id, record in self._conversation_files.pop(cid, {}).items():
                 del self._files[file_id]
+                if self._on_file_forgotten is not None:
+                    self._on_file_forgotten(record)
             self.evicted_conversations += 1
 
     def acquire_run(
